@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A link direction built from user options: loss, then a queue and the
+ * trace server, then the delay line (ARCHITECTURE.md, "The model"). The
+ * stages go to the pipe of the place they belong to: trace-driven links
+ * sit in the network by default, as in mahimahi and in reality.
+ */
+#ifndef TASSHAPE_LINK_H
+#define TASSHAPE_LINK_H
+
+#include "tasshape/pipe.h"
+
+struct ts_dir_conf {
+	const char *name;	      /* "uplink" / "downlink", for messages */
+	const struct ts_trace *trace; /* capacity; NULL means no capacity limit */
+	const char *queue;	      /* queue spec; NULL: droptail:packets=1000 */
+	ts_ns_t delay;		      /* fixed one-way delay, added to the trace's */
+	const char *loss;	      /* "bernoulli:p=1%", "ge:p=..,r=..", or NULL */
+	uint64_t seed;		      /* this direction's seed */
+	bool once;		      /* stop when the trace ends */
+	enum ts_place place;	      /* where the capacity, queue, delay, loss sit */
+	ts_ns_t origin;		      /* absolute time of trace time 0 */
+};
+
+struct ts_dir {
+	const char *name;
+	struct ts_pipe pipe[2]; /* indexed by enum ts_place */
+	struct ts_stage *rate;	/* the trace server, or NULL */
+	const struct ts_trace *trace;
+	ts_ns_t origin;
+};
+
+/*
+ * ts_dir_build - build both pipes of a direction. Every packet given to
+ * a pipe later comes back exactly once, through @release or @drop.
+ * Returns 0 or a negative errno with @err naming the direction and the
+ * bad option.
+ */
+int ts_dir_build(struct ts_dir *d, const struct ts_dir_conf *conf, ts_release_fn release,
+		 ts_drop_fn drop, void *ctx, struct ts_err *err);
+
+/* Free both pipes; held packets go to the drop callback (SHUTDOWN). */
+void ts_dir_fini(struct ts_dir *d, ts_ns_t now);
+
+/* Earliest deadline of either pipe. */
+ts_ns_t ts_dir_next_deadline(const struct ts_dir *d);
+
+/* True when a --once trace has ended. */
+bool ts_dir_ended(const struct ts_dir *d);
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The front end: one binary, git-style subcommands dispatched from the
+ * table in main.c (as wireguard-tools' wg.c does). Each subcommand lives in
+ * its own cmd_*.c file, parses its arguments with argp, and returns the
+ * process exit status.
+ */
+#ifndef TS_CLI_H
+#define TS_CLI_H
+
+#include <argp.h>
+
+#include "run/linkcfg.h"
+
+struct ts_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *description;
+};
+
+int cmd_sim(int argc, char **argv);
+
+/*
+ * Link options shared by every subcommand that builds a link (--trace,
+ * --delay, --loss, --queue, ...): an argp child whose input is a
+ * struct ts_linkcfg.
+ */
+extern const struct argp ts_link_argp;
+
+/* Print "tasshape: MSG" to stderr; returns 1 (the usage-error exit status is 2, for argp). */
+int ts_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* Link options, named as mahimahi, netem and tc users know them. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "tasshape/units.h"
+
+enum {
+	OPT_UP_TRACE = 0x100,
+	OPT_DOWN_TRACE,
+	OPT_UP_QUEUE,
+	OPT_DOWN_QUEUE,
+	OPT_UP_LOSS,
+	OPT_DOWN_LOSS,
+	OPT_UP_AT,
+	OPT_ONCE,
+	OPT_SEED,
+};
+
+static const struct argp_option link_options[] = {
+	{NULL, 0, NULL, 0, "Link options:", 1},
+	{"trace", 't', "FILE", 0,
+	 "Capacity trace for both directions: a CSV with down_*/up_* columns, a mahimahi file "
+	 "(used for both directions), or const:RATE (e.g. const:50mbit)",
+	 1},
+	{"uplink-trace", OPT_UP_TRACE, "FILE", 0, "Capacity trace of the uplink only", 1},
+	{"downlink-trace", OPT_DOWN_TRACE, "FILE", 0, "Capacity trace of the downlink only", 1},
+	{"delay", 'd', "TIME", 0,
+	 "One-way propagation delay per direction (e.g. 20ms), added to "
+	 "the trace's delay column",
+	 1},
+	{"loss", 'l', "SPEC", 0,
+	 "Random loss, both directions: P (e.g. 1%), bernoulli:p=P, or "
+	 "ge:p=P,r=R[,1-h=..][,1-k=..]",
+	 1},
+	{"uplink-loss", OPT_UP_LOSS, "SPEC", 0, "Random loss of the uplink only", 1},
+	{"downlink-loss", OPT_DOWN_LOSS, "SPEC", 0, "Random loss of the downlink only", 1},
+	{"queue", 'q', "SPEC", 0,
+	 "Queue of both directions (default droptail:packets=1000): droptail|drophead:"
+	 "packets=N,bytes=SIZE, codel:target=5ms,interval=100ms, pie:target=15ms, infinite",
+	 1},
+	{"uplink-queue", OPT_UP_QUEUE, "SPEC", 0, "Queue of the uplink only", 1},
+	{"downlink-queue", OPT_DOWN_QUEUE, "SPEC", 0, "Queue of the downlink only", 1},
+	{"uplink-at", OPT_UP_AT, "PLACE", 0,
+	 "Where the uplink's queue is held: network (default: after the veth, charged to no "
+	 "socket) or sender (at the sending host's egress, charged to the socket, so TCP Small "
+	 "Queues sees it)",
+	 1},
+	{"once", OPT_ONCE, NULL, 0,
+	 "Play the trace once and end the run at its end (default: loop)", 1},
+	{"seed", OPT_SEED, "N", 0, "Seed of every random choice (default 1)", 1},
+	{0}};
+
+/* "1%" or "0.01" means Bernoulli; anything with a model name is passed on. */
+static const char *loss_spec(char *buf, size_t len, const char *arg)
+{
+	if (strchr(arg, ':'))
+		return arg;
+	snprintf(buf, len, "bernoulli:p=%s", arg);
+	return buf;
+}
+
+static int parse_place(const char *arg, enum ts_place *out)
+{
+	if (!strcmp(arg, "sender"))
+		*out = TS_PLACE_SENDER;
+	else if (!strcmp(arg, "network"))
+		*out = TS_PLACE_NETWORK;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Loss specs are rewritten into these buffers, which live as long as the program. */
+static char loss_buf[2][256];
+
+static error_t link_parse(int key, char *arg, struct argp_state *state)
+{
+	struct ts_linkcfg *cfg = state->input;
+	struct ts_err err;
+	uint64_t seed;
+
+	switch (key) {
+	case 't':
+		cfg->trace = arg;
+		break;
+	case OPT_UP_TRACE:
+		cfg->dir_trace[TS_UP] = arg;
+		break;
+	case OPT_DOWN_TRACE:
+		cfg->dir_trace[TS_DOWN] = arg;
+		break;
+	case 'd':
+		if (ts_parse_time(arg, &cfg->delay, &err) < 0)
+			argp_error(state, "--delay: %s", err.msg);
+		break;
+	case 'l':
+		cfg->loss[TS_UP] = loss_spec(loss_buf[TS_UP], sizeof(loss_buf[0]), arg);
+		cfg->loss[TS_DOWN] = loss_spec(loss_buf[TS_DOWN], sizeof(loss_buf[0]), arg);
+		break;
+	case OPT_UP_LOSS:
+		cfg->loss[TS_UP] = loss_spec(loss_buf[TS_UP], sizeof(loss_buf[0]), arg);
+		break;
+	case OPT_DOWN_LOSS:
+		cfg->loss[TS_DOWN] = loss_spec(loss_buf[TS_DOWN], sizeof(loss_buf[0]), arg);
+		break;
+	case 'q':
+		cfg->queue[TS_UP] = cfg->queue[TS_DOWN] = arg;
+		break;
+	case OPT_UP_QUEUE:
+		cfg->queue[TS_UP] = arg;
+		break;
+	case OPT_DOWN_QUEUE:
+		cfg->queue[TS_DOWN] = arg;
+		break;
+	case OPT_UP_AT:
+		/* Only the uplink has a sending host inside the emulated namespace. */
+		if (parse_place(arg, &cfg->place[TS_UP]) < 0)
+			argp_error(state, "--uplink-at: '%s' (expected sender or network)", arg);
+		break;
+	case OPT_ONCE:
+		cfg->once = true;
+		break;
+	case OPT_SEED:
+		if (ts_parse_u64(arg, &seed, &err) < 0)
+			argp_error(state, "--seed: %s", err.msg);
+		cfg->seed = seed;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp ts_link_argp = {link_options, link_parse, NULL, NULL, NULL, NULL, NULL};

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tasshape: trace-replay network emulator and link shaper. One binary,
+ * subcommands dispatched from this table; usage is printed from it too.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#ifndef TS_VERSION
+#define TS_VERSION "0"
+#endif
+
+const char *argp_program_version = "tasshape " TS_VERSION;
+
+static const struct ts_cmd commands[] = {
+	{"sim", cmd_sim,
+	 "Simulate the link model alone (no kernel, no root) and print the summary"},
+};
+
+int ts_cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tasshape: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: tasshape COMMAND [OPTIONS]\n\nCommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].description);
+	fprintf(f, "\n'tasshape COMMAND --help' lists a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		puts(argp_program_version);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	ts_cli_error("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Random loss, decided when a packet enters the direction, as netem does.
+ *
+ *   bernoulli:p=P                 each packet lost with probability P
+ *   ge:p=P,r=R[,1-h=L_B][,1-k=L_G] Gilbert-Elliott with netem's "gemodel"
+ *                                 parameters: P = P(good -> bad),
+ *                                 R = P(bad -> good) (default 1 - P),
+ *                                 1-h = loss in the bad state (default
+ *                                 100%), 1-k = loss in the good state
+ *                                 (default 0).
+ *
+ * A packet is lost with the loss probability of the state it finds; the
+ * chain then takes one step. Long-run loss is
+ *   r/(p+r) * (1-k) + p/(p+r) * (1-h).
+ * When the trace has a loss column, its value for the current row is
+ * used instead (Bernoulli). All choices come from the stage's seeded
+ * generator, so a seed reproduces the same losses.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "tasshape/stage.h"
+#include "tasshape/units.h"
+
+enum loss_model {
+	LOSS_BERNOULLI,
+	LOSS_GE,
+	LOSS_TRACE,
+};
+
+struct loss_priv {
+	enum loss_model model;
+	uint32_t p, r, loss_bad, loss_good; /* ppm */
+	bool bad;
+	const struct ts_trace *trace;
+	ts_ns_t origin;
+	struct ts_rng rng;
+};
+
+static int loss_init(struct ts_stage *st, const struct ts_stage_conf *conf, struct ts_err *err)
+{
+	struct loss_priv *lp = st->priv;
+	struct ts_spec *spec = conf->spec;
+	const char *keys = "p";
+	uint32_t ppm;
+	int ret = 0;
+
+	ts_rng_seed(&lp->rng, conf->seed);
+	lp->origin = conf->origin;
+	if (!spec) {
+		if (!ts_trace_loss_at(conf->trace, 0, &ppm)) {
+			ts_err_set(err, "loss: needs a model (bernoulli:p=P or ge:p=P,r=R) or a "
+					"trace with a loss column");
+			return -EINVAL;
+		}
+		lp->model = LOSS_TRACE;
+		lp->trace = conf->trace;
+		return 0;
+	}
+	if (!strcmp(spec->name, "bernoulli")) {
+		lp->model = LOSS_BERNOULLI;
+	} else if (!strcmp(spec->name, "ge")) {
+		lp->model = LOSS_GE;
+		keys = "p, r, 1-h, 1-k";
+	} else {
+		ts_err_set(err, "unknown loss model '%s' (expected bernoulli:p=P or ge:p=P,r=R)",
+			   spec->name);
+		return -EINVAL;
+	}
+	lp->p = TS_PPM_ONE + 1; /* "not given" */
+	lp->r = TS_PPM_ONE + 1;
+	lp->loss_bad = TS_PPM_ONE;
+	lp->loss_good = 0;
+	ret = ts_spec_get_ppm(spec, "p", &lp->p, err);
+	if (ret < 0)
+		return ret;
+	if (lp->model == LOSS_GE) {
+		ret = ts_spec_get_ppm(spec, "r", &lp->r, err);
+		if (!ret)
+			ret = ts_spec_get_ppm(spec, "1-h", &lp->loss_bad, err);
+		if (!ret)
+			ret = ts_spec_get_ppm(spec, "1-k", &lp->loss_good, err);
+		if (ret < 0)
+			return ret;
+	}
+	ret = ts_spec_check_used(spec, keys, err);
+	if (ret < 0)
+		return ret;
+	if (lp->p > TS_PPM_ONE) {
+		ts_err_set(err, "%s: needs p=PROBABILITY (e.g. p=1%%)", spec->name);
+		return -EINVAL;
+	}
+	if (lp->r > TS_PPM_ONE)
+		lp->r = TS_PPM_ONE - lp->p; /* netem's default */
+	if (lp->model == LOSS_GE && !lp->p && !lp->r) {
+		ts_err_set(err, "ge: p and r cannot both be 0 (the chain would never move)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool loss_decide(struct loss_priv *lp, ts_ns_t now)
+{
+	bool lost;
+	uint32_t ppm;
+
+	switch (lp->model) {
+	case LOSS_BERNOULLI:
+		return ts_rng_chance_ppm(&lp->rng, lp->p);
+	case LOSS_TRACE:
+		if (!ts_trace_loss_at(lp->trace, now - lp->origin, &ppm))
+			return false;
+		return ts_rng_chance_ppm(&lp->rng, ppm);
+	case LOSS_GE:
+		lost = ts_rng_chance_ppm(&lp->rng, lp->bad ? lp->loss_bad : lp->loss_good);
+		if (ts_rng_chance_ppm(&lp->rng, lp->bad ? lp->r : lp->p))
+			lp->bad = !lp->bad;
+		return lost;
+	}
+	return false;
+}
+
+static void loss_enqueue(struct ts_stage *st, struct ts_pkt *p, ts_ns_t now)
+{
+	if (loss_decide(st->priv, now))
+		ts_stage_drop(st, p, TS_DROP_LOSS, now);
+	else
+		ts_stage_emit(st, p, now);
+}
+
+static ts_ns_t loss_next_deadline(const struct ts_stage *st)
+{
+	(void)st;
+	return TS_NEVER;
+}
+
+static void loss_advance(struct ts_stage *st, ts_ns_t now)
+{
+	(void)st;
+	(void)now;
+}
+
+const struct ts_stage_ops ts_s_loss = {
+	.name = "loss",
+	.keys = "p, r, 1-h, 1-k",
+	.help = "random loss: bernoulli:p=P, ge:p=P,r=R[,1-h=..][,1-k=..], or the trace's loss "
+		"column",
+	.priv_size = sizeof(struct loss_priv),
+	.init = loss_init,
+	.enqueue = loss_enqueue,
+	.next_deadline = loss_next_deadline,
+	.advance = loss_advance,
+};

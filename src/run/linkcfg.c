@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <string.h>
+
+#include "run/linkcfg.h"
+
+static const char *const dir_name[2] = {"uplink", "downlink"};
+
+void ts_linkcfg_init(struct ts_linkcfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->seed = 1;
+	cfg->place[TS_UP] = TS_PLACE_NETWORK;
+	cfg->place[TS_DOWN] = TS_PLACE_NETWORK;
+}
+
+static int keep(struct ts_linkcfg *cfg, struct ts_trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cfg->owned) / sizeof(cfg->owned[0]); i++) {
+		if (!cfg->owned[i]) {
+			cfg->owned[i] = t;
+			return 0;
+		}
+	}
+	ts_trace_free(t);
+	return -E2BIG;
+}
+
+int ts_linkcfg_load(struct ts_linkcfg *cfg, struct ts_err *err)
+{
+	struct ts_trace *down = NULL, *up = NULL;
+	int ret = 0, dir;
+
+	if (cfg->trace) {
+		ret = ts_trace_open_spec(cfg->trace, &down, &up, err);
+		if (ret < 0)
+			goto out;
+		if (down && !up &&
+		    (down->kind == TS_TRACE_OPPS || !strncmp(cfg->trace, "const:", 6))) {
+			/* One mahimahi file or rate for both directions, as `mm-link F F`. */
+			up = down;
+		}
+		cfg->cap[TS_DOWN] = down;
+		cfg->cap[TS_UP] = up;
+		if (down)
+			ret = keep(cfg, down);
+		if (!ret && up && up != down)
+			ret = keep(cfg, up);
+		if (ret < 0)
+			goto out;
+	}
+	for (dir = 0; dir < 2; dir++) {
+		if (!cfg->dir_trace[dir])
+			continue;
+		down = up = NULL;
+		ret = ts_trace_open_spec(cfg->dir_trace[dir], &down, &up, err);
+		if (ret < 0)
+			goto out;
+		/* A per-direction file: its own column if it is a CSV with both, else its only one. */
+		if (dir == TS_UP && up) {
+			cfg->cap[dir] = up;
+			ret = keep(cfg, up);
+			if (!ret && down)
+				ret = keep(cfg, down);
+		} else {
+			cfg->cap[dir] = down ? down : up;
+			ret = keep(cfg, down ? down : up);
+			if (!ret && down && up)
+				ret = keep(cfg, up);
+		}
+		if (ret < 0)
+			goto out;
+	}
+	for (dir = 0; dir < 2; dir++) {
+		if ((cfg->trace || cfg->dir_trace[dir]) && !cfg->cap[dir]) {
+			ts_err_set(err, "%s: no capacity for the %s (the file has no %s column)",
+				   cfg->dir_trace[dir] ? cfg->dir_trace[dir] : cfg->trace,
+				   dir_name[dir], dir == TS_UP ? "up_*" : "down_*");
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+out:
+	return ret;
+}
+
+int ts_linkcfg_build(const struct ts_linkcfg *cfg, int dir, struct ts_dir *d, ts_ns_t origin,
+		     ts_release_fn release, ts_drop_fn drop, void *ctx, struct ts_err *err)
+{
+	struct ts_dir_conf c = {
+		.name = dir_name[dir],
+		.trace = cfg->cap[dir],
+		.queue = cfg->queue[dir],
+		.delay = cfg->delay,
+		.loss = cfg->loss[dir],
+		.seed = ts_rng_derive(cfg->seed, (uint64_t)dir + 1),
+		.once = cfg->once,
+		.place = cfg->place[dir],
+		.origin = origin,
+	};
+
+	return ts_dir_build(d, &c, release, drop, ctx, err);
+}
+
+void ts_linkcfg_free(struct ts_linkcfg *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cfg->owned) / sizeof(cfg->owned[0]); i++) {
+		ts_trace_free(cfg->owned[i]);
+		cfg->owned[i] = NULL;
+	}
+	cfg->cap[0] = cfg->cap[1] = NULL;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The link as the user described it on the command line, and turning that
+ * into traces and model directions. Shared by the wrapper, attach and sim,
+ * so every subcommand reads link options the same way.
+ */
+#ifndef TS_RUN_LINKCFG_H
+#define TS_RUN_LINKCFG_H
+
+#include "tasshape/link.h"
+
+enum { TS_UP = 0, TS_DOWN = 1 };
+
+struct ts_linkcfg {
+	/* What the user wrote; NULL when not given. */
+	const char *trace;	  /* --trace: CSV with both directions, mahimahi, or const:RATE */
+	const char *dir_trace[2]; /* --uplink-trace / --downlink-trace */
+	const char *queue[2];	  /* --queue sets both */
+	const char *loss[2];	  /* --loss sets both */
+	ts_ns_t delay;		  /* --delay: one-way, each direction */
+	uint64_t seed;
+	bool once;
+	enum ts_place place[2]; /* --uplink-at / --downlink-at */
+
+	/* Loaded by ts_linkcfg_load. */
+	struct ts_trace *owned[4];
+	const struct ts_trace *cap[2]; /* capacity per direction, NULL: unlimited */
+};
+
+/* Defaults: no trace, 1000-packet droptail, no delay or loss, seed 1, network placement. */
+void ts_linkcfg_init(struct ts_linkcfg *cfg);
+
+/*
+ * ts_linkcfg_load - read the traces named in @cfg. A mahimahi file given to
+ * --trace serves both directions (as mm-link with the same file twice);
+ * a CSV gives each direction its column. Returns 0 or a negative errno with
+ * @err saying which file and line, or which direction has no capacity.
+ */
+int ts_linkcfg_load(struct ts_linkcfg *cfg, struct ts_err *err);
+
+/* Build direction @dir (TS_UP or TS_DOWN) into @d. Same contract as ts_dir_build. */
+int ts_linkcfg_build(const struct ts_linkcfg *cfg, int dir, struct ts_dir *d, ts_ns_t origin,
+		     ts_release_fn release, ts_drop_fn drop, void *ctx, struct ts_err *err);
+
+void ts_linkcfg_free(struct ts_linkcfg *cfg);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The run summary: per direction, what the trace offered, what was
+ * delivered, every drop by cause, queueing delay percentiles and the peak
+ * queue of each stage with its place (sender or network). Printed for
+ * people on stderr and as JSON for scripts.
+ */
+#ifndef TS_RUN_SUMMARY_H
+#define TS_RUN_SUMMARY_H
+
+#include <stdio.h>
+
+#include "tasshape/link.h"
+
+/* What the runtime adds to the model's counters (zero in a simulation). */
+struct ts_dir_extra {
+	uint64_t kernel_dropped;  /* dropped by the kernel before reaching us (queue full) */
+	uint64_t user_dropped;	  /* dropped by the kernel: netlink socket overrun */
+	uint64_t unexplained;	  /* packets seen but not accounted for: must be 0 */
+	uint64_t release_err_p50; /* ns: actual verdict time - model release time */
+	uint64_t release_err_p99;
+	uint64_t release_err_max;
+	int have_release_err;
+};
+
+struct ts_summary {
+	const char *title;
+	ts_ns_t start, end; /* run interval, for capacity and rates */
+	const struct ts_dir *dir[2];
+	struct ts_dir_extra extra[2];
+};
+
+void ts_summary_print(FILE *f, const struct ts_summary *s);
+
+/* Returns 0 or -errno if writing failed. */
+int ts_summary_json(FILE *f, const struct ts_summary *s);
+
+#endif

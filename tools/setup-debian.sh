@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install what tasshape needs on Debian 12 (as root) and build it into ./build.
+# Why each package: cmake/pkg-config/gcc build it; libmnl, libnetfilter-queue and libpcap are the
+# kernel-facing libraries the design names; CUnit runs the unit tests; clang builds the fuzzers and
+# clang-format checks the style; iperf3, iputils-ping, iproute2 and iptables are the real tools the
+# integration tests drive; jq reads JSON summaries in tests and scripts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs=(build-essential cmake pkg-config libmnl-dev libnetfilter-queue-dev libpcap-dev libcunit1-dev
+      clang clang-format iperf3 iputils-ping iproute2 iptables jq)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup: missing packages: ${missing[*]} (run as root or: sudo apt-get install ${missing[*]})" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)"
