@@ -122,6 +122,15 @@ int cmd_sim(int argc, char **argv)
 		ts_cli_error("%s", err.msg);
 		goto out;
 	}
+	if (a.link.once) {
+		/* --once: the run ends with the longest trace. */
+		ts_ns_t longest = 0;
+
+		for (i = 0; i < 2; i++)
+			if (a.link.cap[i])
+				longest = ts_max(longest, a.link.cap[i]->period);
+		a.duration = ts_min(a.duration, longest);
+	}
 	for (i = 0; i < 2; i++) {
 		uint64_t rate = a.offered;
 

@@ -58,9 +58,16 @@ int main(int argc, char **argv)
 		puts(argp_program_version);
 		return 0;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			char name[64];
+
+			/* argp names the program after argv[0] in its messages. */
+			snprintf(name, sizeof(name), "tasshape %s", commands[i].name);
+			argv[1] = name;
 			return commands[i].fn(argc - 1, argv + 1);
+		}
+	}
 	ts_cli_error("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return 2;

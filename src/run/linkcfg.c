@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "run/linkcfg.h"
@@ -81,6 +82,16 @@ int ts_linkcfg_load(struct ts_linkcfg *cfg, struct ts_err *err)
 			ret = -EINVAL;
 			goto out;
 		}
+	}
+	for (dir = 0; dir < 2; dir++) {
+		if (cfg->queue[dir] && !strncmp(cfg->queue[dir], "infinite", 8) &&
+		    (dir == TS_UP || cfg->queue[TS_UP] != cfg->queue[TS_DOWN]))
+			fprintf(stderr,
+				"tasshape: warning: the %s queue is infinite: it only ends when "
+				"the "
+				"descriptor pool does, and delays grow without bound\n",
+				cfg->queue[TS_UP] == cfg->queue[TS_DOWN] ? "uplink and downlink"
+									 : dir_name[dir]);
 	}
 out:
 	return ret;
