@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Network namespace create/open/enter/destroy. The creating thread
+ * unshares, bind-mounts its own namespace file onto /run/netns/NAME and
+ * immediately returns to the namespace it came from; the mount (and the
+ * fd kept in struct ts_netns) keep the new namespace alive.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "net/netns.h"
+
+/* /proc/self is the thread-group leader; setns/unshare act per thread. */
+#define THREAD_NETNS "/proc/thread-self/ns/net"
+
+void ts_netns_init(struct ts_netns *ns)
+{
+	memset(ns, 0, sizeof(*ns));
+	ns->fd = -1;
+}
+
+static int check_name(const char *name, struct ts_err *err)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len >= TS_NETNS_NAME_MAX || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, "..")) {
+		ts_err_set(err, "invalid namespace name '%s': use 1-%d characters without '/'",
+			   name, TS_NETNS_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Same arrangement as `ip netns add`: /run/netns is a mount point with
+ * shared propagation, so a namespace mounted (or unmounted) later shows
+ * up (or goes away) in mount namespaces that were copied from this one.
+ */
+static int prepare_dir(struct ts_err *err)
+{
+	int e;
+
+	if (mkdir(TS_NETNS_DIR, 0755) < 0 && errno != EEXIST) {
+		e = errno;
+		ts_err_set(err, "cannot create %s: %s (needs root)", TS_NETNS_DIR, strerror(e));
+		return -e;
+	}
+	if (mount("", TS_NETNS_DIR, "none", MS_SHARED | MS_REC, NULL) == 0)
+		return 0;
+	if (errno != EINVAL) {
+		e = errno;
+		ts_err_set(err, "cannot make %s a shared mount: %s (needs root/CAP_SYS_ADMIN)",
+			   TS_NETNS_DIR, strerror(e));
+		return -e;
+	}
+	/* EINVAL: not a mount point yet; bind it onto itself first. */
+	if (mount(TS_NETNS_DIR, TS_NETNS_DIR, "none", MS_BIND | MS_REC, NULL) < 0 ||
+	    mount("", TS_NETNS_DIR, "none", MS_SHARED | MS_REC, NULL) < 0) {
+		e = errno;
+		ts_err_set(err, "cannot bind-mount %s onto itself: %s", TS_NETNS_DIR, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int ts_netns_current(struct ts_err *err)
+{
+	int fd = open(THREAD_NETNS, O_RDONLY | O_CLOEXEC), e;
+
+	if (fd < 0) {
+		e = errno;
+		ts_err_set(err, "cannot open %s: %s (is /proc mounted?)", THREAD_NETNS,
+			   strerror(e));
+		return -e;
+	}
+	return fd;
+}
+
+int ts_netns_enter(int fd, struct ts_err *err)
+{
+	int e;
+
+	if (setns(fd, CLONE_NEWNET) < 0) {
+		e = errno;
+		ts_err_set(err, "setns(CLONE_NEWNET) failed: %s (needs root/CAP_SYS_ADMIN)",
+			   strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int ts_netns_unpin(const char *path)
+{
+	/* MNT_DETACH: a process still inside keeps the namespace, not the path. */
+	if (umount2(path, MNT_DETACH) < 0 && errno != EINVAL)
+		return -errno;
+	if (unlink(path) < 0)
+		return -errno;
+	return 0;
+}
+
+int ts_netns_create(struct ts_netns *ns, const char *name, struct ts_err *err)
+{
+	int ret, self = -1, fd = -1, file;
+	int made = 0, mounted = 0;
+
+	ts_netns_init(ns);
+	ret = check_name(name, err);
+	if (ret < 0)
+		goto out;
+	ret = prepare_dir(err);
+	if (ret < 0)
+		goto out;
+	snprintf(ns->path, sizeof(ns->path), "%s/%s", TS_NETNS_DIR, name);
+	file = open(ns->path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+	if (file < 0) {
+		ret = -errno;
+		ts_err_set(err, "cannot create %s: %s", ns->path, strerror(errno));
+		goto out;
+	}
+	close(file);
+	made = 1;
+	self = ts_netns_current(err);
+	if (self < 0) {
+		ret = self;
+		goto out;
+	}
+	if (unshare(CLONE_NEWNET) < 0) {
+		ret = -errno;
+		ts_err_set(err, "unshare(CLONE_NEWNET) failed: %s (needs root/CAP_SYS_ADMIN)",
+			   strerror(errno));
+		goto out;
+	}
+	ret = 0;
+	if (mount(THREAD_NETNS, ns->path, "none", MS_BIND, NULL) < 0) {
+		ret = -errno;
+		ts_err_set(err, "cannot bind-mount the new namespace on %s: %s", ns->path,
+			   strerror(errno));
+	} else {
+		mounted = 1;
+	}
+	if (setns(self, CLONE_NEWNET) < 0) {
+		ret = -ENOTRECOVERABLE;
+		ts_err_set(err, "cannot return to the original network namespace: %s",
+			   strerror(errno));
+		goto out;
+	}
+	if (ret < 0)
+		goto out;
+	fd = open(ns->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		ts_err_set(err, "cannot open %s: %s", ns->path, strerror(errno));
+		goto out;
+	}
+	ns->fd = fd;
+	ns->owned = true;
+	snprintf(ns->name, sizeof(ns->name), "%s", name);
+out:
+	if (ret < 0 && made) {
+		if (mounted)
+			umount2(ns->path, MNT_DETACH);
+		unlink(ns->path);
+	}
+	if (ret < 0)
+		ts_netns_init(ns);
+	if (self >= 0)
+		close(self);
+	return ret;
+}
+
+int ts_netns_open(struct ts_netns *ns, const char *name, struct ts_err *err)
+{
+	int ret;
+
+	ts_netns_init(ns);
+	ret = check_name(name, err);
+	if (ret < 0)
+		return ret;
+	snprintf(ns->path, sizeof(ns->path), "%s/%s", TS_NETNS_DIR, name);
+	ns->fd = open(ns->path, O_RDONLY | O_CLOEXEC);
+	if (ns->fd < 0) {
+		ret = -errno;
+		ts_err_set(err, "cannot open network namespace %s: %s (list them with `ip netns`)",
+			   ns->path, strerror(errno));
+		ts_netns_init(ns);
+		return ret;
+	}
+	snprintf(ns->name, sizeof(ns->name), "%s", name);
+	return 0;
+}
+
+int ts_netns_destroy(struct ts_netns *ns, struct ts_err *err)
+{
+	int ret = 0;
+
+	if (ns->fd >= 0)
+		close(ns->fd);
+	if (ns->owned && ns->path[0]) {
+		ret = ts_netns_unpin(ns->path);
+		if (ret == -ENOENT)
+			ret = 0;
+		if (ret < 0)
+			ts_err_set(err, "cannot remove %s: %s (try `ip netns delete %s`)", ns->path,
+				   strerror(-ret), ns->name);
+	}
+	ts_netns_init(ns);
+	return ret;
+}
+
+int ts_netns_run(int fd, int (*fn)(void *arg), void *arg, struct ts_err *err)
+{
+	int self, ret;
+
+	self = ts_netns_current(err);
+	if (self < 0)
+		return self;
+	ret = ts_netns_enter(fd, err);
+	if (ret < 0)
+		goto out;
+	ret = fn(arg);
+	if (setns(self, CLONE_NEWNET) < 0) {
+		ts_err_set(err, "cannot return to the original network namespace: %s",
+			   strerror(errno));
+		ret = -ENOTRECOVERABLE;
+	}
+out:
+	close(self);
+	return ret;
+}
+
+int ts_sysctl_write(const char *key, const char *value, struct ts_err *err)
+{
+	char path[256];
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, ret = 0, w;
+
+	w = snprintf(path, sizeof(path), "/proc/sys/%s", key);
+	if (w < 0 || (size_t)w >= sizeof(path)) {
+		ts_err_set(err, "sysctl name too long: %s", key);
+		return -ENAMETOOLONG;
+	}
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		ts_err_set(err, "cannot open %s: %s (needs root; is /proc/sys mounted rw?)", path,
+			   strerror(errno));
+		return ret;
+	}
+	n = write(fd, value, len);
+	if (n < 0 || (size_t)n != len) {
+		ret = n < 0 ? -errno : -EIO;
+		ts_err_set(err, "cannot write '%s' to %s: %s", value, path, strerror(-ret));
+	}
+	close(fd);
+	return ret;
+}

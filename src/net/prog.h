@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running an external program (iptables, iptables-save, ip) from the
+ * kernel-facing layer: argv only, never a shell, optionally inside a
+ * network namespace, with its output captured for parsing and its error
+ * text captured for the message shown to the user.
+ */
+#ifndef TS_NET_PROG_H
+#define TS_NET_PROG_H
+
+#include <stddef.h>
+
+/* A growable byte buffer, always NUL-terminated when data is not NULL. */
+struct ts_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+};
+
+/*
+ * ts_buf_free - release @b's memory and reset it to empty.
+ * Safe on a zero-initialised or already freed buffer.
+ */
+void ts_buf_free(struct ts_buf *b);
+
+/*
+ * ts_prog_find - locate the executable @name.
+ * Looks through $PATH, then /usr/sbin, /sbin, /usr/bin and /bin, because
+ * iptables lives in sbin and a PATH inherited through sudo or cron may lack it.
+ * On success writes the full path (NUL-terminated) into @path of size @len
+ * and returns 0. Returns -ENOENT when not found, -ENAMETOOLONG when the
+ * path does not fit.
+ */
+int ts_prog_find(const char *name, char *path, size_t len);
+
+/*
+ * ts_prog_run - run @path with @argv (argv[0] included, NULL-terminated)
+ * and wait for it.
+ * @netns_fd: network namespace to run it in (setns in the child before
+ *            exec), or -1 for the caller's namespace. The caller keeps
+ *            ownership of the fd.
+ * @out:      if not NULL, the program's stdout is appended to it; else
+ *            stdout goes to /dev/null. stdin is always /dev/null.
+ * @errtxt:   receives the program's stderr (newlines folded to "; ",
+ *            truncated to @errlen - 1); may be NULL when @errlen is 0.
+ * The child starts with an empty signal mask and SIGPIPE at its default,
+ * so a caller that blocks signals for a signalfd does not leak that.
+ * Returns the exit status (0..255, or 128 + signal number when killed by
+ * a signal), or a negative errno when the program could not be started:
+ * the exec or setns error as seen in the child (e.g. -ENOENT), -ENOMEM
+ * when @out cannot grow, or the error of fork/pipe/memfd_create.
+ */
+int ts_prog_run(int netns_fd, const char *path, char *const argv[], struct ts_buf *out,
+		char *errtxt, size_t errlen);
+
+#endif
