@@ -39,6 +39,9 @@ struct ts_dir {
 int ts_dir_build(struct ts_dir *d, const struct ts_dir_conf *conf, ts_release_fn release,
 		 ts_drop_fn drop, void *ctx, struct ts_err *err);
 
+/* Drain both pipes (see ts_pipe_drain); the counters stay readable. */
+void ts_dir_drain(struct ts_dir *d, ts_ns_t now);
+
 /* Free both pipes; held packets go to the drop callback (SHUTDOWN). */
 void ts_dir_fini(struct ts_dir *d, ts_ns_t now);
 

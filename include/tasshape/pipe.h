@@ -32,6 +32,7 @@ struct ts_pipe {
 	ts_release_fn release;
 	ts_drop_fn drop;
 	void *ctx;
+	bool drained;
 	struct ts_pipe_stats stats;
 };
 
@@ -46,7 +47,15 @@ void ts_pipe_init(struct ts_pipe *pipe, enum ts_place place, ts_release_fn relea
 int ts_pipe_add(struct ts_pipe *pipe, const struct ts_stage_ops *ops,
 		const struct ts_stage_conf *conf, struct ts_err *err);
 
-/* Free all stages; packets they still hold go to @drop as SHUTDOWN. */
+/*
+ * ts_pipe_drain - end of run: every packet the stages still hold goes to
+ * @drop (cause SHUTDOWN, or TRACE_END after a --once trace ended). The
+ * stages and their counters stay, for the summary; the pipe takes no more
+ * packets.
+ */
+void ts_pipe_drain(struct ts_pipe *pipe, ts_ns_t now);
+
+/* Free all stages (draining first if that was not done). */
 void ts_pipe_fini(struct ts_pipe *pipe, ts_ns_t now);
 
 /* A packet arrives at @now. An empty pipe releases it at once. */

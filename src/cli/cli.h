@@ -11,6 +11,7 @@
 #include <argp.h>
 
 #include "run/linkcfg.h"
+#include "run/session.h"
 
 struct ts_cmd {
 	const char *name;
@@ -19,6 +20,10 @@ struct ts_cmd {
 };
 
 int cmd_sim(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* Options of every shaping command (--summary-json, --quiet, --gso, ...): input struct ts_run_common. */
+extern const struct argp ts_common_argp;
 
 /*
  * Link options shared by every subcommand that builds a link (--trace,

@@ -36,7 +36,10 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "Usage: tasshape COMMAND [OPTIONS]\n\nCommands:\n");
+	fprintf(f, "Usage: tasshape [LINK OPTIONS] [-- CMD [ARGS...]]\n"
+		   "       tasshape COMMAND [OPTIONS]\n\n"
+		   "Without a command, runs CMD (default: your shell) behind the emulated link.\n"
+		   "'tasshape --help' lists the link options.\n\nCommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].description);
 	fprintf(f, "\n'tasshape COMMAND --help' lists a command's options.\n");
@@ -46,14 +49,12 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (argc >= 2 && !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;
 	}
+	if (argc < 2 || argv[1][0] == '-')
+		return cmd_run(argc, argv);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		puts(argp_program_version);
 		return 0;

@@ -81,6 +81,12 @@ fail:
 	return ret;
 }
 
+void ts_dir_drain(struct ts_dir *d, ts_ns_t now)
+{
+	ts_pipe_drain(&d->pipe[TS_PLACE_SENDER], now);
+	ts_pipe_drain(&d->pipe[TS_PLACE_NETWORK], now);
+}
+
 void ts_dir_fini(struct ts_dir *d, ts_ns_t now)
 {
 	ts_pipe_fini(&d->pipe[TS_PLACE_SENDER], now);

@@ -52,17 +52,27 @@ out:
 	return ret;
 }
 
-void ts_pipe_fini(struct ts_pipe *pipe, ts_ns_t now)
+void ts_pipe_drain(struct ts_pipe *pipe, ts_ns_t now)
 {
 	unsigned int i;
 
-	/* Front to back: nothing a later stage frees can flow back upstream. */
+	if (pipe->drained)
+		return;
+	pipe->drained = true;
+	/* Front to back: nothing a later stage drops can flow back upstream. */
 	for (i = 0; i < pipe->nstages; i++) {
 		struct ts_stage *st = pipe->stage[i];
 
 		if (st->ops->fini)
 			st->ops->fini(st, now);
 	}
+}
+
+void ts_pipe_fini(struct ts_pipe *pipe, ts_ns_t now)
+{
+	unsigned int i;
+
+	ts_pipe_drain(pipe, now);
 	for (i = 0; i < pipe->nstages; i++) {
 		free(pipe->stage[i]->priv);
 		free(pipe->stage[i]);

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tasshape [LINK OPTIONS] [-- CMD ARGS]: run CMD (default: the user's
+ * shell) in a fresh network namespace whose only way out is the emulated
+ * link, as mahimahi's mm-link does, and exit with CMD's status. Unlike
+ * mahimahi it needs no setuid binary: run it as root or through sudo, and
+ * CMD runs as the invoking user unless --as-root.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "net/ipt.h"
+#include "net/topo.h"
+#include "run/child.h"
+#include "run/clock.h"
+#include "run/shaper.h"
+#include "tasshape/units.h"
+
+struct run_args {
+	struct ts_linkcfg link;
+	struct ts_run_common common;
+	bool as_root;
+	char **cmd;
+};
+
+enum { OPT_AS_ROOT = 0x300 };
+
+static const struct argp_option run_options[] = {
+	{"as-root", OPT_AS_ROOT, NULL, 0,
+	 "Run CMD as root even when tasshape was started through sudo", 0},
+	{0}};
+
+static error_t run_parse(int key, char *arg, struct argp_state *state)
+{
+	struct run_args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->link;
+		state->child_inputs[1] = &a->common;
+		break;
+	case OPT_AS_ROOT:
+		a->as_root = true;
+		break;
+	case ARGP_KEY_ARG:
+		/* Everything from the first non-option on is the command. */
+		a->cmd = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	(void)arg;
+	return 0;
+}
+
+static const struct argp_child run_children[] = {
+	{&ts_link_argp, 0, NULL, 0}, {&ts_common_argp, 0, NULL, 0}, {0}};
+
+static const struct argp run_argp = {
+	run_options,
+	run_parse,
+	"[-- CMD [ARGS...]]",
+	"Run CMD (default: your shell) in a new network namespace whose only way out is the "
+	"emulated link, and exit with its status. The outside is reachable at $TASSHAPE_BASE "
+	"(also $MAHIMAHI_BASE). Needs root; through sudo, CMD runs as you.\v"
+	"Examples:\n"
+	"  sudo tasshape --trace traces/step-10-40mbit.csv --delay 20ms\n"
+	"  sudo tasshape --trace const:20mbit -- iperf3 -c \\$TASSHAPE_BASE -t 10\n"
+	"  sudo tasshape --trace 5g.csv --uplink-at sender -- sh -c 'iperf3 -c $TASSHAPE_BASE'",
+	run_children,
+	NULL,
+	NULL};
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a = {0};
+	struct ts_child_conf cc = {0};
+	struct ts_session s;
+	char prompt[128];
+	struct ts_err err;
+	pid_t child;
+	int ret, code = 1;
+
+	ts_linkcfg_init(&a.link);
+	ts_run_common_init(&a.common);
+	argp_parse(&run_argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+
+	ret = ts_session_open(&s, &a.link, &a.common, &err);
+	if (ret < 0) {
+		ts_cli_error("%s", err.msg);
+		goto out;
+	}
+	snprintf(prompt, sizeof(prompt), "[tasshape %s] ", a.link.trace ? a.link.trace : "link");
+	cc.netns_fd = s.topo.inner.fd;
+	cc.argv = a.cmd;
+	cc.as_root = a.as_root;
+	cc.base = s.base;
+	cc.base6 = s.topo.v6 ? s.base6 : NULL;
+	cc.prompt = prompt;
+	child = ts_child_spawn(&cc, &err);
+	if (child < 0) {
+		ts_cli_error("%s", err.msg);
+		code = 127;
+		ts_session_close(&s, NULL);
+		goto out;
+	}
+	ret = ts_session_run(&s, child, &err);
+	if (ret < 0) {
+		ts_cli_error("%s", err.msg);
+		kill(child, SIGKILL);
+		code = 1;
+	} else {
+		code = ts_child_exit_code(s.shaper.child_status);
+	}
+	if (ts_session_close(&s, &err) < 0 && code == 0)
+		code = 1;
+out:
+	ts_linkcfg_free(&a.link);
+	return code;
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "run/clock.h"
+#include "run/session.h"
+
+/* Queue numbers: a pid-derived start keeps parallel shapers apart; binding settles ties. */
+#define QBASE(pid) ((uint16_t)(1000 + ((unsigned int)(pid) % 60000u)))
+
+void ts_run_common_init(struct ts_run_common *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->queue_len = 65536;
+	c->pool = 3 * 65536;
+}
+
+static void session_init(struct ts_session *s, struct ts_linkcfg *link,
+			 struct ts_run_common *common)
+{
+	memset(s, 0, sizeof(*s));
+	s->link = link;
+	s->common = common;
+	s->inner_fd = s->outer_fd = -1;
+	s->sigfd = -1;
+	ts_netns_init(&s->attached);
+	ts_netns_init(&s->peer);
+	ts_ipt_init(&s->rules, getpid());
+}
+
+/*
+ * Block the signals that end a run before anything is created, so a
+ * Ctrl-C during set-up cannot leave rules behind; the loop reads them
+ * from a signalfd.
+ */
+static int block_signals(struct ts_session *s, struct ts_err *err)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &s->oldmask) < 0 ||
+	    (s->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+		ts_err_set(err, "signalfd: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int check_privileges(struct ts_err *err)
+{
+	int ret;
+
+	if (geteuid() != 0) {
+		ts_err_set(err, "needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to create namespaces "
+				"and NFQUEUE rules: run it with sudo");
+		return -EPERM;
+	}
+	ret = ts_ipt_check(AF_INET, err);
+	if (ret < 0)
+		return ret;
+	return 0;
+}
+
+/* Where each hook's queue and rule live. */
+static const struct {
+	bool inner;
+	const char *chain;
+	enum ts_ipt_dir dir;
+} hook_rule[TS_H__COUNT] = {
+	/*
+	 * POSTROUTING, not OUTPUT: it sees the station's own packets (still
+	 * charged to their socket) and also those it forwards for a nested run.
+	 */
+	[TS_H_UP_SENDER] = {true, "POSTROUTING", TS_IPT_OUT},
+	[TS_H_UP_NETWORK] = {false, "PREROUTING", TS_IPT_IN},
+	[TS_H_DOWN_NETWORK] = {true, "PREROUTING", TS_IPT_IN},
+};
+
+/* Open the queues and install their rules, for every place that has stages. */
+static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
+{
+	unsigned int nfq_flags = s->common->gso ? TS_NFQ_GSO : 0;
+	int i, ret;
+
+	ret = ts_shaper_init(&s->shaper, s->link, ts_clock_now(), s->common->pool, err);
+	s->shaper_up = true;
+	if (ret < 0)
+		return ret;
+	s->shaper.quiet = s->common->quiet;
+	for (i = 0; i < TS_H__COUNT; i++) {
+		int fd = hook_rule[i].inner ? s->inner_fd : s->outer_fd;
+		const char *dev = hook_rule[i].inner ? s->dev_in : s->dev_out;
+
+		if (!ts_shaper_needs(&s->shaper, i))
+			continue;
+		ret = ts_shaper_open(&s->shaper, i, fd, QBASE(getpid()) + (uint16_t)(i * 64),
+				     s->common->queue_len, nfq_flags, err);
+		if (ret < 0)
+			return ret;
+		ret = ts_ipt_add_nfqueue(&s->rules, fd, AF_INET, "mangle", hook_rule[i].chain,
+					 hook_rule[i].dir, dev, s->shaper.hook[i].qnum, 0, err);
+		if (ret < 0)
+			return ret;
+		if (v6) {
+			ret = ts_ipt_add_nfqueue(&s->rules, fd, AF_INET6, "mangle",
+						 hook_rule[i].chain, hook_rule[i].dir, dev,
+						 s->shaper.hook[i].qnum, 0, err);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run_common *common,
+		    struct ts_err *err)
+{
+	int ret;
+
+	session_init(s, link, common);
+	ret = check_privileges(err);
+	if (ret < 0)
+		return ret;
+	/* Traces are read before anything is created: a bad file leaves nothing behind. */
+	ret = ts_linkcfg_load(link, err);
+	if (ret < 0)
+		return ret;
+	ret = block_signals(s, err);
+	if (ret < 0)
+		goto fail;
+	ret = ts_topo_create(&s->topo, TS_TOPO_FWD_V4 | TS_TOPO_NAT_V4, err);
+	if (ret < 0)
+		goto fail;
+	s->have_topo = true;
+	s->inner_fd = s->topo.inner.fd;
+	s->outer_fd = s->topo.outer_fd;
+	snprintf(s->dev_in, sizeof(s->dev_in), "%s", s->topo.veth_in);
+	snprintf(s->dev_out, sizeof(s->dev_out), "%s", s->topo.veth_out);
+	inet_ntop(AF_INET, &s->topo.v4_out, s->base, sizeof(s->base));
+	if (s->topo.v6)
+		inet_ntop(AF_INET6, &s->topo.v6_out, s->base6, sizeof(s->base6));
+	ret = hook_up(s, s->topo.v6 && ts_ipt_check(AF_INET6, NULL) == 0, err);
+	if (ret < 0)
+		goto fail;
+	return 0;
+fail:
+	ts_session_close(s, NULL);
+	return ret;
+}
+
+int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
+{
+	int ret = ts_shaper_run(&s->shaper, s->sigfd, child, s->common->duration, err);
+
+	s->ran = true;
+	if (ret >= 0)
+		s->stop = ret;
+	return ret;
+}
+
+static void keep_first(int *ret, int r, struct ts_err *err, const struct ts_err *e)
+{
+	if (r < 0 && !*ret) {
+		*ret = r;
+		if (err && e)
+			*err = *e;
+	}
+}
+
+static void print_summary(struct ts_session *s, int *ret, struct ts_err *err)
+{
+	struct ts_summary sum;
+	FILE *f;
+
+	ts_shaper_summary(&s->shaper, &sum, "tasshape");
+	if (!s->common->quiet)
+		ts_summary_print(stderr, &sum);
+	if (!s->common->summary_json)
+		return;
+	f = fopen(s->common->summary_json, "w");
+	if (!f || ts_summary_json(f, &sum) < 0 || fclose(f) != 0) {
+		struct ts_err e;
+
+		ts_err_set(&e, "%s: cannot write the summary: %s", s->common->summary_json,
+			   strerror(errno));
+		keep_first(ret, -EIO, err, &e);
+		fprintf(stderr, "tasshape: %s\n", e.msg);
+	}
+}
+
+int ts_session_close(struct ts_session *s, struct ts_err *err)
+{
+	struct ts_err e;
+	int ret = 0;
+
+	if (s->shaper_up) {
+		/* Stop new packets first, then drop (and count) what is still held. */
+		keep_first(&ret, ts_ipt_clear(&s->rules, &e), err, &e);
+		ts_shaper_finish(&s->shaper);
+		if (s->ran)
+			print_summary(s, &ret, err);
+		ts_shaper_fini(&s->shaper);
+		s->shaper_up = false;
+	} else {
+		keep_first(&ret, ts_ipt_clear(&s->rules, &e), err, &e);
+	}
+	if (s->have_topo) {
+		keep_first(&ret, ts_topo_destroy(&s->topo, &e), err, &e);
+		s->have_topo = false;
+	}
+	ts_netns_destroy(&s->attached, NULL);
+	ts_netns_destroy(&s->peer, NULL);
+	if (s->sigfd >= 0) {
+		close(s->sigfd);
+		s->sigfd = -1;
+		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+	}
+	return ret;
+}

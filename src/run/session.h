@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A shaping session: the namespaces and interfaces the link sits on, the
+ * NFQUEUE rules that feed the shaper, the shaper itself and the signal
+ * handling, set up and torn down in one place for both ways of using
+ * tasshape: the wrapper (a new namespace and veth, ts_session_open) and
+ * attach (an existing namespace, ts_session_attach). Whatever the way
+ * out (CMD exit, a signal, an error), ts_session_close removes every rule
+ * and interface the session made.
+ */
+#ifndef TS_RUN_SESSION_H
+#define TS_RUN_SESSION_H
+
+#include <arpa/inet.h>
+
+#include "net/ipt.h"
+#include "net/topo.h"
+#include "run/shaper.h"
+
+/* Options every shaping command shares. */
+struct ts_run_common {
+	const char *summary_json; /* --summary-json FILE */
+	bool quiet;		  /* --quiet: no summary on stderr */
+	bool gso;		  /* --gso: keep GSO super-packets whole */
+	ts_ns_t duration;	  /* --duration (attach; 0: until a signal) */
+	uint32_t queue_len;	  /* --kernel-queue: NFQUEUE max length per hook */
+	uint32_t pool;		  /* descriptors */
+};
+
+void ts_run_common_init(struct ts_run_common *c);
+
+struct ts_session {
+	struct ts_run_common *common;
+	struct ts_linkcfg *link;
+	bool have_topo; /* wrapper: we made the namespace and veth */
+	struct ts_topo topo;
+	int inner_fd, outer_fd; /* not owned when attached */
+	struct ts_netns attached, peer;
+	char dev_in[TS_TOPO_IFNAMSIZ], dev_out[TS_TOPO_IFNAMSIZ];
+	struct ts_ipt rules; /* the NFQUEUE rules */
+	int sigfd;
+	sigset_t oldmask;
+	bool shaper_up;
+	struct ts_shaper shaper;
+	char base[INET_ADDRSTRLEN], base6[INET6_ADDRSTRLEN];
+	bool ran;
+	int stop; /* enum ts_stop of the run */
+};
+
+/*
+ * ts_session_open - the wrapper's session: check privileges and tools,
+ * block the terminating signals, create the namespace, veth, addresses,
+ * routes, forwarding and NAT, open one NFQUEUE per place that has stages
+ * and install its rule. Returns 0 or a negative errno with @err set;
+ * on error nothing is left behind.
+ */
+int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run_common *common,
+		    struct ts_err *err);
+
+/*
+ * ts_session_attach - shape the link of an existing namespace @netns,
+ * whose interface @dev (NULL: its only non-loopback interface) is one end
+ * of a veth whose other end is in namespace @peer_netns (NULL: the
+ * caller's). Same contract as ts_session_open.
+ */
+int ts_session_attach(struct ts_session *s, struct ts_linkcfg *link, struct ts_run_common *common,
+		      const char *netns, const char *dev, const char *peer_netns,
+		      struct ts_err *err);
+
+/* Run the shaper until @child exits (0: until a signal or --duration). */
+int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err);
+
+/*
+ * ts_session_close - end of the run: drop what the model still holds
+ * (counted), remove the rules, close the queues, remove the namespace and
+ * veth if the session made them, print the summary (unless quiet) and
+ * write the JSON one. Returns 0 or the first negative errno with @err set
+ * (@err may be NULL); it always tries every step.
+ */
+int ts_session_close(struct ts_session *s, struct ts_err *err);
+
+#endif
