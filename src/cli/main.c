@@ -18,6 +18,8 @@ const char *argp_program_version = "tasshape " TS_VERSION;
 static const struct ts_cmd commands[] = {
 	{"sim", cmd_sim,
 	 "Simulate the link model alone (no kernel, no root) and print the summary"},
+	{"cleanup", cmd_cleanup,
+	 "Remove namespaces, interfaces and rules a killed run left behind"},
 };
 
 int ts_cli_error(const char *fmt, ...)
