@@ -185,7 +185,7 @@ int cmd_sim(int argc, char **argv)
 	for (i = 0; i < 2; i++) {
 		ts_pipe_advance(&dirs[i].pipe[TS_PLACE_SENDER], a.duration - 1);
 		ts_pipe_advance(&dirs[i].pipe[TS_PLACE_NETWORK], a.duration - 1);
-		sum.extra[i].unexplained = no_desc[i];
+		sum.extra[i].no_descriptor = no_desc[i];
 	}
 	sum.start = 0;
 	sum.end = a.duration;

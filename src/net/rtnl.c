@@ -380,37 +380,52 @@ int ts_rtnl_addr_add(struct ts_rtnl *r, int ifindex, int family, const void *add
 	return ret;
 }
 
-int ts_rtnl_route_default(struct ts_rtnl *r, int family, const void *gw, int ifindex,
-			  struct ts_err *err)
+int ts_rtnl_route_add(struct ts_rtnl *r, int family, const void *dst, unsigned int plen,
+		      const void *gw, int ifindex, struct ts_err *err)
 {
-	char buf[RTNL_TXBUF], what[96], txt[INET6_ADDRSTRLEN];
+	char buf[RTNL_TXBUF], what[160], txt[INET6_ADDRSTRLEN], dst_txt[INET6_ADDRSTRLEN];
+	char dtxt[INET6_ADDRSTRLEN + 8];
 	size_t alen = addr_len(family);
 	struct talk t = {0};
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
 	int ret;
 
-	if (!alen) {
-		ts_err_set(err, "bad address family %d", family);
+	if (!alen || plen > alen * 8 || (plen > 0 && !dst)) {
+		ts_err_set(err, "bad address family %d or prefix length %u", family, plen);
 		return -EINVAL;
 	}
 	nlh = put_req(buf, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK);
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = (uint8_t)family;
-	rtm->rtm_dst_len = 0;
+	rtm->rtm_dst_len = (uint8_t)plen;
 	rtm->rtm_table = RT_TABLE_MAIN;
 	rtm->rtm_protocol = RTPROT_STATIC;
 	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
 	rtm->rtm_type = RTN_UNICAST;
+	if (plen > 0)
+		mnl_attr_put(nlh, RTA_DST, alen, dst);
 	mnl_attr_put(nlh, RTA_GATEWAY, alen, gw);
 	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
 	ret = talk_run(r, nlh, &t);
 	if (ret < 0) {
+		if (plen > 0) {
+			inet_ntop(family, dst, dst_txt, sizeof(dst_txt));
+			snprintf(dtxt, sizeof(dtxt), "%s/%u", dst_txt, plen & 0xffu);
+		} else {
+			snprintf(dtxt, sizeof(dtxt), "default");
+		}
 		inet_ntop(family, gw, txt, sizeof(txt));
-		snprintf(what, sizeof(what), "adding default route via %s dev %d", txt, ifindex);
+		snprintf(what, sizeof(what), "adding route %s via %s dev %d", dtxt, txt, ifindex);
 		talk_err(err, &t, ret, what, NULL);
 	}
 	return ret;
+}
+
+int ts_rtnl_route_default(struct ts_rtnl *r, int family, const void *gw, int ifindex,
+			  struct ts_err *err)
+{
+	return ts_rtnl_route_add(r, family, NULL, 0, gw, ifindex, err);
 }
 
 struct walk {

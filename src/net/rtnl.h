@@ -76,6 +76,15 @@ int ts_rtnl_addr_add(struct ts_rtnl *r, int ifindex, int family, const void *add
 int ts_rtnl_route_default(struct ts_rtnl *r, int family, const void *gw, int ifindex,
 			  struct ts_err *err);
 
+/*
+ * ts_rtnl_route_add - add a main-table route of @family to @dst/@plen
+ * (@dst may be NULL when @plen is 0: a default route) via gateway @gw out
+ * of @ifindex. The kernel removes it with the link. Returns 0, -EEXIST
+ * when that route exists, or another negative errno, with @err set.
+ */
+int ts_rtnl_route_add(struct ts_rtnl *r, int family, const void *dst, unsigned int plen,
+		      const void *gw, int ifindex, struct ts_err *err);
+
 /* Called once per link by ts_rtnl_link_list; a negative return stops the walk. */
 typedef int (*ts_rtnl_link_fn)(void *arg, int ifindex, const char *name);
 

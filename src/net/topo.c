@@ -16,7 +16,7 @@
 #include "net/topo.h"
 
 #define TOPO_MAX_INDEX 1000 /* keeps "tas<7-digit pid>-<n>o" within 15 characters */
-#define SUBNET_PROBES  4096 /* candidate /30s tried per range */
+#define SUBNET_PROBES  4096 /* candidate /29s tried per range */
 
 /* IPv4 ranges for emulated links (ARCHITECTURE.md, "Addresses"), in order of preference. */
 static const struct {
@@ -27,8 +27,10 @@ static const struct {
 	{0xc6120000u, 15}, /* 198.18.0.0/15, benchmarking (RFC 2544) */
 };
 
-#define V4_PLEN 30
-#define V6_PLEN 64
+#define V4_BLOCK 29 /* subnet B then subnet A */
+#define V4_PLEN	 30
+#define V6_BLOCK 61 /* 32 bits of fd74:6173 + the 29 of the IPv4 block */
+#define V6_PLEN	 64
 
 /* Prefixes already used in the outer namespace. */
 struct used {
@@ -88,7 +90,7 @@ static bool used_overlaps(const struct used *u, const void *addr, unsigned int p
 	return false;
 }
 
-/* The IPv6 /64 that goes with IPv4 network @net: fd74:6173:AABB:CCDD::/64. */
+/* The IPv6 /64 (or block) that goes with IPv4 network @net: fd74:6173:AABB:CCDD::. */
 static void v6_from_v4(struct in6_addr *v6, struct in_addr net)
 {
 	memset(v6, 0, sizeof(*v6));
@@ -111,7 +113,7 @@ static void set_host6(struct in6_addr *dst, const struct in6_addr *net, unsigned
 }
 
 /*
- * Picks the /30 (and its /64): walk each range from a start derived from
+ * Picks the /29 (and its /61): walk each range from a start derived from
  * pid and index, so parallel instances start far apart, and take the
  * first candidate that overlaps nothing in use.
  */
@@ -119,8 +121,8 @@ static int pick_subnet(struct ts_topo *t, struct ts_rtnl *outer, struct ts_err *
 {
 	struct used u4 = {.alen = 4}, u6 = {.alen = 16};
 	uint32_t slots, start, k, net;
-	struct in_addr cand;
-	struct in6_addr cand6;
+	struct in_addr cand, a_net;
+	struct in6_addr cand6, a6;
 	size_t r;
 	int ret;
 
@@ -131,15 +133,15 @@ static int pick_subnet(struct ts_topo *t, struct ts_rtnl *outer, struct ts_err *
 		goto out;
 	ret = -EADDRINUSE;
 	for (r = 0; r < sizeof(v4_ranges) / sizeof(v4_ranges[0]); r++) {
-		slots = 1u << (V4_PLEN - v4_ranges[r].plen);
+		slots = 1u << (V4_BLOCK - v4_ranges[r].plen);
 		/* Knuth's multiplicative hash spreads consecutive pids. */
 		start = ((uint32_t)t->owner * 2654435761u + t->index * 40503u) % slots;
 		for (k = 0; k < SUBNET_PROBES && k < slots; k++) {
-			net = v4_ranges[r].base + ((start + k) % slots) * 4u;
+			net = v4_ranges[r].base + ((start + k) % slots) * 8u;
 			cand.s_addr = htonl(net);
 			v6_from_v4(&cand6, cand);
-			if (used_overlaps(&u4, &cand, V4_PLEN) ||
-			    (t->v6 && used_overlaps(&u6, &cand6, V6_PLEN)))
+			if (used_overlaps(&u4, &cand, V4_BLOCK) ||
+			    (t->v6 && used_overlaps(&u6, &cand6, V6_BLOCK)))
 				continue;
 			t->v4_net = cand;
 			t->v6_net = cand6;
@@ -147,22 +149,29 @@ static int pick_subnet(struct ts_topo *t, struct ts_rtnl *outer, struct ts_err *
 			goto found;
 		}
 	}
-	ts_err_set(err, "no free /30 in 100.64.0.0/10 or 198.18.0.0/15 in this namespace "
+	ts_err_set(err, "no free /29 in 100.64.0.0/10 or 198.18.0.0/15 in this namespace "
 			"(remove old instances with `tasshape cleanup`)");
 	goto out;
 found:
+	/* Subnet B = the block's first /30 (outer side), A = its second (inner side). */
 	t->v4_plen = V4_PLEN;
 	set_host(&t->v4_out, t->v4_net, 1);
-	set_host(&t->v4_in, t->v4_net, 2);
+	set_host(&t->v4_lu, t->v4_net, 2);
+	set_host(&a_net, t->v4_net, 4);
+	set_host(&t->v4_ld, a_net, 1);
+	set_host(&t->v4_in, a_net, 2);
 	t->v6_plen = V6_PLEN;
 	set_host6(&t->v6_out, &t->v6_net, 1);
-	set_host6(&t->v6_in, &t->v6_net, 2);
+	set_host6(&t->v6_lu, &t->v6_net, 2);
+	v6_from_v4(&a6, a_net);
+	set_host6(&t->v6_ld, &a6, 1);
+	set_host6(&t->v6_in, &a6, 2);
 	inet_ntop(AF_INET, &t->v4_net, t->v4_subnet, sizeof(t->v4_subnet));
 	snprintf(t->v4_subnet + strlen(t->v4_subnet), sizeof(t->v4_subnet) - strlen(t->v4_subnet),
-		 "/%u", t->v4_plen);
+		 "/%u", V4_BLOCK);
 	inet_ntop(AF_INET6, &t->v6_net, t->v6_subnet, sizeof(t->v6_subnet));
 	snprintf(t->v6_subnet + strlen(t->v6_subnet), sizeof(t->v6_subnet) - strlen(t->v6_subnet),
-		 "/%u", t->v6_plen);
+		 "/%u", V6_BLOCK);
 out:
 	free(u4.p);
 	free(u6.p);
@@ -175,31 +184,44 @@ static void topo_init(struct ts_topo *t)
 	t->owner = getpid();
 	t->outer_fd = -1;
 	t->ifindex_out = -1;
+	t->ifindex_lu = -1;
+	t->ifindex_ld = -1;
 	t->ifindex_in = -1;
 	ts_netns_init(&t->inner);
+	ts_netns_init(&t->link);
 	ts_ipt_init(&t->rules, t->owner);
 }
 
-/* "tas<pid>-<n>o" and "...i"; a Linux pid has at most 7 digits (PID_MAX_LIMIT). */
+/* "tas<pid>-<n>" + o/u/d/i; a Linux pid has at most 7 digits (PID_MAX_LIMIT). */
 static int link_names(struct ts_topo *t, struct ts_err *err)
 {
-	char o[32], i[32];
+	char(*const dst[])[TS_TOPO_IFNAMSIZ] = {&t->veth_out, &t->veth_lu, &t->veth_ld,
+						&t->veth_in};
+	static const char end[] = "oudi";
+	char name[32];
+	size_t i;
 
-	snprintf(o, sizeof(o), "tas%ld-%uo", (long)t->owner, t->index);
-	snprintf(i, sizeof(i), "tas%ld-%ui", (long)t->owner, t->index);
-	if (strlen(o) >= sizeof(t->veth_out)) {
-		ts_err_set(err, "link name %s longer than 15 characters", o);
-		return -ENAMETOOLONG;
+	for (i = 0; i < sizeof(dst) / sizeof(dst[0]); i++) {
+		snprintf(name, sizeof(name), "tas%ld-%u%c", (long)t->owner, t->index, end[i]);
+		if (strlen(name) >= TS_TOPO_IFNAMSIZ) {
+			ts_err_set(err, "link name %s longer than 15 characters", name);
+			return -ENAMETOOLONG;
+		}
+		memcpy(*dst[i], name, strlen(name) + 1);
 	}
-	memcpy(t->veth_out, o, strlen(o) + 1);
-	memcpy(t->veth_in, i, strlen(i) + 1);
 	return 0;
 }
 
-/* Reserves the lowest free index: namespace name first, then the veth names. */
+/*
+ * Reserves the lowest free index: inner namespace name first, then the
+ * link namespace name and the outer link name (either may be left by a
+ * dead process that had our pid: then the next index). The link-to-inner
+ * pair is made inside the fresh link namespace, where no name is taken.
+ */
 static int make_ns_and_veth(struct ts_topo *t, struct ts_rtnl *outer, struct ts_err *err)
 {
 	char name[TS_NETNS_NAME_MAX];
+	struct ts_rtnl link = {0};
 	unsigned int n;
 	int ret = -EEXIST;
 
@@ -210,58 +232,99 @@ static int make_ns_and_veth(struct ts_topo *t, struct ts_rtnl *outer, struct ts_
 			continue;
 		if (ret < 0)
 			return ret;
-		t->index = n;
-		ret = link_names(t, err);
-		if (ret < 0)
-			return ret;
-		ret = ts_rtnl_veth_add(outer, t->veth_out, t->veth_in, t->inner.fd, err);
+		snprintf(name, sizeof(name), "tas-%ld-%u-link", (long)t->owner, n);
+		ret = ts_netns_create(&t->link, name, err);
 		if (ret == 0) {
-			t->veth_made = true;
-			return 0;
+			t->index = n;
+			ret = link_names(t, err);
+			if (ret < 0)
+				return ret;
+			ret = ts_rtnl_veth_add(outer, t->veth_out, t->veth_lu, t->link.fd, err);
+			if (ret == 0)
+				break;
+			ts_netns_destroy(&t->link, NULL);
 		}
 		ts_netns_destroy(&t->inner, NULL);
-		/* A link of that name: left by a dead process that had our pid. */
 		if (ret != -EEXIST)
 			return ret;
 	}
-	ts_err_set(err, "no free tas-%ld-<n> namespace/link name below %d (run `tasshape cleanup`)",
-		   (long)t->owner, TOPO_MAX_INDEX);
+	if (n == TOPO_MAX_INDEX) {
+		ts_err_set(
+			err,
+			"no free tas-%ld-<n> namespace/link name below %d (run `tasshape cleanup`)",
+			(long)t->owner, TOPO_MAX_INDEX);
+		return ret;
+	}
+	t->veth_made = true;
+	ret = ts_rtnl_open(&link, t->link.fd, err);
+	if (ret == 0)
+		ret = ts_rtnl_veth_add(&link, t->veth_ld, t->veth_in, t->inner.fd, err);
+	ts_rtnl_close(&link);
 	return ret;
 }
 
 struct sysctl_arg {
-	const char *ifname;
+	const char *ifname[2]; /* links of one namespace; NULL when unused */
+	bool router;	       /* the link namespace: forwarding on, rp_filter off */
 	struct ts_err *err;
-	bool v6; /* out: IPv6 is enabled on the link */
+	bool v6; /* out: IPv6 is enabled on the links */
 };
 
-/* accept_dad=0: the link has two ends, both ours, so DAD only adds delay. */
-static int no_dad(void *arg)
+/*
+ * accept_dad=0: each link has two ends, both ours, so DAD only adds
+ * delay. In the link namespace also forwarding (it is ours and only
+ * forwards) and rp_filter off: a new namespace copies the host's
+ * defaults, and the effective value is the maximum of "all" and the
+ * link's own, so both must be 0 for nothing to be dropped there.
+ */
+static int ns_sysctls(void *arg)
 {
 	struct sysctl_arg *a = arg;
 	char key[96];
-	int ret;
+	size_t i;
+	int ret = 0;
 
-	snprintf(key, sizeof(key), "net/ipv6/conf/%s/accept_dad", a->ifname);
-	ret = ts_sysctl_write(key, "0", a->err);
-	a->v6 = ret == 0;
-	if (ret == -ENOENT)
-		ret = 0; /* IPv6 disabled in this kernel: run IPv4 only */
+	a->v6 = true;
+	for (i = 0; i < 2 && a->ifname[i] && ret == 0; i++) {
+		snprintf(key, sizeof(key), "net/ipv6/conf/%s/accept_dad", a->ifname[i]);
+		ret = ts_sysctl_write(key, "0", a->err);
+		if (ret == -ENOENT) {
+			a->v6 = false; /* IPv6 disabled in this kernel: run IPv4 only */
+			ret = 0;
+		}
+	}
+	if (ret < 0 || !a->router)
+		return ret;
+	ret = ts_sysctl_write("net/ipv4/ip_forward", "1", a->err);
+	if (ret == 0)
+		ret = ts_sysctl_write("net/ipv4/conf/all/rp_filter", "0", a->err);
+	if (ret == 0)
+		ret = ts_sysctl_write("net/ipv4/conf/default/rp_filter", "0", a->err);
+	for (i = 0; i < 2 && ret == 0; i++) {
+		snprintf(key, sizeof(key), "net/ipv4/conf/%s/rp_filter", a->ifname[i]);
+		ret = ts_sysctl_write(key, "0", a->err);
+	}
+	if (ret == 0 && a->v6)
+		ret = ts_sysctl_write("net/ipv6/conf/all/forwarding", "1", a->err);
 	return ret;
 }
 
 static int setup_sysctls(struct ts_topo *t, unsigned int flags, struct ts_err *err)
 {
-	struct sysctl_arg out = {.ifname = t->veth_out, .err = err};
-	struct sysctl_arg in = {.ifname = t->veth_in, .err = err};
+	struct sysctl_arg out = {.ifname = {t->veth_out}, .err = err};
+	struct sysctl_arg link = {.ifname = {t->veth_lu, t->veth_ld}, .router = true, .err = err};
+	struct sysctl_arg in = {.ifname = {t->veth_in}, .err = err};
 	int ret;
 
-	ret = no_dad(&out);
+	ret = ns_sysctls(&out);
 	if (ret == 0)
-		ret = ts_netns_run(t->inner.fd, no_dad, &in, err);
+		ret = ts_netns_run(t->inner.fd, ns_sysctls, &in, err);
 	if (ret < 0)
 		return ret;
-	t->v6 = out.v6 && in.v6;
+	ret = ts_netns_run(t->link.fd, ns_sysctls, &link, err);
+	if (ret < 0)
+		return ret;
+	t->v6 = out.v6 && in.v6 && link.v6;
 	if (flags & TS_TOPO_FWD_V4) {
 		ret = ts_sysctl_write("net/ipv4/ip_forward", "1", err);
 		if (ret < 0)
@@ -272,37 +335,89 @@ static int setup_sysctls(struct ts_topo *t, unsigned int flags, struct ts_err *e
 	return ret;
 }
 
-static int setup_addresses(struct ts_topo *t, struct ts_rtnl *outer, struct ts_rtnl *inner,
-			   struct ts_err *err)
+/* One link's two ends: addresses of both families on each. */
+static int address_link(struct ts_rtnl *ra, int ia, const struct in_addr *a4,
+			const struct in6_addr *a6, struct ts_rtnl *rb, int ib,
+			const struct in_addr *b4, const struct in6_addr *b6,
+			const struct ts_topo *t, struct ts_err *err)
 {
-	int ret, lo;
+	int ret;
 
-	ret = ts_rtnl_addr_add(outer, t->ifindex_out, AF_INET, &t->v4_out, t->v4_plen, err);
+	ret = ts_rtnl_addr_add(ra, ia, AF_INET, a4, t->v4_plen, err);
 	if (ret == 0)
-		ret = ts_rtnl_addr_add(inner, t->ifindex_in, AF_INET, &t->v4_in, t->v4_plen, err);
+		ret = ts_rtnl_addr_add(rb, ib, AF_INET, b4, t->v4_plen, err);
 	if (ret == 0 && t->v6)
-		ret = ts_rtnl_addr_add(outer, t->ifindex_out, AF_INET6, &t->v6_out, t->v6_plen,
-				       err);
+		ret = ts_rtnl_addr_add(ra, ia, AF_INET6, a6, t->v6_plen, err);
 	if (ret == 0 && t->v6)
-		ret = ts_rtnl_addr_add(inner, t->ifindex_in, AF_INET6, &t->v6_in, t->v6_plen, err);
-	if (ret < 0)
-		return ret;
-	/* Up before routes: a gateway must be reachable through an up link. */
-	lo = ts_rtnl_link_index(inner, "lo", err);
-	if (lo < 0)
-		return lo;
-	ret = ts_rtnl_link_up(inner, lo, err);
-	if (ret == 0)
-		ret = ts_rtnl_link_up(outer, t->ifindex_out, err);
-	if (ret == 0)
-		ret = ts_rtnl_link_up(inner, t->ifindex_in, err);
-	if (ret == 0)
-		ret = ts_rtnl_route_default(inner, AF_INET, &t->v4_out, t->ifindex_in, err);
-	if (ret == 0 && t->v6)
-		ret = ts_rtnl_route_default(inner, AF_INET6, &t->v6_out, t->ifindex_in, err);
+		ret = ts_rtnl_addr_add(rb, ib, AF_INET6, b6, t->v6_plen, err);
 	return ret;
 }
 
+static int lo_up(struct ts_rtnl *r, struct ts_err *err)
+{
+	int lo = ts_rtnl_link_index(r, "lo", err);
+
+	return lo < 0 ? lo : ts_rtnl_link_up(r, lo, err);
+}
+
+/*
+ * Routes to @dst4/@plen4 via @gw4 and (when @t has IPv6) to @dst6/@plen6
+ * via @gw6, out of @ifindex; a NULL destination with length 0 is default.
+ */
+static int route_pair(const struct ts_topo *t, struct ts_rtnl *r, int ifindex,
+		      const struct in_addr *dst4, const struct in6_addr *dst6, unsigned int plen4,
+		      unsigned int plen6, const struct in_addr *gw4, const struct in6_addr *gw6,
+		      struct ts_err *err)
+{
+	int ret = ts_rtnl_route_add(r, AF_INET, dst4, plen4, gw4, ifindex, err);
+
+	if (ret == 0 && t->v6)
+		ret = ts_rtnl_route_add(r, AF_INET6, dst6, plen6, gw6, ifindex, err);
+	return ret;
+}
+
+static int setup_addresses(struct ts_topo *t, struct ts_rtnl *outer, struct ts_rtnl *link,
+			   struct ts_rtnl *inner, struct ts_err *err)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+	int ret;
+
+	ret = address_link(outer, t->ifindex_out, &t->v4_out, &t->v6_out, link, t->ifindex_lu,
+			   &t->v4_lu, &t->v6_lu, t, err);
+	if (ret == 0)
+		ret = address_link(link, t->ifindex_ld, &t->v4_ld, &t->v6_ld, inner, t->ifindex_in,
+				   &t->v4_in, &t->v6_in, t, err);
+	if (ret < 0)
+		return ret;
+	/* Up before routes: a gateway must be reachable through an up link. */
+	ret = lo_up(inner, err);
+	if (ret == 0)
+		ret = lo_up(link, err);
+	if (ret == 0)
+		ret = ts_rtnl_link_up(outer, t->ifindex_out, err);
+	if (ret == 0)
+		ret = ts_rtnl_link_up(link, t->ifindex_lu, err);
+	if (ret == 0)
+		ret = ts_rtnl_link_up(link, t->ifindex_ld, err);
+	if (ret == 0)
+		ret = ts_rtnl_link_up(inner, t->ifindex_in, err);
+	if (ret < 0)
+		return ret;
+	ret = route_pair(t, inner, t->ifindex_in, NULL, NULL, 0, 0, &t->v4_ld, &t->v6_ld, err);
+	if (ret == 0)
+		ret = route_pair(t, link, t->ifindex_lu, NULL, NULL, 0, 0, &t->v4_out, &t->v6_out,
+				 err);
+	if (ret < 0)
+		return ret;
+	/* Subnet A: the /30 after B; its /64 as pick_subnet derived it. */
+	a4.s_addr = htonl(ntohl(t->v4_net.s_addr) + 4);
+	v6_from_v4(&a6, a4);
+	return route_pair(t, outer, t->ifindex_out, &a4, &a6, t->v4_plen, t->v6_plen, &t->v4_lu,
+			  &t->v6_lu, err);
+}
+
+/* One rule per family: the block covers subnet A (inner) and B (the link namespace's end). */
 static int setup_nat(struct ts_topo *t, unsigned int flags, struct ts_err *err)
 {
 	const char *spec4[] = {"-s",	    t->v4_subnet, "!",		"-o",
@@ -319,9 +434,20 @@ static int setup_nat(struct ts_topo *t, unsigned int flags, struct ts_err *err)
 	return ret;
 }
 
+/* Looks up @name in @r into *@index. */
+static int find_link(struct ts_rtnl *r, const char *name, int *index, struct ts_err *err)
+{
+	int ret = ts_rtnl_link_index(r, name, err);
+
+	if (ret < 0)
+		return ret;
+	*index = ret;
+	return 0;
+}
+
 int ts_topo_create(struct ts_topo *t, unsigned int flags, struct ts_err *err)
 {
-	struct ts_rtnl outer = {0}, inner = {0};
+	struct ts_rtnl outer = {0}, link = {0}, inner = {0};
 	int ret;
 
 	topo_init(t);
@@ -340,29 +466,32 @@ int ts_topo_create(struct ts_topo *t, unsigned int flags, struct ts_err *err)
 	ret = make_ns_and_veth(t, &outer, err);
 	if (ret < 0)
 		goto out;
-	ret = ts_rtnl_open(&inner, t->inner.fd, err);
+	ret = ts_rtnl_open(&link, t->link.fd, err);
+	if (ret == 0)
+		ret = ts_rtnl_open(&inner, t->inner.fd, err);
+	if (ret == 0)
+		ret = find_link(&outer, t->veth_out, &t->ifindex_out, err);
+	if (ret == 0)
+		ret = find_link(&link, t->veth_lu, &t->ifindex_lu, err);
+	if (ret == 0)
+		ret = find_link(&link, t->veth_ld, &t->ifindex_ld, err);
+	if (ret == 0)
+		ret = find_link(&inner, t->veth_in, &t->ifindex_in, err);
 	if (ret < 0)
 		goto out;
-	ret = ts_rtnl_link_index(&outer, t->veth_out, err);
-	if (ret < 0)
-		goto out;
-	t->ifindex_out = ret;
-	ret = ts_rtnl_link_index(&inner, t->veth_in, err);
-	if (ret < 0)
-		goto out;
-	t->ifindex_in = ret;
 	ret = setup_sysctls(t, flags, err);
 	if (ret < 0)
 		goto out;
 	ret = pick_subnet(t, &outer, err);
 	if (ret < 0)
 		goto out;
-	ret = setup_addresses(t, &outer, &inner, err);
+	ret = setup_addresses(t, &outer, &link, &inner, err);
 	if (ret < 0)
 		goto out;
 	ret = setup_nat(t, flags, err);
 out:
 	ts_rtnl_close(&inner);
+	ts_rtnl_close(&link);
 	ts_rtnl_close(&outer);
 	if (ret < 0)
 		ts_topo_destroy(t, NULL);
@@ -372,29 +501,28 @@ out:
 int ts_topo_queue(struct ts_topo *t, enum ts_topo_hook hook, unsigned int qnum, unsigned int qflags,
 		  struct ts_err *err)
 {
-	static const struct {
-		bool inner;
+	const struct {
+		int fd;
 		const char *chain;
 		enum ts_ipt_dir dir;
+		const char *ifname;
 	} hooks[] = {
-		[TS_HOOK_UP_SENDER] = {true, "OUTPUT", TS_IPT_OUT},
-		[TS_HOOK_UP_NETWORK] = {false, "PREROUTING", TS_IPT_IN},
-		[TS_HOOK_DOWN_NETWORK] = {true, "PREROUTING", TS_IPT_IN},
+		[TS_HOOK_UP_SENDER] = {t->inner.fd, "POSTROUTING", TS_IPT_OUT, t->veth_in},
+		[TS_HOOK_UP_NETWORK] = {t->link.fd, "PREROUTING", TS_IPT_IN, t->veth_ld},
+		[TS_HOOK_DOWN_NETWORK] = {t->link.fd, "PREROUTING", TS_IPT_IN, t->veth_lu},
 	};
-	int ret, fd;
-	const char *ifname;
+	int ret;
 
-	if ((unsigned int)hook >= sizeof(hooks) / sizeof(hooks[0]) || t->inner.fd < 0) {
+	if ((unsigned int)hook >= sizeof(hooks) / sizeof(hooks[0]) || hooks[hook].fd < 0) {
 		ts_err_set(err, "ts_topo_queue: bad hook %d or no topology", (int)hook);
 		return -EINVAL;
 	}
-	fd = hooks[hook].inner ? t->inner.fd : t->outer_fd;
-	ifname = hooks[hook].inner ? t->veth_in : t->veth_out;
-	ret = ts_ipt_add_nfqueue(&t->rules, fd, AF_INET, "mangle", hooks[hook].chain,
-				 hooks[hook].dir, ifname, qnum, qflags, err);
+	ret = ts_ipt_add_nfqueue(&t->rules, hooks[hook].fd, AF_INET, "mangle", hooks[hook].chain,
+				 hooks[hook].dir, hooks[hook].ifname, qnum, qflags, err);
 	if (ret == 0 && t->v6)
-		ret = ts_ipt_add_nfqueue(&t->rules, fd, AF_INET6, "mangle", hooks[hook].chain,
-					 hooks[hook].dir, ifname, qnum, qflags, err);
+		ret = ts_ipt_add_nfqueue(&t->rules, hooks[hook].fd, AF_INET6, "mangle",
+					 hooks[hook].chain, hooks[hook].dir, hooks[hook].ifname,
+					 qnum, qflags, err);
 	return ret;
 }
 
@@ -403,37 +531,48 @@ int ts_topo_run_inner(const struct ts_topo *t, int (*fn)(void *arg), void *arg, 
 	return ts_netns_run(t->inner.fd, fn, arg, err);
 }
 
+/* Deletes link @name in namespace @fd; a link already gone is fine. */
+static int del_link(int fd, const char *name, struct ts_err *err)
+{
+	struct ts_rtnl r;
+	int ret;
+
+	ret = ts_rtnl_open(&r, fd, err);
+	if (ret == 0) {
+		ret = ts_rtnl_link_del(&r, name, err);
+		ts_rtnl_close(&r);
+	}
+	return ret == -ENODEV ? 0 : ret;
+}
+
+static void keep_first(int *ret, int r, struct ts_err *err, const struct ts_err *e1)
+{
+	if (r < 0 && *ret == 0) {
+		*ret = r;
+		ts_err_set(err, "%s", e1->msg);
+	}
+}
+
 int ts_topo_destroy(struct ts_topo *t, struct ts_err *err)
 {
-	struct ts_rtnl outer;
 	struct ts_err e1;
-	int ret = 0, r;
+	int ret = 0;
 
-	/* Rules first: the set holds fds that keep the inner namespace alive. */
-	r = ts_ipt_clear(&t->rules, &e1);
-	if (r < 0 && ret == 0) {
-		ret = r;
-		ts_err_set(err, "%s", e1.msg);
-	}
+	/* Rules first: the set holds fds that keep the namespaces alive. */
+	keep_first(&ret, ts_ipt_clear(&t->rules, &e1), err, &e1);
 	if (t->veth_made) {
-		r = ts_rtnl_open(&outer, t->outer_fd, &e1);
-		if (r == 0) {
-			r = ts_rtnl_link_del(&outer, t->veth_out, &e1);
-			ts_rtnl_close(&outer);
-		}
-		if (r == -ENODEV)
-			r = 0;
-		if (r < 0 && ret == 0) {
-			ret = r;
-			ts_err_set(err, "%s", e1.msg);
-		}
+		/* Takes veth_lu and the outer route to subnet A with it. */
+		keep_first(&ret, del_link(t->outer_fd, t->veth_out, &e1), err, &e1);
 		t->veth_made = false;
 	}
-	r = ts_netns_destroy(&t->inner, &e1);
-	if (r < 0 && ret == 0) {
-		ret = r;
-		ts_err_set(err, "%s", e1.msg);
-	}
+	/*
+	 * The inner pair explicitly: something may still hold the link
+	 * namespace open, and the inner end should go now all the same.
+	 */
+	if (t->link.fd >= 0 && t->veth_ld[0])
+		keep_first(&ret, del_link(t->link.fd, t->veth_ld, &e1), err, &e1);
+	keep_first(&ret, ts_netns_destroy(&t->link, &e1), err, &e1);
+	keep_first(&ret, ts_netns_destroy(&t->inner, &e1), err, &e1);
 	if (t->outer_fd >= 0)
 		close(t->outer_fd);
 	t->outer_fd = -1;

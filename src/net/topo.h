@@ -1,28 +1,55 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The emulated host's topology: a fresh network namespace ("inner", where
- * CMD runs) joined to the caller's namespace ("outer") by a veth pair,
- * with IPv4 and IPv6 addresses, default routes, optional forwarding and
- * NAT, and the NFQUEUE rules of the data path (see ARCHITECTURE.md,
- * "The data path"):
+ * The emulated host's topology: three network namespaces in a line. The
+ * caller's ("outer") reaches a "link" namespace that only forwards, which
+ * reaches a fresh "inner" namespace where CMD runs:
  *
- *   inner: mangle OUTPUT     -o veth_in  -> uplink sender stages
- *   outer: mangle PREROUTING -i veth_out -> uplink network stages
- *   inner: mangle PREROUTING -i veth_in  -> downlink network stages
+ *   outer [veth_out] <==> [veth_lu] link [veth_ld] <==> [veth_in] inner
+ *
+ * with IPv4 and IPv6 addresses and routes, optional forwarding and NAT in
+ * the outer namespace, and the NFQUEUE rules of the data path (see
+ * ARCHITECTURE.md, "The data path"):
+ *
+ *   inner: mangle POSTROUTING -o veth_in -> uplink sender stages
+ *   link:  mangle PREROUTING  -i veth_ld -> uplink network stages
+ *   link:  mangle PREROUTING  -i veth_lu -> downlink network stages
+ *
+ * Why the link namespace: a packet held by NFQUEUE at the PREROUTING of
+ * the namespace it is delivered to already carries its receive timestamp,
+ * taken when the veth handed it over, so applications reading kernel
+ * receive timestamps (SO_TIMESTAMP: ping, irtt) would not see the
+ * emulated delay. Held in the link namespace, the packet is forwarded
+ * afterwards and crosses one more veth into its destination namespace;
+ * that cross-namespace transmit scrubs the skb (skb_scrub_packet), so the
+ * timestamp is taken again after the hold. And the link namespace is
+ * exactly a router: packets held there are charged to no socket, unlike
+ * those of the sender stages (inner POSTROUTING, before the veth), which
+ * TCP Small Queues still sees. POSTROUTING rather than OUTPUT so the
+ * sender stages also see what the inner namespace forwards for an
+ * instance nested inside it.
  *
  * Names carry the owner's pid so `tasshape cleanup` can find what a dead
- * run left behind: namespace /run/netns/tas-<pid>-<n>, links
- * tas<pid>-<n>o (outer) and tas<pid>-<n>i (inner), iptables comment
- * "tas:<pid>". A pid has at most 7 digits, so with n < 1000 a link name
- * fits the kernel's 15 characters.
+ * run left behind: namespaces /run/netns/tas-<pid>-<n> (inner) and
+ * tas-<pid>-<n>-link, links tas<pid>-<n>o (outer), tas<pid>-<n>u (link,
+ * facing outer), tas<pid>-<n>d (link, facing inner), tas<pid>-<n>i
+ * (inner), iptables comment "tas:<pid>". A pid has at most 7 digits, so
+ * with n < 1000 a link name fits the kernel's 15 characters.
  *
- * Addresses: a /30 from 100.64.0.0/10 (or 198.18.0.0/15 when that range is
- * taken), outer .1, inner .2; IPv6 a /64 fd74:6173:AABB:CCDD::/64 where
- * AABBCCDD is the IPv4 /30 network address ("ta" "s" in the ULA global
- * ID), outer ::1, inner ::2. The /30 is chosen from a pid-derived start,
- * skipping any that overlap an address or main-table route of the outer
- * namespace, so parallel instances and instances nested inside another
- * instance's inner namespace do not collide.
+ * Addresses: one /29 block from 100.64.0.0/10 (or 198.18.0.0/15 when that
+ * range is taken), split into two /30s. The first, subnet B, joins outer
+ * and link: outer .1, link .2. The second, subnet A, joins link and
+ * inner: link .5, inner .6 (.1 and .2 of its /30). IPv6: each /30 N gets
+ * the /64 fd74:6173:AABB:CCDD::/64 where AABBCCDD is N ("ta" "s" in the
+ * ULA global ID), hosts ::1 and ::2 as in IPv4; both /64s lie in the /61
+ * that the /29 maps to. Routes: inner default via A's link end, link
+ * default via the outer address, outer to subnet A via B's link end (so
+ * the outer side reaches servers inside too).
+ *
+ * The block is chosen from a pid-derived start, skipping any that
+ * overlap an address or main-table route of the outer namespace, so
+ * parallel instances do not collide. An instance nested inside another's
+ * inner namespace sees the parent's subnet A there; as A and B are halves
+ * of one aligned /29 (and /61), avoiding A avoids the parent's B too.
  */
 #ifndef TS_NET_TOPO_H
 #define TS_NET_TOPO_H
@@ -40,6 +67,8 @@
 /*
  * ts_topo_create flags. The forwarding sysctls are namespace-wide and are
  * not restored by ts_topo_destroy: a parallel instance may rely on them.
+ * The link namespace always forwards (it is ours); these are about the
+ * outer namespace, for traffic to and from other links.
  */
 #define TS_TOPO_FWD_V4 (1u << 0) /* net.ipv4.ip_forward=1 in the outer namespace */
 /*
@@ -49,14 +78,15 @@
  * there unless the interfaces use accept_ra=2.
  */
 #define TS_TOPO_FWD_V6 (1u << 1)
-#define TS_TOPO_NAT_V4 (1u << 2) /* MASQUERADE the inner /30 leaving by other links */
-#define TS_TOPO_NAT_V6 (1u << 3) /* same for the inner /64 (ip6tables nat) */
+/* MASQUERADE the /29 (subnets A and B) in the outer namespace when leaving by other links */
+#define TS_TOPO_NAT_V4 (1u << 2)
+#define TS_TOPO_NAT_V6 (1u << 3) /* same for the /61 (ip6tables nat) */
 
 /* Where an NFQUEUE rule hooks the data path. */
 enum ts_topo_hook {
-	TS_HOOK_UP_SENDER,    /* inner mangle OUTPUT -o veth_in */
-	TS_HOOK_UP_NETWORK,   /* outer mangle PREROUTING -i veth_out */
-	TS_HOOK_DOWN_NETWORK, /* inner mangle PREROUTING -i veth_in */
+	TS_HOOK_UP_SENDER,    /* inner mangle POSTROUTING -o veth_in */
+	TS_HOOK_UP_NETWORK,   /* link mangle PREROUTING -i veth_ld */
+	TS_HOOK_DOWN_NETWORK, /* link mangle PREROUTING -i veth_lu */
 };
 
 struct ts_topo {
@@ -64,26 +94,34 @@ struct ts_topo {
 	unsigned int index; /* the <n> in the names */
 	int outer_fd;	    /* the namespace ts_topo_create was called in */
 	struct ts_netns inner;
-	char veth_out[TS_TOPO_IFNAMSIZ], veth_in[TS_TOPO_IFNAMSIZ];
-	int ifindex_out, ifindex_in; /* each in its own namespace */
-	bool veth_made;
-	bool v6; /* false when the kernel has IPv6 disabled */
-	struct in_addr v4_net, v4_out, v4_in;
-	unsigned int v4_plen;
-	struct in6_addr v6_net, v6_out, v6_in;
-	unsigned int v6_plen;
-	char v4_subnet[INET_ADDRSTRLEN + 4];  /* "100.64.12.4/30", for rules */
-	char v6_subnet[INET6_ADDRSTRLEN + 5]; /* "fd74:6173:6440:c04::/64" */
+	struct ts_netns link; /* forwarding only; holds the network stages */
+	/* outer end, link end facing outer, link end facing inner, inner end */
+	char veth_out[TS_TOPO_IFNAMSIZ], veth_lu[TS_TOPO_IFNAMSIZ];
+	char veth_ld[TS_TOPO_IFNAMSIZ], veth_in[TS_TOPO_IFNAMSIZ];
+	int ifindex_out, ifindex_lu, ifindex_ld, ifindex_in; /* each in its own namespace */
+	bool veth_made;					     /* veth_out exists */
+	bool v6;			      /* false when the kernel has IPv6 disabled */
+	struct in_addr v4_net;		      /* the /29 block: subnet B, then subnet A */
+	struct in_addr v4_out, v4_lu;	      /* subnet B: outer .1 (TASSHAPE_BASE), link .2 */
+	struct in_addr v4_ld, v4_in;	      /* subnet A: link .5, inner .6 */
+	unsigned int v4_plen;		      /* of subnets A and B: 30 */
+	struct in6_addr v6_net;		      /* the /61 block, also subnet B's /64 */
+	struct in6_addr v6_out, v6_lu;	      /* subnet B's /64: outer ::1, link ::2 */
+	struct in6_addr v6_ld, v6_in;	      /* subnet A's /64: link ::1, inner ::2 */
+	unsigned int v6_plen;		      /* of subnets A and B: 64 */
+	char v4_subnet[INET_ADDRSTRLEN + 4];  /* the block, "100.64.12.0/29", for rules */
+	char v6_subnet[INET6_ADDRSTRLEN + 5]; /* the block, "fd74:6173:6440:c00::/61" */
 	struct ts_ipt rules;		      /* every rule installed for this topology */
 };
 
 /*
  * ts_topo_create - build the topology from the calling thread's namespace
- * (which becomes "outer"): inner namespace, veth pair (inner end created
- * inside it), accept_dad=0 on both ends, addresses, links up (and lo in
- * the inner namespace), inner default routes via the outer addresses,
- * then what @flags asks (TS_TOPO_*). The calling thread stays in the
- * outer namespace. Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN).
+ * (which becomes "outer"): inner and link namespaces, two veth pairs (each
+ * end created in its namespace), accept_dad=0 on all four ends, forwarding
+ * on and rp_filter off in the link namespace, addresses, links up (and lo
+ * in the inner and link namespaces), the routes described above, then
+ * what @flags asks (TS_TOPO_*). The calling thread stays in the outer
+ * namespace. Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN).
  * Returns 0 with @t filled, or a negative errno with @err set, in which
  * case everything created so far has been removed and @t is safe to pass
  * to ts_topo_destroy (which does nothing more).
@@ -94,8 +132,9 @@ int ts_topo_create(struct ts_topo *t, unsigned int flags, struct ts_err *err);
  * ts_topo_queue - install the NFQUEUE rule for @hook with queue @qnum,
  * for IPv4 and (if t->v6) IPv6; @qflags takes TS_IPT_BYPASS. The rules
  * are remembered in t->rules and removed by ts_topo_destroy. Queue
- * numbers are per namespace: UP_NETWORK's queue lives in the outer
- * namespace, shared with parallel instances, so pick it unique there.
+ * numbers are per namespace: UP_NETWORK and DOWN_NETWORK both live in the
+ * link namespace (t->link.fd), so their queues must differ; UP_SENDER's
+ * lives in the inner one (t->inner.fd).
  * Returns 0 or a negative errno with @err set (a rule already added for
  * the other family stays remembered).
  */
@@ -109,11 +148,12 @@ int ts_topo_queue(struct ts_topo *t, enum ts_topo_hook hook, unsigned int qnum, 
 int ts_topo_run_inner(const struct ts_topo *t, int (*fn)(void *arg), void *arg, struct ts_err *err);
 
 /*
- * ts_topo_destroy - remove the rules (newest first), the veth pair and
- * the inner namespace, and close the fds. Processes still running in the
- * inner namespace keep it (and its end of the link) alive until they
- * exit, but the outer end and the name are gone. Idempotent. Returns 0
- * or the first negative errno (it always tries everything) with @err set.
+ * ts_topo_destroy - remove the rules (newest first), both veth pairs
+ * (the outer route goes with veth_out), the link and inner namespaces,
+ * and close the fds. Processes still running in the inner namespace keep
+ * it alive until they exit, but its link and the names are gone.
+ * Idempotent. Returns 0 or the first negative errno (it always tries
+ * everything) with @err set.
  */
 int ts_topo_destroy(struct ts_topo *t, struct ts_err *err);
 
@@ -134,10 +174,11 @@ struct ts_cleanup_stats {
 /*
  * ts_topo_cleanup - remove leftovers in the calling thread's namespace
  * and /run/netns: iptables and ip6tables rules (all tables) whose comment
- * is "tas:<pid>", links named tas<pid>-<n>i/o, namespaces
- * /run/netns/tas-<pid>-<n>; only those whose owner pid is not running,
- * unless @o->force. A missing iptables tool is not an error (there can be
- * no rules then). Namespaces nested in other namespaces are freed with
+ * is "tas:<pid>", links named tas<pid>-<n>o/u/d/i (the outer route goes
+ * with its link), namespaces /run/netns/tas-<pid>-<n> and
+ * tas-<pid>-<n>-link; only those whose owner pid is not running, unless
+ * @o->force. A missing iptables tool is not an error (there can be no
+ * rules then). Namespaces nested in other namespaces are freed with
  * their parent. @st (may be NULL) receives counts. Keeps going after a
  * failure; returns 0 or the first negative errno with @err set.
  */
@@ -146,13 +187,15 @@ int ts_topo_cleanup(const struct ts_cleanup_opts *o, struct ts_cleanup_stats *st
 
 /*
  * ts_topo_link_pid - if @name is a link name this module makes
- * ("tas<pid>-<n>i" or "...o"), store the pid and return 0; else -EINVAL.
+ * ("tas<pid>-<n>" then 'o', 'u', 'd' or 'i'), store the pid and return 0;
+ * else -EINVAL.
  */
 int ts_topo_link_pid(const char *name, pid_t *pid);
 
 /*
  * ts_topo_netns_pid - if @name is a namespace name this module makes
- * ("tas-<pid>-<n>"), store the pid and return 0; else -EINVAL.
+ * ("tas-<pid>-<n>" or "tas-<pid>-<n>-link"), store the pid and return 0;
+ * else -EINVAL.
  */
 int ts_topo_netns_pid(const char *name, pid_t *pid);
 

@@ -2,8 +2,8 @@
 /*
  * `tasshape cleanup`: find what runs left behind by name (see topo.h) and
  * remove what belongs to owners that are no longer running. Order: rules
- * (they name links), outer links, then namespaces (which take their inner
- * links and rules with them).
+ * (they name links), outer links (with the routes through them), then
+ * namespaces (which take their links and rules with them).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -59,7 +59,7 @@ int ts_topo_link_pid(const char *name, pid_t *pid)
 	if (strncmp(p, "tas", 3) != 0)
 		return -EINVAL;
 	p += 3;
-	if (read_pid_index(&p, &v) < 0 || (p[0] != 'i' && p[0] != 'o') || p[1])
+	if (read_pid_index(&p, &v) < 0 || !p[0] || !strchr("oudi", p[0]) || p[1])
 		return -EINVAL;
 	*pid = v;
 	return 0;
@@ -73,7 +73,7 @@ int ts_topo_netns_pid(const char *name, pid_t *pid)
 	if (strncmp(p, "tas-", 4) != 0)
 		return -EINVAL;
 	p += 4;
-	if (read_pid_index(&p, &v) < 0 || *p)
+	if (read_pid_index(&p, &v) < 0 || (*p && strcmp(p, "-link") != 0))
 		return -EINVAL;
 	*pid = v;
 	return 0;

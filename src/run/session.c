@@ -25,7 +25,7 @@ static void session_init(struct ts_session *s, struct ts_linkcfg *link,
 	memset(s, 0, sizeof(*s));
 	s->link = link;
 	s->common = common;
-	s->inner_fd = s->outer_fd = -1;
+	s->inner_fd = s->link_fd = -1;
 	s->sigfd = -1;
 	ts_netns_init(&s->attached);
 	ts_netns_init(&s->peer);
@@ -70,9 +70,11 @@ static int check_privileges(struct ts_err *err)
 	return 0;
 }
 
-/* Where each hook's queue and rule live. */
+/* Where each hook's queue and rule live (docs/datapath.md). */
+enum hook_ns { NS_INNER, NS_LINK };
+
 static const struct {
-	bool inner;
+	enum hook_ns ns;
 	const char *chain;
 	enum ts_ipt_dir dir;
 } hook_rule[TS_H__COUNT] = {
@@ -80,9 +82,10 @@ static const struct {
 	 * POSTROUTING, not OUTPUT: it sees the station's own packets (still
 	 * charged to their socket) and also those it forwards for a nested run.
 	 */
-	[TS_H_UP_SENDER] = {true, "POSTROUTING", TS_IPT_OUT},
-	[TS_H_UP_NETWORK] = {false, "PREROUTING", TS_IPT_IN},
-	[TS_H_DOWN_NETWORK] = {true, "PREROUTING", TS_IPT_IN},
+	[TS_H_UP_SENDER] = {NS_INNER, "POSTROUTING", TS_IPT_OUT},
+	/* The router namespace: held there, a packet belongs to no socket. */
+	[TS_H_UP_NETWORK] = {NS_LINK, "PREROUTING", TS_IPT_IN},
+	[TS_H_DOWN_NETWORK] = {NS_LINK, "PREROUTING", TS_IPT_IN},
 };
 
 /* Open the queues and install their rules, for every place that has stages. */
@@ -97,8 +100,8 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 		return ret;
 	s->shaper.quiet = s->common->quiet;
 	for (i = 0; i < TS_H__COUNT; i++) {
-		int fd = hook_rule[i].inner ? s->inner_fd : s->outer_fd;
-		const char *dev = hook_rule[i].inner ? s->dev_in : s->dev_out;
+		int fd = hook_rule[i].ns == NS_INNER ? s->inner_fd : s->link_fd;
+		const char *dev = s->hook_dev[i];
 
 		if (!ts_shaper_needs(&s->shaper, i))
 			continue;
@@ -142,9 +145,10 @@ int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run
 		goto fail;
 	s->have_topo = true;
 	s->inner_fd = s->topo.inner.fd;
-	s->outer_fd = s->topo.outer_fd;
-	snprintf(s->dev_in, sizeof(s->dev_in), "%s", s->topo.veth_in);
-	snprintf(s->dev_out, sizeof(s->dev_out), "%s", s->topo.veth_out);
+	s->link_fd = s->topo.link.fd;
+	snprintf(s->hook_dev[TS_H_UP_SENDER], TS_TOPO_IFNAMSIZ, "%s", s->topo.veth_in);
+	snprintf(s->hook_dev[TS_H_UP_NETWORK], TS_TOPO_IFNAMSIZ, "%s", s->topo.veth_ld);
+	snprintf(s->hook_dev[TS_H_DOWN_NETWORK], TS_TOPO_IFNAMSIZ, "%s", s->topo.veth_lu);
 	inet_ntop(AF_INET, &s->topo.v4_out, s->base, sizeof(s->base));
 	if (s->topo.v6)
 		inet_ntop(AF_INET6, &s->topo.v6_out, s->base6, sizeof(s->base6));

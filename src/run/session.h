@@ -34,10 +34,11 @@ struct ts_session {
 	struct ts_linkcfg *link;
 	bool have_topo; /* wrapper: we made the namespace and veth */
 	struct ts_topo topo;
-	int inner_fd, outer_fd; /* not owned when attached */
+	int inner_fd; /* where the sender hook lives (not owned) */
+	int link_fd;  /* where the network hooks live (not owned) */
 	struct ts_netns attached, peer;
-	char dev_in[TS_TOPO_IFNAMSIZ], dev_out[TS_TOPO_IFNAMSIZ];
-	struct ts_ipt rules; /* the NFQUEUE rules */
+	char hook_dev[TS_H__COUNT][TS_TOPO_IFNAMSIZ]; /* interface each hook's rule matches */
+	struct ts_ipt rules;			      /* the NFQUEUE rules */
 	int sigfd;
 	sigset_t oldmask;
 	bool shaper_up;

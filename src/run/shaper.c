@@ -361,7 +361,7 @@ void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *t
 		struct ts_hist *h = &sh->release_err[d];
 
 		s->dir[d] = &sh->dir[d];
-		x->unexplained = sh->no_desc[d];
+		x->no_descriptor = sh->no_desc[d];
 		if (h->count) {
 			x->have_release_err = 1;
 			x->release_err_p50 = (uint64_t)ts_hist_quantile(h, 0.5);

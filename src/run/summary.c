@@ -128,6 +128,11 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 					st->stats.peak_bytes, st->stats.peak_pkts);
 			}
 		}
+		if (x->no_descriptor)
+			fprintf(f,
+				"  WARNING: %" PRIu64 " packets dropped for want of descriptors "
+				"(raise --descriptors)\n",
+				x->no_descriptor);
 		if (x->kernel_dropped || x->user_dropped)
 			fprintf(f,
 				"  kernel drops      queue full %" PRIu64
@@ -201,8 +206,8 @@ int ts_summary_json(FILE *f, const struct ts_summary *s)
 		}
 		fprintf(f,
 			"],\"kernel_dropped\":%" PRIu64 ",\"socket_overrun\":%" PRIu64
-			",\"unexplained_drops\":%" PRIu64,
-			x->kernel_dropped, x->user_dropped, x->unexplained);
+			",\"no_descriptor\":%" PRIu64 ",\"unexplained_drops\":%" PRIu64,
+			x->kernel_dropped, x->user_dropped, x->no_descriptor, x->unexplained);
 		if (x->have_release_err)
 			fprintf(f,
 				",\"release_error_ns\":{\"p50\":%" PRIu64 ",\"p99\":%" PRIu64

@@ -6,11 +6,18 @@
  * no host forwarding sysctl, link or rule is touched. /run/netns is
  * shared with the host, so it only looks at names carrying its own pids.
  *
- *   1. two topologies side by side: distinct subnets, TCP over IPv4 and
- *      IPv6 from each inner namespace to the outer address, `ip netns exec`
- *      sees the namespace, NFQUEUE rules (with --queue-bypass, nobody
- *      listens) count the packets of the data path; destroy leaves nothing.
- *      A third one nested in the first's inner namespace avoids its /30.
+ *   1. two topologies (outer <-> link <-> inner) side by side: distinct
+ *      /29 blocks, the address layout, `ip netns exec` sees both
+ *      namespaces and their addresses, the link namespace forwards with
+ *      rp_filter off, the outer route to the inner subnet; TCP over IPv4
+ *      and IPv6 from each inner namespace to the outer address and from
+ *      the outer side to the inner address; NFQUEUE rules (with
+ *      --queue-bypass, nobody listens) count the packets at the three
+ *      hooks. A third one nested in the first's inner namespace avoids its
+ *      block, works both ways, and reaches the top namespace through both
+ *      link namespaces (NAT in the first's inner one), seen by the first's
+ *      sender hook. Destroy leaves nothing (namespaces, links, rules,
+ *      routes).
  *   2. a child builds a topology and is SIGKILLed; cleanup keeps its
  *      objects while it lives, removes exactly them after it died.
  *
@@ -27,6 +34,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,13 +96,21 @@ static void check_parsers(void)
 	      "bad tags accepted");
 	CHECK(ts_topo_link_pid("tas4194304-999o", &pid) == 0 && pid == 4194304, "link name");
 	CHECK(ts_topo_link_pid("tas7-0i", &pid) == 0 && pid == 7, "link name short");
+	CHECK(ts_topo_link_pid("tas7-0u", &pid) == 0 && pid == 7 &&
+		      ts_topo_link_pid("tas8-1d", &pid) == 0 && pid == 8,
+	      "link namespace link names");
 	CHECK(ts_topo_link_pid("tas7-0", &pid) < 0 && ts_topo_link_pid("tas7-0ox", &pid) < 0 &&
 		      ts_topo_link_pid("tas-7-0o", &pid) < 0 &&
-		      ts_topo_link_pid("tas07-0o", &pid) < 0 && ts_topo_link_pid("eth0", &pid) < 0,
+		      ts_topo_link_pid("tas07-0o", &pid) < 0 &&
+		      ts_topo_link_pid("eth0", &pid) < 0 && ts_topo_link_pid("tas7-0x", &pid) < 0,
 	      "bad link names accepted");
 	CHECK(ts_topo_netns_pid("tas-31-2", &pid) == 0 && pid == 31, "netns name");
+	CHECK(ts_topo_netns_pid("tas-32-2-link", &pid) == 0 && pid == 32, "link netns name");
 	CHECK(ts_topo_netns_pid("tas-31-2x", &pid) < 0 && ts_topo_netns_pid("tas-31", &pid) < 0 &&
-		      ts_topo_netns_pid("tas31-2", &pid) < 0,
+		      ts_topo_netns_pid("tas31-2", &pid) < 0 &&
+		      ts_topo_netns_pid("tas-31-2-lin", &pid) < 0 &&
+		      ts_topo_netns_pid("tas-31-2-linkx", &pid) < 0 &&
+		      ts_topo_netns_pid("tas-31-2-", &pid) < 0,
 	      "bad netns names accepted");
 out:
 	return;
@@ -132,8 +148,47 @@ static int has_tag(const char *buf, pid_t pid)
 	return 0;
 }
 
-/* Counts what is left of owner @pid; prints each kind found. */
-static int leftovers(pid_t pid)
+/* True when the output of `ip [-6] -o route show` in the caller's namespace holds "@pfx ". */
+static int route_present(int family, const char *pfx)
+{
+	const char *args4[] = {"ip", "-o", "route", "show", NULL};
+	const char *args6[] = {"ip", "-6", "-o", "route", "show", NULL};
+	struct ts_buf out = {0};
+	char want[INET6_ADDRSTRLEN + 8];
+	int found;
+
+	if (run_capture(-1, family == AF_INET6 ? args6 : args4, &out) != 0)
+		return -1;
+	snprintf(want, sizeof(want), "%s ", pfx);
+	found = out.data && strstr(out.data, want) != NULL;
+	ts_buf_free(&out);
+	return found;
+}
+
+/* Subnet A (the inner side) of @t as `ip route` prints it: "a.b.c.d/30", "fd74:...::/64". */
+static void subnet_a(const struct ts_topo *t, int family, char *buf, size_t len)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (family == AF_INET) {
+		a4.s_addr = htonl(ntohl(t->v4_in.s_addr) & ~3u);
+		inet_ntop(AF_INET, &a4, buf, (socklen_t)len);
+		snprintf(buf + strlen(buf), len - strlen(buf), "/30");
+	} else {
+		a6 = t->v6_in;
+		a6.s6_addr[15] = 0;
+		inet_ntop(AF_INET6, &a6, buf, (socklen_t)len);
+		snprintf(buf + strlen(buf), len - strlen(buf), "/64");
+	}
+}
+
+/*
+ * Counts what is left of owner @pid (links, namespaces, tagged rules) and
+ * of the outer routes @routes4/@routes6 (NULL-terminated, may be NULL);
+ * prints each kind found.
+ */
+static int leftovers(pid_t pid, const char *const *routes4, const char *const *routes6)
 {
 	static const char *const link_args[] = {"ip", "-o", "link", "show", NULL};
 	char want[32];
@@ -174,6 +229,16 @@ static int leftovers(pid_t pid)
 		}
 		ts_buf_free(&out);
 	}
+	for (; routes4 && *routes4; routes4++)
+		if (route_present(AF_INET, *routes4) != 0) {
+			fprintf(stderr, "  found: route to %s (or no `ip`)\n", *routes4);
+			n++;
+		}
+	for (; routes6 && *routes6; routes6++)
+		if (route_present(AF_INET6, *routes6) != 0) {
+			fprintf(stderr, "  found: route to %s (or no `ip`)\n", *routes6);
+			n++;
+		}
 	return n;
 }
 
@@ -202,6 +267,39 @@ static long long rule_packets(int fd, int family, const char *a, const char *b)
 	return pk;
 }
 
+struct sysctl_read {
+	const char *key;
+	long val;
+};
+
+static int sysctl_read_here(void *arg)
+{
+	struct sysctl_read *r = arg;
+	char path[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", r->key);
+	r->val = -1;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%ld", &r->val) != 1)
+		r->val = -1;
+	fclose(f);
+	return 0;
+}
+
+/* The number in /proc/sys/@key of namespace @fd; -1 on error. */
+static long sysctl_in(int fd, const char *key)
+{
+	struct sysctl_read r = {.key = key, .val = -1};
+	struct ts_err err;
+
+	if (ts_netns_run(fd, sysctl_read_here, &r, &err) < 0)
+		return -1;
+	return r.val;
+}
+
 static void set_timeouts(int s)
 {
 	struct timeval tv = {.tv_sec = 3};
@@ -210,14 +308,14 @@ static void set_timeouts(int s)
 	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
-/* In a child inside the inner namespace: connect, send "ping", expect "pong". */
+/* In a child, in namespace @ns_fd (-1: the parent's): connect, send "ping", expect "pong". */
 static void __attribute__((noreturn))
-tcp_client(int inner_fd, const struct sockaddr *sa, socklen_t salen)
+tcp_client(int ns_fd, const struct sockaddr *sa, socklen_t salen)
 {
 	char buf[4];
 	int s;
 
-	if (setns(inner_fd, CLONE_NEWNET) < 0)
+	if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNET) < 0)
 		_exit(2);
 	s = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
@@ -232,43 +330,63 @@ tcp_client(int inner_fd, const struct sockaddr *sa, socklen_t salen)
 	_exit(0);
 }
 
-/*
- * TCP from the inner namespace to the outer address of @t: proves the
- * addresses, the links, ARP/ND and the routes in both directions.
- */
-static int tcp_check(const struct ts_topo *t, int family)
+struct listener {
+	struct sockaddr_storage ss; /* in: the address; out: with the port */
+	socklen_t len;
+	int fd;
+};
+
+static int listen_here(void *arg)
 {
-	struct sockaddr_storage ss = {0};
-	socklen_t len =
-		family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+	struct listener *l = arg;
+
+	l->fd = socket(l->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l->fd < 0)
+		return -errno;
+	if (bind(l->fd, (struct sockaddr *)&l->ss, l->len) < 0 || listen(l->fd, 1) < 0 ||
+	    getsockname(l->fd, (struct sockaddr *)&l->ss, &l->len) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * TCP from namespace @cli_ns to address @addr (in_addr/in6_addr by
+ * @family) of a listener in namespace @srv_ns (either -1: the calling
+ * thread's): proves the addresses, links, ARP/ND, routes and forwarding
+ * on the way, in both directions.
+ */
+static int tcp_check(int srv_ns, const void *addr, int family, int cli_ns)
+{
+	struct listener l = {.fd = -1};
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&l.ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&l.ss;
+	char txt[INET6_ADDRSTRLEN];
+	struct ts_err err = {{0}};
 	struct pollfd pfd;
-	int ls = -1, cs = -1, status = 0, ok = 0;
+	int cs = -1, status = 0, ok = 0, r;
 	char buf[4];
 	pid_t pid = -1;
 
+	inet_ntop(family, addr, txt, sizeof(txt));
 	if (family == AF_INET) {
 		s4->sin_family = AF_INET;
-		s4->sin_addr = t->v4_out;
+		memcpy(&s4->sin_addr, addr, sizeof(s4->sin_addr));
+		l.len = sizeof(*s4);
 	} else {
 		s6->sin6_family = AF_INET6;
-		s6->sin6_addr = t->v6_out;
+		memcpy(&s6->sin6_addr, addr, sizeof(s6->sin6_addr));
+		l.len = sizeof(*s6);
 	}
-	ls = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	CHECK(ls >= 0, "socket: %s", strerror(errno));
-	CHECK(bind(ls, (struct sockaddr *)&ss, len) == 0 && listen(ls, 1) == 0 &&
-		      getsockname(ls, (struct sockaddr *)&ss, &len) == 0,
-	      "listen on the outer address: %s", strerror(errno));
+	r = srv_ns >= 0 ? ts_netns_run(srv_ns, listen_here, &l, &err) : listen_here(&l);
+	CHECK(r == 0, "listen on %s: %s %s", txt, strerror(-r), err.msg);
 	pid = fork();
 	CHECK(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0)
-		tcp_client(t->inner.fd, (struct sockaddr *)&ss, len);
-	pfd.fd = ls;
+		tcp_client(cli_ns, (struct sockaddr *)&l.ss, l.len);
+	pfd.fd = l.fd;
 	pfd.events = POLLIN;
-	CHECK(poll(&pfd, 1, 5000) == 1, "no connection from the inner namespace (IPv%d)",
-	      family == AF_INET ? 4 : 6);
-	cs = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	CHECK(poll(&pfd, 1, 5000) == 1, "no connection to %s", txt);
+	cs = accept4(l.fd, NULL, NULL, SOCK_CLOEXEC);
 	CHECK(cs >= 0, "accept: %s", strerror(errno));
 	set_timeouts(cs);
 	CHECK(recv(cs, buf, 4, MSG_WAITALL) == 4 && !memcmp(buf, "ping", 4), "no ping received");
@@ -277,18 +395,28 @@ static int tcp_check(const struct ts_topo *t, int family)
 out:
 	if (cs >= 0)
 		close(cs);
-	if (ls >= 0)
-		close(ls);
+	if (l.fd >= 0)
+		close(l.fd);
 	if (pid > 0) {
 		waitpid(pid, &status, 0);
 		if (ok && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-			fprintf(stderr, "FAIL: IPv%d client exited with status %d\n",
-				family == AF_INET ? 4 : 6, status);
+			fprintf(stderr, "FAIL: client to %s exited with status %d\n", txt, status);
 			failures++;
 			ok = 0;
 		}
 	}
 	return ok ? 0 : -1;
+}
+
+/* Both directions between the inner and the outer namespace of @t, over @family. */
+static int tcp_both(const struct ts_topo *t, int family)
+{
+	int up = tcp_check(-1, family == AF_INET ? (const void *)&t->v4_out : &t->v6_out, family,
+			   t->inner.fd);
+	int down = tcp_check(t->inner.fd, family == AF_INET ? (const void *)&t->v4_in : &t->v6_in,
+			     family, -1);
+
+	return up == 0 && down == 0 ? 0 : -1;
 }
 
 /* --- namespace API edge cases --- */
@@ -351,14 +479,111 @@ static int nested_create(void *arg)
 	struct nested *n = arg;
 
 	n->made = 1;
-	return ts_topo_create(n->t, TS_TOPO_FWD_V4, n->err);
+	return ts_topo_create(n->t, TS_TOPO_FWD_V4 | TS_TOPO_NAT_V4, n->err);
 }
 
+/* Run inside the parent's inner namespace, which is the nested instance's outer one. */
 static int nested_tcp(void *arg)
 {
 	struct nested *n = arg;
+	int r4 = tcp_both(n->t, AF_INET), r6 = tcp_both(n->t, AF_INET6);
 
-	return tcp_check(n->t, AF_INET);
+	return r4 == 0 && r6 == 0 ? 0 : -1;
+}
+
+/* `ip netns exec @ns ip -o addr show` holds every address in @want (NULL-terminated). */
+static int addrs_seen(const char *ns, const char *const *want)
+{
+	const char *args[] = {"ip", "netns", "exec", ns, "ip", "-o", "addr", "show", NULL};
+	struct ts_buf out = {0};
+	int ok = 1;
+
+	if (run_capture(-1, args, &out) != 0)
+		return 0;
+	for (; *want; want++)
+		if (!out.data || !strstr(out.data, *want)) {
+			fprintf(stderr, "%s not in namespace %s: %s\n", *want, ns,
+				out.data ? out.data : "");
+			ok = 0;
+		}
+	ts_buf_free(&out);
+	return ok;
+}
+
+/*
+ * The layout of topo.h: a /29 block N, outer N+1, link N+2 | link N+5,
+ * inner N+6, and the /64 of each /30 with ::1 and ::2; names by index.
+ */
+static void check_layout(const struct ts_topo *t)
+{
+	uint32_t n = ntohl(t->v4_net.s_addr);
+	struct in6_addr b6 = {{{0xfd, 0x74, 0x61, 0x73}}}, a6;
+	char name[64], txt[4][INET6_ADDRSTRLEN];
+	long pid = (long)getpid();
+	uint32_t a_net = htonl(n + 4);
+	const char *want[5];
+
+	CHECK((n & 7u) == 0 && ntohl(t->v4_out.s_addr) == n + 1 &&
+		      ntohl(t->v4_lu.s_addr) == n + 2 && ntohl(t->v4_ld.s_addr) == n + 5 &&
+		      ntohl(t->v4_in.s_addr) == n + 6 && t->v4_plen == 30,
+	      "IPv4 layout of %s", t->v4_subnet);
+	memcpy(&b6.s6_addr[4], &t->v4_net.s_addr, 4);
+	a6 = b6;
+	memcpy(&a6.s6_addr[4], &a_net, 4);
+	b6.s6_addr[15] = 1;
+	CHECK(!memcmp(&t->v6_out, &b6, 16), "IPv6 outer address");
+	b6.s6_addr[15] = 2;
+	CHECK(!memcmp(&t->v6_lu, &b6, 16), "IPv6 link (outer side) address");
+	a6.s6_addr[15] = 1;
+	CHECK(!memcmp(&t->v6_ld, &a6, 16), "IPv6 link (inner side) address");
+	a6.s6_addr[15] = 2;
+	CHECK(!memcmp(&t->v6_in, &a6, 16) && t->v6_plen == 64, "IPv6 inner address");
+	CHECK(strstr(t->v4_subnet, "/29") && strstr(t->v6_subnet, "::/61"), "blocks %s %s",
+	      t->v4_subnet, t->v6_subnet);
+	snprintf(name, sizeof(name), "tas-%ld-%u-link", pid, t->index);
+	CHECK(!strcmp(t->link.name, name), "link namespace %s, want %s", t->link.name, name);
+	snprintf(name, sizeof(name), "tas%ld-%uu", pid, t->index);
+	CHECK(!strcmp(t->veth_lu, name), "veth_lu %s", t->veth_lu);
+	snprintf(name, sizeof(name), "tas%ld-%ud", pid, t->index);
+	CHECK(!strcmp(t->veth_ld, name), "veth_ld %s", t->veth_ld);
+
+	/* iproute2 finds both namespaces by name and sees the addresses in them. */
+	inet_ntop(AF_INET, &t->v4_in, txt[0], sizeof(txt[0]));
+	inet_ntop(AF_INET6, &t->v6_in, txt[1], sizeof(txt[1]));
+	want[0] = txt[0];
+	want[1] = txt[1];
+	want[2] = NULL;
+	CHECK(addrs_seen(t->inner.name, want), "inner addresses");
+	inet_ntop(AF_INET, &t->v4_lu, txt[0], sizeof(txt[0]));
+	inet_ntop(AF_INET6, &t->v6_lu, txt[1], sizeof(txt[1]));
+	inet_ntop(AF_INET, &t->v4_ld, txt[2], sizeof(txt[2]));
+	inet_ntop(AF_INET6, &t->v6_ld, txt[3], sizeof(txt[3]));
+	want[2] = txt[2];
+	want[3] = txt[3];
+	want[4] = NULL;
+	CHECK(addrs_seen(t->link.name, want), "link namespace addresses");
+
+	/* The link namespace routes, whatever the host's defaults. */
+	snprintf(name, sizeof(name), "net/ipv4/conf/%s/rp_filter", t->veth_lu);
+	CHECK(sysctl_in(t->link.fd, "net/ipv4/ip_forward") == 1 &&
+		      sysctl_in(t->link.fd, "net/ipv6/conf/all/forwarding") == 1 &&
+		      sysctl_in(t->link.fd, "net/ipv4/conf/all/rp_filter") == 0 &&
+		      sysctl_in(t->link.fd, name) == 0,
+	      "link namespace sysctls");
+
+	/* The outer route to subnet A, via the link namespace. */
+	subnet_a(t, AF_INET, txt[0], sizeof(txt[0]));
+	CHECK(route_present(AF_INET, txt[0]) == 1, "no outer route to %s", txt[0]);
+	subnet_a(t, AF_INET6, txt[0], sizeof(txt[0]));
+	CHECK(route_present(AF_INET6, txt[0]) == 1, "no outer route to %s", txt[0]);
+out:
+	return;
+}
+
+/* The /29 blocks of @x and @y are disjoint. */
+static int blocks_apart(const struct ts_topo *x, const struct ts_topo *y)
+{
+	return (ntohl(x->v4_net.s_addr) & ~7u) != (ntohl(y->v4_net.s_addr) & ~7u);
 }
 
 static void part_topology(void)
@@ -369,15 +594,15 @@ static void part_topology(void)
 	int stale = 0;
 	struct nested nest = {0};
 	struct ts_err err = {{0}};
-	struct ts_buf out = {0};
-	char in4[INET_ADDRSTRLEN], in6[INET6_ADDRSTRLEN], needle[64];
+	char needle[96], pfx[4][INET6_ADDRSTRLEN + 4];
+	const char *r4[3] = {pfx[0], pfx[1], NULL}, *r6[3] = {pfx[2], pfx[3], NULL};
 	struct stat st;
 	int made_a = 0, made_b = 0, r, fam;
-	long long pk;
+	long long pk, before;
 
 	/*
 	 * A stale link with index 0's name (as a dead process with our pid
-	 * would leave): create must give up index 0, remove the namespace it
+	 * would leave): create must give up index 0, remove the namespaces it
 	 * had reserved for it, and use index 1.
 	 */
 	snprintf(stale_o, sizeof(stale_o), "tas%ld-0o", (long)getpid());
@@ -394,54 +619,43 @@ static void part_topology(void)
 	snprintf(needle, sizeof(needle), "%s/tas-%ld-0", TS_NETNS_DIR, (long)getpid());
 	CHECK(a.index == 1 && stat(needle, &st) < 0, "index %u, %s exists: %d", a.index, needle,
 	      stat(needle, &st) == 0);
+	snprintf(needle, sizeof(needle), "%s/tas-%ld-0-link", TS_NETNS_DIR, (long)getpid());
+	CHECK(stat(needle, &st) < 0, "%s left behind", needle);
 	CHECK(ts_rtnl_link_del(&rt, stale_o, &err) == 0, "%s", err.msg);
 	stale = 0;
 	r = ts_topo_create(&b, 0, &err);
 	made_b = 1;
 	CHECK(r == 0, "create b: %s", err.msg);
-	printf("a: %s %s/%s %s %s\n", a.inner.name, a.veth_out, a.veth_in, a.v4_subnet,
-	       a.v6_subnet);
-	printf("b: %s %s/%s %s %s\n", b.inner.name, b.veth_out, b.veth_in, b.v4_subnet,
-	       b.v6_subnet);
+	printf("a: %s %s %s/%s/%s/%s %s %s\n", a.inner.name, a.link.name, a.veth_out, a.veth_lu,
+	       a.veth_ld, a.veth_in, a.v4_subnet, a.v6_subnet);
+	printf("b: %s %s %s/%s/%s/%s %s %s\n", b.inner.name, b.link.name, b.veth_out, b.veth_lu,
+	       b.veth_ld, b.veth_in, b.v4_subnet, b.v6_subnet);
 	CHECK(a.v6 && b.v6, "IPv6 unavailable");
 	CHECK(a.index != b.index && strcmp(a.veth_out, b.veth_out) != 0, "same names");
-	CHECK(a.v4_net.s_addr != b.v4_net.s_addr, "same subnet for two instances");
-	/* The inner address is the outer one plus 1 in the same /30. */
-	CHECK(ntohl(a.v4_in.s_addr) == ntohl(a.v4_out.s_addr) + 1 &&
-		      (ntohl(a.v4_net.s_addr) & 3u) == 0 &&
-		      ntohl(a.v4_out.s_addr) == ntohl(a.v4_net.s_addr) + 1,
-	      "address layout");
-	CHECK(stat(a.inner.path, &st) == 0, "%s missing", a.inner.path);
+	CHECK(blocks_apart(&a, &b), "same block for two instances");
+	check_layout(&a);
+	check_layout(&b);
+	CHECK(!failures, "layout");
+	subnet_a(&a, AF_INET, pfx[0], sizeof(pfx[0]));
+	subnet_a(&b, AF_INET, pfx[1], sizeof(pfx[1]));
+	subnet_a(&a, AF_INET6, pfx[2], sizeof(pfx[2]));
+	subnet_a(&b, AF_INET6, pfx[3], sizeof(pfx[3]));
 
-	/* iproute2 finds the namespace by name and sees our addresses in it. */
-	{
-		const char *args[] = {"ip",   "netns", "exec", a.inner.name, "ip", "-o",
-				      "addr", "show",  "dev",  a.veth_in,    NULL};
+	CHECK(tcp_both(&a, AF_INET) == 0, "IPv4 a");
+	CHECK(tcp_both(&a, AF_INET6) == 0, "IPv6 a");
+	CHECK(tcp_both(&b, AF_INET) == 0, "IPv4 b");
+	CHECK(tcp_both(&b, AF_INET6) == 0, "IPv6 b");
 
-		CHECK(run_capture(-1, args, &out) == 0, "ip netns exec %s failed", a.inner.name);
-		inet_ntop(AF_INET, &a.v4_in, in4, sizeof(in4));
-		inet_ntop(AF_INET6, &a.v6_in, in6, sizeof(in6));
-		CHECK(strstr(out.data, in4) && strstr(out.data, in6), "addresses not seen: %s",
-		      out.data);
-		ts_buf_free(&out);
-	}
-
-	CHECK(tcp_check(&a, AF_INET) == 0, "IPv4 a");
-	CHECK(tcp_check(&a, AF_INET6) == 0, "IPv6 a");
-	CHECK(tcp_check(&b, AF_INET) == 0, "IPv4 b");
-	CHECK(tcp_check(&b, AF_INET6) == 0, "IPv6 b");
-
-	/* An instance inside a's inner namespace: a's /30 is taken there. */
+	/* An instance inside a's inner namespace: a's subnet A is taken there. */
 	nest.t = &c;
 	nest.err = &err;
 	r = ts_topo_run_inner(&a, nested_create, &nest, &err);
 	CHECK(r == 0, "nested create: %s", err.msg);
-	printf("c (inside a): %s %s\n", c.inner.name, c.v4_subnet);
-	CHECK(c.v4_net.s_addr != a.v4_net.s_addr, "nested instance reused the parent's subnet");
-	CHECK(ts_topo_run_inner(&a, nested_tcp, &nest, &err) == 0, "IPv4 c");
-	r = ts_topo_destroy(&c, &err);
-	nest.made = 0;
-	CHECK(r == 0, "destroy c: %s", err.msg);
+	printf("c (inside a): %s %s %s\n", c.inner.name, c.link.name, c.v4_subnet);
+	CHECK(blocks_apart(&a, &c), "nested instance reused the parent's block");
+	CHECK(ts_topo_run_inner(&a, nested_tcp, &nest, &err) == 0, "c inner <-> c outer");
+	/* c's inner to the top namespace: c link, a's inner (NAT), a's link, outer. */
+	CHECK(tcp_check(-1, &a.v4_out, AF_INET, c.inner.fd) == 0, "c inner -> a outer");
 
 	/* All three hooks with bypass: nobody listens, packets pass and are counted. */
 	CHECK(ts_topo_queue(&a, TS_HOOK_UP_SENDER, 10, TS_IPT_BYPASS, &err) == 0, "%s", err.msg);
@@ -449,23 +663,32 @@ static void part_topology(void)
 	CHECK(ts_topo_queue(&a, TS_HOOK_DOWN_NETWORK, 12, TS_IPT_BYPASS, &err) == 0, "%s", err.msg);
 	/* 3 hooks x 2 families + 2 MASQUERADE rules */
 	CHECK(a.rules.n == 8, "%zu rules remembered, want 8", a.rules.n);
-	CHECK(tcp_check(&a, AF_INET) == 0, "IPv4 a with NFQUEUE bypass rules");
-	CHECK(tcp_check(&a, AF_INET6) == 0, "IPv6 a with NFQUEUE bypass rules");
+	CHECK(tcp_both(&a, AF_INET) == 0, "IPv4 a with NFQUEUE bypass rules");
+	CHECK(tcp_both(&a, AF_INET6) == 0, "IPv6 a with NFQUEUE bypass rules");
 	for (fam = AF_INET; fam; fam = fam == AF_INET ? AF_INET6 : 0) {
 		snprintf(needle, sizeof(needle), "-o %s ", a.veth_in);
-		pk = rule_packets(a.inner.fd, fam, "-A OUTPUT", needle);
+		pk = rule_packets(a.inner.fd, fam, "-A POSTROUTING", needle);
 		CHECK(pk > 0, "uplink sender rule (family %d) counted %lld packets", fam, pk);
-		snprintf(needle, sizeof(needle), "-i %s ", a.veth_in);
-		pk = rule_packets(a.inner.fd, fam, "-A PREROUTING", needle);
-		CHECK(pk > 0, "downlink network rule (family %d) counted %lld packets", fam, pk);
-		snprintf(needle, sizeof(needle), "-i %s ", a.veth_out);
-		pk = rule_packets(-1, fam, "-A PREROUTING", needle);
+		snprintf(needle, sizeof(needle), "-i %s ", a.veth_ld);
+		pk = rule_packets(a.link.fd, fam, "-A PREROUTING", needle);
 		CHECK(pk > 0, "uplink network rule (family %d) counted %lld packets", fam, pk);
+		snprintf(needle, sizeof(needle), "-i %s ", a.veth_lu);
+		pk = rule_packets(a.link.fd, fam, "-A PREROUTING", needle);
+		CHECK(pk > 0, "downlink network rule (family %d) counted %lld packets", fam, pk);
 		pk = rule_packets(-1, fam, "MASQUERADE",
 				  fam == AF_INET ? a.v4_subnet : a.v6_subnet);
 		CHECK(pk >= 0, "MASQUERADE rule (family %d) missing", fam);
 	}
+	/* What a's inner namespace forwards for c passes a's sender hook too. */
+	snprintf(needle, sizeof(needle), "-o %s ", a.veth_in);
+	before = rule_packets(a.inner.fd, AF_INET, "-A POSTROUTING", needle);
+	CHECK(tcp_check(-1, &a.v4_out, AF_INET, c.inner.fd) == 0, "c inner -> a outer, hooked");
+	pk = rule_packets(a.inner.fd, AF_INET, "-A POSTROUTING", needle);
+	CHECK(pk > before, "sender hook: %lld packets before c's flow, %lld after", before, pk);
 
+	r = ts_topo_destroy(&c, &err);
+	nest.made = 0;
+	CHECK(r == 0, "destroy c: %s", err.msg);
 	r = ts_topo_destroy(&a, &err);
 	made_a = 0;
 	CHECK(r == 0, "destroy a: %s", err.msg);
@@ -473,9 +696,8 @@ static void part_topology(void)
 	made_b = 0;
 	CHECK(r == 0, "destroy b: %s", err.msg);
 	CHECK(ts_topo_destroy(&a, &err) == 0, "second destroy: %s", err.msg);
-	CHECK(leftovers(getpid()) == 0, "objects left after destroy");
+	CHECK(leftovers(getpid(), r4, r6) == 0, "objects left after destroy");
 out:
-	ts_buf_free(&out);
 	if (stale)
 		ts_rtnl_link_del(&rt, stale_o, NULL);
 	ts_rtnl_close(&rt);
@@ -493,17 +715,21 @@ static void __attribute__((noreturn)) crash_child(int wfd)
 {
 	struct ts_topo t;
 	struct ts_err err = {{0}};
-	char msg[TS_ERR_MAX + 8];
+	char msg[TS_ERR_MAX + 8], a4[INET6_ADDRSTRLEN + 4], a6[INET6_ADDRSTRLEN + 4];
 	int n;
 
-	if (ts_topo_create(&t, TS_TOPO_FWD_V4 | TS_TOPO_NAT_V4, &err) < 0 ||
+	if (ts_topo_create(&t, TS_TOPO_FWD_V4 | TS_TOPO_NAT_V4 | TS_TOPO_NAT_V6, &err) < 0 ||
 	    ts_topo_queue(&t, TS_HOOK_UP_NETWORK, 20, TS_IPT_BYPASS, &err) < 0) {
 		n = snprintf(msg, sizeof(msg), "ERR %s", err.msg);
 		if (write(wfd, msg, (size_t)n) < 0)
 			_exit(1);
 		_exit(1);
 	}
-	if (write(wfd, "OK", 2) != 2)
+	/* The outer routes to the inner subnet, for the parent to look for. */
+	subnet_a(&t, AF_INET, a4, sizeof(a4));
+	subnet_a(&t, AF_INET6, a6, sizeof(a6));
+	n = snprintf(msg, sizeof(msg), "OK %s %s", a4, a6);
+	if (write(wfd, msg, (size_t)n) != n)
 		_exit(1);
 	for (;;)
 		pause(); /* until SIGKILL: no destructor runs */
@@ -521,7 +747,8 @@ static void part_crash(void)
 	struct ts_cleanup_stats st;
 	struct ts_err err = {{0}};
 	struct pollfd pfd;
-	char msg[TS_ERR_MAX + 8] = "";
+	char msg[TS_ERR_MAX + 8] = "", a4[INET6_ADDRSTRLEN + 4], a6[INET6_ADDRSTRLEN + 4];
+	const char *r4[2] = {a4, NULL}, *r6[2] = {a6, NULL};
 	int p[2] = {-1, -1}, status;
 	pid_t child = -1;
 	ssize_t n;
@@ -540,13 +767,18 @@ static void part_crash(void)
 	CHECK(poll(&pfd, 1, 10000) == 1, "child did not report");
 	n = read(p[0], msg, sizeof(msg) - 1);
 	msg[n > 0 ? n : 0] = '\0';
-	CHECK(!strcmp(msg, "OK"), "child: %s", msg);
-	/* link, namespace, an iptables and an ip6tables rule */
-	CHECK(leftovers(child) == 4, "child's netns, link and rules not all visible");
+	CHECK(sscanf(msg, "OK %49s %49s", a4, a6) == 2, "child: %s", msg);
+	CHECK(route_present(AF_INET, a4) == 1 && route_present(AF_INET6, a6) == 1,
+	      "child's outer routes to %s, %s missing", a4, a6);
+	/* link, 2 namespaces, an iptables and an ip6tables rule; the routes are there */
+	CHECK(leftovers(child, NULL, NULL) == 5, "child's netns, link and rules not all visible");
 
 	o.only_pid = child;
 	CHECK(ts_topo_cleanup(&o, &st, &err) == 0, "cleanup: %s", err.msg);
-	/* Alive owner: 3 rules (v4+v6 NFQUEUE, v4 MASQUERADE) + 1 link + 1 netns kept. */
+	/*
+	 * Alive owner: 2 MASQUERADE rules (v4, v6) + 1 link + 2 netns kept; the
+	 * NFQUEUE rules live in its link namespace, not here.
+	 */
 	CHECK(st.rules == 0 && st.links == 0 && st.netns == 0 && st.kept == 5,
 	      "live owner: removed %u/%u/%u kept %u, want 0/0/0 kept 5", st.rules, st.links,
 	      st.netns, st.kept);
@@ -554,10 +786,10 @@ static void part_crash(void)
 	kill(child, SIGKILL);
 	CHECK(waitpid(child, &status, 0) == child, "waitpid: %s", strerror(errno));
 	CHECK(ts_topo_cleanup(&o, &st, &err) == 0, "cleanup: %s", err.msg);
-	CHECK(st.rules == 3 && st.links == 1 && st.netns == 1 && st.kept == 0,
-	      "dead owner: removed %u rules, %u links, %u netns, kept %u; want 3/1/1/0", st.rules,
+	CHECK(st.rules == 2 && st.links == 1 && st.netns == 2 && st.kept == 0,
+	      "dead owner: removed %u rules, %u links, %u netns, kept %u; want 2/1/2/0", st.rules,
 	      st.links, st.netns, st.kept);
-	CHECK(leftovers(child) == 0, "objects left after cleanup");
+	CHECK(leftovers(child, r4, r6) == 0, "objects left after cleanup");
 	child = -1;
 out:
 	if (child > 0) {
