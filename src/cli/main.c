@@ -18,6 +18,7 @@ const char *argp_program_version = "tasshape " TS_VERSION;
 static const struct ts_cmd commands[] = {
 	{"sim", cmd_sim,
 	 "Simulate the link model alone (no kernel, no root) and print the summary"},
+	{"attach", cmd_attach, "Shape the link of an existing namespace (ip netns, Mininet-style)"},
 	{"cleanup", cmd_cleanup,
 	 "Remove namespaces, interfaces and rules a killed run left behind"},
 };

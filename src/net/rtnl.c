@@ -435,29 +435,36 @@ struct walk {
 	int family;
 };
 
+struct link_attrs {
+	const struct nlattr *name;
+	int peer; /* IFLA_LINK: a veth's peer ifindex (in the peer's namespace), or 0 */
+};
+
 static int link_attr_cb(const struct nlattr *a, void *data)
 {
-	const struct nlattr **name = data;
+	struct link_attrs *la = data;
 
 	if (mnl_attr_get_type(a) == IFLA_IFNAME && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
-		*name = a;
+		la->name = a;
+	if (mnl_attr_get_type(a) == IFLA_LINK && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+		la->peer = (int)mnl_attr_get_u32(a);
 	return MNL_CB_OK;
 }
 
 static int link_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *name = NULL;
+	struct link_attrs la = {0};
 	struct talk *t = data;
 	struct walk *w = t->arg;
 	int ret;
 
 	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifm)))
 		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(*ifm), link_attr_cb, &name);
-	if (!name)
+	mnl_attr_parse(nlh, sizeof(*ifm), link_attr_cb, &la);
+	if (!la.name)
 		return MNL_CB_OK;
-	ret = w->link_fn(w->arg, ifm->ifi_index, mnl_attr_get_str(name));
+	ret = w->link_fn(w->arg, ifm->ifi_index, mnl_attr_get_str(la.name), la.peer);
 	if (ret < 0) {
 		t->cb_ret = ret;
 		return MNL_CB_ERROR;

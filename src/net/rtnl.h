@@ -85,8 +85,12 @@ int ts_rtnl_route_default(struct ts_rtnl *r, int family, const void *gw, int ifi
 int ts_rtnl_route_add(struct ts_rtnl *r, int family, const void *dst, unsigned int plen,
 		      const void *gw, int ifindex, struct ts_err *err);
 
-/* Called once per link by ts_rtnl_link_list; a negative return stops the walk. */
-typedef int (*ts_rtnl_link_fn)(void *arg, int ifindex, const char *name);
+/*
+ * Called once per link by ts_rtnl_link_list; a negative return stops the
+ * walk. @peer is IFLA_LINK (for a veth, its peer's ifindex in the peer's
+ * namespace), 0 when the link has none.
+ */
+typedef int (*ts_rtnl_link_fn)(void *arg, int ifindex, const char *name, int peer);
 
 /*
  * ts_rtnl_link_list - call @fn for every link in @r's namespace. @fn must

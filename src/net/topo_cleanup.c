@@ -195,10 +195,12 @@ struct names {
 	size_t n, cap;
 };
 
-static int collect_link(void *arg, int ifindex, const char *name)
+static int collect_link(void *arg, int ifindex, const char *name, int peer)
 {
 	struct names *l = arg;
 	pid_t pid;
+
+	(void)peer;
 
 	(void)ifindex;
 	if (ts_topo_link_pid(name, &pid) < 0 || strlen(name) >= TS_TOPO_IFNAMSIZ)

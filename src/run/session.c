@@ -6,6 +6,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "net/rtnl.h"
 #include "run/clock.h"
 #include "run/session.h"
 
@@ -25,7 +26,6 @@ static void session_init(struct ts_session *s, struct ts_linkcfg *link,
 	memset(s, 0, sizeof(*s));
 	s->link = link;
 	s->common = common;
-	s->inner_fd = s->link_fd = -1;
 	s->sigfd = -1;
 	ts_netns_init(&s->attached);
 	ts_netns_init(&s->peer);
@@ -70,22 +70,19 @@ static int check_privileges(struct ts_err *err)
 	return 0;
 }
 
-/* Where each hook's queue and rule live (docs/datapath.md). */
-enum hook_ns { NS_INNER, NS_LINK };
-
+/*
+ * The chain each hook's rule sits in (docs/datapath.md). The sender hook
+ * uses POSTROUTING, not OUTPUT: it sees the station's own packets (still
+ * charged to their socket) and also those it forwards for a nested run.
+ * The network hooks hold packets that have crossed the veth.
+ */
 static const struct {
-	enum hook_ns ns;
 	const char *chain;
 	enum ts_ipt_dir dir;
 } hook_rule[TS_H__COUNT] = {
-	/*
-	 * POSTROUTING, not OUTPUT: it sees the station's own packets (still
-	 * charged to their socket) and also those it forwards for a nested run.
-	 */
-	[TS_H_UP_SENDER] = {NS_INNER, "POSTROUTING", TS_IPT_OUT},
-	/* The router namespace: held there, a packet belongs to no socket. */
-	[TS_H_UP_NETWORK] = {NS_LINK, "PREROUTING", TS_IPT_IN},
-	[TS_H_DOWN_NETWORK] = {NS_LINK, "PREROUTING", TS_IPT_IN},
+	[TS_H_UP_SENDER] = {"POSTROUTING", TS_IPT_OUT},
+	[TS_H_UP_NETWORK] = {"PREROUTING", TS_IPT_IN},
+	[TS_H_DOWN_NETWORK] = {"PREROUTING", TS_IPT_IN},
 };
 
 /* Open the queues and install their rules, for every place that has stages. */
@@ -100,7 +97,7 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 		return ret;
 	s->shaper.quiet = s->common->quiet;
 	for (i = 0; i < TS_H__COUNT; i++) {
-		int fd = hook_rule[i].ns == NS_INNER ? s->inner_fd : s->link_fd;
+		int fd = s->hook_fd[i];
 		const char *dev = s->hook_dev[i];
 
 		if (!ts_shaper_needs(&s->shaper, i))
@@ -144,8 +141,9 @@ int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run
 	if (ret < 0)
 		goto fail;
 	s->have_topo = true;
-	s->inner_fd = s->topo.inner.fd;
-	s->link_fd = s->topo.link.fd;
+	s->hook_fd[TS_H_UP_SENDER] = s->topo.inner.fd;
+	s->hook_fd[TS_H_UP_NETWORK] = s->topo.link.fd;
+	s->hook_fd[TS_H_DOWN_NETWORK] = s->topo.link.fd;
 	snprintf(s->hook_dev[TS_H_UP_SENDER], TS_TOPO_IFNAMSIZ, "%s", s->topo.veth_in);
 	snprintf(s->hook_dev[TS_H_UP_NETWORK], TS_TOPO_IFNAMSIZ, "%s", s->topo.veth_ld);
 	snprintf(s->hook_dev[TS_H_DOWN_NETWORK], TS_TOPO_IFNAMSIZ, "%s", s->topo.veth_lu);
@@ -153,6 +151,139 @@ int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run
 	if (s->topo.v6)
 		inet_ntop(AF_INET6, &s->topo.v6_out, s->base6, sizeof(s->base6));
 	ret = hook_up(s, s->topo.v6 && ts_ipt_check(AF_INET6, NULL) == 0, err);
+	if (ret < 0)
+		goto fail;
+	return 0;
+fail:
+	ts_session_close(s, NULL);
+	return ret;
+}
+
+struct find_dev {
+	const char *want; /* name asked for, or NULL: the only non-loopback link */
+	int ifindex, peer, count;
+	char name[TS_TOPO_IFNAMSIZ];
+	char names[256]; /* what was found, for the message */
+};
+
+static int pick_dev(void *arg, int ifindex, const char *name, int peer)
+{
+	struct find_dev *f = arg;
+	size_t len = strlen(f->names);
+
+	if (!strcmp(name, "lo"))
+		return 0;
+	snprintf(f->names + len, sizeof(f->names) - len, "%s%s", len ? ", " : "", name);
+	if (f->want ? strcmp(name, f->want) != 0 : false)
+		return 0;
+	f->count++;
+	f->ifindex = ifindex;
+	f->peer = peer;
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	return 0;
+}
+
+struct find_peer {
+	int ifindex, peer_of; /* the link we look for, and the station end it must point back to */
+	char name[TS_TOPO_IFNAMSIZ];
+};
+
+static int pick_peer(void *arg, int ifindex, const char *name, int peer)
+{
+	struct find_peer *f = arg;
+
+	if (ifindex == f->ifindex && peer == f->peer_of)
+		snprintf(f->name, sizeof(f->name), "%s", name);
+	return 0;
+}
+
+/* Find the station's interface and the veth end facing it in the peer namespace. */
+static int find_link(struct ts_session *s, const char *netns, const char *dev,
+		     const char *peer_desc, struct ts_err *err)
+{
+	struct find_dev fd = {.want = dev};
+	struct find_peer fp = {0};
+	struct ts_rtnl r;
+	int ret;
+
+	ret = ts_rtnl_open(&r, s->attached.fd, err);
+	if (ret < 0)
+		return ret;
+	ret = ts_rtnl_link_list(&r, pick_dev, &fd, err);
+	ts_rtnl_close(&r);
+	if (ret < 0)
+		return ret;
+	if (fd.count != 1) {
+		if (dev)
+			ts_err_set(err, "namespace %s has no interface '%s' (it has: %s)", netns,
+				   dev, fd.names[0] ? fd.names : "only lo");
+		else
+			ts_err_set(
+				err,
+				"namespace %s has %d interfaces besides lo (%s): choose one with "
+				"--dev",
+				netns, fd.count, fd.names[0] ? fd.names : "none");
+		return -ENODEV;
+	}
+	fp.ifindex = fd.peer;
+	fp.peer_of = fd.ifindex;
+	ret = ts_rtnl_open(&r, s->peer.fd, err);
+	if (ret < 0)
+		return ret;
+	ret = ts_rtnl_link_list(&r, pick_peer, &fp, err);
+	ts_rtnl_close(&r);
+	if (ret < 0)
+		return ret;
+	if (!fd.peer || !fp.name[0]) {
+		ts_err_set(err,
+			   "%s in namespace %s is not a veth whose other end is in %s (name the "
+			   "namespace of the other end with --peer-netns)",
+			   fd.name, netns, peer_desc);
+		return -ENODEV;
+	}
+	snprintf(s->hook_dev[TS_H_UP_SENDER], TS_TOPO_IFNAMSIZ, "%s", fd.name);
+	snprintf(s->hook_dev[TS_H_DOWN_NETWORK], TS_TOPO_IFNAMSIZ, "%s", fd.name);
+	snprintf(s->hook_dev[TS_H_UP_NETWORK], TS_TOPO_IFNAMSIZ, "%s", fp.name);
+	return 0;
+}
+
+int ts_session_attach(struct ts_session *s, struct ts_linkcfg *link, struct ts_run_common *common,
+		      const char *netns, const char *dev, const char *peer_netns,
+		      struct ts_err *err)
+{
+	int ret;
+
+	session_init(s, link, common);
+	ret = check_privileges(err);
+	if (ret < 0)
+		return ret;
+	ret = ts_linkcfg_load(link, err);
+	if (ret < 0)
+		return ret;
+	ret = block_signals(s, err);
+	if (ret < 0)
+		goto fail;
+	ret = ts_netns_open(&s->attached, netns, err);
+	if (ret < 0)
+		goto fail;
+	if (peer_netns) {
+		ret = ts_netns_open(&s->peer, peer_netns, err);
+	} else {
+		ret = ts_netns_current(err);
+		if (ret >= 0) {
+			s->peer.fd = ret; /* not owned by name: destroy only closes it */
+			ret = 0;
+		}
+	}
+	if (ret < 0)
+		goto fail;
+	ret = find_link(s, netns, dev, peer_netns ? peer_netns : "this namespace", err);
+	if (ret < 0)
+		goto fail;
+	s->hook_fd[TS_H_UP_SENDER] = s->attached.fd;
+	s->hook_fd[TS_H_DOWN_NETWORK] = s->attached.fd;
+	s->hook_fd[TS_H_UP_NETWORK] = s->peer.fd;
+	ret = hook_up(s, ts_ipt_check(AF_INET6, NULL) == 0, err);
 	if (ret < 0)
 		goto fail;
 	return 0;

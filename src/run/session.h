@@ -34,8 +34,7 @@ struct ts_session {
 	struct ts_linkcfg *link;
 	bool have_topo; /* wrapper: we made the namespace and veth */
 	struct ts_topo topo;
-	int inner_fd; /* where the sender hook lives (not owned) */
-	int link_fd;  /* where the network hooks live (not owned) */
+	int hook_fd[TS_H__COUNT]; /* namespace each hook's queue and rule live in (not owned) */
 	struct ts_netns attached, peer;
 	char hook_dev[TS_H__COUNT][TS_TOPO_IFNAMSIZ]; /* interface each hook's rule matches */
 	struct ts_ipt rules;			      /* the NFQUEUE rules */

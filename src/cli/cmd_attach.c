@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tasshape attach --netns NAME: shape the link of a namespace that already
+ * exists (made by `ip netns add` and a veth, a Mininet-style test bed),
+ * until SIGINT/SIGTERM or --duration, then remove the rules. NAME is the
+ * station: its uplink leaves by --dev; the other end of that veth is in
+ * --peer-netns (default: the namespace tasshape runs in).
+ */
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+struct attach_args {
+	struct ts_linkcfg link;
+	struct ts_run_common common;
+	const char *netns, *dev, *peer;
+};
+
+enum { OPT_NETNS = 0x500, OPT_DEV, OPT_PEER };
+
+static const struct argp_option attach_options[] = {
+	{"netns", OPT_NETNS, "NAME", 0, "The station's namespace (/run/netns/NAME); required", 0},
+	{"dev", OPT_DEV, "IFACE", 0,
+	 "Its interface towards the network (default: its only interface besides lo)", 0},
+	{"peer-netns", OPT_PEER, "NAME", 0,
+	 "Namespace of the other end of that veth (default: the one tasshape runs in)", 0},
+	{0}};
+
+static error_t attach_parse(int key, char *arg, struct argp_state *state)
+{
+	struct attach_args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->link;
+		state->child_inputs[1] = &a->common;
+		break;
+	case OPT_NETNS:
+		a->netns = arg;
+		break;
+	case OPT_DEV:
+		a->dev = arg;
+		break;
+	case OPT_PEER:
+		a->peer = arg;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		if (!a->netns)
+			argp_error(state, "--netns NAME is required");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child attach_children[] = {
+	{&ts_link_argp, 0, NULL, 0}, {&ts_common_argp, 0, NULL, 0}, {0}};
+
+static const struct argp attach_argp = {
+	attach_options,
+	attach_parse,
+	NULL,
+	"Shape the link of an existing namespace until SIGINT/SIGTERM or --duration, then "
+	"remove the rules and print the summary.\v"
+	"Example:\n"
+	"  ip netns add sta; ip link add sta0 type veth peer name ap0; ip link set sta0 netns sta\n"
+	"  ... addresses, routes ...\n"
+	"  sudo tasshape attach --netns sta --trace traces/step-10-40mbit.csv --delay 10ms",
+	attach_children,
+	NULL,
+	NULL};
+
+int cmd_attach(int argc, char **argv)
+{
+	struct attach_args a = {0};
+	struct ts_session s;
+	struct ts_err err;
+	int ret, code = 0;
+
+	ts_linkcfg_init(&a.link);
+	ts_run_common_init(&a.common);
+	argp_parse(&attach_argp, argc, argv, 0, NULL, &a);
+	ret = ts_session_attach(&s, &a.link, &a.common, a.netns, a.dev, a.peer, &err);
+	if (ret < 0) {
+		ts_cli_error("attach: %s", err.msg);
+		ts_linkcfg_free(&a.link);
+		return 1;
+	}
+	if (!a.common.quiet)
+		fprintf(stderr, "tasshape: shaping %s (%s) until interrupted\n", a.netns,
+			s.hook_dev[TS_H_UP_SENDER]);
+	ret = ts_session_run(&s, 0, &err);
+	if (ret < 0) {
+		ts_cli_error("attach: %s", err.msg);
+		code = 1;
+	}
+	if (ts_session_close(&s, &err) < 0) {
+		ts_cli_error("attach: %s", err.msg);
+		code = 1;
+	}
+	ts_linkcfg_free(&a.link);
+	return code;
+}
