@@ -1,0 +1,349 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: MIT
+#
+# Shared helpers of the integration tests (tests/integration/t_*.sh).
+#
+# Each test script is run as `bash t_NAME.sh PATH_TO_TASSHAPE` (CMake does
+# this for every t_*.sh, label "integration"), and starts with
+#
+#     . "$(dirname "$0")/lib.sh"
+#     ts_init NAME "${1:-}" TOOL...
+#
+# ts_init skips (exit 77) when not root or a TOOL is missing, then creates
+# the test's own network namespace $TS_NS ("tastest-NAME-PID", lo up).
+# Everything the test runs lives in that namespace: the iperf3 servers and
+# tasshape itself (`ip netns exec $TS_NS tasshape ...`), so the outer end
+# of the emulated link is $TS_NS and no traffic touches the host's own
+# network. On exit (any exit, also on a failed assertion or a signal) the
+# trap kills what the test started, checks that no namespace, link or
+# iptables rule of a tasshape run of this test remains (a leftover fails
+# the test; it is then removed with `tasshape cleanup`), deletes $TS_NS
+# and exits 0 (pass), 1 (an assertion failed), 77 (skipped) or 2 (usage).
+#
+# Assertions print the measured value, the accepted range and ok/FAIL; a
+# failed assertion does not stop the test (so every number is printed),
+# but the test exits 1 at the end. ts_die stops at once.
+
+set -u
+
+TS_NAME=
+TS_BIN=
+TS_NS=
+TS_TMP=
+TS_FAILED=0
+TS_START=$SECONDS
+TS_BG_PIDS=()  # background processes started with ts_bg
+TS_TAS_PIDS=() # pids of tasshape runs (their objects carry the pid in the name)
+TS_RUN_PID=    # pid of the last tasshape run started by ts_shape/ts_shape_bg
+
+ts_log() { printf '[%s] %s\n' "$TS_NAME" "$*"; }
+ts_skip() {
+	ts_log "SKIP: $*"
+	exit 77
+}
+ts_fail() {
+	ts_log "FAIL: $*"
+	TS_FAILED=$((TS_FAILED + 1))
+}
+ts_die() {
+	ts_fail "$*"
+	exit 1
+}
+
+# ts_init NAME TASSHAPE [TOOL...]: checks and creates the test namespace.
+ts_init() {
+	local t
+	TS_NAME=$1
+	TS_BIN=${2:-}
+	shift 2 || true
+	if [ -z "$TS_BIN" ]; then
+		echo "usage: bash $0 PATH_TO_TASSHAPE" >&2
+		exit 2
+	fi
+	if [ ! -x "$TS_BIN" ]; then
+		echo "$0: $TS_BIN is not an executable" >&2
+		exit 2
+	fi
+	TS_BIN=$(cd "$(dirname "$TS_BIN")" && pwd)/$(basename "$TS_BIN")
+	[ "$(id -u)" -eq 0 ] || ts_skip "needs root (namespaces, veth, iptables)"
+	for t in ip jq awk ss iptables-save ip6tables-save "$@"; do
+		command -v "$t" >/dev/null 2>&1 || ts_skip "$t is not installed"
+	done
+	trap ts__exit EXIT
+	trap 'ts_log "interrupted"; exit 1' INT TERM HUP
+	TS_TMP=$(mktemp -d "/tmp/tastest-$TS_NAME.XXXXXX") || ts_die "mktemp failed"
+	TS_NS="tastest-$TS_NAME-$$"
+	if ! ip netns add "$TS_NS" 2>"$TS_TMP/netns.err"; then
+		TS_NS=
+		ts_skip "cannot create a network namespace: $(cat "$TS_TMP/netns.err")"
+	fi
+	ip -n "$TS_NS" link set lo up || ts_die "cannot set lo up in $TS_NS"
+	ts_log "namespace $TS_NS, tasshape $TS_BIN, temp $TS_TMP"
+}
+
+# ts_ns CMD...: runs CMD in the test namespace (foreground).
+ts_ns() { ip netns exec "$TS_NS" "$@"; }
+
+# ts_bg CMD...: starts CMD in the test namespace in the background; its
+# pid is killed on exit.
+ts_bg() {
+	ip netns exec "$TS_NS" "$@" &
+	TS_BG_PIDS+=($!)
+}
+
+# ts_own_pid PID: remember a tasshape pid started indirectly (for example
+# a nested run) so the exit check looks for its leftovers too.
+ts_own_pid() { TS_TAS_PIDS+=("$1"); }
+
+# ts_shape_bg [TASSHAPE ARGS...]: starts tasshape in the test namespace in
+# the background; sets TS_RUN_PID.
+ts_shape_bg() {
+	ip netns exec "$TS_NS" "$TS_BIN" "$@" &
+	TS_RUN_PID=$!
+	TS_TAS_PIDS+=("$TS_RUN_PID")
+}
+
+# ts_shape [TASSHAPE ARGS...]: runs tasshape in the test namespace and
+# returns its exit status. A watchdog sends SIGTERM after TS_RUN_LIMIT
+# seconds (default 50) and SIGKILL 5 s later, so a hung run cannot hang
+# the test. Redirections of the call apply to tasshape and its CMD.
+ts_shape() {
+	local limit=${TS_RUN_LIMIT:-50} wd rc
+	ts_shape_bg "$@"
+	ts__watchdog "$TS_RUN_PID" "$limit" &
+	wd=$!
+	wait "$TS_RUN_PID"
+	rc=$?
+	wait "$wd"
+	return $rc
+}
+
+# Polls PID every 0.1 s; TERM after LIMIT s, KILL 5 s later. Ends with PID.
+ts__watchdog() {
+	local pid=$1 n=$(($2 * 10)) i=0
+	while kill -0 "$pid" 2>/dev/null; do
+		i=$((i + 1))
+		if [ "$i" -eq "$n" ]; then
+			echo "[$TS_NAME] tasshape pid $pid still running after $2 s: SIGTERM" >&2
+			kill -TERM "$pid" 2>/dev/null
+		elif [ "$i" -eq $((n + 50)) ]; then
+			echo "[$TS_NAME] tasshape pid $pid ignores SIGTERM: SIGKILL" >&2
+			kill -KILL "$pid" 2>/dev/null
+		fi
+		sleep 0.1
+	done
+	return 0
+}
+
+# ts_iperf_server PORT [IPERF3 ARGS...]: starts a one-shot iperf3 server in
+# the test namespace and waits (up to 5 s) until it listens.
+ts_iperf_server() {
+	local port=$1 i
+	shift
+	ts_bg iperf3 -s -1 -p "$port" "$@" >"$TS_TMP/iperf3-server-$port.log" 2>&1
+	for i in $(seq 50); do
+		if [ -n "$(ts_ns ss -Hltn "sport = :$port" 2>/dev/null)" ]; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	ts_die "iperf3 server on port $port did not start: $(cat "$TS_TMP/iperf3-server-$port.log")"
+}
+
+# ts_wait_netns PID SECONDS: waits until tasshape PID's namespace exists.
+ts_wait_netns() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		if compgen -G "/run/netns/tas-$1-*" >/dev/null; then
+			return 0
+		fi
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# ts_descendants PID: prints the pids of PID's descendants, one a line.
+ts_descendants() {
+	local c
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		echo "$c"
+		ts_descendants "$c"
+	done
+}
+
+# ts_leftovers PID: prints, one a line, what tasshape run PID left: its
+# namespaces in /run/netns, its links in the test namespace and in the
+# host's, and its iptables rules (comment "tas:PID") there.
+ts_leftovers() {
+	local pid=$1 f ns where
+	for f in /run/netns/tas-"$pid"-*; do
+		[ -e "$f" ] && echo "namespace $f"
+	done
+	for ns in "$TS_NS" ""; do
+		if [ -n "$ns" ]; then
+			[ -e "/run/netns/$ns" ] || continue
+			where=$ns
+		else
+			where="(host)"
+		fi
+		ts__in "$ns" ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' |
+			grep -E "^tas$pid-" | sed "s/^/link $where /"
+		for f in iptables-save ip6tables-save; do
+			ts__in "$ns" "$f" | grep -E "tas:$pid([^0-9]|\$)" | sed "s/^/rule $where $f: /"
+		done
+	done
+	return 0
+}
+
+# ts__in NS CMD...: runs CMD in namespace NS, or where we are when NS is "".
+ts__in() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@" 2>/dev/null
+	else
+		"$@" 2>/dev/null
+	fi
+}
+
+# Numeric assertions (decimal numbers, compared with awk). Each prints
+# "LABEL: VALUE UNIT (want ...) ok|FAIL" and returns 0 on success.
+ts__cmp() { awk -v a="$1" -v b="$3" "BEGIN { exit !((a + 0) $2 (b + 0)) }"; }
+ts__num() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
+
+# ts_range LABEL VALUE LO HI [UNIT]
+ts_range() {
+	local what="$1: $2 ${5:-}(want $3 .. $4)"
+	if ts__num "$2" && ts__cmp "$2" ">=" "$3" && ts__cmp "$2" "<=" "$4"; then
+		ts_log "$what ok"
+		return 0
+	fi
+	ts_fail "$what"
+	return 1
+}
+
+# ts_check LABEL VALUE OP LIMIT [UNIT]; OP is an awk comparison (<= > == ...)
+ts_check() {
+	local what="$1: $2 ${5:-}(want $3 $4)"
+	if ts__num "$2" && ts__cmp "$2" "$3" "$4"; then
+		ts_log "$what ok"
+		return 0
+	fi
+	ts_fail "$what"
+	return 1
+}
+
+# ts_true LABEL COMMAND...: asserts that COMMAND succeeds.
+ts_true() {
+	local what=$1
+	shift
+	if "$@"; then
+		ts_log "$what ok"
+		return 0
+	fi
+	ts_fail "$what"
+	return 1
+}
+
+# ts_mbit BITS_PER_SECOND: prints it in Mbit/s with 3 decimals.
+ts_mbit() { awk -v b="$1" 'BEGIN { printf "%.3f", b / 1e6 }'; }
+
+# ts_ping_stats FILE: prints "TRANSMITTED RECEIVED MIN AVG MAX" (ms) from
+# ping's summary in FILE ("-" for the RTTs when nothing came back).
+ts_ping_stats() {
+	awk '
+		/packets transmitted/ { tx = $1; rx = $4 }
+		/^(rtt|round-trip)/ { split($4, r, "/"); mn = r[1]; av = r[2]; mx = r[3] }
+		END { if (tx == "") exit 1
+		      printf "%s %s %s %s %s\n", tx, rx, (mn == "" ? "-" : mn),
+			     (av == "" ? "-" : av), (mx == "" ? "-" : mx) }' "$1"
+}
+
+# ts_show FILE...: prints files (a command's output) indented, for the log.
+ts_show() {
+	local f
+	for f in "$@"; do
+		[ -s "$f" ] && sed 's/^/    | /' "$f"
+	done
+	return 0
+}
+
+ts__exit() {
+	local rc=$? p left pid ok=1
+	set +e
+	trap - EXIT INT TERM HUP
+	[ -n "$TS_NAME" ] || exit "$rc"
+	# What the test started: background helpers, then any tasshape run
+	# still going (SIGTERM first: it cleans up after itself).
+	for p in "${TS_BG_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in "${TS_BG_PIDS[@]}"; do
+		for pid in $(seq 20); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$p" 2>/dev/null
+	done
+	for pid in "${TS_TAS_PIDS[@]}"; do
+		if kill -0 "$pid" 2>/dev/null; then
+			ts_log "tasshape pid $pid still running at exit: SIGTERM"
+			kill -TERM "$pid" 2>/dev/null
+			for p in $(seq 50); do
+				kill -0 "$pid" 2>/dev/null || break
+				sleep 0.1
+			done
+			kill -KILL "$pid" 2>/dev/null
+		fi
+	done
+	wait 2>/dev/null
+	# Only this test's processes live in its namespace.
+	if [ -n "$TS_NS" ] && [ -e "/run/netns/$TS_NS" ]; then
+		for p in $(ip netns pids "$TS_NS" 2>/dev/null); do
+			kill -KILL "$p" 2>/dev/null
+		done
+	fi
+	if [ "$rc" -ne 77 ] && [ "${#TS_TAS_PIDS[@]}" -gt 0 ]; then
+		left=
+		for pid in "${TS_TAS_PIDS[@]}"; do
+			left+=$(ts_leftovers "$pid")
+		done
+		if [ -n "$left" ]; then
+			ts_fail "leftovers of this test's tasshape runs:"
+			printf '%s\n' "$left" | sed 's/^/    /'
+			ts_log "removing them with tasshape cleanup"
+			if [ -n "$TS_NS" ] && [ -e "/run/netns/$TS_NS" ]; then
+				ip netns exec "$TS_NS" "$TS_BIN" cleanup -v
+			else
+				"$TS_BIN" cleanup -v
+			fi
+		else
+			ts_log "no namespace, link or rule of this test's tasshape runs remains ok"
+		fi
+	fi
+	if [ -n "$TS_NS" ]; then
+		ip netns del "$TS_NS" 2>/dev/null
+	fi
+	# The namespaces are global: check again once the test namespace is gone.
+	if [ "$rc" -ne 77 ]; then
+		for pid in "${TS_TAS_PIDS[@]}"; do
+			if compgen -G "/run/netns/tas-$pid-*" >/dev/null; then
+				ts_fail "namespace /run/netns/tas-$pid-* still exists"
+			fi
+		done
+	fi
+	[ "$TS_FAILED" -eq 0 ] || ok=0
+	if [ "$rc" -eq 77 ]; then
+		:
+	elif [ "$ok" -eq 1 ] && [ "$rc" -eq 0 ]; then
+		ts_log "PASS ($((SECONDS - TS_START)) s)"
+	else
+		[ "$rc" -ne 0 ] || rc=1
+		ts_log "FAILED: $TS_FAILED assertion(s), exit $rc ($((SECONDS - TS_START)) s); files kept in $TS_TMP"
+	fi
+	if [ -n "$TS_TMP" ] && { [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; }; then
+		rm -rf "$TS_TMP"
+	fi
+	exit "$rc"
+}
