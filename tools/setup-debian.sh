@@ -3,12 +3,13 @@
 # Why each package: cmake/pkg-config/gcc build it; libmnl, libnetfilter-queue and libpcap are the
 # kernel-facing libraries the design names; CUnit runs the unit tests; clang builds the fuzzers and
 # clang-format checks the style; iperf3, iputils-ping, iproute2 and iptables are the real tools the
-# integration tests drive; jq reads JSON summaries in tests and scripts.
+# integration tests drive; jq reads JSON summaries in tests and scripts; gnuplot-nox draws the
+# plots of `tasshape plot` and `tasshape trace plot` (Debian's gnuplot without X11).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config libmnl-dev libnetfilter-queue-dev libpcap-dev libcunit1-dev
-      clang clang-format iperf3 iputils-ping iproute2 iptables jq)
+      clang clang-format iperf3 iputils-ping iproute2 iptables jq gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
