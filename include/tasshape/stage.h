@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stages: the pieces a link direction is built from (loss, a server with
- * its queue, a delay line, later the Wi-Fi MAC). All have one small
- * interface, so a direction is just a chain of them, and each lives in
- * its own file exporting a const struct ts_stage_ops (s_loss.c, s_rate.c,
- * s_delay.c), chosen by name like tc's qdiscs.
+ * its queue, a delay line, the Wi-Fi MAC). All have one small interface,
+ * so a direction is just a chain of them, and each lives in its own file
+ * exporting a const struct ts_stage_ops (s_loss.c, s_rate.c, s_delay.c,
+ * s_wifi6.c), chosen by name like tc's qdiscs.
  *
  * Time and ordering. A stage is driven with non-decreasing times. enqueue
  * at time t first advances the stage to t, so events are processed in
@@ -12,6 +12,11 @@
  * earlier than the runtime's "now". A stage passes a packet on with
  * ts_stage_emit(st, p, t) where t is the model time it left; the next
  * stage (or the pipe's release callback) receives exactly that time.
+ *
+ * The wifi6 stage is the one exception: its medium is shared with the
+ * other direction's wifi6 stage, so its enqueue only records the packet,
+ * and its advance first advances the stages in front of both wifi6 stages
+ * and then decides in time order for both (wifi6_mac.c).
  */
 #ifndef TASSHAPE_STAGE_H
 #define TASSHAPE_STAGE_H
@@ -31,6 +36,7 @@
 
 struct ts_stage;
 struct ts_pipe;
+struct ts_wifi6;
 
 /*
  * Where a stage's packets are held (ARCHITECTURE.md, "The data path"):
@@ -53,6 +59,8 @@ struct ts_stage_conf {
 	uint64_t seed;		      /* for this stage's own random choices */
 	bool once;		      /* servers: stop at the end of the trace */
 	ts_ns_t origin;		      /* absolute time of trace time 0 */
+	struct ts_wifi6 *wifi6;	      /* wifi6: the medium both directions share */
+	int wifi6_side;		      /* wifi6: enum ts_wifi6_side */
 };
 
 struct ts_stage_ops {
@@ -108,6 +116,6 @@ const struct ts_stage_ops *ts_stage_lookup(const char *name);
 /* True once a rate stage's --once trace has ended (the run should end too). */
 bool ts_rate_ended(const struct ts_stage *st);
 
-extern const struct ts_stage_ops ts_s_loss, ts_s_rate, ts_s_delay;
+extern const struct ts_stage_ops ts_s_loss, ts_s_rate, ts_s_delay, ts_s_wifi6;
 
 #endif

@@ -81,13 +81,24 @@ static const struct argp sim_argp = {
 
 struct sim_ctx {
 	struct ts_pool pool;
+	struct ts_dir *dirs;
 };
 
+/*
+ * A packet the sender pipe releases goes on to the network pipe, as the
+ * kernel queues it again at the next hook in a real run (p->src holds the
+ * place it was released from, p->user its direction).
+ */
 static void sim_release(void *ctx, struct ts_pkt *p, ts_ns_t t)
 {
 	struct sim_ctx *s = ctx;
+	struct ts_pipe *net = &s->dirs[p->user].pipe[TS_PLACE_NETWORK];
 
-	(void)t;
+	if (p->src == TS_PLACE_SENDER && net->nstages) {
+		p->src = TS_PLACE_NETWORK;
+		ts_pipe_enqueue(net, p, t);
+		return;
+	}
 	ts_pool_put(&s->pool, p);
 }
 
@@ -116,6 +127,7 @@ int cmd_sim(int argc, char **argv)
 	argp_parse(&sim_argp, argc, argv, 0, NULL, &a);
 	if (!a.link.trace && !a.link.dir_trace[TS_UP] && !a.link.dir_trace[TS_DOWN])
 		return ts_cli_error("sim: needs a capacity trace (--trace FILE or const:RATE)");
+	ctx.dirs = dirs;
 	if (ts_pool_init(&ctx.pool, 1u << 20) < 0)
 		return ts_cli_error("sim: out of memory");
 	if (ts_linkcfg_load(&a.link, &err) < 0) {
@@ -161,7 +173,10 @@ int cmd_sim(int argc, char **argv)
 			break;
 		now = t;
 		for (i = 0; i < 2; i++) {
-			struct ts_pipe *pipe = &dirs[i].pipe[a.link.place[i]];
+			/* Packets enter at the first place that has stages. */
+			int first = dirs[i].pipe[TS_PLACE_SENDER].nstages ? TS_PLACE_SENDER
+									  : TS_PLACE_NETWORK;
+			struct ts_pipe *pipe = &dirs[i].pipe[first];
 
 			ts_pipe_advance(&dirs[i].pipe[TS_PLACE_SENDER], now);
 			ts_pipe_advance(&dirs[i].pipe[TS_PLACE_NETWORK], now);
@@ -177,6 +192,8 @@ int cmd_sim(int argc, char **argv)
 				p->id = (uint32_t)id++;
 				p->len = (uint32_t)a.pkt_size;
 				p->segs = 1;
+				p->src = (uint16_t)first;
+				p->user = (uint64_t)i;
 				ts_pipe_enqueue(pipe, p, now);
 			}
 		}

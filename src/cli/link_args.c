@@ -17,6 +17,8 @@ enum {
 	OPT_UP_AT,
 	OPT_ONCE,
 	OPT_SEED,
+	OPT_MAC,
+	OPT_MAC_QUEUE,
 };
 
 static const struct argp_option link_options[] = {
@@ -51,6 +53,20 @@ static const struct argp_option link_options[] = {
 	{"once", OPT_ONCE, NULL, 0,
 	 "Play the trace once and end the run at its end (default: loop)", 1},
 	{"seed", OPT_SEED, "N", 0, "Seed of every random choice (default 1)", 1},
+	{"mac", OPT_MAC, "SPEC", 0,
+	 "A Wi-Fi 6 hop in front of the wired link, one medium for both directions: "
+	 "wifi6[:KEY=VALUE,...] with phy=RATE (default 1201mbit: 80 MHz, 2 SS, MCS 11) or "
+	 "bw/mcs/ss/gi, phy_trace=FILE (time_s,phy_mbps), mpdus=256, ampdu_bytes, "
+	 "ppdu_max=5484us, aifsn=3, cwmin=15, cwmax=1023, ba=256, retry=7, collision=P, "
+	 "mpdu_err=P, stations=N, backoff=SLOTS. The uplink is the station's queue (held "
+	 "at its egress, so TCP Small Queues limits what it aggregates) then the --uplink-* "
+	 "hop; the downlink is the --downlink-* hop then the access point's queue. "
+	 "Example: --mac wifi6:phy=1201mbit --uplink-trace const:25mbit (docs/wifi6-model.md)",
+	 1},
+	{"mac-queue", OPT_MAC_QUEUE, "SPEC", 0,
+	 "Driver queue of the Wi-Fi station and access point (default droptail:packets=1000, "
+	 "like a txqueuelen of 1000); same syntax as --queue",
+	 1},
 	{0}};
 
 /* "1%" or "0.01" means Bernoulli; anything with a model name is passed on. */
@@ -127,6 +143,12 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 		if (ts_parse_u64(arg, &seed, &err) < 0)
 			argp_error(state, "--seed: %s", err.msg);
 		cfg->seed = seed;
+		break;
+	case OPT_MAC:
+		cfg->mac = arg;
+		break;
+	case OPT_MAC_QUEUE:
+		cfg->mac_queue = arg;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -5,7 +5,7 @@
 #include "tasshape/link.h"
 
 /* Stream numbers for ts_rng_derive: fixed, so a seed's meaning never shifts. */
-enum { SEED_LOSS = 1, SEED_QUEUE = 2 };
+enum { SEED_LOSS = 1, SEED_QUEUE = 2, SEED_MAC_QUEUE = 3 };
 
 static int add_stage(struct ts_pipe *pipe, const char *dir, const struct ts_stage_ops *ops,
 		     const struct ts_stage_conf *conf, struct ts_err *err)
@@ -21,6 +21,24 @@ static int add_stage(struct ts_pipe *pipe, const char *dir, const struct ts_stag
 	return ret;
 }
 
+/* The direction's side of the Wi-Fi medium, in @pipe. */
+static int add_mac(struct ts_dir *d, struct ts_pipe *pipe, const struct ts_dir_conf *conf,
+		   struct ts_err *err)
+{
+	struct ts_stage_conf sc = {
+		.qdisc = conf->mac_queue,
+		.seed = ts_rng_derive(conf->seed, SEED_MAC_QUEUE),
+		.origin = conf->origin,
+		.wifi6 = conf->wifi6,
+		.wifi6_side = conf->wifi6_side,
+	};
+	int ret = add_stage(pipe, conf->name, &ts_s_wifi6, &sc, err);
+
+	if (!ret)
+		d->mac = pipe->stage[pipe->nstages - 1];
+	return ret;
+}
+
 int ts_dir_build(struct ts_dir *d, const struct ts_dir_conf *conf, ts_release_fn release,
 		 ts_drop_fn drop, void *ctx, struct ts_err *err)
 {
@@ -33,12 +51,20 @@ int ts_dir_build(struct ts_dir *d, const struct ts_dir_conf *conf, ts_release_fn
 
 	d->name = conf->name;
 	d->rate = NULL;
+	d->mac = NULL;
 	d->trace = conf->trace;
 	d->origin = conf->origin;
 	ts_pipe_init(&d->pipe[TS_PLACE_SENDER], TS_PLACE_SENDER, release, drop, ctx);
 	ts_pipe_init(&d->pipe[TS_PLACE_NETWORK], TS_PLACE_NETWORK, release, drop, ctx);
 	sc.origin = conf->origin;
 	sc.trace = conf->trace;
+
+	/* The station's queue comes first, at its egress, where TSQ sees it. */
+	if (conf->wifi6 && conf->wifi6_side == TS_WIFI6_UP) {
+		ret = add_mac(d, &d->pipe[TS_PLACE_SENDER], conf, err);
+		if (ret < 0)
+			goto fail;
+	}
 
 	if (conf->loss || ts_trace_loss_at(conf->trace, 0, &ppm)) {
 		sc.spec = NULL;
@@ -75,6 +101,12 @@ int ts_dir_build(struct ts_dir *d, const struct ts_dir_conf *conf, ts_release_fn
 		if (ret < 0)
 			goto fail;
 	}
+	/* The access point's queue comes last, after the router/ISP hop. */
+	if (conf->wifi6 && conf->wifi6_side == TS_WIFI6_DOWN) {
+		ret = add_mac(d, pipe, conf, err);
+		if (ret < 0)
+			goto fail;
+	}
 	return 0;
 fail:
 	ts_dir_fini(d, conf->origin);
@@ -92,6 +124,7 @@ void ts_dir_fini(struct ts_dir *d, ts_ns_t now)
 	ts_pipe_fini(&d->pipe[TS_PLACE_SENDER], now);
 	ts_pipe_fini(&d->pipe[TS_PLACE_NETWORK], now);
 	d->rate = NULL;
+	d->mac = NULL;
 }
 
 ts_ns_t ts_dir_next_deadline(const struct ts_dir *d)

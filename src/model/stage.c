@@ -12,6 +12,7 @@ static const struct ts_stage_ops *const stage_table[] = {
 	&ts_s_loss,
 	&ts_s_rate,
 	&ts_s_delay,
+	&ts_s_wifi6,
 };
 
 const struct ts_stage_ops *ts_stage_lookup(const char *name)

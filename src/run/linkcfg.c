@@ -7,6 +7,9 @@
 
 static const char *const dir_name[2] = {"uplink", "downlink"};
 
+/* ts_rng_derive stream of the Wi-Fi medium; the directions use 1 and 2. */
+enum { SEED_WIFI6 = 3 };
+
 void ts_linkcfg_init(struct ts_linkcfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -27,6 +30,38 @@ static int keep(struct ts_linkcfg *cfg, struct ts_trace *t)
 	}
 	ts_trace_free(t);
 	return -E2BIG;
+}
+
+/* --mac: the shared medium of a Wi-Fi hop. */
+static int load_mac(struct ts_linkcfg *cfg, struct ts_err *err)
+{
+	struct ts_wifi6_conf conf;
+	struct ts_spec spec;
+	int ret;
+
+	ret = ts_spec_parse(&spec, cfg->mac, err);
+	if (ret < 0)
+		goto out;
+	if (strcmp(spec.name, "wifi6")) {
+		ts_err_set(err, "--mac: unknown MAC '%s' (expected wifi6:KEY=VALUE,...)",
+			   spec.name);
+		ret = -EINVAL;
+		goto out;
+	}
+	ts_wifi6_conf_init(&conf);
+	ret = ts_wifi6_conf_parse(&conf, &spec, err);
+	if (ret < 0)
+		goto out;
+	ret = ts_wifi6_create(&cfg->wifi6, &conf, ts_rng_derive(cfg->seed, SEED_WIFI6), err);
+out:
+	if (ret < 0 && err) {
+		char msg[TS_ERR_MAX];
+
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		if (strncmp(msg, "--mac", 5))
+			ts_err_set(err, "--mac: %s", msg);
+	}
+	return ret;
 }
 
 int ts_linkcfg_load(struct ts_linkcfg *cfg, struct ts_err *err)
@@ -83,6 +118,16 @@ int ts_linkcfg_load(struct ts_linkcfg *cfg, struct ts_err *err)
 			goto out;
 		}
 	}
+	if (cfg->mac_queue && !cfg->mac) {
+		ts_err_set(err, "--mac-queue: there is no Wi-Fi hop (add --mac wifi6:...)");
+		ret = -EINVAL;
+		goto out;
+	}
+	if (cfg->mac) {
+		ret = load_mac(cfg, err);
+		if (ret < 0)
+			goto out;
+	}
 	for (dir = 0; dir < 2; dir++) {
 		if (cfg->queue[dir] && !strncmp(cfg->queue[dir], "infinite", 8) &&
 		    (dir == TS_UP || cfg->queue[TS_UP] != cfg->queue[TS_DOWN]))
@@ -110,6 +155,9 @@ int ts_linkcfg_build(const struct ts_linkcfg *cfg, int dir, struct ts_dir *d, ts
 		.once = cfg->once,
 		.place = cfg->place[dir],
 		.origin = origin,
+		.wifi6 = cfg->wifi6,
+		.wifi6_side = dir == TS_UP ? TS_WIFI6_UP : TS_WIFI6_DOWN,
+		.mac_queue = cfg->mac_queue,
 	};
 
 	return ts_dir_build(d, &c, release, drop, ctx, err);
@@ -124,4 +172,6 @@ void ts_linkcfg_free(struct ts_linkcfg *cfg)
 		cfg->owned[i] = NULL;
 	}
 	cfg->cap[0] = cfg->cap[1] = NULL;
+	ts_wifi6_put(cfg->wifi6);
+	cfg->wifi6 = NULL;
 }

@@ -21,10 +21,13 @@ struct ts_linkcfg {
 	uint64_t seed;
 	bool once;
 	enum ts_place place[2]; /* --uplink-at / --downlink-at */
+	const char *mac;	/* --mac: "wifi6:phy=1201mbit,..." (a Wi-Fi hop), or NULL */
+	const char *mac_queue;	/* --mac-queue: the Wi-Fi driver queues; NULL: default */
 
 	/* Loaded by ts_linkcfg_load. */
 	struct ts_trace *owned[4];
 	const struct ts_trace *cap[2]; /* capacity per direction, NULL: unlimited */
+	struct ts_wifi6 *wifi6;	       /* the medium of --mac (a reference), or NULL */
 };
 
 /* Defaults: no trace, 1000-packet droptail, no delay or loss, seed 1, network placement. */
@@ -33,8 +36,10 @@ void ts_linkcfg_init(struct ts_linkcfg *cfg);
 /*
  * ts_linkcfg_load - read the traces named in @cfg. A mahimahi file given to
  * --trace serves both directions (as mm-link with the same file twice);
- * a CSV gives each direction its column. Returns 0 or a negative errno with
- * @err saying which file and line, or which direction has no capacity.
+ * a CSV gives each direction its column. With --mac, also build the Wi-Fi
+ * medium both directions will share (and load its PHY-rate trace).
+ * Returns 0 or a negative errno with @err saying which file and line,
+ * which direction has no capacity, or which --mac key is wrong.
  */
 int ts_linkcfg_load(struct ts_linkcfg *cfg, struct ts_err *err);
 

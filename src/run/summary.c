@@ -4,6 +4,7 @@
 
 #include "run/summary.h"
 #include "tasshape/units.h"
+#include "tasshape/wifi6.h"
 
 /* Totals over both pipes of a direction. */
 struct dir_tot {
@@ -75,6 +76,101 @@ static void json_hist(FILE *f, const char *key, const struct ts_hist *h)
 		ts_hist_mean(h));
 }
 
+/* Smallest aggregate size N with at least @q of the A-MPDUs at or below it. */
+static unsigned int wifi_n_quantile(const struct ts_wifi6_stats *w, double q)
+{
+	uint64_t seen = 0, want;
+	unsigned int n;
+
+	if (!w->txops)
+		return 0;
+	want = (uint64_t)(q * (double)w->txops);
+	if (want < 1)
+		want = 1;
+	for (n = 0; n <= TS_WIFI6_MPDUS_MAX; n++) {
+		seen += w->n_hist[n];
+		if (seen >= want)
+			return n;
+	}
+	return TS_WIFI6_MPDUS_MAX;
+}
+
+static double share(ts_ns_t part, ts_ns_t dt)
+{
+	return dt > 0 ? (double)part / (double)dt : 0.0;
+}
+
+/* The Wi-Fi hop of a direction: aggregate sizes, airtime, collisions, retries. */
+static void print_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
+{
+	const struct ts_wifi6_stats *w = ts_wifi6_stage_stats(d->mac);
+	const struct ts_wifi6_medium_stats *ms = ts_wifi6_stage_medium(d->mac);
+	unsigned int lo, hi, n;
+	uint64_t c;
+	int first = 1;
+
+	if (!w)
+		return;
+	fprintf(f, "  wifi6 (%s)%s %" PRIu64 " A-MPDUs, mean N %.1f, median N %u, max N %u\n",
+		ts_place_name(d->mac->place), d->mac->place == TS_PLACE_SENDER ? " " : "", w->txops,
+		w->txops ? (double)w->mpdus / (double)w->txops : 0.0, wifi_n_quantile(w, 0.5),
+		wifi_n_quantile(w, 1.0));
+	fprintf(f, "    airtime         %.1f%% of the run (medium busy %.1f%%",
+		100.0 * share(w->airtime, dt), 100.0 * share(ms->busy, dt));
+	if (ms->others_txops)
+		fprintf(f, ", other stations %.1f%%", 100.0 * share(ms->others_airtime, dt));
+	fprintf(f, ")\n");
+	fprintf(f,
+		"    collisions %" PRIu64 ", failed A-MPDUs %" PRIu64 ", MPDU errors %" PRIu64
+		", retries %" PRIu64 ", mac drops %" PRIu64 "\n",
+		w->collisions, w->failures, w->mpdu_errors, w->retries, w->drops);
+	/* Power-of-two buckets of N: 1, 2-3, 4-7, ..., 128-255, 256. */
+	fprintf(f, "    N histogram    ");
+	for (lo = 1; lo <= TS_WIFI6_MPDUS_MAX; lo *= 2) {
+		hi = lo == TS_WIFI6_MPDUS_MAX ? lo : 2 * lo - 1;
+		for (c = 0, n = lo; n <= hi; n++)
+			c += w->n_hist[n];
+		if (!c)
+			continue;
+		if (hi == lo)
+			fprintf(f, "%s %u: %" PRIu64, first ? "" : ",", lo, c);
+		else
+			fprintf(f, "%s %u-%u: %" PRIu64, first ? "" : ",", lo, hi, c);
+		first = 0;
+	}
+	fprintf(f, "%s\n", first ? " (none)" : "");
+}
+
+static void json_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
+{
+	const struct ts_wifi6_stats *w = ts_wifi6_stage_stats(d->mac);
+	const struct ts_wifi6_medium_stats *ms = ts_wifi6_stage_medium(d->mac);
+	unsigned int n;
+	int first = 1;
+
+	if (!w)
+		return;
+	fprintf(f,
+		",\"wifi6\":{\"place\":\"%s\",\"txops\":%" PRIu64 ",\"mpdus\":%" PRIu64
+		",\"mean_n\":%.3f,\"median_n\":%u,\"max_n\":%u,\"airtime_ns\":%lld,"
+		"\"airtime_utilisation\":%.6f,\"medium_busy_utilisation\":%.6f,"
+		"\"others_airtime_ns\":%lld,\"collisions\":%" PRIu64 ",\"failures\":%" PRIu64
+		",\"mpdu_errors\":%" PRIu64 ",\"retries\":%" PRIu64 ",\"mac_drops\":%" PRIu64
+		",\"n_hist\":{",
+		ts_place_name(d->mac->place), w->txops, w->mpdus,
+		w->txops ? (double)w->mpdus / (double)w->txops : 0.0, wifi_n_quantile(w, 0.5),
+		wifi_n_quantile(w, 1.0), (long long)w->airtime, share(w->airtime, dt),
+		share(ms->busy, dt), (long long)ms->others_airtime, w->collisions, w->failures,
+		w->mpdu_errors, w->retries, w->drops);
+	for (n = 0; n <= TS_WIFI6_MPDUS_MAX; n++) {
+		if (!w->n_hist[n])
+			continue;
+		fprintf(f, "%s\"%u\":%" PRIu64, first ? "" : ",", n, w->n_hist[n]);
+		first = 0;
+	}
+	fprintf(f, "}}");
+}
+
 void ts_summary_print(FILE *f, const struct ts_summary *s)
 {
 	ts_ns_t dt = s->end - s->start;
@@ -128,6 +224,7 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 					st->stats.peak_bytes, st->stats.peak_pkts);
 			}
 		}
+		print_wifi(f, d, dt);
 		if (x->no_descriptor)
 			fprintf(f,
 				"  WARNING: %" PRIu64 " packets dropped for want of descriptors "
@@ -204,8 +301,10 @@ int ts_summary_json(FILE *f, const struct ts_summary *s)
 				first = 0;
 			}
 		}
+		fprintf(f, "]");
+		json_wifi(f, d, dt);
 		fprintf(f,
-			"],\"kernel_dropped\":%" PRIu64 ",\"socket_overrun\":%" PRIu64
+			",\"kernel_dropped\":%" PRIu64 ",\"socket_overrun\":%" PRIu64
 			",\"no_descriptor\":%" PRIu64 ",\"unexplained_drops\":%" PRIu64,
 			x->kernel_dropped, x->user_dropped, x->no_descriptor, x->unexplained);
 		if (x->have_release_err)

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Wi-Fi 6 MAC's parameters as a user writes them:
+ * "wifi6:phy=1201mbit,mpdus=64,collision=2%". Defaults and their sources
+ * are in docs/wifi6-model.md (MODELS.md section 2).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tasshape/wifi6.h"
+
+const char ts_wifi6_keys[] = "phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes, ppdu_max, "
+			     "aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err, stations, "
+			     "backoff";
+
+#define UNSET UINT64_MAX
+
+void ts_wifi6_conf_init(struct ts_wifi6_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	ts_wifi6_phy_mcs(&c->phy, 80, 11, 2, 800, NULL);
+	c->mpdus = TS_WIFI6_MPDUS_MAX;
+	c->ampdu_bytes = TS_WIFI6_AMPDU_BYTES_MAX;
+	c->ppdu_max = TS_WIFI6_PPDU_MAX_NS;
+	c->aifsn = 3;  /* hostapd wmm_ac_be_aifs */
+	c->cwmin = 15; /* hostapd wmm_ac_be_cwmin 4: 2^4 - 1 */
+	c->cwmax = 1023;
+	c->ba = 256;
+	c->retry = 7; /* 802.11 dot11ShortRetryLimit */
+	c->backoff = -1;
+}
+
+/* An integer key in [lo, hi]; *@given tells whether it was present. */
+static int get_uint(struct ts_spec *spec, const char *key, uint64_t lo, uint64_t hi, uint64_t *out,
+		    bool *given, struct ts_err *err)
+{
+	uint64_t v = UNSET;
+	int ret = ts_spec_get_u64(spec, key, &v, err);
+
+	if (given)
+		*given = false;
+	if (ret < 0 || v == UNSET)
+		return ret;
+	if (v < lo || v > hi) {
+		ts_err_set(err, "%s: %s: %llu is out of range (expected %llu to %llu)", spec->name,
+			   key, (unsigned long long)v, (unsigned long long)lo,
+			   (unsigned long long)hi);
+		return -ERANGE;
+	}
+	*out = v;
+	if (given)
+		*given = true;
+	return 0;
+}
+
+/* A string key (a file name): no units to parse. */
+static int get_path(struct ts_spec *spec, const char *key, char *out, size_t len,
+		    struct ts_err *err)
+{
+	unsigned int i;
+
+	for (i = 0; i < spec->nargs; i++) {
+		if (strcmp(spec->arg[i].key, key))
+			continue;
+		spec->arg[i].used = true;
+		if (strlen(spec->arg[i].val) >= len) {
+			ts_err_set(err, "%s: %s: file name too long", spec->name, key);
+			return -ENAMETOOLONG;
+		}
+		snprintf(out, len, "%s", spec->arg[i].val);
+	}
+	return 0;
+}
+
+static int parse_phy(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
+{
+	uint64_t bw = 80, mcs = 11, ss = 2, rate = 0;
+	bool bw_given, mcs_given;
+	ts_ns_t gi = 800;
+	int ret;
+
+	ret = get_uint(spec, "bw", 20, 160, &bw, &bw_given, err);
+	if (!ret)
+		ret = get_uint(spec, "mcs", 0, 11, &mcs, &mcs_given, err);
+	if (!ret)
+		ret = get_uint(spec, "ss", 1, 8, &ss, NULL, err);
+	if (!ret)
+		ret = ts_spec_get_time(spec, "gi", &gi, err);
+	if (!ret)
+		ret = ts_spec_get_rate(spec, "phy", &rate, err);
+	if (!ret)
+		ret = get_path(spec, "phy_trace", c->phy_trace, sizeof(c->phy_trace), err);
+	if (ret < 0)
+		return ret;
+	if ((rate || c->phy_trace[0]) && (bw_given || mcs_given)) {
+		ts_err_set(err, "%s: give the PHY rate either as %s or as bw/mcs, not both",
+			   spec->name, rate ? "phy=RATE" : "phy_trace=FILE");
+		return -EINVAL;
+	}
+	if (rate && c->phy_trace[0]) {
+		ts_err_set(err, "%s: phy and phy_trace both give the PHY rate; keep one",
+			   spec->name);
+		return -EINVAL;
+	}
+	if (rate)
+		return ts_wifi6_phy_rate(&c->phy, rate, (unsigned int)ss, gi, err);
+	return ts_wifi6_phy_mcs(&c->phy, (unsigned int)bw, (unsigned int)mcs, (unsigned int)ss, gi,
+				err);
+}
+
+int ts_wifi6_conf_parse(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
+{
+	uint64_t mpdus = c->mpdus, ba = c->ba, aifsn = c->aifsn, cwmin = c->cwmin;
+	uint64_t cwmax = c->cwmax, retry = c->retry, stations = c->stations, backoff = UNSET;
+	bool mpdus_given, ba_given, backoff_given;
+	int ret;
+
+	ret = parse_phy(c, spec, err);
+	if (!ret)
+		ret = get_uint(spec, "mpdus", 1, TS_WIFI6_MPDUS_MAX, &mpdus, &mpdus_given, err);
+	if (!ret)
+		ret = get_uint(spec, "ba", 64, 256, &ba, &ba_given, err);
+	if (!ret)
+		ret = ts_spec_get_size(spec, "ampdu_bytes", &c->ampdu_bytes, err);
+	if (!ret)
+		ret = ts_spec_get_time(spec, "ppdu_max", &c->ppdu_max, err);
+	if (!ret)
+		ret = get_uint(spec, "aifsn", 1, 15, &aifsn, NULL, err);
+	if (!ret)
+		ret = get_uint(spec, "cwmin", 0, 32767, &cwmin, NULL, err);
+	if (!ret)
+		ret = get_uint(spec, "cwmax", 0, 32767, &cwmax, NULL, err);
+	if (!ret)
+		ret = get_uint(spec, "retry", 0, 255, &retry, NULL, err);
+	if (!ret)
+		ret = ts_spec_get_ppm(spec, "collision", &c->collision_ppm, err);
+	if (!ret)
+		ret = ts_spec_get_ppm(spec, "mpdu_err", &c->mpdu_err_ppm, err);
+	if (!ret)
+		ret = get_uint(spec, "stations", 0, TS_WIFI6_STATIONS_MAX, &stations, NULL, err);
+	if (!ret)
+		ret = get_uint(spec, "backoff", 0, 32767, &backoff, &backoff_given, err);
+	if (!ret)
+		ret = ts_spec_check_used(spec, ts_wifi6_keys, err);
+	if (ret < 0)
+		return ret;
+	if (ba != 64 && ba != 256) {
+		ts_err_set(err, "%s: ba: %llu (expected 64 or 256, the BlockAck bitmap sizes)",
+			   spec->name, (unsigned long long)ba);
+		return -EINVAL;
+	}
+	/* A 64-bit BlockAck window cannot acknowledge more than 64 MPDUs per A-MPDU. */
+	if (ba_given && !mpdus_given && mpdus > ba)
+		mpdus = ba;
+	if (mpdus > ba) {
+		ts_err_set(err, "%s: mpdus=%llu does not fit the BlockAck window ba=%llu",
+			   spec->name, (unsigned long long)mpdus, (unsigned long long)ba);
+		return -EINVAL;
+	}
+	if (cwmin > cwmax) {
+		ts_err_set(err, "%s: cwmin=%llu is above cwmax=%llu", spec->name,
+			   (unsigned long long)cwmin, (unsigned long long)cwmax);
+		return -EINVAL;
+	}
+	if (!c->ampdu_bytes || c->ampdu_bytes > TS_WIFI6_AMPDU_BYTES_MAX) {
+		ts_err_set(err, "%s: ampdu_bytes: %llu (expected 1B to %uB)", spec->name,
+			   (unsigned long long)c->ampdu_bytes, TS_WIFI6_AMPDU_BYTES_MAX);
+		return -ERANGE;
+	}
+	if (c->ppdu_max <= 0 || c->ppdu_max > TS_WIFI6_PPDU_MAX_NS) {
+		ts_err_set(err, "%s: ppdu_max: expected more than 0 and at most 5484us",
+			   spec->name);
+		return -ERANGE;
+	}
+	c->mpdus = (uint32_t)mpdus;
+	c->ba = (uint32_t)ba;
+	c->aifsn = (uint32_t)aifsn;
+	c->cwmin = (uint32_t)cwmin;
+	c->cwmax = (uint32_t)cwmax;
+	c->retry = (uint32_t)retry;
+	c->stations = (uint32_t)stations;
+	c->backoff = backoff_given ? (int32_t)backoff : -1;
+	return 0;
+}

@@ -1,0 +1,681 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shared Wi-Fi 6 medium: channel access (EDCA/DCF backoff with
+ * freezing), A-MPDU aggregation, BlockAck, retries, and the event order
+ * across the two sides (docs/wifi6-model.md).
+ *
+ * Event order. The two sides sit in different pipes (the station's queue
+ * in the uplink sender pipe, the AP's at the end of the downlink network
+ * pipe) that the runtime advances one after the other. Whichever side is
+ * advanced first runs the medium for both: it first advances the stages
+ * in front of each side to "now", so every packet that reaches either
+ * side by "now" is known (arrivals are only recorded, never acted on, in
+ * ts_wifi6_arrive), then processes arrivals, channel accesses and
+ * BlockAck ends strictly in time order. An aggregate is emitted into the
+ * next stage of its own side's pipe at the time its BlockAck ends.
+ * Advancing the other side later to the same "now" finds nothing to do.
+ *
+ * Channel access, per contender (the two sides, plus stations= saturated
+ * ones): with frames to send it draws a backoff in [0, CW] slots; it
+ * counts idle slots once the medium has been idle for AIFS, freezes while
+ * another transmits and resumes AIFS after the medium is idle again; at 0
+ * it transmits. Slots are counted on one grid per idle period (a late
+ * arrival starts at the next slot boundary at least AIFS after it
+ * arrives), so two contenders that reach 0 in the same slot collide, as
+ * in 802.11: both lose their A-MPDU and double their CW.
+ *
+ * The BlockAck window (ba entries per side) holds, in sequence order,
+ * every frame taken from the driver queue until it is delivered or
+ * dropped: frames to (re)transmit, frames on the air, and frames
+ * acknowledged but waiting for an earlier one (the receiver's reorder
+ * buffer releases in order). An A-MPDU takes the window's retransmissions
+ * first, then new frames from the queue, while they fit.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tasshape/pipe.h"
+#include "tasshape/qdisc.h"
+#include "tasshape/wifi6.h"
+
+enum ent_state {
+	ENT_PEND,  /* to be (re)transmitted */
+	ENT_AIR,   /* in the A-MPDU on the air */
+	ENT_ACKED, /* acknowledged, waiting for the frames before it */
+	ENT_GONE,  /* dropped at the retry limit */
+};
+
+struct win_ent {
+	struct ts_pkt *p;
+	uint16_t tries; /* failed transmissions so far */
+	uint8_t state;
+};
+
+/* One contender: a side of the link or another (saturated) station. */
+struct contender {
+	bool has_bo;	/* counting down (or frozen) towards a transmission */
+	bool tx;	/* transmitting in the current TXOP */
+	uint32_t bo;	/* idle slots still to count */
+	uint32_t cw;	/* contention window */
+	uint32_t fails; /* other stations: failed attempts of their current A-MPDU */
+	ts_ns_t cs;	/* while the medium is idle: when its slot counting starts */
+	ts_ns_t start, end;
+	uint32_t mpdus;
+	uint64_t bps;
+};
+
+struct side {
+	struct ts_stage *st; /* attached stage, or NULL */
+	struct ts_qdisc *q;  /* the driver queue */
+	struct ts_fifo arr;  /* arrived, not yet taken into the queue */
+	struct win_ent *win; /* ring of conf.ba entries */
+	uint32_t head, count, npend;
+	struct ts_wifi6_stats stats;
+};
+
+struct ts_wifi6 {
+	struct ts_wifi6_conf conf;
+	struct ts_trace *phy_trace; /* owned, or NULL */
+	struct ts_wifi6_phy phy;    /* the PHY of the last transmission */
+	ts_ns_t aifs, t_ba, origin;
+	struct ts_rng rng;
+	unsigned int refs;
+	bool started, running, busy, collision;
+	ts_ns_t t;	    /* processed up to here */
+	ts_ns_t idle_since; /* while idle: since when */
+	ts_ns_t busy_start, busy_until;
+	unsigned int ncont;
+	struct contender *ct; /* [TS_WIFI6_UP], [TS_WIFI6_DOWN], then other stations */
+	struct side side[TS_WIFI6__SIDES];
+	struct ts_wifi6_medium_stats mstats;
+	ts_wifi6_observer_fn obs;
+	void *obs_ctx;
+};
+
+int ts_wifi6_create(struct ts_wifi6 **out, const struct ts_wifi6_conf *conf, uint64_t seed,
+		    struct ts_err *err)
+{
+	struct ts_wifi6 *m;
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		goto nomem;
+	m->conf = *conf;
+	m->phy = conf->phy;
+	m->ncont = TS_WIFI6__SIDES + conf->stations;
+	m->ct = calloc(m->ncont, sizeof(*m->ct));
+	if (!m->ct)
+		goto nomem;
+	if (conf->phy_trace[0]) {
+		ret = ts_wifi6_phy_trace_load(conf->phy_trace, &m->phy_trace, err);
+		if (ret < 0)
+			goto fail;
+		/* Every row must be a rate one symbol can carry. */
+		for (i = 0; i < m->phy_trace->n; i++) {
+			struct ts_wifi6_phy p;
+
+			ret = ts_wifi6_phy_rate(&p, m->phy_trace->rows[i].bps, conf->phy.ss,
+						conf->phy.t_sym - TS_WIFI6_SYM_NS, err);
+			if (ret < 0)
+				goto fail;
+		}
+	}
+	m->aifs = TS_WIFI6_SIFS_NS + (ts_ns_t)conf->aifsn * TS_WIFI6_SLOT_NS;
+	m->t_ba = ts_wifi6_ba_time(conf->ba);
+	ts_rng_seed(&m->rng, seed);
+	for (i = 0; i < m->ncont; i++)
+		m->ct[i].cw = conf->cwmin;
+	for (i = 0; i < TS_WIFI6__SIDES; i++)
+		ts_fifo_init(&m->side[i].arr);
+	m->refs = 1;
+	*out = m;
+	return 0;
+nomem:
+	ts_err_set(err, "wifi6: out of memory");
+fail:
+	if (m) {
+		ts_trace_free(m->phy_trace);
+		free(m->ct);
+		free(m);
+	}
+	return ret;
+}
+
+void ts_wifi6_get(struct ts_wifi6 *m)
+{
+	m->refs++;
+}
+
+void ts_wifi6_put(struct ts_wifi6 *m)
+{
+	unsigned int i;
+
+	if (!m || --m->refs)
+		return;
+	/* Stages hold references, so no side is attached any more. */
+	for (i = 0; i < TS_WIFI6__SIDES; i++)
+		free(m->side[i].win);
+	ts_trace_free(m->phy_trace);
+	free(m->ct);
+	free(m);
+}
+
+const struct ts_wifi6_conf *ts_wifi6_conf_of(const struct ts_wifi6 *m)
+{
+	return &m->conf;
+}
+
+static void draw_backoff(struct ts_wifi6 *m, struct contender *c)
+{
+	c->bo = m->conf.backoff >= 0 ? (uint32_t)m->conf.backoff
+				     : (uint32_t)ts_rng_below(&m->rng, (uint64_t)c->cw + 1);
+	c->has_bo = true;
+}
+
+/*
+ * When a contender that starts waiting at @t (medium idle) begins counting
+ * slots: AIFS after the medium went idle, or, arriving later, the first
+ * slot boundary of this idle period at least AIFS after @t.
+ */
+static ts_ns_t countdown_start(const struct ts_wifi6 *m, ts_ns_t t)
+{
+	ts_ns_t d = t - m->idle_since;
+
+	if (d <= 0)
+		return m->idle_since + m->aifs;
+	return m->idle_since + m->aifs +
+	       (d + TS_WIFI6_SLOT_NS - 1) / TS_WIFI6_SLOT_NS * TS_WIFI6_SLOT_NS;
+}
+
+static ts_ns_t tx_time(const struct contender *c)
+{
+	return c->cs + (ts_ns_t)c->bo * TS_WIFI6_SLOT_NS;
+}
+
+int ts_wifi6_attach(struct ts_wifi6 *m, enum ts_wifi6_side side, struct ts_stage *st,
+		    const char *qdisc, uint64_t qseed, ts_ns_t origin, struct ts_err *err)
+{
+	struct side *s = &m->side[side];
+	unsigned int i;
+	int ret;
+
+	if (s->st) {
+		ts_err_set(err, "wifi6: the %s side of the medium is taken",
+			   side == TS_WIFI6_UP ? "station (uplink)" : "access point (downlink)");
+		return -EBUSY;
+	}
+	ret = ts_qdisc_create(&s->q, qdisc ? qdisc : "droptail:packets=1000", qseed,
+			      ts_stage_drop_cb, st, err);
+	if (ret < 0)
+		return ret;
+	free(s->win);
+	s->win = calloc(m->conf.ba, sizeof(*s->win));
+	if (!s->win) {
+		ts_qdisc_destroy(s->q, TS_DROP_SHUTDOWN, origin);
+		s->q = NULL;
+		ts_err_set(err, "wifi6: out of memory");
+		return -ENOMEM;
+	}
+	s->head = s->count = s->npend = 0;
+	s->st = st;
+	if (!m->started) {
+		/* The medium is idle from trace time 0; other stations start contending. */
+		m->started = true;
+		m->origin = origin;
+		m->t = origin;
+		m->idle_since = origin;
+		for (i = TS_WIFI6__SIDES; i < m->ncont; i++) {
+			draw_backoff(m, &m->ct[i]);
+			m->ct[i].cs = countdown_start(m, origin);
+		}
+	}
+	return 0;
+}
+
+void ts_wifi6_detach(struct ts_wifi6 *m, enum ts_wifi6_side side, ts_ns_t now)
+{
+	struct side *s = &m->side[side];
+	struct ts_pkt *p;
+	uint32_t k;
+
+	if (!s->st)
+		return;
+	while ((p = ts_fifo_pop(&s->arr)))
+		ts_stage_drop(s->st, p, TS_DROP_SHUTDOWN, now);
+	for (k = 0; k < s->count; k++) {
+		struct win_ent *e = &s->win[(s->head + k) % m->conf.ba];
+
+		if (e->state != ENT_GONE)
+			ts_stage_drop(s->st, e->p, TS_DROP_SHUTDOWN, now);
+	}
+	s->count = s->npend = 0;
+	ts_qdisc_destroy(s->q, TS_DROP_SHUTDOWN, now);
+	s->q = NULL;
+	free(s->win);
+	s->win = NULL;
+	s->st = NULL;
+	m->ct[side].has_bo = false;
+}
+
+void ts_wifi6_arrive(struct ts_wifi6 *m, enum ts_wifi6_side side, struct ts_pkt *p, ts_ns_t t)
+{
+	struct ts_fifo *a = &m->side[side].arr;
+
+	/* Arrivals of one side come in time order; keep it so whatever a caller does. */
+	if (a->tail && t < a->tail->t_enq)
+		t = a->tail->t_enq;
+	p->t_enq = t;
+	ts_fifo_push(a, p);
+}
+
+static ts_ns_t next_event(const struct ts_wifi6 *m)
+{
+	ts_ns_t best = TS_NEVER;
+	unsigned int i;
+
+	if (m->busy)
+		return m->busy_until;
+	for (i = 0; i < m->ncont; i++)
+		if (m->ct[i].has_bo)
+			best = ts_min(best, tx_time(&m->ct[i]));
+	return best;
+}
+
+ts_ns_t ts_wifi6_next_deadline(const struct ts_wifi6 *m)
+{
+	ts_ns_t d = next_event(m);
+	int i;
+
+	for (i = 0; i < TS_WIFI6__SIDES; i++)
+		if (m->side[i].arr.head)
+			d = ts_min(d, m->side[i].arr.head->t_enq);
+	return d;
+}
+
+static bool backlogged(const struct ts_wifi6 *m, unsigned int i)
+{
+	const struct side *s;
+
+	if (i >= TS_WIFI6__SIDES)
+		return true; /* other stations are saturated */
+	s = &m->side[i];
+	return s->st && (s->npend || ts_qdisc_pkts(s->q));
+}
+
+static void take_arrival(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
+{
+	struct side *s = &m->side[i];
+	struct contender *c = &m->ct[i];
+	struct ts_pkt *p = ts_fifo_pop(&s->arr);
+
+	s->q->ops->enqueue(s->q, p, t);
+	if (c->has_bo || c->tx || !backlogged(m, i))
+		return;
+	draw_backoff(m, c);
+	if (!m->busy)
+		c->cs = countdown_start(m, t);
+}
+
+/* The PHY at time @t: the fixed one, or the PHY trace's rate then. */
+static void phy_at(struct ts_wifi6 *m, ts_ns_t t)
+{
+	uint64_t bps;
+
+	if (!m->phy_trace)
+		return;
+	bps = ts_wifi6_trace_bps_at(m->phy_trace, t - m->origin);
+	if (bps != m->phy.bps)
+		ts_wifi6_phy_rate(&m->phy, bps, m->conf.phy.ss, m->conf.phy.t_sym - TS_WIFI6_SYM_NS,
+				  NULL);
+}
+
+/* What one A-MPDU may hold at the current PHY. */
+struct agg {
+	uint32_t lim;	   /* MPDUs */
+	uint64_t max_bits; /* data field bits within ppdu_max, service and tail included */
+	uint32_t mpdus;
+	uint64_t psdu; /* bytes */
+};
+
+static void agg_init(const struct ts_wifi6 *m, struct agg *a)
+{
+	ts_ns_t room = m->conf.ppdu_max - m->phy.t_pre;
+
+	a->lim = m->conf.mpdus;
+	a->max_bits = room > 0 ? (uint64_t)(room / m->phy.t_sym) * m->phy.ndbps : 0;
+	a->mpdus = 0;
+	a->psdu = 0;
+}
+
+static uint32_t pkt_mpdus(const struct ts_pkt *p)
+{
+	return p->segs ? p->segs : 1;
+}
+
+/* A-MPDU bytes of @p: a GSO unit of k segments counts as k subframes. */
+static uint64_t pkt_bytes(const struct ts_pkt *p)
+{
+	uint32_t k = pkt_mpdus(p);
+
+	return (uint64_t)k * ts_wifi6_subframe_bytes((p->len + k - 1) / k);
+}
+
+/* Does @p fit after what @a holds? The first frame always goes. */
+static bool agg_fits(const struct ts_wifi6 *m, const struct agg *a, const struct ts_pkt *p)
+{
+	uint64_t psdu = a->psdu + pkt_bytes(p);
+
+	if (!a->mpdus)
+		return true;
+	return a->mpdus + pkt_mpdus(p) <= a->lim && psdu <= m->conf.ampdu_bytes &&
+	       TS_WIFI6_SERVICE_TAIL_BITS + 8 * psdu <= a->max_bits;
+}
+
+static void agg_add(struct side *s, struct agg *a, struct win_ent *e)
+{
+	uint32_t k = pkt_mpdus(e->p);
+
+	e->state = ENT_AIR;
+	s->npend--;
+	a->mpdus += k;
+	a->psdu += pkt_bytes(e->p);
+	if (e->tries)
+		s->stats.retries += k;
+}
+
+/* Side @i won the channel at @t: build its A-MPDU. Returns its MPDUs (0: nothing to send). */
+static uint32_t build_side(struct ts_wifi6 *m, unsigned int i, ts_ns_t t, struct agg *a)
+{
+	struct side *s = &m->side[i];
+	uint32_t ba = m->conf.ba, k;
+
+	/* Retransmissions first, in sequence order. */
+	for (k = 0; k < s->count && s->npend; k++) {
+		struct win_ent *e = &s->win[(s->head + k) % ba];
+
+		if (e->state != ENT_PEND)
+			continue;
+		if (!agg_fits(m, a, e->p))
+			return a->mpdus;
+		agg_add(s, a, e);
+	}
+	/* Then new frames, while the BlockAck window has room. */
+	while (s->count < ba && a->mpdus < a->lim) {
+		struct ts_pkt *head = s->q->fifo.head, *p;
+		struct win_ent *e;
+
+		if (!head || !agg_fits(m, a, head))
+			break;
+		p = s->q->ops->dequeue(s->q, t);
+		if (!p)
+			break;
+		ts_hist_add(&s->st->stats.qdelay, t - p->t_enq);
+		e = &s->win[(s->head + s->count++) % ba];
+		e->p = p;
+		e->tries = 0;
+		e->state = ENT_PEND;
+		s->npend++;
+		if (!agg_fits(m, a, p))
+			break; /* the queue dropped its head (CoDel): this one waits its turn */
+		agg_add(s, a, e);
+	}
+	return a->mpdus;
+}
+
+/* A saturated other station sends as many 1500-byte frames as fit. */
+static uint32_t build_other(const struct ts_wifi6 *m, struct agg *a)
+{
+	uint64_t sub = ts_wifi6_subframe_bytes(1500), n = a->lim;
+
+	n = n < m->conf.ampdu_bytes / sub ? n : m->conf.ampdu_bytes / sub;
+	if (a->max_bits > TS_WIFI6_SERVICE_TAIL_BITS) {
+		uint64_t by_time = (a->max_bits - TS_WIFI6_SERVICE_TAIL_BITS) / (8 * sub);
+
+		n = n < by_time ? n : by_time;
+	} else {
+		n = 0;
+	}
+	if (!n)
+		n = 1;
+	a->mpdus = (uint32_t)n;
+	a->psdu = n * sub;
+	return a->mpdus;
+}
+
+static void start_txop(struct ts_wifi6 *m, ts_ns_t t)
+{
+	unsigned int i, winners = 0;
+	ts_ns_t end = t;
+
+	phy_at(m, t);
+	for (i = 0; i < m->ncont; i++) {
+		struct contender *c = &m->ct[i];
+		struct agg a;
+
+		if (!c->has_bo || tx_time(c) != t)
+			continue;
+		c->has_bo = false; /* this access is used, whatever happens */
+		agg_init(m, &a);
+		if (i < TS_WIFI6__SIDES ? !build_side(m, i, t, &a) : !build_other(m, &a))
+			continue; /* its queue emptied (an AQM dropped what it had) */
+		c->tx = true;
+		c->start = t;
+		c->end = t + m->phy.t_pre + ts_wifi6_data_time(&m->phy, a.psdu) + TS_WIFI6_SIFS_NS +
+			 m->t_ba;
+		c->mpdus = a.mpdus;
+		c->bps = m->phy.bps;
+		end = ts_max(end, c->end);
+		winners++;
+		if (i < TS_WIFI6__SIDES) {
+			struct ts_wifi6_stats *st = &m->side[i].stats;
+
+			st->txops++;
+			st->mpdus += a.mpdus;
+			st->n_hist[a.mpdus < TS_WIFI6_MPDUS_MAX ? a.mpdus : TS_WIFI6_MPDUS_MAX]++;
+		}
+	}
+	if (!winners)
+		return;
+	/* Everyone else freezes: the idle slots counted so far are kept. */
+	for (i = 0; i < m->ncont; i++) {
+		struct contender *c = &m->ct[i];
+		ts_ns_t slots;
+
+		if (!c->has_bo || t <= c->cs)
+			continue;
+		slots = (t - c->cs) / TS_WIFI6_SLOT_NS;
+		c->bo -= (uint32_t)(slots < (ts_ns_t)c->bo ? slots : (ts_ns_t)c->bo);
+	}
+	m->busy = true;
+	m->collision = winners > 1;
+	m->busy_start = t;
+	m->busy_until = end;
+	if (m->collision)
+		m->mstats.collision_events++;
+}
+
+/* Deliver, in order, the acknowledged frames at the head of the window. */
+static void release_prefix(struct ts_wifi6 *m, struct side *s, ts_ns_t t)
+{
+	while (s->count) {
+		struct win_ent *e = &s->win[s->head];
+
+		if (e->state == ENT_ACKED)
+			ts_stage_emit(s->st, e->p, t);
+		else if (e->state != ENT_GONE)
+			break;
+		e->p = NULL;
+		s->head = (s->head + 1) % m->conf.ba;
+		s->count--;
+	}
+}
+
+/* Side @i's A-MPDU ended at @t: BlockAck (@ok) or not. Returns true if a frame was dropped. */
+static bool side_done(struct ts_wifi6 *m, unsigned int i, ts_ns_t t, bool ok)
+{
+	struct side *s = &m->side[i];
+	bool dropped = false;
+	uint32_t k;
+
+	for (k = 0; k < s->count; k++) {
+		struct win_ent *e = &s->win[(s->head + k) % m->conf.ba];
+		uint32_t n;
+
+		if (e->state != ENT_AIR)
+			continue;
+		if (ok && !ts_rng_chance_ppm(&m->rng, m->conf.mpdu_err_ppm)) {
+			e->state = ENT_ACKED;
+			continue;
+		}
+		n = pkt_mpdus(e->p);
+		if (ok)
+			s->stats.mpdu_errors += n;
+		if (++e->tries > m->conf.retry) {
+			s->stats.drops += n;
+			ts_stage_drop(s->st, e->p, TS_DROP_MAC_RETRY, t);
+			e->p = NULL;
+			e->state = ENT_GONE;
+			dropped = true;
+		} else {
+			e->state = ENT_PEND;
+			s->npend++;
+		}
+	}
+	release_prefix(m, s, t);
+	return dropped;
+}
+
+static void end_txop(struct ts_wifi6 *m, ts_ns_t t)
+{
+	unsigned int i;
+
+	m->busy = false;
+	m->idle_since = t;
+	m->mstats.busy += t - m->busy_start;
+	for (i = 0; i < m->ncont; i++) {
+		struct contender *c = &m->ct[i];
+		struct ts_wifi6_txop tx;
+		bool ok, reset;
+
+		if (!c->tx)
+			continue;
+		c->tx = false;
+		ok = !m->collision && !ts_rng_chance_ppm(&m->rng, m->conf.collision_ppm);
+		if (i < TS_WIFI6__SIDES) {
+			struct ts_wifi6_stats *st = &m->side[i].stats;
+
+			if (!m->side[i].st)
+				continue; /* detached while on the air */
+			st->airtime += c->end - c->start;
+			if (!ok)
+				(*(m->collision ? &st->collisions : &st->failures))++;
+			reset = side_done(m, i, t, ok);
+		} else {
+			m->mstats.others_txops++;
+			m->mstats.others_airtime += c->end - c->start;
+			c->fails = ok ? 0 : c->fails + 1;
+			reset = c->fails > m->conf.retry; /* discarded */
+			if (reset)
+				c->fails = 0;
+		}
+		/* CW: back to CWmin after a BlockAck or a discard, else doubled up to CWmax. */
+		if (ok || reset)
+			c->cw = m->conf.cwmin;
+		else
+			c->cw = 2 * c->cw + 1 < m->conf.cwmax ? 2 * c->cw + 1 : m->conf.cwmax;
+		if (m->obs) {
+			tx = (struct ts_wifi6_txop){.who = i,
+						    .start = c->start,
+						    .end = c->end,
+						    .mpdus = c->mpdus,
+						    .phy_bps = c->bps,
+						    .ok = ok,
+						    .collision = m->collision};
+			m->obs(m->obs_ctx, &tx);
+		}
+		if (backlogged(m, i))
+			draw_backoff(m, c);
+	}
+	/* Counting resumes AIFS after the medium went idle. */
+	for (i = 0; i < m->ncont; i++)
+		if (m->ct[i].has_bo)
+			m->ct[i].cs = t + m->aifs;
+}
+
+/* Advance the stages in front of each side, so every arrival up to @now is recorded. */
+static void pull_upstream(struct ts_wifi6 *m, ts_ns_t now)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < TS_WIFI6__SIDES; i++) {
+		struct ts_stage *st = m->side[i].st;
+		struct ts_pipe *pipe;
+
+		if (!st)
+			continue;
+		pipe = st->pipe;
+		for (k = 0; k < pipe->nstages && pipe->stage[k] != st; k++)
+			pipe->stage[k]->ops->advance(pipe->stage[k], now);
+	}
+}
+
+void ts_wifi6_advance(struct ts_wifi6 *m, ts_ns_t now)
+{
+	if (m->running)
+		return; /* reached again from a stage this run advanced: already handled */
+	m->running = true;
+	pull_upstream(m, now);
+	for (;;) {
+		ts_ns_t ta = TS_NEVER, te = next_event(m);
+		unsigned int i, from = 0;
+
+		for (i = 0; i < TS_WIFI6__SIDES; i++) {
+			const struct ts_pkt *h = m->side[i].arr.head;
+
+			if (h && h->t_enq < ta) {
+				ta = h->t_enq;
+				from = i;
+			}
+		}
+		/* An arrival at the instant of an event is in the queue for it. */
+		if (ta <= te && ta <= now) {
+			m->t = ts_max(ta, m->t); /* never behind what was already decided */
+			take_arrival(m, from, m->t);
+		} else if (te <= now) {
+			m->t = te;
+			if (m->busy)
+				end_txop(m, te);
+			else
+				start_txop(m, te);
+		} else {
+			break;
+		}
+	}
+	m->t = ts_max(m->t, now);
+	m->running = false;
+}
+
+const struct ts_wifi6_stats *ts_wifi6_stats(const struct ts_wifi6 *m, enum ts_wifi6_side side)
+{
+	return &m->side[side].stats;
+}
+
+const struct ts_wifi6_medium_stats *ts_wifi6_medium_stats(const struct ts_wifi6 *m)
+{
+	return &m->mstats;
+}
+
+uint32_t ts_wifi6_cw(const struct ts_wifi6 *m, enum ts_wifi6_side side)
+{
+	return m->ct[side].cw;
+}
+
+void ts_wifi6_set_observer(struct ts_wifi6 *m, ts_wifi6_observer_fn fn, void *ctx)
+{
+	m->obs = fn;
+	m->obs_ctx = ctx;
+}

@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Wi-Fi 6 MAC with made-up times (wifi6_mac.c, s_wifi6.c, link.c):
+ * saturated throughput against the MODELS.md formula, aggregate sizes,
+ * the PPDU limit, collisions and retries, the shared medium, the
+ * hybrid link and determinism.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "tasshape/link.h"
+#include "tasshape/wifi6.h"
+#include "tsu.h"
+
+#define US  TS_NSEC_PER_USEC
+#define MS  TS_NSEC_PER_MSEC
+#define SEC TS_NSEC_PER_SEC
+
+static struct fx_sink sink_up, sink_down;
+static struct ts_pool pool;
+
+/* Every transmission the medium reports, in the order they end. */
+#define TX_MAX 200000
+static struct ts_wifi6_txop txlog[TX_MAX];
+static size_t ntx;
+static uint32_t cw_after[TX_MAX];
+static struct ts_wifi6 *observed;
+
+static void on_txop(void *ctx, const struct ts_wifi6_txop *tx)
+{
+	(void)ctx;
+	if (ntx < TX_MAX) {
+		txlog[ntx] = *tx;
+		cw_after[ntx] = tx->who < 2 ? ts_wifi6_cw(observed, tx->who) : 0;
+	}
+	ntx++;
+}
+
+struct rig {
+	struct ts_wifi6 *m;
+	struct ts_dir up, down;
+	bool has_up, has_down;
+};
+
+static void setup(void)
+{
+	memset(&sink_up, 0, sizeof(sink_up));
+	memset(&sink_down, 0, sizeof(sink_down));
+	CU_ASSERT_EQUAL_FATAL(ts_pool_init(&pool, 400000), 0);
+	sink_up.pool = &pool;
+	sink_down.pool = &pool;
+	ntx = 0;
+}
+
+static struct ts_wifi6 *make_mac(const char *s, uint64_t seed)
+{
+	struct ts_wifi6_conf c;
+	struct ts_err err = {{0}};
+	struct ts_wifi6 *m = NULL;
+	struct ts_spec spec;
+
+	ts_wifi6_conf_init(&c);
+	if (ts_spec_parse(&spec, s, &err) || ts_wifi6_conf_parse(&c, &spec, &err) ||
+	    ts_wifi6_create(&m, &c, seed, &err))
+		fprintf(stderr, "\n  %s: %s\n", s, err.msg);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	observed = m;
+	ts_wifi6_set_observer(m, on_txop, NULL);
+	return m;
+}
+
+static void build(struct rig *r, const char *spec, uint64_t seed, bool up, bool down,
+		  const struct ts_trace *up_cap, const struct ts_trace *down_cap)
+{
+	struct ts_err err = {{0}};
+	struct ts_dir_conf c = {
+		.seed = 7, .place = TS_PLACE_NETWORK, .mac_queue = "droptail:packets=300000"};
+
+	memset(r, 0, sizeof(*r));
+	r->m = make_mac(spec, seed);
+	c.wifi6 = r->m;
+	if (up) {
+		c.name = "uplink";
+		c.trace = up_cap;
+		c.wifi6_side = TS_WIFI6_UP;
+		if (ts_dir_build(&r->up, &c, fx_release, fx_drop, &sink_up, &err))
+			fprintf(stderr, "\n  build: %s\n", err.msg);
+		r->has_up = true;
+	}
+	if (down) {
+		c.name = "downlink";
+		c.trace = down_cap;
+		c.wifi6_side = TS_WIFI6_DOWN;
+		if (ts_dir_build(&r->down, &c, fx_release, fx_drop, &sink_down, &err))
+			fprintf(stderr, "\n  build: %s\n", err.msg);
+		r->has_down = true;
+	}
+}
+
+/* Where packets enter: the station's queue (sender pipe), the downlink's network pipe. */
+static struct ts_pipe *up_in(struct rig *r)
+{
+	return &r->up.pipe[TS_PLACE_SENDER];
+}
+
+static struct ts_pipe *down_in(struct rig *r)
+{
+	return &r->down.pipe[TS_PLACE_NETWORK];
+}
+
+static void put(struct ts_pipe *pipe, uint32_t id, uint32_t len, ts_ns_t t)
+{
+	struct ts_pkt *p = ts_pool_get(&pool);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	p->len = len;
+	p->segs = 1;
+	ts_pipe_enqueue(pipe, p, t);
+}
+
+static void advance(struct rig *r, ts_ns_t t)
+{
+	if (r->has_up) {
+		ts_pipe_advance(&r->up.pipe[TS_PLACE_SENDER], t);
+		ts_pipe_advance(&r->up.pipe[TS_PLACE_NETWORK], t);
+	}
+	if (r->has_down)
+		ts_pipe_advance(&r->down.pipe[TS_PLACE_NETWORK], t);
+}
+
+static void teardown(struct rig *r, ts_ns_t t)
+{
+	if (r->has_up)
+		ts_dir_fini(&r->up, t);
+	if (r->has_down)
+		ts_dir_fini(&r->down, t);
+	ts_wifi6_put(r->m);
+	/* Every descriptor came back: the model lost nothing. */
+	TSU_EQ(pool.used, 0);
+	ts_pool_fini(&pool);
+}
+
+/*
+ * MODELS.md section 2, computed here from the constants: 80 MHz, 2 SS, MCS 11,
+ * GI 0.8 us (N_DBPS 16333, T_sym 13.6 us), 1500-byte packets (S = 1544 B):
+ *   T(N) = AIFS 43 + backoff + preamble 52 + ceil((16 + 8*N*1544 + 6) / 16333) * 13.6
+ *          + SIFS 16 + BlockAck 40 us
+ */
+static ts_ns_t formula_ns(uint32_t n, ts_ns_t backoff_ns)
+{
+	uint64_t bits = 16 + 8ull * n * 1544 + 6;
+	uint64_t syms = (bits + 16333 - 1) / 16333;
+
+	return 43 * US + backoff_ns + 52 * US + (ts_ns_t)syms * 13600 + 16 * US + 40 * US;
+}
+
+/*
+ * Saturated queue, no collisions, a fixed backoff of 7 slots (63 us): every
+ * aggregate is exactly N frames and ends exactly k * T(N) after the start.
+ * N = 1: 43 + 63 + 52 + 13.6 + 16 + 40 = 227.6 us; N = 256: 194 symbols,
+ * 43 + 63 + 52 + 2638.4 + 56 = 2852.4 us.
+ */
+static void test_saturated_exact(void)
+{
+	static const uint32_t caps[] = {1, 4, 16, 64, 256};
+	size_t i, j, k;
+
+	TSU_EQ(formula_ns(1, 63 * US), 227600);
+	TSU_EQ(formula_ns(256, 63 * US), 2852400);
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		uint32_t n = caps[i], txops = 20;
+		ts_ns_t t_n = formula_ns(n, 7 * TS_WIFI6_SLOT_NS);
+		const struct ts_wifi6_stats *st;
+		char spec[64];
+		struct rig r;
+
+		setup();
+		snprintf(spec, sizeof(spec), "wifi6:mpdus=%u,backoff=7", n);
+		build(&r, spec, 1, true, false, NULL, NULL);
+		/* One more aggregate's worth than is released: the queue never runs dry. */
+		for (j = 0; j < (size_t)(txops + 1) * n; j++)
+			put(up_in(&r), (uint32_t)j, 1500, 0);
+		advance(&r, txops * t_n);
+		TSU_EQ(sink_up.nrel, txops * n);
+		for (k = 1; k <= txops; k++)
+			for (j = 0; j < n; j++)
+				TSU_EQ(sink_up.rel_t[(k - 1) * n + j], (ts_ns_t)k * t_n);
+		/* The next access starts AIFS + 7 slots after the 20th BlockAck: not yet. */
+		TSU_EQ(ts_pipe_next_deadline(up_in(&r)), txops * t_n + 106 * US);
+		st = ts_wifi6_stats(r.m, TS_WIFI6_UP);
+		TSU_EQ(st->txops, txops);
+		TSU_EQ(st->n_hist[n], txops);
+		TSU_EQ(st->airtime, (ts_ns_t)txops * (t_n - 43 * US - 63 * US));
+		TSU_EQ(st->collisions + st->failures + st->retries + st->drops, 0);
+		/* Throughput within 1% of N * 1500 * 8 / T(N) (exact here). */
+		CU_ASSERT_DOUBLE_EQUAL((double)sink_up.rel_bytes * 8e9 / (double)(txops * t_n),
+				       (double)n * 12000.0 * 1e9 / (double)t_n,
+				       (double)n * 12000.0 * 1e9 / (double)t_n * 0.01);
+		teardown(&r, txops * t_n);
+	}
+}
+
+/*
+ * The same with the random backoff of the model (uniform in [0, 15] slots,
+ * mean 7.5 = 67.5 us): averaged over many TXOPs the throughput is within 1%
+ * of the formula with the mean backoff, and of MODELS.md's cross-check
+ * values 52, 176, 486, 868, 1075 Mbit/s.
+ */
+static void test_saturated_random(void)
+{
+	static const uint32_t caps[] = {1, 4, 16, 64, 256};
+	static const uint32_t txops[] = {20000, 5000, 1500, 500, 200};
+	static const double models[] = {52, 176, 486, 868, 1075};
+	size_t i, j;
+
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		uint32_t n = caps[i];
+		ts_ns_t t_n = formula_ns(n, 67500), last;
+		double want = (double)n * 12000.0 * 1e3 / (double)t_n, got; /* Mbit/s */
+		char spec[64];
+		struct rig r;
+
+		setup();
+		snprintf(spec, sizeof(spec), "wifi6:mpdus=%u", n);
+		build(&r, spec, 42, true, false, NULL, NULL);
+		for (j = 0; j < (size_t)(txops[i] + 1) * n; j++)
+			put(up_in(&r), (uint32_t)j, 1500, 0);
+		advance(&r, (ts_ns_t)txops[i] * t_n * 2);
+		CU_ASSERT_FATAL(sink_up.nrel >= (size_t)txops[i] * n);
+		/* Throughput of the first txops[i] aggregates. */
+		last = sink_up.rel_t[(size_t)txops[i] * n - 1];
+		got = (double)txops[i] * n * 12000.0 * 1e3 / (double)last;
+		fprintf(stderr, "\n  N=%u: model %.2f Mbit/s, formula %.2f, MODELS.md %.0f", n, got,
+			want, models[i]);
+		CU_ASSERT(got > want * 0.99 && got < want * 1.01);
+		CU_ASSERT(got > models[i] * 0.99 && got < models[i] * 1.01);
+		teardown(&r, last);
+	}
+}
+
+/*
+ * Three frames queued make one aggregate of exactly 3. Backoff 0: sent at AIFS
+ * 43 us; 3 * 1544 B = 37078 bits = 3 symbols (40.8 us); released at
+ * 43 + 52 + 40.8 + 16 + 40 = 191.8 us.
+ */
+static void test_three_frames(void)
+{
+	const struct ts_wifi6_stats *st;
+	struct rig r;
+	uint32_t j;
+
+	setup();
+	build(&r, "wifi6:backoff=0", 1, true, false, NULL, NULL);
+	for (j = 0; j < 3; j++)
+		put(up_in(&r), j, 1500, 0);
+	TSU_EQ(ts_pipe_next_deadline(up_in(&r)), 0); /* the arrivals themselves */
+	advance(&r, 0);
+	TSU_EQ(ts_pipe_next_deadline(up_in(&r)), 43 * US);
+	advance(&r, SEC);
+	TSU_EQ(sink_up.nrel, 3);
+	for (j = 0; j < 3; j++) {
+		TSU_EQ(sink_up.rel_id[j], j);
+		TSU_EQ(sink_up.rel_t[j], 191800);
+	}
+	st = ts_wifi6_stats(r.m, TS_WIFI6_UP);
+	TSU_EQ(st->txops, 1);
+	TSU_EQ(st->mpdus, 3);
+	TSU_EQ(st->n_hist[3], 1);
+	TSU_EQ(ntx, 1);
+	TSU_EQ(txlog[0].start, 43 * US);
+	TSU_EQ(txlog[0].end, 191800);
+	TSU_EQ(ts_pipe_next_deadline(up_in(&r)), TS_NEVER);
+	/* The stage counted them in and out; its queue delay is 43 us each. */
+	TSU_EQ(r.up.mac->stats.pkts_out, 3);
+	TSU_EQ(r.up.mac->stats.qdelay.count, 3);
+	TSU_EQ(r.up.mac->stats.qdelay.max, 43 * US);
+	teardown(&r, SEC);
+}
+
+/*
+ * At 20 MHz, 1 SS, MCS 0 (117 bits per 13.6 us symbol, 44 us preamble) a
+ * 5484 us PPDU has room for (5484 - 44) / 13.6 = 400 symbols = 46800 bits:
+ * 22 + 8 * 1544 * N <= 46800 gives N <= 3.79, so 10 queued frames go as
+ * 3 + 3 + 3 + 1. The first: 37078 bits = 317 symbols = 4311.2 us, released
+ * at 43 + 44 + 4311.2 + 16 + 40 = 4454.2 us. At 1201 Mbit/s the same ten
+ * frames are one aggregate.
+ */
+static void test_ppdu_limit(void)
+{
+	const struct ts_wifi6_stats *st;
+	struct rig r;
+	uint32_t j;
+
+	setup();
+	build(&r, "wifi6:bw=20,mcs=0,ss=1,backoff=0", 1, true, false, NULL, NULL);
+	for (j = 0; j < 10; j++)
+		put(up_in(&r), j, 1500, 0);
+	advance(&r, SEC);
+	st = ts_wifi6_stats(r.m, TS_WIFI6_UP);
+	TSU_EQ(st->txops, 4);
+	TSU_EQ(st->n_hist[3], 3);
+	TSU_EQ(st->n_hist[1], 1);
+	TSU_EQ(sink_up.nrel, 10);
+	TSU_EQ(sink_up.rel_t[0], 4454200);
+	TSU_EQ(sink_up.rel_t[2], 4454200);
+	CU_ASSERT(sink_up.rel_t[3] > 4454200);
+	/* No PPDU longer than the limit: data time of 3 frames plus the preamble. */
+	TSU_EQ(txlog[0].end - txlog[0].start - 56 * US, 44 * US + 317 * 13600);
+	CU_ASSERT(txlog[0].end - txlog[0].start - 56 * US <= 5484 * US);
+	teardown(&r, SEC);
+
+	setup();
+	build(&r, "wifi6:backoff=0", 1, true, false, NULL, NULL);
+	for (j = 0; j < 10; j++)
+		put(up_in(&r), j, 1500, 0);
+	advance(&r, SEC);
+	TSU_EQ(ts_wifi6_stats(r.m, TS_WIFI6_UP)->n_hist[10], 1);
+	teardown(&r, SEC);
+}
+
+/*
+ * Every A-MPDU lost (collision=100%), retry limit 3: the two frames go out 4
+ * times, CW doubles 15 -> 31 -> 63 -> 127, then they are dropped (cause
+ * mac_retry) and CW is back at 15. Backoff 0: each attempt takes AIFS 43 +
+ * 52 + 2 symbols (3088 B = 24726 bits) 27.2 + 16 + 40 = 178.2 us, so the drop
+ * is at 4 * 178.2 = 712.8 us.
+ */
+static void test_collisions_retry_limit(void)
+{
+	const struct ts_wifi6_stats *st;
+	struct rig r;
+	size_t k;
+
+	setup();
+	build(&r, "wifi6:collision=100%,retry=3,backoff=0", 1, true, false, NULL, NULL);
+	put(up_in(&r), 1, 1500, 0);
+	put(up_in(&r), 2, 1500, 0);
+	advance(&r, SEC);
+	TSU_EQ(ntx, 4);
+	for (k = 0; k < 4; k++) {
+		CU_ASSERT(!txlog[k].ok);
+		TSU_EQ(txlog[k].end, (ts_ns_t)(k + 1) * 178200);
+	}
+	TSU_EQ(cw_after[0], 31);
+	TSU_EQ(cw_after[1], 63);
+	TSU_EQ(cw_after[2], 127);
+	TSU_EQ(cw_after[3], 15);
+	TSU_EQ(sink_up.nrel, 0);
+	TSU_EQ(sink_up.ndrop, 2);
+	TSU_EQ(sink_up.drop_cause[0], TS_DROP_MAC_RETRY);
+	TSU_EQ(sink_up.drop_t[1], 712800);
+	st = ts_wifi6_stats(r.m, TS_WIFI6_UP);
+	TSU_EQ(st->failures, 4);
+	TSU_EQ(st->retries, 6); /* 2 frames x 3 retransmissions */
+	TSU_EQ(st->drops, 2);
+	TSU_EQ(r.up.pipe[TS_PLACE_SENDER].stats.drops[TS_DROP_MAC_RETRY], 2);
+	teardown(&r, SEC);
+
+	/* CW stops at cwmax. */
+	setup();
+	build(&r, "wifi6:collision=100%,retry=5,cwmax=63,backoff=0", 1, true, false, NULL, NULL);
+	put(up_in(&r), 1, 1500, 0);
+	advance(&r, SEC);
+	TSU_EQ(ntx, 6);
+	TSU_EQ(cw_after[0], 31);
+	TSU_EQ(cw_after[1], 63);
+	TSU_EQ(cw_after[2], 63);
+	TSU_EQ(cw_after[4], 63);
+	TSU_EQ(cw_after[5], 15);
+	teardown(&r, SEC);
+}
+
+/* Both sides saturated for 0.5 s with the given seed; the log holds every TXOP. */
+static void run_both(struct rig *r, const char *spec, uint64_t seed)
+{
+	uint32_t j;
+
+	build(r, spec, seed, true, true, NULL, NULL);
+	for (j = 0; j < 60000; j++) {
+		put(up_in(r), j, 1500, 0);
+		put(down_in(r), 1000000 + j, 1500, 0);
+	}
+	advance(r, SEC / 2);
+}
+
+/*
+ * Uplink and downlink share the medium: two transmissions overlap only when
+ * both collided (they started in the same slot and both failed); every
+ * acknowledged A-MPDU had the medium to itself. Each side keeps its own
+ * order and gets about half the TXOPs.
+ */
+static void test_shared_medium(void)
+{
+	const struct ts_wifi6_stats *su, *sd;
+	const struct ts_wifi6_medium_stats *ms;
+	uint64_t coll = 0, ok_up;
+	struct rig r;
+	size_t i, j;
+
+	setup();
+	run_both(&r, "wifi6:mpdus=64", 3);
+	CU_ASSERT_FATAL(ntx > 300 && ntx < TX_MAX);
+	for (i = 0; i < ntx; i++) {
+		coll += txlog[i].collision;
+		CU_ASSERT(txlog[i].ok == !txlog[i].collision);
+		/* The log is in end order; an overlap can only be with a near neighbour. */
+		for (j = i + 1; j < ntx && j < i + 4; j++) {
+			const struct ts_wifi6_txop *a = &txlog[i], *b = &txlog[j];
+			bool overlap = a->start < b->end && b->start < a->end;
+
+			if (!overlap)
+				continue;
+			CU_ASSERT(a->who != b->who);
+			CU_ASSERT(a->collision && b->collision && a->start == b->start);
+		}
+	}
+	su = ts_wifi6_stats(r.m, TS_WIFI6_UP);
+	sd = ts_wifi6_stats(r.m, TS_WIFI6_DOWN);
+	ms = ts_wifi6_medium_stats(r.m);
+	/* A tie of two backoffs in [0, 15] happens about 1 in 16 accesses. */
+	CU_ASSERT(ms->collision_events > 0);
+	TSU_EQ(coll, 2 * ms->collision_events);
+	TSU_EQ(su->collisions, ms->collision_events);
+	TSU_EQ(sd->collisions, ms->collision_events);
+	fprintf(stderr, "\n  up %llu TXOPs, down %llu, collisions %llu, busy %.1f%%",
+		(unsigned long long)su->txops, (unsigned long long)sd->txops,
+		(unsigned long long)ms->collision_events, 100.0 * (double)ms->busy / 5e8);
+	CU_ASSERT(su->txops * 10 > (su->txops + sd->txops) * 4);
+	CU_ASSERT(sd->txops * 10 > (su->txops + sd->txops) * 4);
+	/* Releases in order on each side, at BlockAck ends of that side. */
+	for (i = 1; i < sink_up.nrel; i++)
+		CU_ASSERT(sink_up.rel_id[i] > sink_up.rel_id[i - 1]);
+	for (i = 1; i < sink_down.nrel; i++)
+		CU_ASSERT(sink_down.rel_id[i] > sink_down.rel_id[i - 1]);
+	/* Saturated, no MPDU errors: each acknowledged A-MPDU delivered 64 frames. */
+	for (i = 0, ok_up = 0; i < ntx; i++)
+		ok_up += txlog[i].ok && txlog[i].who == TS_WIFI6_UP;
+	TSU_EQ(sink_up.nrel, ok_up * 64);
+	teardown(&r, SEC / 2);
+}
+
+/* The same seed gives the same aggregates; another seed does not. */
+static void test_determinism(void)
+{
+	static struct ts_wifi6_txop first[4000];
+	size_t n1, i;
+	bool differ = false;
+	struct rig r;
+
+	setup();
+	run_both(&r, "wifi6:mpdus=32,collision=1%,mpdu_err=1%,stations=1", 9);
+	n1 = ntx < 4000 ? ntx : 4000;
+	memcpy(first, txlog, n1 * sizeof(first[0]));
+	teardown(&r, SEC / 2);
+
+	setup();
+	run_both(&r, "wifi6:mpdus=32,collision=1%,mpdu_err=1%,stations=1", 9);
+	TSU_EQ(ntx < 4000 ? ntx : 4000, n1);
+	for (i = 0; i < n1; i++) {
+		TSU_EQ(txlog[i].who, first[i].who);
+		TSU_EQ(txlog[i].start, first[i].start);
+		TSU_EQ(txlog[i].mpdus, first[i].mpdus);
+		TSU_EQ(txlog[i].ok, first[i].ok);
+	}
+	teardown(&r, SEC / 2);
+
+	setup();
+	run_both(&r, "wifi6:mpdus=32,collision=1%,mpdu_err=1%,stations=1", 10);
+	for (i = 0; i < n1 && i < ntx; i++)
+		differ |= txlog[i].start != first[i].start || txlog[i].who != first[i].who;
+	CU_ASSERT(differ);
+	teardown(&r, SEC / 2);
+}
+
+/*
+ * MPDU errors: a missing MPDU is retransmitted in the next aggregate, and the
+ * receiver's reorder buffer releases in order, so ids leave strictly increasing.
+ * retries = MPDU errors when nothing reached the retry limit.
+ */
+static void test_mpdu_errors_in_order(void)
+{
+	const struct ts_wifi6_stats *st;
+	struct rig r;
+	uint32_t j;
+	size_t i;
+
+	setup();
+	build(&r, "wifi6:mpdus=16,mpdu_err=20%", 5, true, false, NULL, NULL);
+	for (j = 0; j < 5000; j++)
+		put(up_in(&r), j, 1500, 0);
+	advance(&r, SEC);
+	st = ts_wifi6_stats(r.m, TS_WIFI6_UP);
+	TSU_EQ(sink_up.nrel, 5000);
+	for (i = 1; i < sink_up.nrel; i++)
+		CU_ASSERT(sink_up.rel_id[i] == sink_up.rel_id[i - 1] + 1);
+	CU_ASSERT(st->mpdu_errors > 5000 / 10); /* 20% of >= 5000 transmissions */
+	TSU_EQ(st->retries, st->mpdu_errors);
+	TSU_EQ(st->drops, 0);
+	TSU_EQ(st->mpdus, 5000 + st->retries);
+	teardown(&r, SEC);
+}
+
+/*
+ * The hybrid link: uplink = wifi6 (sender pipe) then a 25 Mbit/s hop (network
+ * pipe); downlink = a 12 Mbit/s hop then wifi6, both in the network pipe.
+ * Advancing only the uplink's pipe runs the medium for both: it first
+ * advances the downlink's rate stage, so a packet that leaves it at 1 ms
+ * (1500 B at 12 Mbit/s) reaches the AP then and is sent in the first slot
+ * boundary at least AIFS later: idle since 0, 1 ms = 111.1 slots -> 112,
+ * 43 + 1008 = 1051 us; released at 1051 + 52 + 13.6 + 56 = 1172.6 us.
+ */
+static void test_hybrid_and_pull(void)
+{
+	ts_ns_t at[] = {0};
+	uint64_t bps25[] = {25000000}, bps12[] = {12000000};
+	struct ts_trace *up_cap = fx_rate(at, bps25, 1, SEC);
+	struct ts_trace *down_cap = fx_rate(at, bps12, 1, SEC);
+	struct rig r;
+
+	setup();
+	build(&r, "wifi6:backoff=0", 1, true, true, up_cap, down_cap);
+	TSU_EQ(r.up.pipe[TS_PLACE_SENDER].nstages, 1);
+	CU_ASSERT(r.up.pipe[TS_PLACE_SENDER].stage[0]->ops == &ts_s_wifi6);
+	CU_ASSERT(r.up.pipe[TS_PLACE_NETWORK].stage[0]->ops == &ts_s_rate);
+	TSU_EQ(r.down.pipe[TS_PLACE_SENDER].nstages, 0);
+	TSU_EQ(r.down.pipe[TS_PLACE_NETWORK].nstages, 2);
+	CU_ASSERT(r.down.pipe[TS_PLACE_NETWORK].stage[0]->ops == &ts_s_rate);
+	CU_ASSERT(r.down.pipe[TS_PLACE_NETWORK].stage[1]->ops == &ts_s_wifi6);
+	CU_ASSERT(r.up.mac == r.up.pipe[TS_PLACE_SENDER].stage[0]);
+	CU_ASSERT(r.down.mac == r.down.pipe[TS_PLACE_NETWORK].stage[1]);
+
+	put(down_in(&r), 7, 1500, 0);
+	TSU_EQ(ts_dir_next_deadline(&r.down), 1 * MS);
+	ts_pipe_advance(&r.up.pipe[TS_PLACE_SENDER], 2 * MS); /* only the uplink's */
+	TSU_EQ(sink_down.nrel, 1);
+	TSU_EQ(sink_down.rel_t[0], 1172600);
+	TSU_EQ(ts_wifi6_stats(r.m, TS_WIFI6_DOWN)->txops, 1);
+	/* The downlink pipe counted it out, with its whole sojourn. */
+	TSU_EQ(r.down.pipe[TS_PLACE_NETWORK].stats.pkts_out, 1);
+	TSU_EQ(r.down.pipe[TS_PLACE_NETWORK].stats.sojourn.max, 1172600);
+	ts_pipe_advance(&r.down.pipe[TS_PLACE_NETWORK], 2 * MS); /* nothing left to do */
+	TSU_EQ(sink_down.nrel, 1);
+
+	/* The uplink: the station's queue releases to the runtime (sender pipe). */
+	put(up_in(&r), 8, 1500, 3 * MS);
+	advance(&r, 4 * MS);
+	TSU_EQ(sink_up.nrel, 1);
+	CU_ASSERT(sink_up.rel_t[0] > 3 * MS && sink_up.rel_t[0] < 4 * MS);
+	teardown(&r, 4 * MS);
+	fx_trace_free(up_cap);
+	fx_trace_free(down_cap);
+}
+
+/*
+ * A PHY-rate trace: 1201 Mbit/s, then 600.4 Mbit/s from 1 s (8165 bits per
+ * symbol, so one 1544 B subframe = 12374 bits takes 2 symbols). A frame at 0
+ * ends at 43 + 52 + 13.6 + 56 = 164.6 us; a frame at 1.5 s waits for the first
+ * slot boundary after it (164.6 us + ceil((1.5 s - 164.6 us) / 9 us) slots
+ * = 1499841 us) plus AIFS: sent at 1500048.6 us, released 52 + 27.2 + 56 us later.
+ */
+static void test_phy_trace(void)
+{
+	char path[] = "/tmp/test_wifi6_phy_XXXXXX", spec[128];
+	const char text[] = "# duration=2s\ntime_s,phy_mbps\n0,1201\n1,600.4\n";
+	struct rig r;
+	int fd;
+
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	snprintf(spec, sizeof(spec), "wifi6:phy_trace=%s,backoff=0", path);
+	setup();
+	build(&r, spec, 1, true, false, NULL, NULL);
+	unlink(path);
+	put(up_in(&r), 1, 1500, 0);
+	put(up_in(&r), 2, 1500, 1500 * MS);
+	advance(&r, 2 * SEC);
+	TSU_EQ(sink_up.nrel, 2);
+	TSU_EQ(sink_up.rel_t[0], 164600);
+	TSU_EQ(txlog[1].start, 1500048600);
+	TSU_EQ(sink_up.rel_t[1], 1500048600 + 52000 + 27200 + 56000);
+	TSU_EQ(txlog[0].phy_bps, 1201000000);
+	TSU_EQ(txlog[1].phy_bps, 600400000);
+	teardown(&r, 2 * SEC);
+}
+
+/*
+ * stations=2: two more saturated contenders share the channel. Each of the
+ * three gets about a third of the accesses, ties collide, and the station's
+ * throughput drops accordingly.
+ */
+static void test_other_stations(void)
+{
+	const struct ts_wifi6_medium_stats *ms;
+	const struct ts_wifi6_stats *su;
+	uint64_t all;
+	struct rig r;
+	uint32_t j;
+
+	setup();
+	build(&r, "wifi6:mpdus=64,stations=2", 11, true, false, NULL, NULL);
+	for (j = 0; j < 100000; j++)
+		put(up_in(&r), j, 1500, 0);
+	advance(&r, SEC / 2);
+	su = ts_wifi6_stats(r.m, TS_WIFI6_UP);
+	ms = ts_wifi6_medium_stats(r.m);
+	all = su->txops + ms->others_txops;
+	fprintf(stderr, "\n  station %llu TXOPs of %llu, collisions %llu",
+		(unsigned long long)su->txops, (unsigned long long)all,
+		(unsigned long long)ms->collision_events);
+	CU_ASSERT(su->txops * 100 > all * 25 && su->txops * 100 < all * 42);
+	CU_ASSERT(ms->others_airtime > 0);
+	CU_ASSERT(su->collisions > 0);
+	/* At most half of what it gets alone (868 Mbit/s at N = 64). */
+	CU_ASSERT((double)sink_up.rel_bytes * 8.0 * 2 < 868e6 * 0.5);
+	teardown(&r, SEC / 2);
+}
+
+static const struct tsu_test tests[] = {
+	{"saturated throughput, fixed backoff: exact T(N)", test_saturated_exact},
+	{"saturated throughput, random backoff: within 1% of the formula", test_saturated_random},
+	{"three frames queued make one aggregate of three", test_three_frames},
+	{"the PPDU duration limit caps N at a low PHY rate", test_ppdu_limit},
+	{"collisions double CW, the retry limit drops", test_collisions_retry_limit},
+	{"up and down share one medium, never overlapping", test_shared_medium},
+	{"same seed, same aggregates", test_determinism},
+	{"MPDU errors: retransmitted, delivered in order", test_mpdu_errors_in_order},
+	{"hybrid link: the medium advances the downlink's hop", test_hybrid_and_pull},
+	{"PHY-rate trace changes the airtime", test_phy_trace},
+	{"other stations contend", test_other_stations},
+};
+
+TSU_MAIN("wifi6", tests)
