@@ -84,6 +84,8 @@ int cmd_attach(int argc, char **argv)
 	ts_linkcfg_init(&a.link);
 	ts_run_common_init(&a.common);
 	argp_parse(&attach_argp, argc, argv, 0, NULL, &a);
+	a.common.argc = argc;
+	a.common.argv = argv;
 	ret = ts_session_attach(&s, &a.link, &a.common, a.netns, a.dev, a.peer, &err);
 	if (ret < 0) {
 		ts_cli_error("attach: %s", err.msg);

@@ -91,6 +91,9 @@ int cmd_run(int argc, char **argv)
 	ts_linkcfg_init(&a.link);
 	ts_run_common_init(&a.common);
 	argp_parse(&run_argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	a.common.argc = argc;
+	a.common.argv = argv;
+	a.common.interactive = !a.cmd || !a.cmd[0];
 
 	ret = ts_session_open(&s, &a.link, &a.common, &err);
 	if (ret < 0) {

@@ -3,12 +3,35 @@
 #include "cli/cli.h"
 #include "tasshape/units.h"
 
-enum { OPT_JSON = 0x400, OPT_QUIET, OPT_GSO, OPT_DURATION, OPT_KQUEUE, OPT_POOL };
+enum {
+	OPT_JSON = 0x400,
+	OPT_QUIET,
+	OPT_GSO,
+	OPT_DURATION,
+	OPT_KQUEUE,
+	OPT_POOL,
+	OPT_OUT,
+	OPT_OUT_PCAP,
+	OPT_PCAP_UP,
+	OPT_PCAP_DOWN,
+	OPT_PCAP_INGRESS,
+	OPT_PCAP_DROPS,
+	OPT_SNAPLEN,
+	OPT_UP_LOG,
+	OPT_DOWN_LOG,
+	OPT_LOG_DROPS,
+	OPT_STATS,
+	OPT_INTERVAL,
+	OPT_SOCKSTATS,
+	OPT_SOCK_INTERVAL,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
+};
 
 static const struct argp_option common_options[] = {
 	{NULL, 0, NULL, 0, "Run options:", 2},
 	{"summary-json", OPT_JSON, "FILE", 0, "Also write the run summary as JSON to FILE", 2},
-	{"quiet", OPT_QUIET, NULL, 0, "No summary on stderr", 2},
+	{"quiet", OPT_QUIET, NULL, 0, "No summary and no status line on stderr", 2},
 	{"gso", OPT_GSO, NULL, 0,
 	 "Speed mode: let the kernel queue GSO super-packets whole (per-packet fidelity is lost: "
 	 "drops and releases are per super-packet)",
@@ -22,7 +45,57 @@ static const struct argp_option common_options[] = {
 	 "Packet descriptors of the shaper (default 196608); when they run out, packets are "
 	 "dropped and counted as no_descriptor",
 	 2},
+	{NULL, 0, NULL, 0, "Recording options (docs/observability.md):", 3},
+	{"out", OPT_OUT, "DIR", 0,
+	 "Write the run's record into DIR (created): manifest.json, summary.json, stats.csv, "
+	 "sockstats.csv, uplink.log, downlink.log; 'tasshape plot DIR' draws it",
+	 3},
+	{"out-pcap", OPT_OUT_PCAP, NULL, 0,
+	 "With --out: also uplink.pcap, downlink.pcap, ingress.pcap and drops.pcap (+ .csv)", 3},
+	{"pcap-up", OPT_PCAP_UP, "FILE", 0,
+	 "Capture the uplink's packets as the link releases them (pcap, ns timestamps)", 3},
+	{"pcap-down", OPT_PCAP_DOWN, "FILE", 0, "Same for the downlink", 3},
+	{"pcap-ingress", OPT_PCAP_INGRESS, "FILE", 0,
+	 "Capture the packets of both directions as they arrive at the link", 3},
+	{"pcap-drops", OPT_PCAP_DROPS, "FILE", 0,
+	 "Capture the dropped packets; FILE.csv gives each one's cause", 3},
+	{"pcap-snaplen", OPT_SNAPLEN, "N", 0,
+	 "Bytes kept per captured packet (default and most: 128, the IP and TCP headers the "
+	 "shaper sees)",
+	 3},
+	{"uplink-log", OPT_UP_LOG, "FILE", 0,
+	 "Log the uplink in mahimahi's mm-link format (for mm-throughput-graph)", 3},
+	{"downlink-log", OPT_DOWN_LOG, "FILE", 0, "Same for the downlink", 3},
+	{"log-drops", OPT_LOG_DROPS, NULL, 0,
+	 "Also log drops in those logs ('T d PKTS BYTES', as newer mm-link does; "
+	 "mm-throughput-graph does not read them)",
+	 3},
+	{"stats", OPT_STATS, "FILE", 0,
+	 "Per-window CSV: capacity, throughput, queue, queueing delay, drops by cause", 3},
+	{"interval", OPT_INTERVAL, "TIME", 0, "Window of --stats (default 100ms)", 3},
+	{"sockstats", OPT_SOCKSTATS, "FILE", 0,
+	 "Sample every TCP socket of the emulated host (cwnd, RTT, pacing and delivery rate, "
+	 "retransmits, congestion control, BBR's estimates) into a CSV",
+	 3},
+	{"sockstats-interval", OPT_SOCK_INTERVAL, "TIME", 0,
+	 "Sampling period of --sockstats (default 50ms)", 3},
+	{"progress", OPT_PROGRESS, NULL, 0,
+	 "Show the status line even under an interactive shell (it is shown by default on a "
+	 "terminal when CMD is given, and with attach)",
+	 3},
+	{"no-progress", OPT_NO_PROGRESS, NULL, 0, "No status line", 3},
 	{0}};
+
+/* A period for --interval / --sockstats-interval: 1 ms to 1 hour. */
+static void parse_period(struct argp_state *state, const char *opt, const char *arg, ts_ns_t *out)
+{
+	struct ts_err err;
+
+	if (ts_parse_time(arg, out, &err) < 0)
+		argp_error(state, "--%s: %s", opt, err.msg);
+	if (*out < TS_NSEC_PER_MSEC || *out > 3600 * TS_NSEC_PER_SEC)
+		argp_error(state, "--%s: expected a time from 1ms to 1h, got '%s'", opt, arg);
+}
 
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
@@ -54,6 +127,58 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 			c->queue_len = (uint32_t)v;
 		else
 			c->pool = (uint32_t)v;
+		break;
+	case OPT_OUT:
+		c->obs.out_dir = arg;
+		break;
+	case OPT_OUT_PCAP:
+		c->obs.out_pcap = true;
+		break;
+	case OPT_PCAP_UP:
+	case OPT_PCAP_DOWN:
+		c->obs.pcap[key == OPT_PCAP_DOWN] = arg;
+		break;
+	case OPT_PCAP_INGRESS:
+		c->obs.pcap_ingress = arg;
+		break;
+	case OPT_PCAP_DROPS:
+		c->obs.pcap_drops = arg;
+		break;
+	case OPT_SNAPLEN:
+		/* NFQUEUE copies only TS_NFQ_COPY_RANGE bytes: more cannot be captured. */
+		if (ts_parse_u64(arg, &v, &err) < 0 || v < 20 || v > TS_NFQ_COPY_RANGE)
+			argp_error(state, "--pcap-snaplen: expected 20 to %d bytes, got '%s'",
+				   TS_NFQ_COPY_RANGE, arg);
+		c->obs.snaplen = (uint32_t)v;
+		break;
+	case OPT_UP_LOG:
+	case OPT_DOWN_LOG:
+		c->obs.mmlog[key == OPT_DOWN_LOG] = arg;
+		break;
+	case OPT_LOG_DROPS:
+		c->obs.log_drops = true;
+		break;
+	case OPT_STATS:
+		c->obs.stats = arg;
+		break;
+	case OPT_INTERVAL:
+		parse_period(state, "interval", arg, &c->obs.interval);
+		break;
+	case OPT_SOCKSTATS:
+		c->obs.sockstats = arg;
+		break;
+	case OPT_SOCK_INTERVAL:
+		parse_period(state, "sockstats-interval", arg, &c->obs.sock_interval);
+		break;
+	case OPT_PROGRESS:
+		c->obs.progress = 1;
+		break;
+	case OPT_NO_PROGRESS:
+		c->obs.progress = -1;
+		break;
+	case ARGP_KEY_END:
+		if (c->obs.out_pcap && !c->obs.out_dir)
+			argp_error(state, "--out-pcap needs --out DIR");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

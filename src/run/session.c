@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "net/rtnl.h"
+#include "run/child.h"
 #include "run/clock.h"
 #include "run/session.h"
 
@@ -18,6 +19,7 @@ void ts_run_common_init(struct ts_run_common *c)
 	memset(c, 0, sizeof(*c));
 	c->queue_len = 65536;
 	c->pool = 3 * 65536;
+	ts_obs_opts_init(&c->obs);
 }
 
 static void session_init(struct ts_session *s, struct ts_linkcfg *link,
@@ -27,6 +29,7 @@ static void session_init(struct ts_session *s, struct ts_linkcfg *link,
 	s->link = link;
 	s->common = common;
 	s->sigfd = -1;
+	s->stop = -1;
 	ts_netns_init(&s->attached);
 	ts_netns_init(&s->peer);
 	ts_ipt_init(&s->rules, getpid());
@@ -121,6 +124,57 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 	return 0;
 }
 
+static void manifest_if(struct ts_session *s, unsigned int k, int fd, const char *ifname,
+			const char *role)
+{
+	s->manifest.ifs[k].netns_fd = fd;
+	s->manifest.ifs[k].ifname = ifname;
+	s->manifest.ifs[k].role = role;
+}
+
+/*
+ * Start the recording (captures, logs, time series, socket samples of the
+ * namespace @cmd_fd, status line) and, with --out, write the manifest.
+ */
+static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_err *err)
+{
+	struct ts_run_common *c = s->common;
+	struct ts_obs_env env = {
+		.link = s->link,
+		.dir = {&s->shaper.dir[0], &s->shaper.dir[1]},
+		.pool = &s->shaper.pool,
+		.origin = s->shaper.origin,
+		.duration = c->duration,
+		.cmdline = ts_cmdline_join(s->cmdline, sizeof(s->cmdline), c->argc, c->argv),
+		.cmd_netns_fd = cmd_fd,
+		.quiet = c->quiet,
+		.interactive = c->interactive,
+	};
+	int ret = ts_obs_start(&s->obs, &c->obs, &env, err);
+
+	if (ret < 0)
+		return ret;
+	if (ret > 0)
+		s->shaper.obs = &s->obs;
+	if (c->summary_json)
+		snprintf(s->summary_path, sizeof(s->summary_path), "%s", c->summary_json);
+	else
+		ts_obs_out_path(&c->obs, TS_OUT_SUMMARY, s->summary_path, sizeof(s->summary_path));
+	if (!ts_obs_out_path(&c->obs, TS_OUT_MANIFEST, s->manifest_path, sizeof(s->manifest_path)))
+		return 0;
+	s->manifest.path = s->manifest_path;
+	s->manifest.mode = mode;
+	s->manifest.link = s->link;
+	s->manifest.common = c;
+	s->manifest.obs = &s->obs;
+	s->manifest.cmd_netns_fd = cmd_fd;
+	s->manifest.start_wall_ns = ts_obs_wall(&s->obs, s->shaper.origin);
+	s->manifest.exit_code = -1;
+	ret = ts_manifest_write(&s->manifest, err);
+	ts_obs_chown(s->manifest_path);
+	return ret;
+}
+
 int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run_common *common,
 		    struct ts_err *err)
 {
@@ -151,6 +205,13 @@ int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run
 	if (s->topo.v6)
 		inet_ntop(AF_INET6, &s->topo.v6_out, s->base6, sizeof(s->base6));
 	ret = hook_up(s, s->topo.v6 && ts_ipt_check(AF_INET6, NULL) == 0, err);
+	if (ret < 0)
+		goto fail;
+	manifest_if(s, 0, s->topo.inner.fd, s->topo.veth_in, "station (CMD's namespace)");
+	manifest_if(s, 1, s->topo.link.fd, s->topo.veth_ld, "router, station side");
+	manifest_if(s, 2, s->topo.link.fd, s->topo.veth_lu, "router, outside side");
+	manifest_if(s, 3, s->topo.outer_fd, s->topo.veth_out, "outside");
+	ret = obs_up(s, s->topo.inner.fd, "wrapper", err);
 	if (ret < 0)
 		goto fail;
 	return 0;
@@ -286,6 +347,11 @@ int ts_session_attach(struct ts_session *s, struct ts_linkcfg *link, struct ts_r
 	ret = hook_up(s, ts_ipt_check(AF_INET6, NULL) == 0, err);
 	if (ret < 0)
 		goto fail;
+	manifest_if(s, 0, s->attached.fd, s->hook_dev[TS_H_UP_SENDER], "station");
+	manifest_if(s, 1, s->peer.fd, s->hook_dev[TS_H_UP_NETWORK], "peer");
+	ret = obs_up(s, s->attached.fd, "attach", err);
+	if (ret < 0)
+		goto fail;
 	return 0;
 fail:
 	ts_session_close(s, NULL);
@@ -297,8 +363,7 @@ int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 	int ret = ts_shaper_run(&s->shaper, s->sigfd, child, s->common->duration, err);
 
 	s->ran = true;
-	if (ret >= 0)
-		s->stop = ret;
+	s->stop = ret >= 0 ? ret : -1;
 	return ret;
 }
 
@@ -319,15 +384,43 @@ static void print_summary(struct ts_session *s, int *ret, struct ts_err *err)
 	ts_shaper_summary(&s->shaper, &sum, "tasshape");
 	if (!s->common->quiet)
 		ts_summary_print(stderr, &sum);
-	if (!s->common->summary_json)
+	if (!s->summary_path[0])
 		return;
-	f = fopen(s->common->summary_json, "w");
+	f = fopen(s->summary_path, "we");
 	if (!f || ts_summary_json(f, &sum) < 0 || fclose(f) != 0) {
 		struct ts_err e;
 
-		ts_err_set(&e, "%s: cannot write the summary: %s", s->common->summary_json,
+		ts_err_set(&e, "%s: cannot write the summary: %s", s->summary_path,
 			   strerror(errno));
 		keep_first(ret, -EIO, err, &e);
+		fprintf(stderr, "tasshape: %s\n", e.msg);
+		return;
+	}
+	ts_obs_chown(s->summary_path);
+}
+
+static const char *const stop_name[] = {
+	[TS_STOP_CHILD] = "command exited",
+	[TS_STOP_SIGNAL] = "signal",
+	[TS_STOP_DURATION] = "duration",
+	[TS_STOP_TRACE] = "trace ended",
+};
+
+/* The manifest again, now that the run is over. */
+static void final_manifest(struct ts_session *s, int *ret, struct ts_err *err)
+{
+	struct ts_err e;
+	int r;
+
+	if (!s->manifest.path)
+		return;
+	s->manifest.end_wall_ns = ts_obs_wall(&s->obs, s->shaper.now);
+	s->manifest.stop = s->stop >= 0 ? stop_name[s->stop] : "error";
+	if (s->shaper.child && s->shaper.child_done)
+		s->manifest.exit_code = ts_child_exit_code(s->shaper.child_status);
+	r = ts_manifest_write(&s->manifest, &e);
+	if (r < 0) {
+		keep_first(ret, r, err, &e);
 		fprintf(stderr, "tasshape: %s\n", e.msg);
 	}
 }
@@ -341,8 +434,16 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 		/* Stop new packets first, then drop (and count) what is still held. */
 		keep_first(&ret, ts_ipt_clear(&s->rules, &e), err, &e);
 		ts_shaper_finish(&s->shaper);
-		if (s->ran)
+		/* The held packets' drops are recorded; now the files are complete. */
+		if (ts_obs_finish(&s->obs, s->shaper.now, &e) < 0) {
+			keep_first(&ret, -EIO, err, &e);
+			fprintf(stderr, "tasshape: %s\n", e.msg);
+		}
+		s->shaper.obs = NULL;
+		if (s->ran) {
 			print_summary(s, &ret, err);
+			final_manifest(s, &ret, err);
+		}
 		ts_shaper_fini(&s->shaper);
 		s->shaper_up = false;
 	} else {

@@ -15,6 +15,8 @@
 
 #include "net/ipt.h"
 #include "net/topo.h"
+#include "run/manifest.h"
+#include "run/obs.h"
 #include "run/shaper.h"
 
 /* Options every shaping command shares. */
@@ -25,6 +27,10 @@ struct ts_run_common {
 	ts_ns_t duration;	  /* --duration (attach; 0: until a signal) */
 	uint32_t queue_len;	  /* --kernel-queue: NFQUEUE max length per hook */
 	uint32_t pool;		  /* descriptors */
+	struct ts_obs_opts obs;	  /* --out, --pcap-*, --*-log, --stats, --sockstats, progress */
+	bool interactive;	  /* the wrapper runs an interactive shell: no status line */
+	int argc;		  /* the full command line, for logs and the manifest */
+	char **argv;
 };
 
 void ts_run_common_init(struct ts_run_common *c);
@@ -45,6 +51,10 @@ struct ts_session {
 	char base[INET_ADDRSTRLEN], base6[INET6_ADDRSTRLEN];
 	bool ran;
 	int stop; /* enum ts_stop of the run */
+	struct ts_obs obs;
+	char cmdline[4096];
+	struct ts_manifest manifest; /* path NULL: no --out */
+	char manifest_path[TS_OBS_PATH], summary_path[TS_OBS_PATH];
 };
 
 /*

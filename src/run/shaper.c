@@ -31,6 +31,8 @@ static void on_release(void *ctx, struct ts_pkt *p, ts_ns_t t)
 
 	if (ret < 0 && !sh->fatal)
 		sh->fatal = ret;
+	if (sh->obs)
+		ts_obs_release(sh->obs, p, h->dir, h->place, t);
 	h->accepted++;
 	if (sh->nrel < TS_RELEASE_BATCH) {
 		sh->rel_t[sh->nrel] = t;
@@ -46,10 +48,11 @@ static void on_drop(void *ctx, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns
 	struct ts_hook *h = &sh->hook[p->src];
 	int ret = ts_nfq_verdict(h->nfq, p->id, 0);
 
-	(void)cause; /* counted by the stage and the pipe */
-	(void)t;
+	/* The cause is counted by the stage and the pipe. */
 	if (ret < 0 && !sh->fatal)
 		sh->fatal = ret;
+	if (sh->obs)
+		ts_obs_drop(sh->obs, p, h->dir, h->place, cause, t);
 	h->dropped++;
 	ts_pool_put(&sh->pool, p);
 }
@@ -70,6 +73,8 @@ static void on_packet(void *ctx, const struct ts_nfq_pkt *kp)
 		ret = ts_nfq_verdict(h->nfq, kp->id, 0);
 		if (ret < 0 && !sh->fatal)
 			sh->fatal = ret;
+		if (sh->obs)
+			ts_obs_nodesc(sh->obs, kp, h->dir, h->place, sh->now);
 		return;
 	}
 	p->id = kp->id;
@@ -78,6 +83,8 @@ static void on_packet(void *ctx, const struct ts_nfq_pkt *kp)
 	p->src = (uint16_t)(h - sh->hook);
 	p->hash = 0;
 	p->user = 0;
+	if (sh->obs)
+		ts_obs_arrival(sh->obs, p, kp, h->dir, h->place, sh->now);
 	ts_pipe_enqueue(&sh->dir[h->dir].pipe[h->place], p, sh->now);
 }
 
@@ -178,6 +185,9 @@ static ts_ns_t next_deadline(const struct ts_shaper *sh)
 
 	for (i = 0; i < 2; i++)
 		d = ts_min(d, ts_dir_next_deadline(&sh->dir[i]));
+	/* The next stats window, socket sample or status line wakes the loop too. */
+	if (sh->obs)
+		d = ts_min(d, ts_obs_next_deadline(sh->obs));
 	return d;
 }
 
@@ -307,6 +317,9 @@ int ts_shaper_run(struct ts_shaper *sh, int sigfd, pid_t child, ts_ns_t duration
 			ts_err_set(err, "NFQUEUE verdicts: %s", strerror(-ret));
 			return ret;
 		}
+		/* After the verdicts went out: recording never delays a release. */
+		if (sh->obs)
+			ts_obs_tick(sh->obs, sh->now);
 		if (sh->child ? sh->child_done : sh->signals > 0)
 			return sh->child ? TS_STOP_CHILD : TS_STOP_SIGNAL;
 		if (sh->now >= sh->end)

@@ -22,6 +22,7 @@
 
 #include "net/nfq.h"
 #include "run/linkcfg.h"
+#include "run/obs.h"
 #include "run/summary.h"
 
 enum ts_hook_id { TS_H_UP_SENDER, TS_H_UP_NETWORK, TS_H_DOWN_NETWORK, TS_H__COUNT };
@@ -69,6 +70,12 @@ struct ts_shaper {
 	ts_ns_t rel_t[TS_RELEASE_BATCH];
 	uint8_t rel_dir[TS_RELEASE_BATCH];
 	int fatal; /* a negative errno from the packet path (netlink failure) */
+	/*
+	 * Captures, logs, time series, socket samples, status line (run/obs.h);
+	 * NULL when none is asked for, so the packet path only tests a pointer.
+	 * Not owned.
+	 */
+	struct ts_obs *obs;
 };
 
 /*
