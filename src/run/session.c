@@ -175,8 +175,13 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 	return ret;
 }
 
-int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run_common *common,
-		    struct ts_err *err)
+/*
+ * What both ways of starting share: privileges and tools first, then the
+ * traces (read before anything is created, so a bad file leaves nothing
+ * behind), then the signals. The caller's fail path closes the session.
+ */
+static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
+			 struct ts_run_common *common, struct ts_err *err)
 {
 	int ret;
 
@@ -184,11 +189,18 @@ int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run
 	ret = check_privileges(err);
 	if (ret < 0)
 		return ret;
-	/* Traces are read before anything is created: a bad file leaves nothing behind. */
 	ret = ts_linkcfg_load(link, err);
 	if (ret < 0)
 		return ret;
-	ret = block_signals(s, err);
+	return block_signals(s, err);
+}
+
+int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run_common *common,
+		    struct ts_err *err)
+{
+	int ret;
+
+	ret = session_begin(s, link, common, err);
 	if (ret < 0)
 		goto fail;
 	ret = ts_topo_create(&s->topo, TS_TOPO_FWD_V4 | TS_TOPO_NAT_V4, err);
@@ -314,14 +326,7 @@ int ts_session_attach(struct ts_session *s, struct ts_linkcfg *link, struct ts_r
 {
 	int ret;
 
-	session_init(s, link, common);
-	ret = check_privileges(err);
-	if (ret < 0)
-		return ret;
-	ret = ts_linkcfg_load(link, err);
-	if (ret < 0)
-		return ret;
-	ret = block_signals(s, err);
+	ret = session_begin(s, link, common, err);
 	if (ret < 0)
 		goto fail;
 	ret = ts_netns_open(&s->attached, netns, err);
