@@ -11,27 +11,36 @@
 
 #include "cli/cli.h"
 #include "net/topo.h"
+#include "tasshape/units.h"
 
 struct cleanup_args {
 	bool force, verbose;
+	pid_t pid;
 };
 
 static const struct argp_option cleanup_options[] = {
 	{"force", 'f', NULL, 0, "Also remove objects whose owning tasshape is still running", 0},
 	{"verbose", 'v', NULL, 0, "Say what was removed or kept", 0},
+	{"pid", 'p', "PID", 0, "Only objects of the run with this process id", 0},
 	{0}};
 
 static error_t cleanup_parse(int key, char *arg, struct argp_state *state)
 {
 	struct cleanup_args *a = state->input;
+	struct ts_err err;
+	uint64_t pid;
 
-	(void)arg;
 	switch (key) {
 	case 'f':
 		a->force = true;
 		break;
 	case 'v':
 		a->verbose = true;
+		break;
+	case 'p':
+		if (ts_parse_u64(arg, &pid, &err) < 0 || !pid || pid > INT32_MAX)
+			argp_error(state, "--pid: expected a process id, got '%s'", arg);
+		a->pid = (pid_t)pid;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
@@ -71,6 +80,7 @@ int cmd_cleanup(int argc, char **argv)
 		return ts_cli_error(
 			"cleanup: needs root to remove namespaces, interfaces and rules");
 	o.force = a.force;
+	o.only_pid = a.pid;
 	if (a.verbose)
 		o.note = note;
 	ret = ts_topo_cleanup(&o, &st, &err);
