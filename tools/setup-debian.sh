@@ -4,12 +4,14 @@
 # kernel-facing libraries the design names; CUnit runs the unit tests; clang builds the fuzzers and
 # clang-format checks the style; iperf3, iputils-ping, iproute2 and iptables are the real tools the
 # integration tests drive; jq reads JSON summaries in tests and scripts; gnuplot-nox draws the
-# plots of `tasshape plot` and `tasshape trace plot` (Debian's gnuplot without X11).
+# plots of `tasshape plot` and `tasshape trace plot` (Debian's gnuplot without X11); procps gives
+# the tests ps; libclang-rt-14-dev holds libFuzzer's runtime for the fuzz build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config libmnl-dev libnetfilter-queue-dev libpcap-dev libcunit1-dev
-      clang clang-format iperf3 iputils-ping iproute2 iptables jq gnuplot-nox)
+      clang clang-format iperf3 iputils-ping iproute2 iptables jq gnuplot-nox procps
+      libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -26,3 +28,7 @@ fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
+# Installed in /usr/local/bin, which sudo's secure_path includes, so `sudo tasshape` works.
+if [ "$(id -u)" -eq 0 ]; then
+	cmake --install build >/dev/null
+fi

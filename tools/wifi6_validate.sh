@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Validation of the Wi-Fi 6 MAC model against the analytical formula of
-# MODELS.md section 2: runs tools/bench/wifi6_curve (built into BUILD_DIR,
+# the airtime formula of docs/wifi6-model.md: runs tools/bench/wifi6_curve (built into BUILD_DIR,
 # default ./build) and writes
 #   docs/validation/wifi6.md               the table and the comparison
 #   docs/validation/wifi6-throughput.png   throughput versus aggregate size
@@ -49,7 +49,7 @@ set key right bottom
 set grid
 set xrange [0:260]
 set yrange [0:1200]
-plot "$tmp/data.tsv" using 1:3 with lines lw 2 lc rgb "#1f77b4" title "formula (MODELS.md, mean backoff 7.5 slots)", \
+plot "$tmp/data.tsv" using 1:3 with lines lw 2 lc rgb "#1f77b4" title "formula (mean backoff 7.5 slots)", \
      "$tmp/data.tsv" every 3 using 1:2 with points pt 7 ps 0.6 lc rgb "#d62728" title "tasshape model (random backoff, averaged)", \
      "$tmp/data.tsv" using 1:5 with lines lw 2 dt 2 lc rgb "#2ca02c" title "netem slot: fixed slot of T(256), up to 256 packets"
 EOF
@@ -71,7 +71,7 @@ no errors, every packet is 1500 bytes (subframe S = 1544 B), and the aggregate s
 at N by \`mpdus=N\`. The model runs with its seeded random backoff (uniform in [0, CWmin]
 slots, one stream per N) and is averaged over 400 + 40000/N channel accesses; its throughput
 is the bytes released by the end of the last BlockAck divided by that time. The formula is
-MODELS.md section 2 computed independently in floating point with the mean backoff CWmin/2 =
+The airtime formula of docs/wifi6-model.md computed independently in floating point with the mean backoff CWmin/2 =
 7.5 slots:
 
     T(N) = AIFS 43 us + 7.5 x 9 us + preamble 52 us + ceil((16 + 8 N S + 6) / 16333) x 13.6 us
@@ -86,7 +86,7 @@ Over all N = 1..256 the model is within ${maxdiff}% of the formula (largest at N
 the mean signed difference is ${meandiff}%, so there is no bias: what is left is the sampling
 error of the random backoff (its standard deviation, 4.6 slots per access, averages down with
 the number of accesses; with a fixed backoff, \`backoff=7\`, the unit test
-\`tests/unit/test_wifi6.c\` checks T(N) to the nanosecond). MODELS.md's cross-check values
+\`tests/unit/test_wifi6.c\` checks T(N) to the nanosecond). The commonly quoted values
 (52, 176, 486, 868, 1075 Mbit/s at N = 1, 4, 16, 64, 256) are the formula's, rounded.
 
 $plot_line

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A link direction built from user options: loss, then a queue and the
- * trace server, then the delay line (ARCHITECTURE.md, "The model"). The
+ * trace server, then the delay line (docs/design.md). The
  * stages go to the pipe of the place they belong to: trace-driven links
  * sit in the network by default, as in mahimahi and in reality.
  *

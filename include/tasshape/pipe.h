@@ -7,7 +7,7 @@
  * each packet the model dropped, with its cause. A direction whose
  * stages sit in both places is two pipes: the runtime releases a packet
  * from the sender pipe and the kernel queues it again at the network
- * hook (ARCHITECTURE.md).
+ * hook (docs/datapath.md).
  */
 #ifndef TASSHAPE_PIPE_H
 #define TASSHAPE_PIPE_H

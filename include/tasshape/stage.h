@@ -39,7 +39,7 @@ struct ts_pipe;
 struct ts_wifi6;
 
 /*
- * Where a stage's packets are held (ARCHITECTURE.md, "The data path"):
+ * Where a stage's packets are held (docs/datapath.md):
  * SENDER stages hold packets at the sending host's egress, still charged
  * to their socket (TCP Small Queues sees them); NETWORK stages hold them
  * after the veth, charged to no socket (a router or base-station queue).

@@ -38,7 +38,7 @@
 #include "tasshape/time.h"
 #include "tasshape/trace.h"
 
-/* 802.11 constants for the 5 GHz band (MODELS.md section 2). */
+/* 802.11 constants for the 5 GHz band (docs/wifi6-model.md). */
 #define TS_WIFI6_SLOT_NS	   9000LL
 #define TS_WIFI6_SIFS_NS	   16000LL
 #define TS_WIFI6_SYM_NS		   12800LL   /* HE data symbol without its guard interval */
@@ -109,7 +109,7 @@ struct ts_wifi6_conf {
 	int32_t backoff;	 /* fixed backoff in slots (calibration), or -1: random [0, CW] */
 };
 
-/* Defaults: 80 MHz, MCS 11, 2 SS, GI 0.8 us (1201 Mbit/s) and MODELS.md's MAC constants. */
+/* Defaults: 80 MHz, MCS 11, 2 SS, GI 0.8 us (1201 Mbit/s) and the MAC constants of docs/wifi6-model.md. */
 void ts_wifi6_conf_init(struct ts_wifi6_conf *c);
 
 /*

@@ -87,7 +87,8 @@ static const struct argp plot_argp = {
 	"and capacity over time), delay.png (queueing delay over time), delay-cdf.png (per-packet "
 	"queueing delay CDF) and tcp.png (cwnd and RTT per flow), each also as SVG.\v"
 	"Example:\n"
-	"  sudo tasshape --trace traces/step-10-40mbit.csv --out run1 -- iperf3 -c $TASSHAPE_BASE\n"
+	"  sudo tasshape --trace traces/step-10-40mbit.csv --out run1 -- sh -c 'iperf3 -c "
+	"$TASSHAPE_BASE'\n"
 	"  tasshape plot run1",
 	NULL,
 	NULL,

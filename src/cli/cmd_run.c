@@ -72,7 +72,7 @@ static const struct argp run_argp = {
 	"(also $MAHIMAHI_BASE). Needs root; through sudo, CMD runs as you.\v"
 	"Examples:\n"
 	"  sudo tasshape --trace traces/step-10-40mbit.csv --delay 20ms\n"
-	"  sudo tasshape --trace const:20mbit -- iperf3 -c \\$TASSHAPE_BASE -t 10\n"
+	"  sudo tasshape --trace const:20mbit -- sh -c 'iperf3 -c $TASSHAPE_BASE -t 10'\n"
 	"  sudo tasshape --trace 5g.csv --uplink-at sender -- sh -c 'iperf3 -c $TASSHAPE_BASE'",
 	run_children,
 	NULL,

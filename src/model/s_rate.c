@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The trace server: a queue discipline in front of a link whose capacity
- * a trace gives (ARCHITECTURE.md, "The model"). One packet is on the
+ * a trace gives (docs/design.md, "Stages, pipes and directions"). One packet is on the
  * link at a time. When the link is idle and a packet is queued, the
  * server waits for the first instant the trace offers capacity, dequeues
  * the head there (so CoDel sees the real sojourn), and delivers it when

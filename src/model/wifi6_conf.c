@@ -2,7 +2,7 @@
 /*
  * The Wi-Fi 6 MAC's parameters as a user writes them:
  * "wifi6:phy=1201mbit,mpdus=64,collision=2%". Defaults and their sources
- * are in docs/wifi6-model.md (MODELS.md section 2).
+ * are in docs/wifi6-model.md.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * The 802.11ax PHY as far as the MAC model needs it: how many data bits
  * one OFDM symbol carries, how long the preamble is, and so how long an
  * A-MPDU and its BlockAck occupy the medium. Integer arithmetic only, so
- * every airtime is an exact number of nanoseconds (MODELS.md section 2,
+ * every airtime is an exact number of nanoseconds (docs/wifi6-model.md,
  * docs/wifi6-model.md).
  */
 #include <errno.h>

@@ -18,7 +18,7 @@
 #define TOPO_MAX_INDEX 1000 /* keeps "tas<7-digit pid>-<n>o" within 15 characters */
 #define SUBNET_PROBES  4096 /* candidate /29s tried per range */
 
-/* IPv4 ranges for emulated links (ARCHITECTURE.md, "Addresses"), in order of preference. */
+/* IPv4 ranges for emulated links (docs/datapath.md), in order of preference. */
 static const struct {
 	uint32_t base; /* host order */
 	unsigned int plen;

@@ -8,7 +8,7 @@
  *
  * with IPv4 and IPv6 addresses and routes, optional forwarding and NAT in
  * the outer namespace, and the NFQUEUE rules of the data path (see
- * ARCHITECTURE.md, "The data path"):
+ * docs/datapath.md):
  *
  *   inner: mangle POSTROUTING -o veth_in -> uplink sender stages
  *   link:  mangle PREROUTING  -i veth_ld -> uplink network stages

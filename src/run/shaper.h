@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The shaper: the link model driven by real packets. Each place a
- * direction's stages sit in is one NFQUEUE hook (ARCHITECTURE.md):
+ * direction's stages sit in is one NFQUEUE hook (docs/datapath.md):
  *
  *   UP_SENDER     inner namespace, mangle POSTROUTING -o veth: the station's
  *                 egress; held packets stay charged to their socket (TSQ)

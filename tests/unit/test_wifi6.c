@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Wi-Fi 6 MAC with made-up times (wifi6_mac.c, s_wifi6.c, link.c):
- * saturated throughput against the MODELS.md formula, aggregate sizes,
+ * saturated throughput against the analytical formula (docs/wifi6-model.md), aggregate sizes,
  * the PPDU limit, collisions and retries, the shared medium, the
  * hybrid link and determinism.
  */
@@ -144,7 +144,7 @@ static void teardown(struct rig *r, ts_ns_t t)
 }
 
 /*
- * MODELS.md section 2, computed here from the constants: 80 MHz, 2 SS, MCS 11,
+ * The airtime formula of docs/wifi6-model.md, computed here from the constants: 80 MHz, 2 SS, MCS 11,
  * GI 0.8 us (N_DBPS 16333, T_sym 13.6 us), 1500-byte packets (S = 1544 B):
  *   T(N) = AIFS 43 + backoff + preamble 52 + ceil((16 + 8*N*1544 + 6) / 16333) * 13.6
  *          + SIFS 16 + BlockAck 40 us
@@ -206,7 +206,7 @@ static void test_saturated_exact(void)
 /*
  * The same with the random backoff of the model (uniform in [0, 15] slots,
  * mean 7.5 = 67.5 us): averaged over many TXOPs the throughput is within 1%
- * of the formula with the mean backoff, and of MODELS.md's cross-check
+ * of the formula with the mean backoff, and of the commonly quoted cross-check
  * values 52, 176, 486, 868, 1075 Mbit/s.
  */
 static void test_saturated_random(void)
@@ -233,7 +233,7 @@ static void test_saturated_random(void)
 		/* Throughput of the first txops[i] aggregates. */
 		last = sink_up.rel_t[(size_t)txops[i] * n - 1];
 		got = (double)txops[i] * n * 12000.0 * 1e3 / (double)last;
-		fprintf(stderr, "\n  N=%u: model %.2f Mbit/s, formula %.2f, MODELS.md %.0f", n, got,
+		fprintf(stderr, "\n  N=%u: model %.2f Mbit/s, formula %.2f, quoted %.0f", n, got,
 			want, models[i]);
 		CU_ASSERT(got > want * 0.99 && got < want * 1.01);
 		CU_ASSERT(got > models[i] * 0.99 && got < models[i] * 1.01);

@@ -11,7 +11,7 @@
 /*
  * N_DBPS = floor(N_SD * N_BPSCS * R * N_SS) and rate = N_DBPS / T_sym:
  *   80 MHz, MCS 11, 2 SS: 980 * 10 * 5/6 * 2 = 16333.3 -> 16333; / 13.6 us = 1200955882 bit/s
- *   20 MHz, MCS 7, 1 SS: 234 * 6 * 5/6 = 1170; / 13.6 us = 86029411 (MODELS.md: 86.0)
+ *   20 MHz, MCS 7, 1 SS: 234 * 6 * 5/6 = 1170; / 13.6 us = 86029411 (802.11ax tables: 86.0)
  *   40 MHz, MCS 11, 1 SS: 468 * 10 * 5/6 = 3900; / 13.6 us = 286764705 (286.8)
  *   160 MHz, MCS 11, 2 SS: 1960 * 10 * 5/6 * 2 = 32666.7 -> 32666; 2401911764 (2402)
  *   20 MHz, MCS 0, 1 SS, GI 3.2 us: 234 * 1 * 1/2 = 117; / 16 us = 7312500
@@ -100,7 +100,7 @@ static void test_conf_keys(void)
 	struct ts_wifi6_conf c;
 	struct ts_err err = {{0}};
 
-	/* Defaults (MODELS.md): 1201 Mbit/s, 256 MPDUs, AIFSN 3, CW 15..1023, BA 256, retry 7. */
+	/* Defaults (docs/wifi6-model.md): 1201 Mbit/s, 256 MPDUs, AIFSN 3, CW 15..1023, BA 256, retry 7. */
 	TSU_EQ(parse(&c, "wifi6", &err), 0);
 	TSU_EQ(c.phy.ndbps, 16333);
 	TSU_EQ(c.mpdus, 256);

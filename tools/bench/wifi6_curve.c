@@ -3,7 +3,7 @@
  * Wi-Fi 6 validation curve: the MAC model's saturated throughput for every
  * aggregate size N = 1..256 (the station's queue always full, no
  * collisions, 1500-byte packets, the model's random backoff), next to the
- * analytical formula of MODELS.md section 2 with the mean backoff CWmin/2:
+ * analytical formula of docs/wifi6-model.md with the mean backoff CWmin/2:
  *
  *   T(N) = AIFS + CWmin/2 slots + T_pre + ceil((16 + 8*N*S + 6) / N_DBPS) * T_sym
  *          + SIFS + T_BlockAck,   throughput(N) = N * 1500 * 8 / T(N)
@@ -114,7 +114,7 @@ out:
 	return ret;
 }
 
-/* MODELS.md section 2 in floating point, microseconds. */
+/* The formula of docs/wifi6-model.md in floating point, microseconds. */
 static double formula_mbps(const struct ts_wifi6_conf *c, unsigned int n)
 {
 	double slot = 9.0, sifs = 16.0, aifs = sifs + c->aifsn * slot;
