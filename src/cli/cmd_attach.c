@@ -78,7 +78,7 @@ int cmd_attach(int argc, char **argv)
 {
 	struct attach_args a = {0};
 	struct ts_session s;
-	struct ts_err err;
+	struct ts_err err = {{0}};
 	int ret, code = 0;
 
 	ts_linkcfg_init(&a.link);

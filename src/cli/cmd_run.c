@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -84,7 +85,7 @@ int cmd_run(int argc, char **argv)
 	struct ts_child_conf cc = {0};
 	struct ts_session s;
 	char prompt[128];
-	struct ts_err err;
+	struct ts_err err = {{0}};
 	pid_t child;
 	int ret, code = 1;
 
@@ -118,7 +119,11 @@ int cmd_run(int argc, char **argv)
 	if (ret < 0) {
 		ts_cli_error("%s", err.msg);
 		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
 		code = 1;
+	} else if (ret == TS_STOP_DURATION || ret == TS_STOP_TRACE) {
+		/* The run ended CMD, as timeout(1) does, and says so the same way. */
+		code = 124;
 	} else {
 		code = ts_child_exit_code(s.shaper.child_status);
 	}

@@ -42,9 +42,12 @@ static error_t sim_parse(int key, char *arg, struct argp_state *state)
 		state->child_inputs[0] = &a->link;
 		break;
 	case OPT_DURATION:
-		if (ts_parse_time(arg, &a->duration, &err) < 0 || a->duration <= 0)
-			argp_error(state, "--duration: %s",
-				   a->duration <= 0 ? "must be > 0" : err.msg);
+		if (ts_parse_time(arg, &a->duration, &err) < 0)
+			argp_error(state, "--duration: %s", err.msg);
+		if (a->duration <= 0 || a->duration > 366 * 24 * 3600 * TS_NSEC_PER_SEC)
+			argp_error(state,
+				   "--duration: '%s': expected more than 0 and at most 366 days",
+				   arg);
 		break;
 	case OPT_OFFERED:
 		if (ts_parse_rate(arg, &a->offered, 0, &err) < 0)
@@ -153,8 +156,10 @@ int cmd_sim(int argc, char **argv)
 		}
 		built++;
 		if (!rate && a.link.cap[i])
-			rate = ts_trace_capacity_bytes(a.link.cap[i], 0, a.duration) * 8 *
-			       (uint64_t)TS_NSEC_PER_SEC / (uint64_t)a.duration * 12 / 10;
+			/* 128-bit: bytes * 8e9 overflows 64 bits past ~2.3 GB of capacity. */
+			rate = (uint64_t)((unsigned __int128)ts_trace_capacity_bytes(
+						  a.link.cap[i], 0, a.duration) *
+					  8u * TS_NSEC_PER_SEC * 12u / 10u / (uint64_t)a.duration);
 		if (!rate)
 			rate = 100000000; /* unlimited direction: 100 Mbit/s */
 		gap[i] = (ts_ns_t)(a.pkt_size * 8 * (uint64_t)TS_NSEC_PER_SEC / rate);

@@ -114,9 +114,13 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		c->gso = true;
 		break;
 	case OPT_DURATION:
-		if (ts_parse_time(arg, &c->duration, &err) < 0 || c->duration <= 0)
-			argp_error(state, "--duration: %s",
-				   c->duration <= 0 ? "must be > 0" : err.msg);
+		/* Bounded so that start + duration cannot overflow the clock. */
+		if (ts_parse_time(arg, &c->duration, &err) < 0)
+			argp_error(state, "--duration: %s", err.msg);
+		if (c->duration <= 0 || c->duration > 366 * 24 * 3600 * TS_NSEC_PER_SEC)
+			argp_error(state,
+				   "--duration: '%s': expected more than 0 and at most 366 days",
+				   arg);
 		break;
 	case OPT_KQUEUE:
 	case OPT_POOL:

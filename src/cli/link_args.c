@@ -109,8 +109,11 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 		cfg->dir_trace[TS_DOWN] = arg;
 		break;
 	case 'd':
+		/* An hour is beyond any path; the bound keeps now + delay from overflowing. */
 		if (ts_parse_time(arg, &cfg->delay, &err) < 0)
 			argp_error(state, "--delay: %s", err.msg);
+		if (cfg->delay > 3600 * TS_NSEC_PER_SEC)
+			argp_error(state, "--delay: '%s': expected at most 1 hour", arg);
 		break;
 	case 'l':
 		cfg->loss[TS_UP] = loss_spec(loss_buf[TS_UP], sizeof(loss_buf[0]), arg);

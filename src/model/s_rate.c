@@ -20,6 +20,7 @@ struct rate_priv {
 	ts_ns_t tx_done;    /* when tx's last byte is delivered */
 	ts_ns_t next_start; /* idle with packets queued: when service can begin, else TS_NEVER */
 	bool ended;	    /* a --once trace has ended */
+	ts_ns_t end;	    /* --once: when the trace ends (an event even on an idle link) */
 };
 
 static int rate_init(struct ts_stage *st, const struct ts_stage_conf *conf, struct ts_err *err)
@@ -40,6 +41,7 @@ static int rate_init(struct ts_stage *st, const struct ts_stage_conf *conf, stru
 	rp->tx_done = TS_NEVER;
 	rp->next_start = TS_NEVER;
 	rp->ended = false;
+	rp->end = conf->once ? conf->origin + conf->trace->period : TS_NEVER;
 	return 0;
 }
 
@@ -114,6 +116,8 @@ static void rate_advance(struct ts_stage *st, ts_ns_t now)
 			break;
 		}
 	}
+	if (now >= rp->end)
+		rp->ended = true; /* whatever is still queued waits for the shutdown */
 }
 
 static void rate_enqueue(struct ts_stage *st, struct ts_pkt *p, ts_ns_t now)
@@ -130,7 +134,10 @@ static ts_ns_t rate_next_deadline(const struct ts_stage *st)
 {
 	const struct rate_priv *rp = st->priv;
 
-	return rp->tx ? rp->tx_done : rp->next_start;
+	ts_ns_t d = rp->tx ? rp->tx_done : rp->next_start;
+
+	/* The end of a --once trace is an event of its own, so an idle link ends too. */
+	return rp->ended ? d : ts_min(d, rp->end);
 }
 
 bool ts_rate_ended(const struct ts_stage *st)

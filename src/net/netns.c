@@ -5,7 +5,10 @@
  * immediately returns to the namespace it came from; the mount (and the
  * fd kept in struct ts_netns) keep the new namespace alive.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -262,4 +265,33 @@ int ts_sysctl_write(const char *key, const char *value, struct ts_err *err)
 	}
 	close(fd);
 	return ret;
+}
+
+int ts_netns_kill_all(int fd, int sig)
+{
+	struct stat ns, st;
+	struct dirent *de;
+	char path[64];
+	DIR *d;
+	int n = 0;
+
+	if (fd < 0 || fstat(fd, &ns) < 0)
+		return -errno;
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 1 || pid == (long)getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
+		if (stat(path, &st) < 0 || st.st_ino != ns.st_ino || st.st_dev != ns.st_dev)
+			continue;
+		if (kill((pid_t)pid, sig) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
 }

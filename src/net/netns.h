@@ -97,4 +97,12 @@ int ts_netns_run(int fd, int (*fn)(void *arg), void *arg, struct ts_err *err);
  */
 int ts_sysctl_write(const char *key, const char *value, struct ts_err *err);
 
+/*
+ * ts_netns_kill_all - send @sig to every process whose network namespace
+ * is @fd (what `ip netns pids` lists), except the caller. Used before a
+ * run removes its namespace, so nothing CMD started outlives the link.
+ * Returns how many were signalled, or a negative errno.
+ */
+int ts_netns_kill_all(int fd, int sig);
+
 #endif

@@ -109,6 +109,11 @@ child_exec(int netns_fd, int outfd, int errfd, int statfd, const char *path, cha
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	sigaction(SIGPIPE, &dfl, NULL);
+	/*
+	 * Out of the terminal's process group: a Ctrl-C meant for tasshape must
+	 * not kill an `iptables -D` half-way through the teardown.
+	 */
+	setpgid(0, 0);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0)
 		goto fail;

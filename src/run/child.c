@@ -117,6 +117,7 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 		child_env(c, shell);
 		sigemptyset(&empty);
 		sigprocmask(SIG_SETMASK, &empty, NULL);
+		signal(SIGPIPE, SIG_DFL); /* tasshape ignores it; CMD gets the default */
 		execvp(argv[0], argv);
 		report_and_exit(pfd[1], errno);
 	}

@@ -68,6 +68,18 @@ int ts_linkcfg_load(struct ts_linkcfg *cfg, struct ts_err *err)
 {
 	struct ts_trace *down = NULL, *up = NULL;
 	int ret = 0, dir;
+	const char *specs[3] = {cfg->trace, cfg->dir_trace[TS_UP], cfg->dir_trace[TS_DOWN]};
+	int k;
+
+	/* A constant rate never ends: --once would end it at an arbitrary period. */
+	for (k = 0; k < 3 && cfg->once; k++) {
+		if (specs[k] && !strncmp(specs[k], "const:", 6)) {
+			ts_err_set(err,
+				   "--once with %s: a constant rate has no end (use --duration)",
+				   specs[k]);
+			return -EINVAL;
+		}
+	}
 
 	if (cfg->trace) {
 		ret = ts_trace_open_spec(cfg->trace, &down, &up, err);

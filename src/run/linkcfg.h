@@ -25,7 +25,7 @@ struct ts_linkcfg {
 	const char *mac_queue;	/* --mac-queue: the Wi-Fi driver queues; NULL: default */
 
 	/* Loaded by ts_linkcfg_load. */
-	struct ts_trace *owned[4];
+	struct ts_trace *owned[6]; /* --trace, --uplink-trace, --downlink-trace: two each at most */
 	const struct ts_trace *cap[2]; /* capacity per direction, NULL: unlimited */
 	struct ts_wifi6 *wifi6;	       /* the medium of --mac (a reference), or NULL */
 };

@@ -186,6 +186,11 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 	int ret;
 
 	session_init(s, link, common);
+	/*
+	 * A closed stderr (tasshape ... | head) must not kill the run before it
+	 * removed what it made: write errors are reported, not fatal.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	ret = check_privileges(err);
 	if (ret < 0)
 		return ret;
@@ -455,12 +460,19 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 		keep_first(&ret, ts_ipt_clear(&s->rules, &e), err, &e);
 	}
 	if (s->have_topo) {
+		/* What CMD left running (background jobs, daemons) must not outlive the link. */
+		ts_netns_kill_all(s->topo.inner.fd, SIGKILL);
 		keep_first(&ret, ts_topo_destroy(&s->topo, &e), err, &e);
 		s->have_topo = false;
 	}
 	ts_netns_destroy(&s->attached, NULL);
 	ts_netns_destroy(&s->peer, NULL);
 	if (s->sigfd >= 0) {
+		struct signalfd_siginfo si;
+
+		/* Signals that came during teardown are consumed here, not re-raised. */
+		while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			;
 		close(s->sigfd);
 		s->sigfd = -1;
 		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);

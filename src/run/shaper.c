@@ -301,8 +301,11 @@ int ts_shaper_run(struct ts_shaper *sh, int sigfd, pid_t child, ts_ns_t duration
 					return ret;
 				}
 			} else if (id == TS_H__COUNT) {
-				if (read(sh->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-					return -errno;
+				if (read(sh->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN) {
+					ret = -errno;
+					ts_err_set(err, "timerfd: %s", strerror(errno));
+					return ret;
+				}
 			} else {
 				handle_signals(sh);
 			}
@@ -321,13 +324,30 @@ int ts_shaper_run(struct ts_shaper *sh, int sigfd, pid_t child, ts_ns_t duration
 		if (sh->obs)
 			ts_obs_tick(sh->obs, sh->now);
 		if (sh->child ? sh->child_done : sh->signals > 0)
-			return sh->child ? TS_STOP_CHILD : TS_STOP_SIGNAL;
-		if (sh->now >= sh->end)
-			return TS_STOP_DURATION;
-		if (sh->cfg->once && (!sh->dir[0].rate || ts_dir_ended(&sh->dir[0])) &&
-		    (!sh->dir[1].rate || ts_dir_ended(&sh->dir[1])) &&
-		    (sh->dir[0].rate || sh->dir[1].rate))
-			return TS_STOP_TRACE;
+			return sh->stop_reason ? sh->stop_reason
+					       : (sh->child ? TS_STOP_CHILD : TS_STOP_SIGNAL);
+		if (!sh->stop_reason) {
+			if (sh->now >= sh->end)
+				sh->stop_reason = TS_STOP_DURATION;
+			else if (sh->cfg->once && (!sh->dir[0].rate || ts_dir_ended(&sh->dir[0])) &&
+				 (!sh->dir[1].rate || ts_dir_ended(&sh->dir[1])) &&
+				 (sh->dir[0].rate || sh->dir[1].rate))
+				sh->stop_reason = TS_STOP_TRACE;
+			if (sh->stop_reason && (!sh->child || sh->child_done))
+				return sh->stop_reason;
+			if (sh->stop_reason) {
+				/*
+				 * The run is over but CMD still runs: ask it to end, as
+				 * timeout(1) does, and keep shaping while it finishes.
+				 */
+				kill(sh->child, SIGTERM);
+				sh->end = sh->now + TS_TERM_GRACE;
+			}
+		} else if (sh->now >= sh->end && !sh->child_killed) {
+			kill(sh->child, SIGKILL);
+			sh->child_killed = true;
+			sh->end = TS_NEVER; /* now wait for its SIGCHLD */
+		}
 	}
 }
 

@@ -42,6 +42,7 @@ struct ts_hook {
 
 /* Why ts_shaper_run returned. */
 enum ts_stop {
+	TS_STOP_NONE,	  /* (not a reason: the run goes on) */
 	TS_STOP_CHILD,	  /* the wrapped command exited */
 	TS_STOP_SIGNAL,	  /* SIGINT / SIGTERM / SIGHUP with no child to forward it to */
 	TS_STOP_DURATION, /* --duration elapsed */
@@ -49,6 +50,9 @@ enum ts_stop {
 };
 
 #define TS_RELEASE_BATCH 8192
+
+/* How long CMD has to exit after SIGTERM when --duration or --once ends the run. */
+#define TS_TERM_GRACE (2 * TS_NSEC_PER_SEC)
 
 struct ts_shaper {
 	struct ts_linkcfg *cfg;
@@ -63,6 +67,8 @@ struct ts_shaper {
 	int child_status; /* wait status */
 	bool child_done;
 	unsigned int signals; /* terminating signals received */
+	int stop_reason;      /* set when --duration or a --once trace ended the run */
+	bool child_killed;    /* CMD did not end within TS_TERM_GRACE of SIGTERM */
 	bool quiet;
 	/* Release timing: model release time vs the clock right after the verdicts went out. */
 	struct ts_hist release_err[2];
@@ -105,6 +111,9 @@ int ts_shaper_open(struct ts_shaper *sh, enum ts_hook_id id, int netns_fd, uint1
  * and one absolute timerfd at the earliest model deadline. Runs until the
  * child @child (0: none) exits, a terminating signal arrives with no
  * child, @duration (0: none) has passed, or a --once trace has ended.
+ * When one of the last two ends the run while the child still runs, it
+ * gets SIGTERM (SIGKILL after TS_TERM_GRACE) and the link keeps shaping
+ * until it has exited; the reason returned is still the duration or trace.
  * With a child, SIGINT/SIGTERM/SIGHUP sent to tasshape are forwarded to it
  * (a terminal's own Ctrl-C already reached it), and the run ends when it
  * exits; a third one kills it. Returns the reason (>= 0) or a negative

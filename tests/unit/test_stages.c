@@ -279,7 +279,34 @@ static void test_bad_options(void)
 	fx_trace_free(t);
 }
 
+/* --once: the end of the trace is an event, so an idle link ends on time too. */
+static void test_once_ends_when_idle(void)
+{
+	ts_ns_t at[] = {0};
+	uint64_t bps[] = {12000000};
+	struct ts_trace *t = fx_rate(at, bps, 1, SEC);
+	struct ts_dir_conf c = {
+		.name = "downlink", .trace = t, .once = true, .place = TS_PLACE_NETWORK};
+	struct ts_err err = {{0}};
+	struct ts_dir d;
+
+	setup();
+	CU_ASSERT_EQUAL_FATAL(ts_dir_build(&d, &c, fx_release, fx_drop, &sink, &err), 0);
+	ts_pipe_enqueue(&d.pipe[TS_PLACE_NETWORK], pkt(1, 1500), 0);
+	ts_pipe_advance(&d.pipe[TS_PLACE_NETWORK], 10 * MS);
+	TSU_EQ(sink.nrel, 1); /* 1500 B at 12 Mbit/s: released at 1 ms */
+	CU_ASSERT_FALSE(ts_dir_ended(&d));
+	/* Nothing queued, yet the trace's end (1 s) is the next deadline. */
+	TSU_EQ(ts_dir_next_deadline(&d), SEC);
+	ts_pipe_advance(&d.pipe[TS_PLACE_NETWORK], SEC);
+	CU_ASSERT_TRUE(ts_dir_ended(&d));
+	TSU_EQ(ts_dir_next_deadline(&d), TS_NEVER);
+	teardown(&d, SEC);
+	fx_trace_free(t);
+}
+
 static const struct tsu_test tests[] = {
+	{"--once ends on an idle link", test_once_ends_when_idle},
 	{"mahimahi '1' saturated: 1500 bytes per ms", test_mahimahi_one_saturated},
 	{"two-row CSV: 1.25 MB then 6.25 MB", test_csv_two_step},
 	{"idle capacity is not banked", test_idle_not_banked},
