@@ -58,6 +58,8 @@ struct ts_trace {
 	struct ts_trace_row *rows;
 	ts_ns_t *delay;	    /* per row one-way delay, or NULL (RATE only) */
 	uint32_t *loss_ppm; /* per row loss probability, or NULL (RATE only) */
+	unsigned __int128
+		*cum; /* capacity (bit-ns) before each entry, n + 1 values; see ts_trace_index */
 };
 
 /* Free a trace and its arrays. NULL is fine. */
@@ -130,6 +132,14 @@ struct ts_trace *ts_trace_const(uint64_t bps);
  */
 int ts_trace_open_spec(const char *spec, struct ts_trace **down, struct ts_trace **up,
 		       struct ts_err *err);
+
+/*
+ * ts_trace_index - build the cumulative-capacity index (16 bytes per entry)
+ * so ts_trace_capacity_bytes is O(log n) instead of O(n): worth it when
+ * capacity is asked for often (per-millisecond logs, stats windows).
+ * Returns 0 or -ENOMEM (the trace still works, only slower).
+ */
+int ts_trace_index(struct ts_trace *t);
 
 /* Capacity in bytes the trace offers in [t0, t1) when looped. */
 uint64_t ts_trace_capacity_bytes(const struct ts_trace *t, ts_ns_t t0, ts_ns_t t1);

@@ -18,6 +18,9 @@
  * nanosecond, and the sub-nanosecond remainder is kept for a packet that
  * starts at that very instant, so back-to-back packets lose nothing.
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "tasshape/trace.h"
 
 typedef unsigned __int128 u128;
@@ -234,26 +237,77 @@ ts_ns_t ts_trace_cursor_serve(struct ts_trace_cursor *c, ts_ns_t t, uint64_t byt
 	return rate_serve(c, t, bytes);
 }
 
-/* Capacity of pass @pass before offset @off into it (off <= period). */
-static u128 cap_before(const struct ts_trace *t, uint64_t pass, ts_ns_t off)
+/* Number of entries with offset < @off (entries are sorted by offset). */
+static size_t count_before(const struct ts_trace *t, ts_ns_t off)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (entry_off(t, mid) < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Capacity in bit-ns of entry @i as a whole. */
+static u128 entry_cap(const struct ts_trace *t, size_t i)
+{
+	ts_ns_t end;
+
+	if (t->kind == TS_TRACE_OPPS)
+		return (u128)t->opps[i].count * TS_OPP_BYTES * 8u * TS_NSEC_PER_SEC;
+	end = i + 1 < t->n ? t->rows[i + 1].t : t->period;
+	return (u128)t->rows[i].bps * (u128)(end - t->rows[i].t);
+}
+
+/* Capacity in bit-ns of entries [0, k): O(1) from the index when built, else summed. */
+static u128 cap_prefix(const struct ts_trace *t, size_t k)
 {
 	u128 sum = 0;
 	size_t i;
 
-	if (t->kind == TS_TRACE_OPPS) {
-		for (i = first_idx(t, pass); i < t->n; i++) {
-			if ((ts_ns_t)t->opps[i].ms * TS_NSEC_PER_MSEC >= off)
-				break;
-			sum += (u128)t->opps[i].count * TS_OPP_BYTES * 8u * TS_NSEC_PER_SEC;
-		}
-		return sum;
-	}
-	for (i = 0; i < t->n && t->rows[i].t < off; i++) {
-		ts_ns_t end = i + 1 < t->n ? t->rows[i + 1].t : t->period;
-
-		sum += (u128)t->rows[i].bps * (u128)(ts_min(end, off) - t->rows[i].t);
-	}
+	if (t->cum)
+		return t->cum[k];
+	for (i = 0; i < k; i++)
+		sum += entry_cap(t, i);
 	return sum;
+}
+
+/* Capacity of pass @pass before offset @off into it (off <= period + 1). */
+static u128 cap_before(const struct ts_trace *t, uint64_t pass, ts_ns_t off)
+{
+	size_t k = count_before(t, off), first = first_idx(t, pass);
+	ts_ns_t end;
+
+	if (t->kind == TS_TRACE_OPPS)
+		return k > first ? cap_prefix(t, k) - cap_prefix(t, first) : 0;
+	if (!k)
+		return 0;
+	/* Whole rows before the last one that starts before @off, then its part. */
+	end = k < t->n ? t->rows[k].t : t->period;
+	return cap_prefix(t, k - 1) +
+	       (u128)t->rows[k - 1].bps * (u128)(ts_min(end, off) - t->rows[k - 1].t);
+}
+
+int ts_trace_index(struct ts_trace *t)
+{
+	u128 *cum;
+	size_t i;
+
+	if (t->cum)
+		return 0;
+	cum = malloc((t->n + 1) * sizeof(*cum));
+	if (!cum)
+		return -ENOMEM;
+	cum[0] = 0;
+	for (i = 0; i < t->n; i++)
+		cum[i + 1] = cum[i] + entry_cap(t, i);
+	t->cum = cum;
+	return 0;
 }
 
 /*

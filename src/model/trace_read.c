@@ -107,6 +107,7 @@ void ts_trace_free(struct ts_trace *t)
 	free(t->rows);
 	free(t->delay);
 	free(t->loss_ppm);
+	free(t->cum);
 	free(t);
 }
 

@@ -22,6 +22,8 @@ static int keep(struct ts_linkcfg *cfg, struct ts_trace *t)
 {
 	size_t i;
 
+	/* Capacity is asked for per window and per logged millisecond: index it. */
+	ts_trace_index(t);
 	for (i = 0; i < sizeof(cfg->owned) / sizeof(cfg->owned[0]); i++) {
 		if (!cfg->owned[i]) {
 			cfg->owned[i] = t;

@@ -55,6 +55,7 @@ static inline void fx_trace_free(struct ts_trace *t)
 	free(t->rows);
 	free(t->delay);
 	free(t->loss_ppm);
+	free(t->cum);
 	free(t);
 }
 

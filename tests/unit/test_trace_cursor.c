@@ -228,7 +228,39 @@ static void test_rate_delay_loss_columns(void)
 	fx_trace_free(t);
 }
 
+/*
+ * The cumulative index must not change any answer: compare capacities over
+ * many windows, before and after ts_trace_index, for both kinds, including
+ * windows that cross passes and the ms-0 entry that exists in pass 0 only.
+ */
+static void test_index_same_answers(void)
+{
+	uint32_t ms[] = {0, 2, 5, 7}, cnt[] = {2, 1, 3, 1};
+	ts_ns_t at[] = {0, 300 * MS, 900 * MS};
+	uint64_t bps[] = {10000000, 0, 50000000};
+	struct ts_trace *tr[2] = {fx_opps(ms, cnt, 4), fx_rate(at, bps, 3, 2 * SEC)};
+	uint64_t before[2][40];
+	int k, i;
+
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < 40; i++)
+			before[k][i] =
+				ts_trace_capacity_bytes(tr[k], i * 37 * MS / 3, i * 211 * MS);
+		CU_ASSERT_EQUAL_FATAL(ts_trace_index(tr[k]), 0);
+		for (i = 0; i < 40; i++)
+			TSU_EQ(ts_trace_capacity_bytes(tr[k], i * 37 * MS / 3, i * 211 * MS),
+			       before[k][i]);
+		fx_trace_free(tr[k]);
+	}
+	/* One hand-checked value: opportunities in [0, 14 ms): 2@0, 1@2, 3@5, 1@7 (pass 0), 1@9, 3@12. */
+	tr[0] = fx_opps(ms, cnt, 4);
+	ts_trace_index(tr[0]);
+	TSU_EQ(ts_trace_capacity_bytes(tr[0], 0, 14 * MS), 11 * 1500);
+	fx_trace_free(tr[0]);
+}
+
 static const struct tsu_test tests[] = {
+	{"index: same answers", test_index_same_answers},
 	{"opps: one opportunity per ms", test_opps_one_per_ms},
 	{"opps: spanning and sharing", test_opps_spanning_and_sharing},
 	{"opps: idle capacity is lost", test_opps_idle_capacity_lost},
