@@ -166,16 +166,26 @@ int ts_shaper_open(struct ts_shaper *sh, enum ts_hook_id id, int netns_fd, uint1
 	return 0;
 }
 
+/*
+ * Arm the timer for @deadline, unless it is already armed for it: on a
+ * virtual machine, reprogramming the earliest hrtimer costs ~10 us (a
+ * hypervisor exit), which a busy loop would pay every turn.
+ */
 static int arm_timer(struct ts_shaper *sh, ts_ns_t deadline)
 {
 	struct itimerspec its = {0};
 
+	if (deadline == sh->armed)
+		return 0;
 	if (deadline != TS_NEVER) {
 		its.it_value.tv_sec = deadline / TS_NSEC_PER_SEC;
 		its.it_value.tv_nsec = deadline % TS_NSEC_PER_SEC;
 		/* All zero would disarm: a deadline at exactly 0 cannot happen on CLOCK_MONOTONIC. */
 	}
-	return timerfd_settime(sh->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ? -errno : 0;
+	if (timerfd_settime(sh->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return -errno;
+	sh->armed = deadline;
+	return 0;
 }
 
 static ts_ns_t next_deadline(const struct ts_shaper *sh)
@@ -273,13 +283,25 @@ int ts_shaper_run(struct ts_shaper *sh, int sigfd, pid_t child, ts_ns_t duration
 		}
 	}
 	/* A child that exited before the loop started still sent its SIGCHLD: the signalfd has it. */
+	sh->armed = TS_NEVER; /* a new timerfd is disarmed */
 	for (;;) {
-		ret = arm_timer(sh, next_deadline(sh));
+		ts_ns_t d = next_deadline(sh);
+		int timeout = -1;
+
+		/*
+		 * A deadline closer than the timer's wake-up latency is met by polling
+		 * (epoll with a zero timeout) rather than by sleeping on the timer.
+		 */
+		ret = 0;
+		if (d != TS_NEVER && d - ts_clock_now() <= TS_SPIN_NS)
+			timeout = 0;
+		else
+			ret = arm_timer(sh, d);
 		if (ret < 0) {
 			ts_err_set(err, "timerfd: %s", strerror(-ret));
 			return ret;
 		}
-		n = epoll_wait(sh->epfd, evs, 8, -1);
+		n = epoll_wait(sh->epfd, evs, 8, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -301,6 +323,8 @@ int ts_shaper_run(struct ts_shaper *sh, int sigfd, pid_t child, ts_ns_t duration
 					return ret;
 				}
 			} else if (id == TS_H__COUNT) {
+				sh->armed =
+					TS_NEVER; /* it fired: a one-shot timer is disarmed now */
 				if (read(sh->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN) {
 					ret = -errno;
 					ts_err_set(err, "timerfd: %s", strerror(errno));

@@ -54,6 +54,12 @@ enum ts_stop {
 /* How long CMD has to exit after SIGTERM when --duration or --once ends the run. */
 #define TS_TERM_GRACE (2 * TS_NSEC_PER_SEC)
 
+/*
+ * Deadlines nearer than this are waited for by polling, not by the timer:
+ * a timerfd wakes tens of microseconds late on a virtual machine.
+ */
+#define TS_SPIN_NS (30 * TS_NSEC_PER_USEC)
+
 struct ts_shaper {
 	struct ts_linkcfg *cfg;
 	struct ts_dir dir[2];
@@ -63,6 +69,7 @@ struct ts_shaper {
 	uint64_t no_desc[2];
 	ts_ns_t origin, now, end;
 	int epfd, tfd, sfd;
+	ts_ns_t armed; /* deadline the timerfd is armed for, TS_NEVER if none */
 	pid_t child;
 	int child_status; /* wait status */
 	bool child_done;
