@@ -288,11 +288,14 @@ int ts_nfq_verdict(struct ts_nfq *q, uint32_t id, int accept)
 	return 0;
 }
 
-uint16_t ts_nfq_gso_segs(const uint8_t *hdr, uint32_t hdrlen, uint32_t len, uint32_t mtu)
+/* As ts_nfq_gso_segs, also giving the per-segment header bytes (0 when unknown). */
+static uint16_t gso_split(const uint8_t *hdr, uint32_t hdrlen, uint32_t len, uint32_t mtu,
+			  uint32_t *hdrs_out)
 {
 	uint32_t l3, l4 = 0, proto, hdrs, mss, segs;
 	int ext;
 
+	*hdrs_out = 0;
 	if (len <= mtu || !hdr || hdrlen < 1)
 		return 1;
 	switch (hdr[0] >> 4) {
@@ -335,7 +338,15 @@ uint16_t ts_nfq_gso_segs(const uint8_t *hdr, uint32_t hdrlen, uint32_t len, uint
 		return 1;
 	mss = mtu - hdrs;
 	segs = (len - hdrs + mss - 1) / mss;
+	*hdrs_out = hdrs;
 	return segs > 65535 ? 65535 : (uint16_t)segs;
+}
+
+uint16_t ts_nfq_gso_segs(const uint8_t *hdr, uint32_t hdrlen, uint32_t len, uint32_t mtu)
+{
+	uint32_t hdrs;
+
+	return gso_split(hdr, hdrlen, len, mtu, &hdrs);
 }
 
 static int parse_pkt(const struct ts_nfq *q, const struct nlmsghdr *nlh, struct ts_nfq_pkt *p)
@@ -373,7 +384,15 @@ static int parse_pkt(const struct ts_nfq *q, const struct nlmsghdr *nlh, struct 
 			p->l3proto = ETH_P_IPV6;
 	}
 	p->gso = (skbinfo & NFQA_SKB_GSO) != 0;
-	p->gso_segs = p->gso ? ts_nfq_gso_segs(p->hdr, p->hdrlen, p->len, q->mtu) : 1;
+	p->gso_segs = 1;
+	p->wire_len = p->len;
+	if (p->gso) {
+		uint32_t hdrs;
+
+		p->gso_segs = gso_split(p->hdr, p->hdrlen, p->len, q->mtu, &hdrs);
+		/* Each segment carries its own headers on the wire. */
+		p->wire_len = p->len + (uint32_t)(p->gso_segs - 1) * hdrs;
+	}
 	return 0;
 }
 

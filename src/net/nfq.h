@@ -40,9 +40,11 @@ struct ts_nfq;
 
 /* One queued packet as seen by the callback of ts_nfq_receive(). */
 struct ts_nfq_pkt {
-	uint32_t id;	    /* kernel packet id, the key of the verdict */
-	uint32_t len;	    /* L3 length of the queued unit (whole super-packet with GSO) */
-	uint16_t gso_segs;  /* wire packets this unit stands for: 1 unless a GSO unit */
+	uint32_t id;	   /* kernel packet id, the key of the verdict */
+	uint32_t len;	   /* L3 length of the queued unit (whole super-packet with GSO) */
+	uint16_t gso_segs; /* wire packets this unit stands for: 1 unless a GSO unit */
+	uint32_t
+		wire_len; /* L3 bytes of those wire packets: len plus the headers of each extra segment */
 	uint16_t l3proto;   /* ETH_P_IP or ETH_P_IPV6 (host order); 0 if unknown */
 	uint32_t hook;	    /* NF_INET_* hook the packet was queued at */
 	uint32_t indev;	    /* ifindex, 0 if none */

@@ -294,28 +294,28 @@ void ts_obs_arrival(struct ts_obs *ob, const struct ts_pkt *p, const struct ts_n
 		ob->hdrlen[i] = (uint8_t)n;
 	}
 	if (place == ob->first[dir]) {
-		ts_stats_arrival(&ob->stats, dir, kp->len, now);
+		ts_stats_arrival(&ob->stats, dir, kp->wire_len, now);
 		if (ob->ingress.dumper)
 			ts_pcap_out_write(&ob->ingress, ts_obs_wall(ob, now), kp->hdr, kp->hdrlen,
 					  kp->len);
 	}
 	if (place == ob->link[dir] && ob->mm_on[dir])
-		ts_mmlog_arrival(&ob->mm[dir], now, kp->len);
+		ts_mmlog_arrival(&ob->mm[dir], now, kp->wire_len);
 }
 
 void ts_obs_nodesc(struct ts_obs *ob, const struct ts_nfq_pkt *kp, int dir, enum ts_place place,
 		   ts_ns_t now)
 {
 	if (place == ob->first[dir]) {
-		ts_stats_arrival(&ob->stats, dir, kp->len, now);
+		ts_stats_arrival(&ob->stats, dir, kp->wire_len, now);
 		if (ob->ingress.dumper)
 			ts_pcap_out_write(&ob->ingress, ts_obs_wall(ob, now), kp->hdr, kp->hdrlen,
 					  kp->len);
 	}
 	ts_stats_drop(&ob->stats, dir, TS_DROP_NO_DESC, now);
 	if (place == ob->link[dir] && ob->mm_on[dir]) {
-		ts_mmlog_arrival(&ob->mm[dir], now, kp->len);
-		ts_mmlog_drop(&ob->mm[dir], now, kp->gso_segs ? kp->gso_segs : 1, kp->len);
+		ts_mmlog_arrival(&ob->mm[dir], now, kp->wire_len);
+		ts_mmlog_drop(&ob->mm[dir], now, kp->gso_segs ? kp->gso_segs : 1, kp->wire_len);
 	}
 	if (ob->drops.dumper)
 		write_drop(ob, dir, place, TS_DROP_NO_DESC, now, kp->hdr, kp->hdrlen, kp->len);

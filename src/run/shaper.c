@@ -78,7 +78,8 @@ static void on_packet(void *ctx, const struct ts_nfq_pkt *kp)
 		return;
 	}
 	p->id = kp->id;
-	p->len = kp->len;
+	/* What the link carries: with --gso, every segment's headers, not one set. */
+	p->len = kp->wire_len ? kp->wire_len : kp->len;
 	p->segs = kp->gso_segs ? kp->gso_segs : 1;
 	p->src = (uint16_t)(h - sh->hook);
 	p->hash = 0;
