@@ -14,11 +14,20 @@
 # Everything the test runs lives in that namespace: the iperf3 servers and
 # tasshape itself (`ip netns exec $TS_NS tasshape ...`), so the outer end
 # of the emulated link is $TS_NS and no traffic touches the host's own
-# network. On exit (any exit, also on a failed assertion or a signal) the
+# network. More namespaces (ts_netns_add) are checked and deleted the same
+# way. On exit (any exit, also on a failed assertion or a signal) the
 # trap kills what the test started, checks that no namespace, link or
 # iptables rule of a tasshape run of this test remains (a leftover fails
-# the test; it is then removed with `tasshape cleanup`), deletes $TS_NS
-# and exits 0 (pass), 1 (an assertion failed), 77 (skipped) or 2 (usage).
+# the test; it is then removed with `tasshape cleanup --pid PID`, which
+# touches only that run's objects), deletes the namespaces and exits 0
+# (pass), 1 (an assertion failed), 77 (skipped) or 2 (usage).
+#
+# With TS_REQUIRE=1 in the environment (tools/test.sh sets it when it runs
+# the suite as root, as CI does) a skip is a failure: exit 1 with the
+# reason, so a missing tool or a refused namespace cannot pass unnoticed.
+#
+# ts_init_user is the same without root and without a namespace, for
+# tests of the commands that need neither (tasshape sim).
 #
 # Assertions print the measured value, the accepted range and ok/FAIL; a
 # failed assertion does not stop the test (so every number is printed),
@@ -35,11 +44,26 @@ TS_START=$SECONDS
 TS_BG_PIDS=()  # background processes started with ts_bg
 TS_TAS_PIDS=() # pids of tasshape runs (their objects carry the pid in the name)
 TS_RUN_PID=    # pid of the last tasshape run started by ts_shape/ts_shape_bg
+TS_EXTRA_NS=() # namespaces made by ts_netns_add: checked for leftovers, deleted on exit
 
 ts_log() { printf '[%s] %s\n' "$TS_NAME" "$*"; }
 ts_skip() {
+	if [ "${TS_REQUIRE:-0}" = 1 ]; then
+		ts_log "FAIL: would skip, but TS_REQUIRE=1: $*"
+		TS_FAILED=$((TS_FAILED + 1))
+		exit 1
+	fi
 	ts_log "SKIP: $*"
 	exit 77
+}
+# ts_skip_part REASON: a part of the test cannot run here (an optional
+# kernel feature or tool): logged, and a failure with TS_REQUIRE=1.
+ts_skip_part() {
+	if [ "${TS_REQUIRE:-0}" = 1 ]; then
+		ts_fail "would skip a part, but TS_REQUIRE=1: $*"
+	else
+		ts_log "SKIP (part): $*"
+	fi
 }
 ts_fail() {
 	ts_log "FAIL: $*"
@@ -50,12 +74,13 @@ ts_die() {
 	exit 1
 }
 
-# ts_init NAME TASSHAPE [TOOL...]: checks and creates the test namespace.
-ts_init() {
-	local t
+# ts__begin NAME TASSHAPE ROOT [TOOL...]: arguments, root (ROOT=1), tools,
+# the exit trap and the temporary directory.
+ts__begin() {
+	local t root=$3
 	TS_NAME=$1
 	TS_BIN=${2:-}
-	shift 2 || true
+	shift 3
 	if [ -z "$TS_BIN" ]; then
 		echo "usage: bash $0 PATH_TO_TASSHAPE" >&2
 		exit 2
@@ -65,13 +90,24 @@ ts_init() {
 		exit 2
 	fi
 	TS_BIN=$(cd "$(dirname "$TS_BIN")" && pwd)/$(basename "$TS_BIN")
-	[ "$(id -u)" -eq 0 ] || ts_skip "needs root (namespaces, veth, iptables)"
-	for t in ip jq awk ss iptables-save ip6tables-save "$@"; do
+	if [ "$root" = 1 ]; then
+		[ "$(id -u)" -eq 0 ] || ts_skip "needs root (namespaces, veth, iptables)"
+		set -- ip ss iptables-save ip6tables-save "$@"
+	fi
+	for t in jq awk "$@"; do
 		command -v "$t" >/dev/null 2>&1 || ts_skip "$t is not installed"
 	done
 	trap ts__exit EXIT
 	trap 'ts_log "interrupted"; exit 1' INT TERM HUP
 	TS_TMP=$(mktemp -d "/tmp/tastest-$TS_NAME.XXXXXX") || ts_die "mktemp failed"
+}
+
+# ts_init NAME TASSHAPE [TOOL...]: checks and creates the test namespace.
+# Tests that use ts_descendants or ps list ps among the TOOLs.
+ts_init() {
+	local name=$1 bin=${2:-}
+	shift 2 || shift $#
+	ts__begin "$name" "$bin" 1 "$@"
 	TS_NS="tastest-$TS_NAME-$$"
 	if ! ip netns add "$TS_NS" 2>"$TS_TMP/netns.err"; then
 		TS_NS=
@@ -79,6 +115,24 @@ ts_init() {
 	fi
 	ip -n "$TS_NS" link set lo up || ts_die "cannot set lo up in $TS_NS"
 	ts_log "namespace $TS_NS, tasshape $TS_BIN, temp $TS_TMP"
+}
+
+# ts_init_user NAME TASSHAPE [TOOL...]: for tests that need neither root
+# nor a namespace: checks the tools, sets the exit trap and $TS_TMP.
+ts_init_user() {
+	local name=$1 bin=${2:-}
+	shift 2 || shift $#
+	ts__begin "$name" "$bin" 0 "$@"
+	ts_log "tasshape $TS_BIN, temp $TS_TMP (no root needed)"
+}
+
+# ts_netns_add NAME: creates namespace NAME (lo up) for the test; on exit
+# it is checked for leftovers of the test's runs and deleted.
+ts_netns_add() {
+	ip netns add "$1" 2>"$TS_TMP/netns.err" ||
+		ts_skip "cannot create network namespace $1: $(cat "$TS_TMP/netns.err")"
+	TS_EXTRA_NS+=("$1")
+	ip -n "$1" link set lo up || ts_die "cannot set lo up in $1"
 }
 
 # ts_ns CMD...: runs CMD in the test namespace (foreground).
@@ -163,7 +217,8 @@ ts_wait_netns() {
 	return 1
 }
 
-# ts_descendants PID: prints the pids of PID's descendants, one a line.
+# ts_descendants PID: prints the pids of PID's descendants, one a line
+# (uses ps: list it among ts_init's tools).
 ts_descendants() {
 	local c
 	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
@@ -173,14 +228,14 @@ ts_descendants() {
 }
 
 # ts_leftovers PID: prints, one a line, what tasshape run PID left: its
-# namespaces in /run/netns, its links in the test namespace and in the
+# namespaces in /run/netns, its links in the test's namespaces and in the
 # host's, and its iptables rules (comment "tas:PID") there.
 ts_leftovers() {
 	local pid=$1 f ns where
 	for f in /run/netns/tas-"$pid"-*; do
 		[ -e "$f" ] && echo "namespace $f"
 	done
-	for ns in "$TS_NS" ""; do
+	for ns in "$TS_NS" "${TS_EXTRA_NS[@]}" ""; do
 		if [ -n "$ns" ]; then
 			[ -e "/run/netns/$ns" ] || continue
 			where=$ns
@@ -246,6 +301,9 @@ ts_true() {
 	return 1
 }
 
+# ts_elapsed T0: seconds since T0 (a `date +%s.%N` value), 2 decimals.
+ts_elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
+
 # ts_mbit BITS_PER_SECOND: prints it in Mbit/s with 3 decimals.
 ts_mbit() { awk -v b="$1" 'BEGIN { printf "%.3f", b / 1e6 }'; }
 
@@ -270,7 +328,7 @@ ts_show() {
 }
 
 ts__exit() {
-	local rc=$? p left pid ok=1
+	local rc=$? p left pid ns ok=1
 	set +e
 	trap - EXIT INT TERM HUP
 	[ -n "$TS_NAME" ] || exit "$rc"
@@ -298,12 +356,14 @@ ts__exit() {
 		fi
 	done
 	wait 2>/dev/null
-	# Only this test's processes live in its namespace.
-	if [ -n "$TS_NS" ] && [ -e "/run/netns/$TS_NS" ]; then
-		for p in $(ip netns pids "$TS_NS" 2>/dev/null); do
-			kill -KILL "$p" 2>/dev/null
-		done
-	fi
+	# Only this test's processes live in its namespaces.
+	for ns in "$TS_NS" "${TS_EXTRA_NS[@]}"; do
+		if [ -n "$ns" ] && [ -e "/run/netns/$ns" ]; then
+			for p in $(ip netns pids "$ns" 2>/dev/null); do
+				kill -KILL "$p" 2>/dev/null
+			done
+		fi
+	done
 	if [ "$rc" -ne 77 ] && [ "${#TS_TAS_PIDS[@]}" -gt 0 ]; then
 		left=
 		for pid in "${TS_TAS_PIDS[@]}"; do
@@ -312,19 +372,23 @@ ts__exit() {
 		if [ -n "$left" ]; then
 			ts_fail "leftovers of this test's tasshape runs:"
 			printf '%s\n' "$left" | sed 's/^/    /'
-			ts_log "removing them with tasshape cleanup"
-			if [ -n "$TS_NS" ] && [ -e "/run/netns/$TS_NS" ]; then
-				ip netns exec "$TS_NS" "$TS_BIN" cleanup -v
-			else
-				"$TS_BIN" cleanup -v
-			fi
+			# Only this test's runs, by pid: other tests' runs may be going.
+			for pid in "${TS_TAS_PIDS[@]}"; do
+				[ -n "$(ts_leftovers "$pid")" ] || continue
+				ts_log "removing them with tasshape cleanup --pid $pid"
+				for ns in "$TS_NS" "${TS_EXTRA_NS[@]}"; do
+					[ -n "$ns" ] && [ -e "/run/netns/$ns" ] &&
+						ip netns exec "$ns" "$TS_BIN" cleanup --pid "$pid" -v
+				done
+				"$TS_BIN" cleanup --pid "$pid" -v
+			done
 		else
 			ts_log "no namespace, link or rule of this test's tasshape runs remains ok"
 		fi
 	fi
-	if [ -n "$TS_NS" ]; then
-		ip netns del "$TS_NS" 2>/dev/null
-	fi
+	for ns in "$TS_NS" "${TS_EXTRA_NS[@]}"; do
+		[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
+	done
 	# The namespaces are global: check again once the test namespace is gone.
 	if [ "$rc" -ne 77 ]; then
 		for pid in "${TS_TAS_PIDS[@]}"; do

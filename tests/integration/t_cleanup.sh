@@ -1,15 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# 1. A run killed with SIGKILL (with its CMD) leaves its namespace(s), veth
-#    and iptables rules behind; `tasshape cleanup`, run in the namespace
-#    the run was started in, removes all of them: no /run/netns/tas-PID-*,
-#    no tasPID-* link (`ip -o link` there and on the host), no rule with
-#    comment tas:PID (iptables-save and ip6tables-save).
-# 2. A run sent SIGTERM ends within 10 s, ends its CMD, and leaves nothing
-#    (no cleanup run).
+# 1. Two runs killed with SIGKILL (with their CMDs) leave their
+#    namespace(s), veth and iptables rules behind; `tasshape cleanup --pid
+#    A`, run in the namespace the runs were started in, removes all of run
+#    A's: no /run/netns/tas-A-*, no tasA-* link (`ip -o link` there and on
+#    the host), no rule with comment tas:A (iptables-save and
+#    ip6tables-save), and none of run B's; then `cleanup --pid B` removes
+#    B's. The test never runs cleanup without --pid: other runs (other
+#    tests, other users) may be going on this machine.
+# 2. A run sent SIGTERM ends within 10 s, ends its CMD (passes the signal
+#    on: exit status 143, CMD's), and leaves nothing (no cleanup run).
+#
+# The runs are started with nsenter --net, not `ip netns exec`: the latter
+# also gives tasshape a mount namespace of its own, whose bind mounts of
+# /run/netns/tas-* do not reach the host's, so a killed run's namespaces
+# (and with them its veth) would vanish with its last process, leaving
+# only empty files. With nsenter they are real mounts, as when a user runs
+# tasshape from a shell, and really outlive a SIGKILL.
 . "$(dirname "$0")/lib.sh" || exit 2
-ts_init cleanup "${1:-}"
+ts_init cleanup "${1:-}" ps nsenter
+
+# run_bg ARGS...: starts tasshape ARGS in the test's network namespace (the
+# host's mount namespace) in the background; sets TS_RUN_PID.
+run_bg() {
+	nsenter --net="/run/netns/$TS_NS" "$TS_BIN" "$@" &
+	TS_RUN_PID=$!
+	ts_own_pid "$TS_RUN_PID"
+}
 
 # started PID: waits (10 s) until tasshape PID runs its CMD (a sleep), so
 # its namespace, links and rules are all in place. Prints the CMD's pid.
@@ -32,38 +50,74 @@ started() {
 # shellcheck disable=SC2317 # called through ts_true
 has() { grep -q "^$1 " <<<"$2"; }
 
-# --- 1. SIGKILL, then tasshape cleanup
-ts_shape_bg --trace const:10mbit --quiet -- sleep 60 2>"$TS_TMP/err1"
-pid=$TS_RUN_PID
-cmd=$(started "$pid") || {
-	ts_show "$TS_TMP/err1"
-	ts_die "tasshape pid $pid did not start its CMD within 10 s"
+# killed TAG: starts a run, waits until its CMD runs, then kills both with
+# SIGKILL; sets PID to the run's pid.
+killed() {
+	local cmd kids
+	run_bg --trace const:10mbit --quiet -- sleep 60 2>"$TS_TMP/err-$1"
+	PID=$TS_RUN_PID
+	cmd=$(started "$PID") || {
+		ts_show "$TS_TMP/err-$1"
+		ts_die "run $1: tasshape pid $PID did not start its CMD within 10 s"
+	}
+	kids=$(ts_descendants "$PID" | tr '\n' ' ')
+	ts_log "run $1: killing tasshape pid $PID and its CMD (sleep pid $cmd; descendants: $kids)" \
+		"with SIGKILL"
+	# shellcheck disable=SC2086 # a list of pids
+	kill -KILL "$PID" $kids
+	wait "$PID" 2>/dev/null # reap it: a zombie would still count as running
 }
-kids=$(ts_descendants "$pid" | tr '\n' ' ')
-ts_log "killing tasshape pid $pid and its CMD (sleep pid $cmd; descendants: $kids) with SIGKILL"
-# shellcheck disable=SC2086 # a list of pids
-kill -KILL "$pid" $kids
-wait "$pid" 2>/dev/null # reap it: a zombie would still count as running
-left=$(ts_leftovers "$pid")
-ts_log "left behind:"
-printf '%s\n' "$left" | sed 's/^/    /'
-ts_true "a namespace was left" has namespace "$left"
-ts_true "a link was left" has link "$left"
-ts_true "an iptables rule was left" has rule "$left"
-ts_ns "$TS_BIN" cleanup -v >"$TS_TMP/cleanup.out" 2>&1
-rc=$?
-ts_show "$TS_TMP/cleanup.out"
-ts_check "tasshape cleanup exit status" "$rc" == 0
-left=$(ts_leftovers "$pid")
+
+# cleanup_pid PID: runs `tasshape cleanup --pid PID -v` in the test namespace.
+cleanup_pid() {
+	local rc
+	ts_ns "$TS_BIN" cleanup --pid "$1" -v >"$TS_TMP/cleanup-$1.out" 2>&1
+	rc=$?
+	ts_show "$TS_TMP/cleanup-$1.out"
+	ts_check "tasshape cleanup --pid $1: exit status" "$rc" == 0
+}
+
+# --- 1. SIGKILL, then tasshape cleanup --pid
+killed A
+a=$PID
+killed B
+b=$PID
+for pid in "$a" "$b"; do
+	left=$(ts_leftovers "$pid")
+	ts_log "pid $pid left behind:"
+	printf '%s\n' "$left" | sed 's/^/    /'
+	ts_true "pid $pid: a namespace was left" has namespace "$left"
+	ts_true "pid $pid: a link was left" has link "$left"
+	ts_true "pid $pid: an iptables rule was left" has rule "$left"
+done
+leftb=$(ts_leftovers "$b")
+cleanup_pid "$a"
+left=$(ts_leftovers "$a")
 if [ -n "$left" ]; then
 	printf '%s\n' "$left" | sed 's/^/    /'
-	ts_fail "tasshape cleanup left the above"
+	ts_fail "tasshape cleanup --pid $a left the above"
 else
-	ts_log "after tasshape cleanup nothing of pid $pid remains ok"
+	ts_log "after tasshape cleanup --pid $a nothing of pid $a remains ok"
+fi
+if [ "$(ts_leftovers "$b")" = "$leftb" ]; then
+	ts_log "cleanup --pid $a kept everything of pid $b ok"
+else
+	ts_fail "cleanup --pid $a touched pid $b's objects: before:"
+	printf '%s\n' "$leftb" | sed 's/^/    /'
+	ts_log "after:"
+	ts_leftovers "$b" | sed 's/^/    /'
+fi
+cleanup_pid "$b"
+left=$(ts_leftovers "$b")
+if [ -n "$left" ]; then
+	printf '%s\n' "$left" | sed 's/^/    /'
+	ts_fail "tasshape cleanup --pid $b left the above"
+else
+	ts_log "after tasshape cleanup --pid $b nothing of pid $b remains ok"
 fi
 
 # --- 2. SIGTERM
-ts_shape_bg --trace const:10mbit --quiet -- sleep 60 2>"$TS_TMP/err2"
+run_bg --trace const:10mbit --quiet -- sleep 60 2>"$TS_TMP/err2"
 pid=$TS_RUN_PID
 cmd=$(started "$pid") || {
 	ts_show "$TS_TMP/err2"
@@ -77,12 +131,18 @@ for i in $(seq 100); do
 	[ "$(ps -o stat= -p "$pid" 2>/dev/null | cut -c1)" = Z ] && break
 	sleep 0.1
 done
+t=$(ts_elapsed "$t0")
+# Still running after 10 s: SIGKILL, so that wait cannot hang (the time
+# check below fails then).
+kill -KILL "$pid" 2>/dev/null
 wait "$pid"
 rc=$?
-t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 ts_show "$TS_TMP/err2"
 ts_log "SIGTERM: tasshape pid $pid exited with status $rc after $t s"
 ts_check "SIGTERM: time to exit" "$t" "<" 10 "s "
+# The signal is passed on to CMD (docs/datapath.md, "Ending a run"), which
+# dies of it, and tasshape exits with CMD's status: 128 + 15.
+ts_check "SIGTERM: exit status (CMD's, killed by SIGTERM)" "$rc" == 143
 if kill -0 "$cmd" 2>/dev/null; then
 	ts_fail "SIGTERM: its CMD (sleep pid $cmd) is still running"
 	kill -KILL "$cmd"

@@ -154,7 +154,7 @@ if command -v script >/dev/null 2>&1; then
 			head -c 300)"
 	fi
 else
-	ts_log "script(1) is not installed: the terminal case is not tested"
+	ts_skip_part "script(1) is not installed: the terminal case is not tested"
 fi
 
 # --- plots ---------------------------------------------------------------------------------------

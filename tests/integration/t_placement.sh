@@ -2,12 +2,22 @@
 # SPDX-License-Identifier: MIT
 #
 # Where the uplink queue is held decides whether TCP Small Queues sees it
-# (ARCHITECTURE.md, "The data path"). A huge uplink queue
+# (docs/datapath.md, "Topology of the wrapper"). A huge uplink queue
 # (droptail:packets=4000, 6 MB) and an 8 s CUBIC upload:
 # - --uplink-at sender: the rate stage sits at the sender's egress, its
 #   packets are still charged to the socket, TSQ throttles the socket:
-#   the stage's peak_bytes (stages[] entry with place "sender") <= 600 KB
-#   (measured: 153 KB at 20, 50 and 60 Mbit/s);
+#   the stage's peak_bytes (stages[] entry with place "sender") <= 600 KB.
+#   Why: TSQ (tcp_small_queue_check) lets a socket have about
+#   max(2 * skb truesize, pacing_rate >> 10) bytes in the layers below it
+#   (and at most net.ipv4.tcp_limit_output_bytes, 1 MB, for a socket that
+#   does not pace, as CUBIC without fq). The sender's skbs
+#   are 64 KB GSO super-packets (the kernel segments them only when
+#   NFQUEUE takes them), each with a truesize of ~65-75 KB, so the limit is
+#   ~130-150 KB; pacing_rate >> 10, about 1 ms of the pacing rate (15 KB
+#   at 60 Mbit/s, CUBIC pacing at up to 2x the link rate), is smaller.
+#   600 KB is 4x that 150 KB, room for the skb TSQ lets through when it
+#   checks and for truesize varying with the kernel (measured: 153 KB at
+#   20, 50 and 60 Mbit/s); a queue TSQ did not see grows to megabytes;
 # - --uplink-at network (the default): after the veth the packets belong
 #   to no socket and CUBIC keeps growing the queue: peak_bytes > 2 MB.
 # The link runs at 60 Mbit/s, not 20: without loss CUBIC leaves slow

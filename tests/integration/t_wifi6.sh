@@ -11,9 +11,12 @@
 #     socket, not the station), so they aggregate more (larger mean N) and
 #     get more throughput than one flow;
 #  3. with a 25 Mbit/s wired hop behind it the wired hop binds: goodput
-#     23.5-25 Mbit/s (25 Mbit/s of IP bytes carry 25 * 1448 / 1500 = 24.13
-#     Mbit/s of TCP payload with timestamps).
-. "$(dirname "$0")/lib.sh"
+#     23.5-24.37 Mbit/s (25 Mbit/s of IP bytes carry at most 25 * 1448 /
+#     1500 = 24.13 Mbit/s of TCP payload with timestamps: 52 bytes of IP,
+#     TCP and timestamp headers per 1500-byte packet; the upper bound is
+#     24.13 * 1.01 = 24.37, so a shaper that counted TCP payload instead of
+#     IP bytes, 25 Mbit/s of goodput, fails).
+. "$(dirname "$0")/lib.sh" || exit 2
 ts_init wifi6 "${1:-}" iperf3
 
 # upload TAG PORT STREAMS WIRED: a 1+5 s iperf3 upload; sets BPS and MEAN_N.
@@ -63,6 +66,7 @@ if upload eight-flows 5302 8 const:2gbit && [ -n "$one_n" ]; then
 		"$(ts_mbit "$BPS")" ">" "$(ts_mbit "$one_bps")" "Mbit/s "
 fi
 if upload wired-25 5303 1 const:25mbit; then
-	ts_range "25 Mbit/s wired hop binds: goodput" "$(ts_mbit "$BPS")" 23.5 25 "Mbit/s "
+	ts_range "25 Mbit/s wired hop binds: goodput" "$(ts_mbit "$BPS")" 23.5 \
+		"$(awk 'BEGIN { printf "%.2f", 25 * 1448 / 1500 * 1.01 }')" "Mbit/s "
 fi
 exit 0
