@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "tasshape/trace_file.h"
+#include "tasshape/wifi6.h"
 #include "trace_read_priv.h"
 
 #define FILE_BLOCK (1u << 20)
@@ -162,6 +163,26 @@ static int tool_line(void *ctx, const char *line, size_t len, unsigned long line
 	return ts_trace_read_line(l->r, line, len, err);
 }
 
+/*
+ * The tools accept a PHY-rate file exactly when the Wi-Fi MAC does (it
+ * refuses a rate of 0, for one), and report its own message, which names
+ * the phy_* column. @ret is the tools' own verdict, kept if the MAC's
+ * reader has nothing to add.
+ */
+static int phy_verdict(const char *path, int ret, struct ts_err *err)
+{
+	struct ts_trace *t = NULL;
+	struct ts_err e;
+	int r = ts_wifi6_phy_trace_load(path, &t, &e);
+
+	ts_trace_free(t);
+	if (r < 0) {
+		*err = e;
+		return r;
+	}
+	return ret;
+}
+
 int ts_trace_load_tool(const char *path, struct ts_trace **down, struct ts_trace **up,
 		       struct ts_trace_file_info *info, struct ts_err *err)
 {
@@ -182,11 +203,18 @@ int ts_trace_load_tool(const char *path, struct ts_trace **down, struct ts_trace
 		ts_err_set(err, "%s: out of memory", path);
 	if (ret) {
 		ts_trace_read_free(l.r);
-		return ret;
+		/* A PHY-rate file's errors come from the reader the Wi-Fi MAC uses. */
+		return l.phy ? phy_verdict(path, ret, err) : ret;
 	}
 	ret = ts_trace_read_finish(l.r, down, up, err);
-	if (ret)
+	if (!ret && l.phy)
+		ret = phy_verdict(path, 0, err);
+	if (ret) {
+		ts_trace_free(*down);
+		ts_trace_free(*up);
+		*down = *up = NULL;
 		return ret;
+	}
 	info->phy = l.phy;
 	info->fmt = (*down ? *down : *up)->kind == TS_TRACE_OPPS ? TS_FMT_MAHIMAHI : TS_FMT_CSV;
 	return 0;
