@@ -19,13 +19,9 @@
 #include <errno.h>
 
 #include "gen_priv.h"
+#include "tasshape/wifi6.h"
 
 enum { W_WIDTH, W_SS, W_GI, W_STEP, W_SNR, W_SHADOW, W_COHERENCE, W_START, W_SPEED, W_PLE };
-
-static const struct {
-	uint8_t bits, num, den; /* bits per subcarrier, coding rate num/den */
-} he_mcs[12] = {{1, 1, 2}, {2, 1, 2}, {2, 3, 4}, {4, 1, 2}, {4, 3, 4},	{6, 2, 3},
-		{6, 3, 4}, {6, 5, 6}, {8, 3, 4}, {8, 5, 6}, {10, 3, 4}, {10, 5, 6}};
 
 /*
  * SNR (dB) each MCS needs: typical thresholds for SNR-based rate
@@ -34,30 +30,19 @@ static const struct {
  */
 static const int8_t he_snr_db[12] = {5, 8, 11, 14, 18, 22, 24, 26, 30, 32, 35, 37};
 
-static int data_subcarriers(int64_t width)
+/*
+ * PHY rate of @mcs in bit/s: the Wi-Fi MAC's own computation
+ * (ts_wifi6_phy_mcs), so a generated trace holds exactly the rates the
+ * MAC would pick for that MCS; 0 when the parameters are invalid.
+ */
+static uint64_t he_rate(int mcs, int64_t width, int64_t ss, int64_t gi)
 {
-	switch (width) {
-	case 20:
-		return 234;
-	case 40:
-		return 468;
-	case 80:
-		return 980;
-	case 160:
-		return 1960;
-	default:
+	struct ts_wifi6_phy phy;
+
+	if (ts_wifi6_phy_mcs(&phy, (unsigned int)width, (unsigned int)mcs, (unsigned int)ss, gi,
+			     NULL) < 0)
 		return 0;
-	}
-}
-
-/* PHY rate of @mcs in bit/s, rounded to kbit/s. */
-static uint64_t he_rate(int mcs, int sc, int64_t ss, ts_ns_t tsym)
-{
-	unsigned __int128 bits = (unsigned __int128)sc * he_mcs[mcs].bits * he_mcs[mcs].num *
-				 (uint64_t)ss * 1000000000u;
-	uint64_t bps = (uint64_t)(bits / ((unsigned __int128)he_mcs[mcs].den * (uint64_t)tsym));
-
-	return (bps + 500) / 1000 * 1000;
+	return phy.bps;
 }
 
 /* Highest MCS whose threshold plus @margin (Q32 dB) is met, or -1. */
@@ -76,16 +61,15 @@ int gen_wifi_run(const struct ts_gen_model *m, const struct gen_args *a, struct 
 {
 	const int64_t *v = a->v;
 	bool walking = m->nparams > W_START;
-	int sc = data_subcarriers(v[W_WIDTH]), cur = -2, ret;
-	ts_ns_t tsym = 12800 + v[W_GI], t;
+	int cur = -2, ret;
+	ts_ns_t t;
 	struct ts_rng rsh;
 	struct gm_ar1 sh;
 
 	ret = gen_check_step(m, v[W_STEP], a->duration, err);
 	if (ret)
 		return ret;
-	if (!sc || v[W_SS] < 1 || v[W_SS] > 4 ||
-	    (v[W_GI] != 800 && v[W_GI] != 1600 && v[W_GI] != 3200)) {
+	if (!he_rate(0, v[W_WIDTH], v[W_SS], v[W_GI]) || v[W_SS] > 4) {
 		ts_err_set(err,
 			   "%s: expected width 20, 40, 80 or 160, ss 1 to 4, gi 800ns, 1600ns "
 			   "or 3200ns",
@@ -115,7 +99,7 @@ int gen_wifi_run(const struct ts_gen_model *m, const struct gen_args *a, struct 
 			cur = target;
 		else if (target > cur && best_mcs(snr, Q32_ONE) > cur)
 			cur = best_mcs(snr, Q32_ONE);
-		row.down = he_rate(cur < 0 ? 0 : cur, sc, v[W_SS], tsym);
+		row.down = he_rate(cur < 0 ? 0 : cur, v[W_WIDTH], v[W_SS], v[W_GI]);
 		ret = ts_series_add(out, &row);
 		if (ret) {
 			ts_err_set(err, "%s: out of memory", m->name);

@@ -203,10 +203,16 @@ static void test_starlink_slots(void)
 
 static void test_wifi_rates(void)
 {
-	/* 80 MHz, 2 streams, 0.8 us GI: 980 subcarriers * bits * rate * 2 / 13.6 us, to kbit/s */
-	static const uint64_t he80[12] = {72059000,  144118000, 216176000,  288235000,
-					  432353000, 576471000, 648529000,  720588000,
-					  864706000, 960784000, 1080882000, 1200980000};
+	/*
+	 * 80 MHz, 2 streams, 0.8 us GI, as the 802.11ax tables and the Wi-Fi MAC
+	 * define it: N_DBPS = floor(980 subcarriers * bits * rate * 2), rate =
+	 * floor(N_DBPS / 13.6 us). MCS 9: floor(980 * 8 * 5/6 * 2) = 13066 bits,
+	 * 13066 / 13.6 us = 960735294 bit/s; MCS 11: floor(16333.3) = 16333 bits,
+	 * 1200955882 bit/s (the tables' "1201").
+	 */
+	static const uint64_t he80[12] = {72058823,  144117647, 216176470,  288235294,
+					  432352941, 576470588, 648529411,  720588235,
+					  864705882, 960735294, 1080882352, 1200955882};
 	const char *models[] = {"wifi6-static", "wifi6-walking"};
 	struct ts_series s;
 	size_t i, k, m;
