@@ -13,10 +13,10 @@
 
 #include "tasshape/trace.h"
 #include "tasshape/units.h"
+#include "tasshape/trace_file.h"
 #include "trace_read_priv.h"
 
 /* The loader reads this much per fread: few calls, and it fits in L2. */
-#define TR_BLOCK (1u << 20)
 
 static void tr_vfail(struct ts_trace_reader *r, struct ts_err *err, unsigned long line,
 		     const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
@@ -218,83 +218,33 @@ out:
 	return ret;
 }
 
-/*
- * Feed every complete line of buf[0, fill) to the reader and return the
- * number of bytes consumed; at EOF also the last line without its '\n'.
- */
-static int tr_feed(struct ts_trace_reader *r, const char *buf, size_t fill, bool eof, size_t *used,
-		   struct ts_err *err)
+static int load_line(void *ctx, const char *line, size_t len, unsigned long lineno,
+		     struct ts_err *err)
 {
-	size_t pos = 0;
-	int ret;
-
-	for (;;) {
-		const char *nl = memchr(buf + pos, '\n', fill - pos);
-		size_t end = nl ? (size_t)(nl - buf) + 1 : fill;
-
-		if (!nl && !eof && fill - pos <= TR_LINE_MAX)
-			break;
-		if (pos == fill)
-			break;
-		/* Longer than TR_LINE_MAX: the reader reports it. */
-		ret = ts_trace_read_line(r, buf + pos, end - pos, err);
-		if (ret)
-			return ret;
-		pos = end;
-	}
-	*used = pos;
-	return 0;
+	(void)lineno; /* the reader counts lines itself */
+	return ts_trace_read_line(ctx, line, len, err);
 }
 
 int ts_trace_load(const char *path, enum ts_trace_format fmt, struct ts_trace **down,
 		  struct ts_trace **up, struct ts_err *err)
 {
-	struct ts_trace_reader *r = NULL;
-	char *buf = NULL;
-	size_t fill = 0, used, got;
-	FILE *f;
+	struct ts_trace_reader *r;
 	int ret;
 
 	*down = NULL;
 	*up = NULL;
-	f = fopen(path, "r");
-	if (!f) {
-		ret = -errno;
-		ts_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+	r = ts_trace_read_init(path, fmt);
+	if (!r) {
+		ts_err_set(err, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	/* The shared block reader splits lines; the reader judges them. */
+	ret = ts_file_lines(path, load_line, r, err);
+	if (ret) {
+		ts_trace_read_free(r);
 		return ret;
 	}
-	ret = -ENOMEM;
-	buf = malloc(TR_BLOCK);
-	r = ts_trace_read_init(path, fmt);
-	if (!buf || !r) {
-		ts_err_set(err, "%s: out of memory", path);
-		goto out;
-	}
-	for (;;) {
-		got = fread(buf + fill, 1, TR_BLOCK - fill, f);
-		fill += got;
-		if (got == 0 && ferror(f)) {
-			ret = -errno;
-			if (!ret)
-				ret = -EIO;
-			ts_err_set(err, "%s: cannot read: %s", path, strerror(-ret));
-			goto out;
-		}
-		ret = tr_feed(r, buf, fill, got == 0, &used, err);
-		if (ret)
-			goto out;
-		memmove(buf, buf + used, fill - used);
-		fill -= used;
-		if (got == 0)
-			break;
-	}
-	ret = ts_trace_read_finish(r, down, up, err);
-	r = NULL;
-out:
-	ts_trace_read_free(r);
-	free(buf);
-	fclose(f);
-	return ret;
+	return ts_trace_read_finish(r, down, up, err);
 }
 
 struct ts_trace *ts_trace_const(uint64_t bps)

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tasshape/text.h"
+#include "tasshape/trace_file.h"
 #include "tasshape/units.h"
 #include "tasshape/wifi6.h"
 #include "trace_read_priv.h"
@@ -339,42 +341,41 @@ out:
 	return ret;
 }
 
+struct slurp {
+	struct ts_text text;
+	const char *path;
+};
+
+static int slurp_line(void *ctx, const char *line, size_t len, unsigned long lineno,
+		      struct ts_err *err)
+{
+	struct slurp *s = ctx;
+
+	(void)lineno;
+	if (s->text.len + len + 1 > PHY_FILE_MAX) {
+		ts_err_set(err, "%s: larger than 64 MiB: not a PHY-rate trace", s->path);
+		return -EFBIG;
+	}
+	if (ts_text_add(&s->text, line, len) < 0 || ts_text_add(&s->text, "\n", 1) < 0) {
+		ts_err_set(err, "%s: out of memory", s->path);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int ts_wifi6_phy_trace_load(const char *path, struct ts_trace **out, struct ts_err *err)
 {
-	char *buf = NULL;
-	size_t len = 0, got;
-	FILE *f;
+	struct slurp s = {.path = path};
 	int ret;
 
 	*out = NULL;
-	f = fopen(path, "r");
-	if (!f) {
-		ret = -errno;
-		ts_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-		return ret;
-	}
-	ret = -ENOMEM;
-	buf = malloc(PHY_FILE_MAX);
-	if (!buf) {
-		ts_err_set(err, "%s: out of memory", path);
-		goto out;
-	}
-	while ((got = fread(buf + len, 1, PHY_FILE_MAX - len, f)) > 0)
-		len += got;
-	if (ferror(f)) {
-		ret = -EIO;
-		ts_err_set(err, "%s: cannot read", path);
-		goto out;
-	}
-	if (len == PHY_FILE_MAX) {
-		ret = -EFBIG;
-		ts_err_set(err, "%s: larger than 64 MiB: not a PHY-rate trace", path);
-		goto out;
-	}
-	ret = ts_wifi6_phy_trace_parse(path, buf, len, out, err);
-out:
-	free(buf);
-	fclose(f);
+	ts_text_init(&s.text);
+	/* The shared block reader; the parser wants the whole (small) file. */
+	ret = ts_file_lines(path, slurp_line, &s, err);
+	if (!ret)
+		ret = ts_wifi6_phy_trace_parse(path, s.text.p ? s.text.p : "", s.text.len, out,
+					       err);
+	ts_text_fini(&s.text);
 	return ret;
 }
 
