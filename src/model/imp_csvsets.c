@@ -143,7 +143,7 @@ static int gnet_flush(struct ts_import *im, struct ts_err *err)
 	g->have_out = true;
 	ret = imp_push(im, (g->sec - g->shift) * TS_NSEC_PER_SEC, v[0], v[1], 0);
 	if (ret)
-		return imp_fail(im, 0, err, ret, "out of memory");
+		return imp_push_fail(im, 0, ret, err);
 	return 0;
 }
 
@@ -371,7 +371,7 @@ static int lumos_line(struct ts_import *im, size_t input, const char *s, size_t 
 	l->prev_seq = seq;
 	l->prev_line = im->line[0];
 	ret = imp_push(im, (ts_ns_t)seq * TS_NSEC_PER_SEC, bps, 0, 0);
-	return ret ? imp_fail(im, 0, err, ret, "out of memory") : 0;
+	return ret ? imp_push_fail(im, 0, ret, err) : 0;
 }
 
 static int lumos_finish(struct ts_import *im, struct ts_series *out, struct ts_text *notes,
@@ -522,7 +522,7 @@ static int g5_line(struct ts_import *im, size_t input, const char *s, size_t len
 	g->prev_seq = seq;
 	g->prev_line = im->line[0];
 	ret = imp_push(im, (ts_ns_t)seq * TS_NSEC_PER_SEC, bps, 0, 0);
-	return ret ? imp_fail(im, 0, err, ret, "out of memory") : 0;
+	return ret ? imp_push_fail(im, 0, ret, err) : 0;
 }
 
 static int g5_finish(struct ts_import *im, struct ts_series *out, struct ts_text *notes,

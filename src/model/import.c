@@ -200,6 +200,8 @@ int ts_import_finish(struct ts_import *im, struct ts_series *out, struct ts_text
 
 int imp_push(struct ts_import *im, ts_ns_t t, uint64_t down, uint64_t up, ts_ns_t delay)
 {
+	if (im->n == TR_ENTRIES_MAX)
+		return -E2BIG;
 	if (im->n == im->cap) {
 		size_t cap = im->cap ? im->cap * 2 : 256;
 		struct imp_row *p = realloc(im->rows, cap * sizeof(*p));
@@ -215,6 +217,14 @@ int imp_push(struct ts_import *im, ts_ns_t t, uint64_t down, uint64_t up, ts_ns_
 	im->rows[im->n].delay = delay;
 	im->n++;
 	return 0;
+}
+
+int imp_push_fail(struct ts_import *im, size_t input, int ret, struct ts_err *err)
+{
+	if (ret == -E2BIG)
+		return imp_fail(im, input, err, ret, "more than %u rows, the most a trace may hold",
+				TR_ENTRIES_MAX);
+	return imp_fail(im, input, err, ret, "out of memory");
 }
 
 static int cmp_ns(const void *a, const void *b)
@@ -248,9 +258,11 @@ int imp_rows_to_series(struct ts_import *im, ts_ns_t last_len, struct ts_series 
 		free(iv);
 	}
 	t0 = im->rows[0].t;
-	out->period = im->rows[im->n - 1].t - t0 + last_len;
-	if (out->period > TR_PERIOD_MAX)
+	/* Each part checked alone first: their sum can exceed what ts_ns_t holds. */
+	if (im->rows[im->n - 1].t - t0 > TR_PERIOD_MAX || last_len > TR_PERIOD_MAX ||
+	    im->rows[im->n - 1].t - t0 + last_len > TR_PERIOD_MAX)
 		return imp_fail_file(im, 0, err, -EINVAL, "longer than 49.7 days");
+	out->period = im->rows[im->n - 1].t - t0 + last_len;
 	for (i = 0; i < im->n; i++) {
 		struct ts_series_row r = {.t = im->rows[i].t - t0,
 					  .down = im->rows[i].down,

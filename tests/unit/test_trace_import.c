@@ -393,6 +393,13 @@ static void test_malformed(void)
 	expect_fail("cellsim", "1\n", NULL, NULL, "unknown format 'cellsim'");
 }
 
+/* Inputs the fuzzers (tests/fuzz/fuzz_import.c) found, each once a crash or a wrong answer. */
+static void test_fuzz_found(void)
+{
+	/* rows 7.8e9 s apart: the period (last row + the median interval) overflowed ts_ns_t */
+	expect_fail("pensieve", "0 1\n7777771776.2 1\n", NULL, NULL, "a: longer than 49.7 days");
+}
+
 static void test_binary(void)
 {
 	const char junk[] = "Timestamp,DL_bitrate\0\x01\x02";
@@ -420,6 +427,7 @@ static const struct tsu_test tests[] = {
 	{"mahimahi: up/down pair, loops, one file", test_mahimahi_pair},
 	{"malformed inputs give their own message", test_malformed},
 	{"binary junk", test_binary},
+	{"inputs the fuzzers found", test_fuzz_found},
 };
 
 TSU_MAIN("trace_import", tests)
