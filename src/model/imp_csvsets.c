@@ -106,6 +106,9 @@ static int gnet_time(const char *f, size_t flen, int64_t *out)
 	}
 	if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 || v[4] > 59 || v[5] > 60)
 		return -EINVAL;
+	/* Times become nanoseconds in 64 bits: 1970 to 2200 fits with room to spare. */
+	if (v[0] < 1970 || v[0] > 2200)
+		return -ERANGE;
 	*out = civil_days(v[0], v[1], v[2]) * 86400 + v[3] * 3600 + v[4] * 60 + v[5];
 	return 0;
 }
@@ -190,7 +193,12 @@ static int gnet_line(struct ts_import *im, size_t input, const char *s, size_t l
 	if (ret)
 		return ret;
 	imp_field(s, len, (size_t)g->c_ts, &f, &flen);
-	if (gnet_time(f, flen, &sec))
+	ret = gnet_time(f, flen, &sec);
+	if (ret == -ERANGE)
+		return imp_fail(im, 0, err, -ERANGE,
+				"Timestamp '%s': expected a year from 1970 to 2200",
+				imp_quote(q, sizeof(q), f, flen));
+	if (ret)
 		return imp_fail(im, 0, err, -EINVAL,
 				"Timestamp: expected YYYY.MM.DD_hh.mm.ss such as "
 				"2019.11.28_07.00.01, got '%s'",

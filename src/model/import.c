@@ -181,6 +181,30 @@ int ts_import_line(struct ts_import *im, size_t input, const char *s, size_t len
 	return im->fmt->ops->line(im, input, s, len, err);
 }
 
+/*
+ * A direction that is 0 in every row is a link that never delivers: the
+ * trace reader refuses it, so the import does too, rather than writing a
+ * file that --trace would not take.
+ */
+static int imp_check_nonzero(struct ts_import *im, const struct ts_series *s, struct ts_err *err)
+{
+	bool any[2] = {false, false};
+	size_t i;
+	int d;
+
+	for (i = 0; i < s->n; i++) {
+		any[0] |= s->rows[i].down > 0;
+		any[1] |= s->rows[i].up > 0;
+	}
+	for (d = 0; d < 2; d++)
+		if ((s->cols & (d ? TS_COL_UP : TS_COL_DOWN)) && !any[d])
+			return imp_fail_file(im, 0, err, -EINVAL,
+					     "the %s capacity is 0 in every row: a link that never "
+					     "delivers",
+					     d ? "uplink" : "downlink");
+	return 0;
+}
+
 int ts_import_finish(struct ts_import *im, struct ts_series *out, struct ts_text *notes,
 		     struct ts_err *err)
 {
@@ -193,6 +217,8 @@ int ts_import_finish(struct ts_import *im, struct ts_series *out, struct ts_text
 	ret = im->fmt->ops->finish(im, out, notes, err);
 	if (!ret && notes->oom)
 		ret = -ENOMEM;
+	if (!ret)
+		ret = imp_check_nonzero(im, out, err);
 	if (ret == -ENOMEM)
 		ts_err_set(err, "%s: out of memory", im->name[0]);
 	return ret;
