@@ -24,8 +24,8 @@
 #include "tasshape/units.h"
 
 #define NLINES	   6
-#define MAX_PKTS   4096
-#define MAX_EVENTS 200000
+#define MAX_PKTS   512
+#define MAX_EVENTS 20000
 
 struct fz {
 	struct ts_pool pool;
