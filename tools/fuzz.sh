@@ -13,14 +13,15 @@
 # tests/fuzz/*.dict. A crash, sanitizer report, leak, timeout or out-of-memory stops that
 # harness, leaves the input in build-fuzz/artifacts/ and makes the script exit 1, printing the
 # command that reproduces it. Run long sessions under `nice -n 19` on a shared machine.
-# FUZZ_JOBS=N runs N harnesses at a time (default 1). One line a harness is printed at the end
-# (executions, executions per second, corpus size, peak RSS) and kept in build-fuzz/fuzz.log.
+# FUZZ_JOBS=N runs N harnesses at a time (default 1); FUZZ_BUILD=DIR builds in DIR instead of
+# build-fuzz. One line a harness is printed at the end (executions, executions per second, corpus
+# size, peak RSS) and kept in DIR/fuzz.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SECS=${1:-60}
 shift || true
-B=build-fuzz
+B=${FUZZ_BUILD:-build-fuzz}
 JOBS=${FUZZ_JOBS:-1}
 if ! [[ $SECS =~ ^[0-9]+$ ]] || [ "$SECS" -lt 1 ]; then
 	echo "usage: $0 [SECONDS] [HARNESS...]" >&2
