@@ -7,6 +7,8 @@
 #ifndef TS_RUN_LINKCFG_H
 #define TS_RUN_LINKCFG_H
 
+#include <stdio.h>
+
 #include "tasshape/link.h"
 
 enum { TS_UP = 0, TS_DOWN = 1 };
@@ -34,12 +36,23 @@ struct ts_linkcfg {
 void ts_linkcfg_init(struct ts_linkcfg *cfg);
 
 /*
- * ts_linkcfg_load - read the traces named in @cfg. A mahimahi file given to
+ * ts_linkcfg_check - what can be said wrong before any file is read:
+ * --once with a constant rate, --mac-queue without --mac. Returns 0 or
+ * -EINVAL with @err set.
+ */
+int ts_linkcfg_check(const struct ts_linkcfg *cfg, struct ts_err *err);
+
+/* Warnings about a valid but questionable link (an infinite queue), one line each to @f. */
+void ts_linkcfg_warn(const struct ts_linkcfg *cfg, FILE *f);
+
+/*
+ * ts_linkcfg_load - ts_linkcfg_check, then read the traces named in @cfg. A mahimahi file given to
  * --trace serves both directions (as mm-link with the same file twice);
  * a CSV gives each direction its column. With --mac, also build the Wi-Fi
  * medium both directions will share (and load its PHY-rate trace).
  * Returns 0 or a negative errno with @err saying which file and line,
- * which direction has no capacity, or which --mac key is wrong.
+ * which direction has no capacity, or which --mac key is wrong. On
+ * success, the warnings of ts_linkcfg_warn go to stderr.
  */
 int ts_linkcfg_load(struct ts_linkcfg *cfg, struct ts_err *err);
 
