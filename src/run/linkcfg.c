@@ -204,6 +204,54 @@ int ts_linkcfg_build(const struct ts_linkcfg *cfg, int dir, struct ts_dir *d, ts
 	return ts_dir_build(d, &c, release, drop, ctx, err);
 }
 
+/* Bytes a queue spec holds at most: packets=N of full-size packets, or bytes=SIZE. */
+static uint64_t queue_bytes(const char *q)
+{
+	uint64_t pkts = UINT64_MAX, bytes = UINT64_MAX;
+	struct ts_spec spec;
+
+	if (!q)
+		return TS_LINGER_QUEUE_PKTS * TS_LINGER_MTU;
+	if (ts_spec_parse(&spec, q, NULL) < 0)
+		return 0;
+	if (!strcmp(spec.name, "infinite"))
+		return UINT64_MAX;
+	ts_spec_get_u64(&spec, "packets", &pkts, NULL);
+	ts_spec_get_size(&spec, "bytes", &bytes, NULL);
+	if (bytes != UINT64_MAX && (pkts == UINT64_MAX || bytes < pkts * TS_LINGER_MTU))
+		return bytes;
+	if (pkts != UINT64_MAX)
+		return pkts * TS_LINGER_MTU;
+	return TS_LINGER_QUEUE_PKTS * TS_LINGER_MTU;
+}
+
+/* Time a full queue of direction @dir takes to empty at the trace's mean rate; 0: unlimited. */
+static ts_ns_t queue_delay(const struct ts_linkcfg *cfg, int dir)
+{
+	const struct ts_trace *t = cfg->cap[dir];
+	uint64_t q = queue_bytes(cfg->queue[dir]), cap, ns;
+
+	if (!t)
+		return 0;
+	if (cfg->mac)
+		q = ts_max(q, queue_bytes(cfg->mac_queue)); /* the driver queue is in front */
+	cap = ts_trace_capacity_bytes(t, 0, t->period);
+	if (!cap || q == UINT64_MAX)
+		return TS_LINGER_MAX;
+	ns = (uint64_t)((unsigned __int128)q * (uint64_t)t->period / cap);
+	return ns > (uint64_t)TS_LINGER_MAX ? TS_LINGER_MAX : (ts_ns_t)ns;
+}
+
+ts_ns_t ts_linkcfg_linger(const struct ts_linkcfg *cfg)
+{
+	ts_ns_t hold = 0;
+	int dir;
+
+	for (dir = 0; dir < 2; dir++)
+		hold += queue_delay(cfg, dir) + cfg->delay;
+	return ts_min(TS_LINGER_MAX, TS_LINGER_BASE + 2 * hold);
+}
+
 void ts_linkcfg_free(struct ts_linkcfg *cfg)
 {
 	size_t i;

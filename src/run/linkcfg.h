@@ -60,6 +60,25 @@ int ts_linkcfg_load(struct ts_linkcfg *cfg, struct ts_err *err);
 int ts_linkcfg_build(const struct ts_linkcfg *cfg, int dir, struct ts_dir *d, ts_ns_t origin,
 		     ts_release_fn release, ts_drop_fn drop, void *ctx, struct ts_err *err);
 
+/*
+ * ts_linkcfg_linger - the default --linger of the drain at the end of a
+ * run (docs/datapath.md, "Ending a run"): the longest a packet can be
+ * held, a full queue (packets=N counted as N full-size packets, bytes=SIZE
+ * as is, 1000 packets by default; with --mac the larger of the driver
+ * queue and the link queue) emptied at the trace's mean rate plus the
+ * one-way delay, for both directions, twice (the last data and the close
+ * handshake may each meet full queues), plus TS_LINGER_BASE for the
+ * kernel's retransmission timers; at most TS_LINGER_MAX (also the answer
+ * for an infinite queue or a trace with no capacity). Needs the traces
+ * loaded.
+ */
+ts_ns_t ts_linkcfg_linger(const struct ts_linkcfg *cfg);
+
+#define TS_LINGER_BASE	     (1 * TS_NSEC_PER_SEC)
+#define TS_LINGER_MAX	     (60 * TS_NSEC_PER_SEC)
+#define TS_LINGER_MTU	     1500u
+#define TS_LINGER_QUEUE_PKTS 1000u
+
 void ts_linkcfg_free(struct ts_linkcfg *cfg);
 
 #endif

@@ -19,6 +19,7 @@ void ts_run_common_init(struct ts_run_common *c)
 	memset(c, 0, sizeof(*c));
 	c->queue_len = 65536;
 	c->pool = 3 * 65536;
+	c->linger = -1;
 	ts_obs_opts_init(&c->obs);
 }
 
@@ -368,10 +369,57 @@ fail:
 	return ret;
 }
 
+static void count_one(void *ctx, const struct ts_sockstat *st)
+{
+	(void)ctx;
+	(void)st;
+}
+
+/* The drain's test: TCP sockets of the inner namespace not yet TIME_WAIT or CLOSE. */
+static int open_sockets(void *ctx)
+{
+	struct ts_session *s = ctx;
+
+	/* The dump leaves out listening, closed and time-wait sockets already. */
+	return ts_sockdiag_dump(s->drain_sd, count_one, NULL);
+}
+
+/* Tell the user what the linger limit cut short: those packets are the summary's "shutdown". */
+static void drain_report(struct ts_session *s)
+{
+	struct ts_shaper *sh = &s->shaper;
+
+	if (sh->phase != TS_PH_DONE || sh->drain_complete || !sh->linger || s->common->quiet)
+		return;
+	if (sh->signals > sh->drain_signals)
+		fprintf(stderr, "tasshape: drain cut short by a signal after %.3f s: ",
+			(double)(sh->now - sh->drain_start) / 1e9);
+	else
+		fprintf(stderr, "tasshape: --linger %.3f s reached: ", (double)sh->linger / 1e9);
+	fprintf(stderr, "%zu packets still held are dropped (shutdown)", sh->pool.used);
+	if (sh->sockets_open > 0)
+		fprintf(stderr, ", %d connections had not closed", sh->sockets_open);
+	fprintf(stderr, "\n");
+}
+
 int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 {
-	int ret = ts_shaper_run(&s->shaper, s->sigfd, child, s->common->duration, err);
+	struct ts_err e;
+	int ret;
 
+	if (child > 0) {
+		s->shaper.linger =
+			s->common->linger >= 0 ? s->common->linger : ts_linkcfg_linger(s->link);
+		/* Without the socket count the drain still empties the queues. */
+		if (s->have_topo && s->shaper.linger > 0 &&
+		    ts_sockdiag_open(&s->drain_sd, s->topo.inner.fd, &e) == 0) {
+			s->shaper.sockets = open_sockets;
+			s->shaper.sockets_ctx = s;
+		}
+	}
+	ret = ts_shaper_run(&s->shaper, s->sigfd, child, s->common->duration, err);
+	if (ret >= 0)
+		drain_report(s);
 	s->ran = true;
 	s->stop = ret >= 0 ? ret : -1;
 	return ret;
@@ -465,6 +513,8 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 		keep_first(&ret, ts_topo_destroy(&s->topo, &e), err, &e);
 		s->have_topo = false;
 	}
+	ts_sockdiag_close(s->drain_sd);
+	s->drain_sd = NULL;
 	ts_netns_destroy(&s->attached, NULL);
 	ts_netns_destroy(&s->peer, NULL);
 	if (s->sigfd >= 0) {

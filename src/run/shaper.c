@@ -217,6 +217,9 @@ static ts_ns_t policy_deadline(const struct ts_shaper *sh)
 	case TS_PH_DRAIN:
 		if (held_by_model(sh))
 			return sh->drain_end;
+		if (sh->closed_at != TS_NEVER)
+			return ts_min(sh->drain_end,
+				      ts_max(sh->last_arrival, sh->closed_at) + TS_DRAIN_QUIET);
 		return ts_min(sh->drain_end,
 			      ts_max(sh->last_arrival + TS_DRAIN_QUIET, sh->next_sock_check));
 	default:
@@ -384,16 +387,23 @@ static void drain_begin(struct ts_shaper *sh, ts_ns_t now)
 	sh->drain_end = now + sh->linger;
 	sh->drain_signals = sh->signals;
 	sh->next_sock_check = now;
+	sh->closed_at = TS_NEVER;
 }
 
-/* The drain is over: the queues are empty and every connection closed, or time is up. */
+/*
+ * The drain is over: the queues are empty and every connection closed, or
+ * time is up. A socket turns TIME_WAIT as it sends its last ACK, which
+ * then still crosses a veth before a hook queues it: so after the count
+ * first finds no open connection, the queues must stay empty and quiet
+ * for TS_DRAIN_QUIET more.
+ */
 static bool drain_over(struct ts_shaper *sh, ts_ns_t now)
 {
 	if (now >= sh->drain_end || sh->signals > sh->drain_signals)
 		return true;
 	if (held_by_model(sh) || now < sh->last_arrival + TS_DRAIN_QUIET)
 		return false;
-	if (sh->sockets) {
+	if (sh->sockets && sh->closed_at == TS_NEVER) {
 		if (now < sh->next_sock_check)
 			return false;
 		sh->next_sock_check = now + TS_DRAIN_POLL;
@@ -401,7 +411,10 @@ static bool drain_over(struct ts_shaper *sh, ts_ns_t now)
 		/* A failed count (< 0) cannot hold the run: the queues are empty. */
 		if (sh->sockets_open > 0)
 			return false;
+		sh->closed_at = now;
 	}
+	if (sh->sockets && now < sh->closed_at + TS_DRAIN_QUIET)
+		return false;
 	sh->drain_complete = true;
 	return true;
 }

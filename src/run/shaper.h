@@ -66,11 +66,13 @@ enum ts_stop {
 
 /*
  * Drain: the queues count as empty once nothing is held and nothing
- * arrived for TS_DRAIN_QUIET (a packet released at the sender hook takes a
- * few microseconds to be queued again at the network hook); the inner
- * namespace's sockets are counted at most every TS_DRAIN_POLL.
+ * arrived for TS_DRAIN_QUIET (a packet released at the sender hook, or a
+ * socket's last ACK, takes microseconds to be queued at the next hook);
+ * the inner namespace's sockets are counted at most every TS_DRAIN_POLL,
+ * and the queues must stay quiet TS_DRAIN_QUIET after the count found
+ * every connection closed.
  */
-#define TS_DRAIN_QUIET (1 * TS_NSEC_PER_MSEC)
+#define TS_DRAIN_QUIET (2 * TS_NSEC_PER_MSEC)
 #define TS_DRAIN_POLL  (5 * TS_NSEC_PER_MSEC)
 
 /* ts_shaper_turn's @ready: bit i for hook i, and the signal fd. */
@@ -105,6 +107,7 @@ struct ts_shaper {
 	/* The drain (docs/datapath.md, "End of a run"). */
 	ts_ns_t linger; /* most time the drain may take; 0: no drain */
 	ts_ns_t drain_start, drain_end, last_arrival, next_sock_check;
+	ts_ns_t closed_at; /* when the count first found no open connection; TS_NEVER: not yet */
 	unsigned int drain_signals; /* signals received when the drain began */
 	int (*sockets)(void *ctx);  /* connections not yet closed; NULL: do not wait for them */
 	void *sockets_ctx;

@@ -200,9 +200,10 @@ static void test_drain(void)
 	TSU_EQ(r, TS_STOP_CHILD);
 	/*
 	 * Counted once the queues are empty and nothing arrived for TS_DRAIN_QUIET
-	 * (the last arrival was at T0): at +13 ms, then TS_DRAIN_POLL apart: +18, +23.
+	 * (the last arrival was at T0): at +13 ms, then TS_DRAIN_POLL apart: +18,
+	 * +23, when all are closed; the queues stay quiet TS_DRAIN_QUIET more.
 	 */
-	TSU_EQ(t - MS, T0 + 23 * MS);
+	TSU_EQ(t - MS, T0 + 23 * MS + TS_DRAIN_QUIET);
 	CU_ASSERT_TRUE(sh.drain_complete);
 	TSU_EQ(accepted(&io[UP]), 3);
 	ts_shaper_finish(&sh);
@@ -308,7 +309,35 @@ static void test_signal_cuts_drain(void)
 	teardown();
 }
 
+/*
+ * The default --linger. const:25mbit, 10 ms, droptail:packets=500: a full
+ * queue is 500 * 1500 = 750,000 bytes, 0.24 s at 3,125,000 bytes/s; held
+ * at most 0.24 + 0.01 s each way, 0.5 s both; twice that plus 1 s: 2 s.
+ * The default queue (1000 packets): 0.48 + 0.01 each way: 1 + 2 * 0.98 s.
+ */
+static void test_linger_default(void)
+{
+	struct ts_linkcfg c;
+	struct ts_err err;
+
+	ts_linkcfg_init(&c);
+	c.trace = "const:25mbit";
+	c.delay = 10 * MS;
+	c.queue[TS_UP] = c.queue[TS_DOWN] = "droptail:packets=500";
+	CU_ASSERT_EQUAL_FATAL(ts_linkcfg_load(&c, &err), 0);
+	TSU_EQ(ts_linkcfg_linger(&c), 2 * TS_NSEC_PER_SEC);
+	c.queue[TS_UP] = c.queue[TS_DOWN] = NULL;
+	TSU_EQ(ts_linkcfg_linger(&c), 2960 * MS);
+	c.queue[TS_UP] = c.queue[TS_DOWN] = "codel:bytes=150KB";
+	/* 150 KB = 153,600 bytes: 49.152 ms each way, (0.049152 + 0.01) * 2 * 2 + 1 s. */
+	TSU_EQ(ts_linkcfg_linger(&c), 1236608 * TS_NSEC_PER_USEC);
+	c.queue[TS_UP] = c.queue[TS_DOWN] = "infinite";
+	TSU_EQ(ts_linkcfg_linger(&c), TS_LINGER_MAX);
+	ts_linkcfg_free(&c);
+}
+
 static const struct tsu_test tests[] = {
+	{"the default linger", test_linger_default},
 	{"hooks in use", test_hooks},
 	{"release times through the in-memory queue", test_release_times},
 	{"tail drops get NF_DROP at once", test_overlimit},
