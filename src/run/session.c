@@ -34,6 +34,7 @@ static void session_init(struct ts_session *s, struct ts_linkcfg *link,
 	ts_netns_init(&s->attached);
 	ts_netns_init(&s->peer);
 	ts_ipt_init(&s->rules, getpid());
+	ts_guard_init(&s->guard);
 }
 
 /*
@@ -182,8 +183,9 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
  * behind), then the signals. The caller's fail path closes the session.
  */
 static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
-			 struct ts_run_common *common, struct ts_err *err)
+			 struct ts_run_common *common, const char *const *netns, struct ts_err *err)
 {
+	struct ts_cleanup_opts dead = {0};
 	int ret;
 
 	session_init(s, link, common);
@@ -198,7 +200,16 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 	ret = ts_linkcfg_load(link, err);
 	if (ret < 0)
 		return ret;
-	return block_signals(s, err);
+	ret = block_signals(s, err);
+	if (ret < 0)
+		return ret;
+	/*
+	 * What runs that died with their guard left (a power cut, a kill of
+	 * the whole process group): only objects whose owner pid is not
+	 * running; processes in their namespaces are killed first.
+	 */
+	ts_topo_cleanup(&dead, NULL, NULL);
+	return ts_guard_start(&s->guard, netns, err);
 }
 
 int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run_common *common,
@@ -206,7 +217,7 @@ int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run
 {
 	int ret;
 
-	ret = session_begin(s, link, common, err);
+	ret = session_begin(s, link, common, NULL, err);
 	if (ret < 0)
 		goto fail;
 	ret = ts_topo_create(&s->topo, TS_TOPO_FWD_V4 | TS_TOPO_NAT_V4, err);
@@ -330,9 +341,10 @@ int ts_session_attach(struct ts_session *s, struct ts_linkcfg *link, struct ts_r
 		      const char *netns, const char *dev, const char *peer_netns,
 		      struct ts_err *err)
 {
+	const char *names[3] = {netns, peer_netns, NULL};
 	int ret;
 
-	ret = session_begin(s, link, common, err);
+	ret = session_begin(s, link, common, names, err);
 	if (ret < 0)
 		goto fail;
 	ret = ts_netns_open(&s->attached, netns, err);
@@ -527,5 +539,7 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 		s->sigfd = -1;
 		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
 	}
+	/* Everything is removed: the guard has nothing left to do. */
+	ts_guard_stop(&s->guard);
 	return ret;
 }
