@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
 
 #include "run/summary.h"
 #include "tasshape/units.h"
@@ -68,12 +70,40 @@ static void print_hist(FILE *f, const char *what, const struct ts_hist *h)
 		ts_fmt_time(b4, sizeof(b4), h->count ? h->max : 0));
 }
 
-static void json_hist(FILE *f, const char *key, const struct ts_hist *h)
+/* Adds @v to @o under @key; a failed allocation is noted in *@nomem. */
+static void jput(struct json_object *o, const char *key, struct json_object *v, bool *nomem)
 {
-	fprintf(f, "\"%s\":{\"p50\":%lld,\"p95\":%lld,\"p99\":%lld,\"max\":%lld,\"mean\":%.0f},",
-		key, (long long)ts_hist_quantile(h, 0.5), (long long)ts_hist_quantile(h, 0.95),
-		(long long)ts_hist_quantile(h, 0.99), (long long)(h->count ? h->max : 0),
-		ts_hist_mean(h));
+	if (!v || json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		*nomem = true;
+	}
+}
+
+static struct json_object *jint(int64_t v)
+{
+	return json_object_new_int64(v);
+}
+
+/* Counters are uint64_t; none of them reaches 2^63 in a run. */
+static struct json_object *jcount(uint64_t v)
+{
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+static struct json_object *json_hist(const struct ts_hist *h, bool *nomem)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o) {
+		*nomem = true;
+		return NULL;
+	}
+	jput(o, "p50", jint(ts_hist_quantile(h, 0.5)), nomem);
+	jput(o, "p95", jint(ts_hist_quantile(h, 0.95)), nomem);
+	jput(o, "p99", jint(ts_hist_quantile(h, 0.99)), nomem);
+	jput(o, "max", jint(h->count ? h->max : 0), nomem);
+	jput(o, "mean", jint(llround(ts_hist_mean(h))), nomem);
+	return o;
 }
 
 /* Smallest aggregate size N with at least @q of the A-MPDUs at or below it. */
@@ -141,34 +171,48 @@ static void print_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
 	fprintf(f, "%s\n", first ? " (none)" : "");
 }
 
-static void json_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
+static void json_wifi(struct json_object *out, const struct ts_dir *d, ts_ns_t dt, bool *nomem)
 {
 	const struct ts_wifi6_stats *w = ts_wifi6_stage_stats(d->mac);
 	const struct ts_wifi6_medium_stats *ms = ts_wifi6_stage_medium(d->mac);
+	struct json_object *o, *hist;
 	unsigned int n;
-	int first = 1;
+	char key[16];
 
 	if (!w)
 		return;
-	fprintf(f,
-		",\"wifi6\":{\"place\":\"%s\",\"txops\":%" PRIu64 ",\"mpdus\":%" PRIu64
-		",\"mean_n\":%.3f,\"median_n\":%u,\"max_n\":%u,\"airtime_ns\":%lld,"
-		"\"airtime_utilisation\":%.6f,\"medium_busy_utilisation\":%.6f,"
-		"\"others_airtime_ns\":%lld,\"collisions\":%" PRIu64 ",\"failures\":%" PRIu64
-		",\"mpdu_errors\":%" PRIu64 ",\"retries\":%" PRIu64 ",\"mac_drops\":%" PRIu64
-		",\"n_hist\":{",
-		ts_place_name(d->mac->place), w->txops, w->mpdus,
-		w->txops ? (double)w->mpdus / (double)w->txops : 0.0, wifi_n_quantile(w, 0.5),
-		wifi_n_quantile(w, 1.0), (long long)w->airtime, share(w->airtime, dt),
-		share(ms->busy, dt), (long long)ms->others_airtime, w->collisions, w->failures,
-		w->mpdu_errors, w->retries, w->drops);
+	o = json_object_new_object();
+	hist = json_object_new_object();
+	if (!o || !hist) {
+		json_object_put(o);
+		json_object_put(hist);
+		*nomem = true;
+		return;
+	}
+	jput(o, "place", json_object_new_string(ts_place_name(d->mac->place)), nomem);
+	jput(o, "txops", jcount(w->txops), nomem);
+	jput(o, "mpdus", jcount(w->mpdus), nomem);
+	jput(o, "mean_n",
+	     json_object_new_double(w->txops ? (double)w->mpdus / (double)w->txops : 0.0), nomem);
+	jput(o, "median_n", jint(wifi_n_quantile(w, 0.5)), nomem);
+	jput(o, "max_n", jint(wifi_n_quantile(w, 1.0)), nomem);
+	jput(o, "airtime_ns", jint(w->airtime), nomem);
+	jput(o, "airtime_utilisation", json_object_new_double(share(w->airtime, dt)), nomem);
+	jput(o, "medium_busy_utilisation", json_object_new_double(share(ms->busy, dt)), nomem);
+	jput(o, "others_airtime_ns", jint(ms->others_airtime), nomem);
+	jput(o, "collisions", jcount(w->collisions), nomem);
+	jput(o, "failures", jcount(w->failures), nomem);
+	jput(o, "mpdu_errors", jcount(w->mpdu_errors), nomem);
+	jput(o, "retries", jcount(w->retries), nomem);
+	jput(o, "mac_drops", jcount(w->drops), nomem);
 	for (n = 0; n <= TS_WIFI6_MPDUS_MAX; n++) {
 		if (!w->n_hist[n])
 			continue;
-		fprintf(f, "%s\"%u\":%" PRIu64, first ? "" : ",", n, w->n_hist[n]);
-		first = 0;
+		snprintf(key, sizeof(key), "%u", n);
+		jput(hist, key, jcount(w->n_hist[n]), nomem);
 	}
-	fprintf(f, "}}");
+	jput(o, "n_hist", hist, nomem);
+	jput(out, "wifi6", o, nomem);
 }
 
 void ts_summary_print(FILE *f, const struct ts_summary *s)
@@ -248,72 +292,130 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 	}
 }
 
+static struct json_object *json_stages(const struct ts_dir *d, bool *nomem)
+{
+	struct json_object *arr = json_object_new_array(), *o;
+	unsigned int k;
+	int p;
+
+	if (!arr) {
+		*nomem = true;
+		return NULL;
+	}
+	for (p = 0; p < 2; p++) {
+		for (k = 0; k < d->pipe[p].nstages; k++) {
+			const struct ts_stage *st = d->pipe[p].stage[k];
+
+			o = json_object_new_object();
+			if (!o || json_object_array_add(arr, o) < 0) {
+				json_object_put(o);
+				*nomem = true;
+				continue;
+			}
+			jput(o, "stage", json_object_new_string(st->ops->name), nomem);
+			jput(o, "place", json_object_new_string(ts_place_name(st->place)), nomem);
+			jput(o, "pkts_in", jcount(st->stats.pkts_in), nomem);
+			jput(o, "pkts_out", jcount(st->stats.pkts_out), nomem);
+			jput(o, "peak_bytes", jcount(st->stats.peak_bytes), nomem);
+			jput(o, "peak_pkts", jcount(st->stats.peak_pkts), nomem);
+		}
+	}
+	return arr;
+}
+
+static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nomem)
+{
+	const struct ts_dir *d = s->dir[i];
+	const struct ts_dir_extra *x = &s->extra[i];
+	ts_ns_t dt = s->end - s->start;
+	struct json_object *o = json_object_new_object(), *drops, *rel;
+	struct dir_tot t;
+	int c;
+
+	if (!o) {
+		*nomem = true;
+		return NULL;
+	}
+	dir_totals(s, d, &t);
+	jput(o, "name", json_object_new_string(d->name), nomem);
+	if (d->trace) {
+		jput(o, "capacity_bytes", jcount(t.offered), nomem);
+		jput(o, "utilisation",
+		     json_object_new_double(t.offered ? (double)t.out_bytes / (double)t.offered
+						      : 0.0),
+		     nomem);
+	}
+	jput(o, "pkts_in", jcount(t.in_pkts), nomem);
+	jput(o, "bytes_in", jcount(t.in_bytes), nomem);
+	jput(o, "pkts_out", jcount(t.out_pkts), nomem);
+	jput(o, "bytes_out", jcount(t.out_bytes), nomem);
+	jput(o, "throughput_bps", jint(llround(rate_of(t.out_bytes, dt))), nomem);
+	jput(o, "pkts_held", jcount(t.held_pkts), nomem);
+	drops = json_object_new_object();
+	for (c = 0; drops && c < TS_DROP__COUNT; c++)
+		jput(drops, ts_drop_name(c), jcount(t.drops[c]), nomem);
+	jput(o, "drops", drops, nomem);
+	if (t.qdelay)
+		jput(o, "queueing_delay_ns", json_hist(t.qdelay, nomem), nomem);
+	jput(o, "one_way_delay_ns", json_hist(&t.sojourn, nomem), nomem);
+	jput(o, "stages", json_stages(d, nomem), nomem);
+	json_wifi(o, d, dt, nomem);
+	jput(o, "kernel_dropped", jcount(x->kernel_dropped), nomem);
+	jput(o, "socket_overrun", jcount(x->user_dropped), nomem);
+	jput(o, "no_descriptor", jcount(x->no_descriptor), nomem);
+	jput(o, "unexplained_drops", jcount(x->unexplained), nomem);
+	if (x->have_release_err) {
+		rel = json_object_new_object();
+		if (rel) {
+			jput(rel, "p50", jcount(x->release_err_p50), nomem);
+			jput(rel, "p99", jcount(x->release_err_p99), nomem);
+			jput(rel, "max", jcount(x->release_err_max), nomem);
+		}
+		jput(o, "release_error_ns", rel, nomem);
+	}
+	return o;
+}
+
+struct json_object *ts_summary_json_object(const struct ts_summary *s)
+{
+	struct json_object *root = json_object_new_object(), *dirs = json_object_new_array(), *d;
+	bool nomem = false;
+	int i;
+
+	if (!root || !dirs)
+		goto fail;
+	jput(root, "title", json_object_new_string(s->title), &nomem);
+	jput(root, "duration_ns", jint(s->end - s->start), &nomem);
+	for (i = 0; i < 2; i++) {
+		if (!s->dir[i])
+			continue;
+		d = json_dir(s, i, &nomem);
+		if (!d || json_object_array_add(dirs, d) < 0) {
+			json_object_put(d);
+			nomem = true;
+		}
+	}
+	jput(root, "directions", dirs, &nomem);
+	dirs = NULL;
+	if (nomem)
+		goto fail;
+	return root;
+fail:
+	json_object_put(dirs);
+	json_object_put(root);
+	return NULL;
+}
+
 int ts_summary_json(FILE *f, const struct ts_summary *s)
 {
-	ts_ns_t dt = s->end - s->start;
-	int i, c, p;
-	unsigned int k;
+	struct json_object *root = ts_summary_json_object(s);
+	int ret = -ENOMEM;
 
-	fprintf(f, "{\"title\":\"%s\",\"duration_ns\":%lld,\"directions\":[", s->title,
-		(long long)dt);
-	for (i = 0; i < 2; i++) {
-		const struct ts_dir *d = s->dir[i];
-		const struct ts_dir_extra *x = &s->extra[i];
-		struct dir_tot t;
-		int first = 1;
-
-		if (!d)
-			continue;
-		dir_totals(s, d, &t);
-		fprintf(f, "%s{\"name\":\"%s\",", i && s->dir[0] ? "," : "", d->name);
-		if (d->trace)
-			fprintf(f, "\"capacity_bytes\":%" PRIu64 ",\"utilisation\":%.6f,",
-				t.offered,
-				t.offered ? (double)t.out_bytes / (double)t.offered : 0.0);
-		fprintf(f,
-			"\"pkts_in\":%" PRIu64 ",\"bytes_in\":%" PRIu64 ",\"pkts_out\":%" PRIu64
-			",\"bytes_out\":%" PRIu64 ",\"throughput_bps\":%.0f,\"pkts_held\":%" PRIu64
-			",\"drops\":{",
-			t.in_pkts, t.in_bytes, t.out_pkts, t.out_bytes, rate_of(t.out_bytes, dt),
-			t.held_pkts);
-		for (c = 0; c < TS_DROP__COUNT; c++) {
-			fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", ts_drop_name(c),
-				t.drops[c]);
-			first = 0;
-		}
-		fprintf(f, "},");
-		if (t.qdelay)
-			json_hist(f, "queueing_delay_ns", t.qdelay);
-		json_hist(f, "one_way_delay_ns", &t.sojourn);
-		fprintf(f, "\"stages\":[");
-		first = 1;
-		for (p = 0; p < 2; p++) {
-			for (k = 0; k < d->pipe[p].nstages; k++) {
-				const struct ts_stage *st = d->pipe[p].stage[k];
-
-				fprintf(f,
-					"%s{\"stage\":\"%s\",\"place\":\"%s\",\"pkts_in\":%" PRIu64
-					",\"pkts_out\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
-					",\"peak_pkts\":%u}",
-					first ? "" : ",", st->ops->name, ts_place_name(st->place),
-					st->stats.pkts_in, st->stats.pkts_out, st->stats.peak_bytes,
-					st->stats.peak_pkts);
-				first = 0;
-			}
-		}
-		fprintf(f, "]");
-		json_wifi(f, d, dt);
-		fprintf(f,
-			",\"kernel_dropped\":%" PRIu64 ",\"socket_overrun\":%" PRIu64
-			",\"no_descriptor\":%" PRIu64 ",\"unexplained_drops\":%" PRIu64,
-			x->kernel_dropped, x->user_dropped, x->no_descriptor, x->unexplained);
-		if (x->have_release_err)
-			fprintf(f,
-				",\"release_error_ns\":{\"p50\":%" PRIu64 ",\"p99\":%" PRIu64
-				",\"max\":%" PRIu64 "}",
-				x->release_err_p50, x->release_err_p99, x->release_err_max);
-		fprintf(f, "}");
-	}
-	fprintf(f, "]}\n");
-	return ferror(f) ? -EIO : 0;
+	if (!root)
+		return ret;
+	ret = fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN)) < 0
+		      ? -EIO
+		      : 0;
+	json_object_put(root);
+	return ret || ferror(f) ? -EIO : 0;
 }
