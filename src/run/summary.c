@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "run/json.h"
 #include "run/summary.h"
 #include "tasshape/units.h"
 #include "tasshape/wifi6.h"
@@ -70,24 +71,9 @@ static void print_hist(FILE *f, const char *what, const struct ts_hist *h)
 		ts_fmt_time(b4, sizeof(b4), h->count ? h->max : 0));
 }
 
-/* Adds @v to @o under @key; a failed allocation is noted in *@nomem. */
-static void jput(struct json_object *o, const char *key, struct json_object *v, bool *nomem)
-{
-	if (!v || json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		*nomem = true;
-	}
-}
-
 static struct json_object *jint(int64_t v)
 {
 	return json_object_new_int64(v);
-}
-
-/* Counters are uint64_t; none of them reaches 2^63 in a run. */
-static struct json_object *jcount(uint64_t v)
-{
-	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
 static struct json_object *json_hist(const struct ts_hist *h, bool *nomem)
@@ -98,11 +84,11 @@ static struct json_object *json_hist(const struct ts_hist *h, bool *nomem)
 		*nomem = true;
 		return NULL;
 	}
-	jput(o, "p50", jint(ts_hist_quantile(h, 0.5)), nomem);
-	jput(o, "p95", jint(ts_hist_quantile(h, 0.95)), nomem);
-	jput(o, "p99", jint(ts_hist_quantile(h, 0.99)), nomem);
-	jput(o, "max", jint(h->count ? h->max : 0), nomem);
-	jput(o, "mean", jint(llround(ts_hist_mean(h))), nomem);
+	ts_json_put(o, "p50", jint(ts_hist_quantile(h, 0.5)), nomem);
+	ts_json_put(o, "p95", jint(ts_hist_quantile(h, 0.95)), nomem);
+	ts_json_put(o, "p99", jint(ts_hist_quantile(h, 0.99)), nomem);
+	ts_json_put(o, "max", jint(h->count ? h->max : 0), nomem);
+	ts_json_put(o, "mean", jint(llround(ts_hist_mean(h))), nomem);
 	return o;
 }
 
@@ -189,30 +175,32 @@ static void json_wifi(struct json_object *out, const struct ts_dir *d, ts_ns_t d
 		*nomem = true;
 		return;
 	}
-	jput(o, "place", json_object_new_string(ts_place_name(d->mac->place)), nomem);
-	jput(o, "txops", jcount(w->txops), nomem);
-	jput(o, "mpdus", jcount(w->mpdus), nomem);
-	jput(o, "mean_n",
-	     json_object_new_double(w->txops ? (double)w->mpdus / (double)w->txops : 0.0), nomem);
-	jput(o, "median_n", jint(wifi_n_quantile(w, 0.5)), nomem);
-	jput(o, "max_n", jint(wifi_n_quantile(w, 1.0)), nomem);
-	jput(o, "airtime_ns", jint(w->airtime), nomem);
-	jput(o, "airtime_utilisation", json_object_new_double(share(w->airtime, dt)), nomem);
-	jput(o, "medium_busy_utilisation", json_object_new_double(share(ms->busy, dt)), nomem);
-	jput(o, "others_airtime_ns", jint(ms->others_airtime), nomem);
-	jput(o, "collisions", jcount(w->collisions), nomem);
-	jput(o, "failures", jcount(w->failures), nomem);
-	jput(o, "mpdu_errors", jcount(w->mpdu_errors), nomem);
-	jput(o, "retries", jcount(w->retries), nomem);
-	jput(o, "mac_drops", jcount(w->drops), nomem);
+	ts_json_put(o, "place", json_object_new_string(ts_place_name(d->mac->place)), nomem);
+	ts_json_put(o, "txops", ts_json_count(w->txops), nomem);
+	ts_json_put(o, "mpdus", ts_json_count(w->mpdus), nomem);
+	ts_json_put(o, "mean_n",
+		    json_object_new_double(w->txops ? (double)w->mpdus / (double)w->txops : 0.0),
+		    nomem);
+	ts_json_put(o, "median_n", jint(wifi_n_quantile(w, 0.5)), nomem);
+	ts_json_put(o, "max_n", jint(wifi_n_quantile(w, 1.0)), nomem);
+	ts_json_put(o, "airtime_ns", jint(w->airtime), nomem);
+	ts_json_put(o, "airtime_utilisation", json_object_new_double(share(w->airtime, dt)), nomem);
+	ts_json_put(o, "medium_busy_utilisation", json_object_new_double(share(ms->busy, dt)),
+		    nomem);
+	ts_json_put(o, "others_airtime_ns", jint(ms->others_airtime), nomem);
+	ts_json_put(o, "collisions", ts_json_count(w->collisions), nomem);
+	ts_json_put(o, "failures", ts_json_count(w->failures), nomem);
+	ts_json_put(o, "mpdu_errors", ts_json_count(w->mpdu_errors), nomem);
+	ts_json_put(o, "retries", ts_json_count(w->retries), nomem);
+	ts_json_put(o, "mac_drops", ts_json_count(w->drops), nomem);
 	for (n = 0; n <= TS_WIFI6_MPDUS_MAX; n++) {
 		if (!w->n_hist[n])
 			continue;
 		snprintf(key, sizeof(key), "%u", n);
-		jput(hist, key, jcount(w->n_hist[n]), nomem);
+		ts_json_put(hist, key, ts_json_count(w->n_hist[n]), nomem);
 	}
-	jput(o, "n_hist", hist, nomem);
-	jput(out, "wifi6", o, nomem);
+	ts_json_put(o, "n_hist", hist, nomem);
+	ts_json_put(out, "wifi6", o, nomem);
 }
 
 void ts_summary_print(FILE *f, const struct ts_summary *s)
@@ -312,12 +300,13 @@ static struct json_object *json_stages(const struct ts_dir *d, bool *nomem)
 				*nomem = true;
 				continue;
 			}
-			jput(o, "stage", json_object_new_string(st->ops->name), nomem);
-			jput(o, "place", json_object_new_string(ts_place_name(st->place)), nomem);
-			jput(o, "pkts_in", jcount(st->stats.pkts_in), nomem);
-			jput(o, "pkts_out", jcount(st->stats.pkts_out), nomem);
-			jput(o, "peak_bytes", jcount(st->stats.peak_bytes), nomem);
-			jput(o, "peak_pkts", jcount(st->stats.peak_pkts), nomem);
+			ts_json_put(o, "stage", json_object_new_string(st->ops->name), nomem);
+			ts_json_put(o, "place", json_object_new_string(ts_place_name(st->place)),
+				    nomem);
+			ts_json_put(o, "pkts_in", ts_json_count(st->stats.pkts_in), nomem);
+			ts_json_put(o, "pkts_out", ts_json_count(st->stats.pkts_out), nomem);
+			ts_json_put(o, "peak_bytes", ts_json_count(st->stats.peak_bytes), nomem);
+			ts_json_put(o, "peak_pkts", ts_json_count(st->stats.peak_pkts), nomem);
 		}
 	}
 	return arr;
@@ -337,41 +326,41 @@ static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nom
 		return NULL;
 	}
 	dir_totals(s, d, &t);
-	jput(o, "name", json_object_new_string(d->name), nomem);
+	ts_json_put(o, "name", json_object_new_string(d->name), nomem);
 	if (d->trace) {
-		jput(o, "capacity_bytes", jcount(t.offered), nomem);
-		jput(o, "utilisation",
-		     json_object_new_double(t.offered ? (double)t.out_bytes / (double)t.offered
-						      : 0.0),
-		     nomem);
+		ts_json_put(o, "capacity_bytes", ts_json_count(t.offered), nomem);
+		ts_json_put(o, "utilisation",
+			    json_object_new_double(
+				    t.offered ? (double)t.out_bytes / (double)t.offered : 0.0),
+			    nomem);
 	}
-	jput(o, "pkts_in", jcount(t.in_pkts), nomem);
-	jput(o, "bytes_in", jcount(t.in_bytes), nomem);
-	jput(o, "pkts_out", jcount(t.out_pkts), nomem);
-	jput(o, "bytes_out", jcount(t.out_bytes), nomem);
-	jput(o, "throughput_bps", jint(llround(rate_of(t.out_bytes, dt))), nomem);
-	jput(o, "pkts_held", jcount(t.held_pkts), nomem);
+	ts_json_put(o, "pkts_in", ts_json_count(t.in_pkts), nomem);
+	ts_json_put(o, "bytes_in", ts_json_count(t.in_bytes), nomem);
+	ts_json_put(o, "pkts_out", ts_json_count(t.out_pkts), nomem);
+	ts_json_put(o, "bytes_out", ts_json_count(t.out_bytes), nomem);
+	ts_json_put(o, "throughput_bps", jint(llround(rate_of(t.out_bytes, dt))), nomem);
+	ts_json_put(o, "pkts_held", ts_json_count(t.held_pkts), nomem);
 	drops = json_object_new_object();
 	for (c = 0; drops && c < TS_DROP__COUNT; c++)
-		jput(drops, ts_drop_name(c), jcount(t.drops[c]), nomem);
-	jput(o, "drops", drops, nomem);
+		ts_json_put(drops, ts_drop_name(c), ts_json_count(t.drops[c]), nomem);
+	ts_json_put(o, "drops", drops, nomem);
 	if (t.qdelay)
-		jput(o, "queueing_delay_ns", json_hist(t.qdelay, nomem), nomem);
-	jput(o, "one_way_delay_ns", json_hist(&t.sojourn, nomem), nomem);
-	jput(o, "stages", json_stages(d, nomem), nomem);
+		ts_json_put(o, "queueing_delay_ns", json_hist(t.qdelay, nomem), nomem);
+	ts_json_put(o, "one_way_delay_ns", json_hist(&t.sojourn, nomem), nomem);
+	ts_json_put(o, "stages", json_stages(d, nomem), nomem);
 	json_wifi(o, d, dt, nomem);
-	jput(o, "kernel_dropped", jcount(x->kernel_dropped), nomem);
-	jput(o, "socket_overrun", jcount(x->user_dropped), nomem);
-	jput(o, "no_descriptor", jcount(x->no_descriptor), nomem);
-	jput(o, "unexplained_drops", jcount(x->unexplained), nomem);
+	ts_json_put(o, "kernel_dropped", ts_json_count(x->kernel_dropped), nomem);
+	ts_json_put(o, "socket_overrun", ts_json_count(x->user_dropped), nomem);
+	ts_json_put(o, "no_descriptor", ts_json_count(x->no_descriptor), nomem);
+	ts_json_put(o, "unexplained_drops", ts_json_count(x->unexplained), nomem);
 	if (x->have_release_err) {
 		rel = json_object_new_object();
 		if (rel) {
-			jput(rel, "p50", jcount(x->release_err_p50), nomem);
-			jput(rel, "p99", jcount(x->release_err_p99), nomem);
-			jput(rel, "max", jcount(x->release_err_max), nomem);
+			ts_json_put(rel, "p50", ts_json_count(x->release_err_p50), nomem);
+			ts_json_put(rel, "p99", ts_json_count(x->release_err_p99), nomem);
+			ts_json_put(rel, "max", ts_json_count(x->release_err_max), nomem);
 		}
-		jput(o, "release_error_ns", rel, nomem);
+		ts_json_put(o, "release_error_ns", rel, nomem);
 	}
 	return o;
 }
@@ -384,8 +373,8 @@ struct json_object *ts_summary_json_object(const struct ts_summary *s)
 
 	if (!root || !dirs)
 		goto fail;
-	jput(root, "title", json_object_new_string(s->title), &nomem);
-	jput(root, "duration_ns", jint(s->end - s->start), &nomem);
+	ts_json_put(root, "title", json_object_new_string(s->title), &nomem);
+	ts_json_put(root, "duration_ns", jint(s->end - s->start), &nomem);
 	for (i = 0; i < 2; i++) {
 		if (!s->dir[i])
 			continue;
@@ -395,7 +384,7 @@ struct json_object *ts_summary_json_object(const struct ts_summary *s)
 			nomem = true;
 		}
 	}
-	jput(root, "directions", dirs, &nomem);
+	ts_json_put(root, "directions", dirs, &nomem);
 	dirs = NULL;
 	if (nomem)
 		goto fail;
@@ -409,13 +398,11 @@ fail:
 int ts_summary_json(FILE *f, const struct ts_summary *s)
 {
 	struct json_object *root = ts_summary_json_object(s);
-	int ret = -ENOMEM;
+	int ret;
 
 	if (!root)
-		return ret;
-	ret = fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN)) < 0
-		      ? -EIO
-		      : 0;
+		return -ENOMEM;
+	ret = ts_json_write(f, root, TS_JSON_PLAIN);
 	json_object_put(root);
-	return ret || ferror(f) ? -EIO : 0;
+	return ret;
 }
