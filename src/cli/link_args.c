@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "tasshape/qdisc.h"
+#include "tasshape/text.h"
 #include "tasshape/units.h"
 
 enum {
@@ -39,10 +41,8 @@ static const struct argp_option link_options[] = {
 	 1},
 	{"uplink-loss", OPT_UP_LOSS, "SPEC", 0, "Random loss of the uplink only", 1},
 	{"downlink-loss", OPT_DOWN_LOSS, "SPEC", 0, "Random loss of the downlink only", 1},
-	{"queue", 'q', "SPEC", 0,
-	 "Queue of both directions (default droptail:packets=1000): droptail|drophead:"
-	 "packets=N,bytes=SIZE, codel:target=5ms,interval=100ms, pie:target=15ms, infinite",
-	 1},
+	/* The text after the colon comes from the queue table (link_help). */
+	{"queue", 'q', "SPEC", 0, "Queue of both directions (default " TS_QDISC_DEFAULT "):", 1},
 	{"uplink-queue", OPT_UP_QUEUE, "SPEC", 0, "Queue of the uplink only", 1},
 	{"downlink-queue", OPT_DOWN_QUEUE, "SPEC", 0, "Queue of the downlink only", 1},
 	{"uplink-at", OPT_UP_AT, "PLACE", 0,
@@ -64,8 +64,8 @@ static const struct argp_option link_options[] = {
 	 "Example: --mac wifi6:phy=1201mbit --uplink-trace const:25mbit (docs/wifi6-model.md)",
 	 1},
 	{"mac-queue", OPT_MAC_QUEUE, "SPEC", 0,
-	 "Driver queue of the Wi-Fi station and access point (default droptail:packets=1000, "
-	 "like a txqueuelen of 1000); same syntax as --queue",
+	 "Driver queue of the Wi-Fi station and access point (default " TS_QDISC_DEFAULT
+	 ", like a txqueuelen of 1000); same syntax as --queue",
 	 1},
 	{0}};
 
@@ -159,4 +159,21 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-const struct argp ts_link_argp = {link_options, link_parse, NULL, NULL, NULL, NULL, NULL};
+/* --queue's help lists every queue discipline with its own one-line help, from the table. */
+static char *link_help(int key, const char *text, void *input)
+{
+	struct ts_text b;
+	size_t i;
+
+	(void)input;
+	if (key != 'q' || !text)
+		return (char *)text;
+	ts_text_init(&b);
+	ts_text_printf(&b, "%s", text);
+	for (i = 0; i < ts_qdisc_count(); i++)
+		ts_text_printf(&b, "%s %s: %s", i ? ";" : "", ts_qdisc_at(i)->name,
+			       ts_qdisc_at(i)->help);
+	return b.p ? b.p : (char *)text; /* argp frees a text it did not pass in */
+}
+
+const struct argp ts_link_argp = {link_options, link_parse, NULL, NULL, NULL, link_help, NULL};

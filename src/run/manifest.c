@@ -16,6 +16,7 @@
 #include "run/manifest.h"
 #include "run/session.h"
 #include "run/sha256.h"
+#include "tasshape/qdisc.h"
 #include "ts_buildinfo.h"
 
 const char *ts_build_version(void)
@@ -293,7 +294,7 @@ static void write_link(FILE *f, const struct ts_linkcfg *l)
 		fprintf(f, ", \"%s\": {\"trace\": ", dn[i]);
 		jstr(f, l->cap[i] ? l->cap[i]->name : NULL);
 		fputs(", \"queue\": ", f);
-		jstr(f, l->queue[i] ? l->queue[i] : "droptail:packets=1000");
+		jstr(f, l->queue[i] ? l->queue[i] : TS_QDISC_DEFAULT);
 		fputs(", \"loss\": ", f);
 		jstr(f, l->loss[i]);
 		fprintf(f, ", \"place\": \"%s\"}", ts_place_name(l->place[i]));
