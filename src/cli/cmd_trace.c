@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_trace.h"
+#include "tasshape/trace_import.h"
 
 static const struct ts_cmd trace_cmds[] = {
 	{"check", trace_check, "Validate trace files; exit 1 with FILE:LINE on the first error"},
@@ -17,20 +18,21 @@ static const struct ts_cmd trace_cmds[] = {
 	{"convert", trace_convert, "Convert between native CSV and mahimahi"},
 	{"plot", trace_plot, "Plot capacity and delay over time to a PNG (needs gnuplot)"},
 	{"gen", trace_gen, "Generate a trace from a stochastic model (--list shows them)"},
-	{"import", trace_import,
-	 "Import a public dataset or a pcap: mahimahi, gnettrack, lumos5g, 5gophers, pensieve, "
-	 "leoreplayer, pcap"},
+	{"import", trace_import, "Import a public dataset or a pcap (formats below)"},
 };
 
 #define NCMDS (sizeof(trace_cmds) / sizeof(trace_cmds[0]))
 
 static void trace_usage(FILE *f)
 {
+	char names[128];
 	size_t i;
 
 	fprintf(f, "Usage: tasshape trace COMMAND [OPTIONS]\n\nCommands:\n");
 	for (i = 0; i < NCMDS; i++)
 		fprintf(f, "  %-8s %s\n", trace_cmds[i].name, trace_cmds[i].description);
+	/* The importers' own table (src/model/import.c), plus the capture importer of src/run. */
+	fprintf(f, "\nImport formats: %s, pcap\n", ts_import_names(names, sizeof(names)));
 	fprintf(f, "\n'tasshape trace COMMAND --help' lists a command's options; the formats and "
 		   "the bundled traces are described in docs/traces.md.\n");
 }
