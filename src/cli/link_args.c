@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "tasshape/qdisc.h"
+#include "tasshape/stage.h"
 #include "tasshape/text.h"
 #include "tasshape/units.h"
 
@@ -35,10 +36,8 @@ static const struct argp_option link_options[] = {
 	 "One-way propagation delay per direction (e.g. 20ms), added to "
 	 "the trace's delay column",
 	 1},
-	{"loss", 'l', "SPEC", 0,
-	 "Random loss, both directions: P (e.g. 1%), bernoulli:p=P, or "
-	 "ge:p=P,r=R[,1-h=..][,1-k=..]",
-	 1},
+	/* The models after the colon come from the loss stage's table (link_help). */
+	{"loss", 'l', "SPEC", 0, "Random loss, both directions: P (e.g. 1%),", 1},
 	{"uplink-loss", OPT_UP_LOSS, "SPEC", 0, "Random loss of the uplink only", 1},
 	{"downlink-loss", OPT_DOWN_LOSS, "SPEC", 0, "Random loss of the downlink only", 1},
 	/* The text after the colon comes from the queue table (link_help). */
@@ -159,20 +158,28 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* --queue's help lists every queue discipline with its own one-line help, from the table. */
+/*
+ * --queue's help lists every queue discipline with its own one-line help,
+ * --loss's every loss model, both from their tables.
+ */
 static char *link_help(int key, const char *text, void *input)
 {
 	struct ts_text b;
 	size_t i;
 
 	(void)input;
-	if (key != 'q' || !text)
+	if ((key != 'q' && key != 'l') || !text)
 		return (char *)text;
 	ts_text_init(&b);
 	ts_text_printf(&b, "%s", text);
-	for (i = 0; i < ts_qdisc_count(); i++)
-		ts_text_printf(&b, "%s %s: %s", i ? ";" : "", ts_qdisc_at(i)->name,
-			       ts_qdisc_at(i)->help);
+	if (key == 'q') {
+		for (i = 0; i < ts_qdisc_count(); i++)
+			ts_text_printf(&b, "%s %s: %s", i ? ";" : "", ts_qdisc_at(i)->name,
+				       ts_qdisc_at(i)->help);
+	} else {
+		for (i = 0; i < ts_loss_model_count(); i++)
+			ts_text_printf(&b, "%s %s", i ? " or" : "", ts_loss_model_at(i)->help);
+	}
 	return b.p ? b.p : (char *)text; /* argp frees a text it did not pass in */
 }
 

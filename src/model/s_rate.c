@@ -149,7 +149,6 @@ bool ts_rate_ended(const struct ts_stage *st)
 const struct ts_stage_ops ts_s_rate = {
 	.name = "rate",
 	.keys = "",
-	.help = "a link replaying a capacity trace, behind a queue discipline",
 	.priv_size = sizeof(struct rate_priv),
 	.init = rate_init,
 	.fini = rate_fini,
