@@ -5,14 +5,17 @@
  * the helpers they share.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_trace.h"
+#include "run/bundled.h"
 #include "tasshape/trace_import.h"
 
 static const struct ts_cmd trace_cmds[] = {
+	{"list", trace_list, "The bundled traces (names for --trace), their mean rates and origin"},
 	{"check", trace_check, "Validate trace files; exit 1 with FILE:LINE on the first error"},
 	{"stats", trace_stats, "Duration, mean, percentiles, outages, delay (--json, --series)"},
 	{"convert", trace_convert, "Convert between native CSV and mahimahi"},
@@ -63,9 +66,11 @@ int cmd_trace(int argc, char **argv)
 int trace_load(const char *path, struct ts_trace **down, struct ts_trace **up,
 	       struct ts_trace_file_info *info)
 {
+	char buf[PATH_MAX];
 	struct ts_err err;
 
 	err.msg[0] = '\0';
+	path = ts_trace_resolve(path, buf, sizeof(buf));
 	if (ts_trace_load_tool(path, down, up, info, &err) < 0) {
 		ts_cli_error("%s", err.msg[0] ? err.msg : "cannot load the trace");
 		return 1;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Link options, named as mahimahi, netem and tc users know them. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "run/bundled.h"
 #include "tasshape/qdisc.h"
 #include "tasshape/stage.h"
 #include "tasshape/text.h"
@@ -28,7 +30,8 @@ static const struct argp_option link_options[] = {
 	{NULL, 0, NULL, 0, "Link options:", 1},
 	{"trace", 't', "FILE", 0,
 	 "Capacity trace for both directions: a CSV with down_*/up_* columns, a mahimahi file "
-	 "(used for both directions), or const:RATE (e.g. const:50mbit)",
+	 "(used for both directions), a bundled trace by name (e.g. starlink; 'tasshape trace "
+	 "list' shows them), or const:RATE (e.g. const:50mbit)",
 	 1},
 	{"uplink-trace", OPT_UP_TRACE, "FILE", 0, "Capacity trace of the uplink only", 1},
 	{"downlink-trace", OPT_DOWN_TRACE, "FILE", 0, "Capacity trace of the downlink only", 1},
@@ -91,6 +94,9 @@ static int parse_place(const char *arg, enum ts_place *out)
 /* Loss specs are rewritten into these buffers, which live as long as the program. */
 static char loss_buf[2][256];
 
+/* Bundled trace names resolve to paths kept here: --trace, --uplink-trace, --downlink-trace. */
+static char trace_buf[3][PATH_MAX];
+
 static error_t link_parse(int key, char *arg, struct argp_state *state)
 {
 	struct ts_linkcfg *cfg = state->input;
@@ -99,13 +105,13 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 't':
-		cfg->trace = arg;
+		cfg->trace = ts_trace_resolve(arg, trace_buf[0], sizeof(trace_buf[0]));
 		break;
 	case OPT_UP_TRACE:
-		cfg->dir_trace[TS_UP] = arg;
+		cfg->dir_trace[TS_UP] = ts_trace_resolve(arg, trace_buf[1], sizeof(trace_buf[1]));
 		break;
 	case OPT_DOWN_TRACE:
-		cfg->dir_trace[TS_DOWN] = arg;
+		cfg->dir_trace[TS_DOWN] = ts_trace_resolve(arg, trace_buf[2], sizeof(trace_buf[2]));
 		break;
 	case 'd':
 		/* An hour is beyond any path; the bound keeps now + delay from overflowing. */
