@@ -13,6 +13,9 @@ cd "$(dirname "$0")/.."
 pkgs=(build-essential cmake pkg-config libmnl-dev libnetfilter-queue-dev libpcap-dev libcunit1-dev
       clang clang-format iperf3 iputils-ping iproute2 iptables jq gnuplot-nox procps
       libclang-rt-14-dev kmod)
+# First-run experience and packaging: libjson-c-dev for `tasshape doctor --json` (json-c, the
+# project's JSON library); mandoc lints the man pages; lintian checks the .deb CPack builds.
+pkgs+=(libjson-c-dev mandoc lintian)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
