@@ -12,6 +12,7 @@
 
 #include "run/linkcfg.h"
 #include "run/session.h"
+#include "tasshape/text.h"
 
 struct ts_cmd {
 	const char *name;
@@ -36,6 +37,9 @@ extern const struct argp ts_common_argp;
  * struct ts_linkcfg.
  */
 extern const struct argp ts_link_argp;
+
+/* The subcommands and their one-line descriptions, from main.c's table, as help text. */
+void ts_cli_commands(struct ts_text *b);
 
 /* Print "tasshape: MSG" to stderr; returns 1 (the usage-error exit status is 2, for argp). */
 int ts_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -42,17 +42,54 @@ int ts_cli_error(const char *fmt, ...)
 	return 1;
 }
 
-static void usage(FILE *f)
+/* argp wraps help past column 78: descriptions wrap at a blank, under their own column. */
+#define HELP_WIDTH 78
+#define DESC_COL   13
+
+static void put_wrapped(struct ts_text *b, const char *s)
+{
+	size_t room = HELP_WIDTH - DESC_COL, n;
+
+	while (strlen(s) > room) {
+		for (n = room; n > 0 && s[n] != ' '; n--)
+			;
+		if (!n)
+			break;
+		ts_text_printf(b, "%.*s\n%*s", (int)n, s, DESC_COL, "");
+		s += n + 1;
+	}
+	ts_text_printf(b, "%s\n", s);
+}
+
+void ts_cli_commands(struct ts_text *b)
 {
 	size_t i;
 
-	fprintf(f, "Usage: tasshape [LINK OPTIONS] [-- CMD [ARGS...]]\n"
-		   "       tasshape COMMAND [OPTIONS]\n\n"
-		   "Without a command, runs CMD (default: your shell) behind the emulated link.\n"
-		   "'tasshape --help' lists the link options.\n\nCommands:\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].description);
-	fprintf(f, "\n'tasshape COMMAND --help' lists a command's options.\n");
+	ts_text_printf(b, "Commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		ts_text_printf(b, "  %-*s", DESC_COL - 2, commands[i].name);
+		put_wrapped(b, commands[i].description);
+	}
+	ts_text_printf(b, "'tasshape COMMAND --help' lists a command's options and examples.\n");
+}
+
+static void usage(FILE *f)
+{
+	struct ts_text b;
+
+	ts_text_init(&b);
+	ts_cli_commands(&b);
+	fprintf(f,
+		"Usage: tasshape [LINK OPTIONS] [-- CMD [ARGS...]]\n"
+		"       tasshape COMMAND [OPTIONS]\n\n"
+		"Without a command, runs CMD (default: your shell) behind the emulated link.\n"
+		"'tasshape --help' lists the link options.\n\n%s",
+		b.p ? b.p : "");
+	fprintf(f, "\nExamples:\n"
+		   "  sudo tasshape doctor\n"
+		   "  sudo tasshape --trace starlink -- sh -c 'iperf3 -c $TASSHAPE_BASE -t 20'\n"
+		   "  tasshape trace list\n");
+	ts_text_fini(&b);
 }
 
 int main(int argc, char **argv)
@@ -63,6 +100,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	/* Messages say "tasshape", not the path it was started by. */
+	argv[0] = "tasshape";
 	if (argc < 2 || argv[1][0] == '-')
 		return cmd_run(argc, argv);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
