@@ -41,6 +41,12 @@ extern const struct argp ts_link_argp;
 /* The subcommands and their one-line descriptions, from main.c's table, as help text. */
 void ts_cli_commands(struct ts_text *b);
 
+/*
+ * ts_cli_wrap - append @s and a newline, wrapped at blanks to argp's help
+ * width, continuation lines indented to column @col (where @s starts).
+ */
+void ts_cli_wrap(struct ts_text *b, const char *s, int col);
+
 /* Print "tasshape: MSG" to stderr; returns 1 (the usage-error exit status is 2, for argp). */
 int ts_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

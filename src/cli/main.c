@@ -9,6 +9,8 @@
 
 #include "cli/cli.h"
 #include "run/manifest.h"
+#include "tasshape/qdisc.h"
+#include "tasshape/stage.h"
 
 /* "tasshape 0.1.0 (git 7f2bf4b)": the same version and revision a run's manifest records. */
 static void print_version(FILE *f, struct argp_state *state)
@@ -42,20 +44,20 @@ int ts_cli_error(const char *fmt, ...)
 	return 1;
 }
 
-/* argp wraps help past column 78: descriptions wrap at a blank, under their own column. */
+/* argp wraps help past column 78: wrap first, at a blank, under the text's own column. */
 #define HELP_WIDTH 78
 #define DESC_COL   13
 
-static void put_wrapped(struct ts_text *b, const char *s)
+void ts_cli_wrap(struct ts_text *b, const char *s, int col)
 {
-	size_t room = HELP_WIDTH - DESC_COL, n;
+	size_t room = HELP_WIDTH - (size_t)col, n;
 
 	while (strlen(s) > room) {
 		for (n = room; n > 0 && s[n] != ' '; n--)
 			;
 		if (!n)
 			break;
-		ts_text_printf(b, "%.*s\n%*s", (int)n, s, DESC_COL, "");
+		ts_text_printf(b, "%.*s\n%*s", (int)n, s, col, "");
 		s += n + 1;
 	}
 	ts_text_printf(b, "%s\n", s);
@@ -68,7 +70,7 @@ void ts_cli_commands(struct ts_text *b)
 	ts_text_printf(b, "Commands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		ts_text_printf(b, "  %-*s", DESC_COL - 2, commands[i].name);
-		put_wrapped(b, commands[i].description);
+		ts_cli_wrap(b, commands[i].description, DESC_COL);
 	}
 	ts_text_printf(b, "'tasshape COMMAND --help' lists a command's options and examples.\n");
 }
@@ -92,10 +94,36 @@ static void usage(FILE *f)
 	ts_text_fini(&b);
 }
 
+/*
+ * tasshape __complete KIND: the names shell completion offers, from the
+ * tables they live in (queues, loss models, MACs), so the completion script
+ * cannot fall behind them. Subcommands and options it reads from --help.
+ */
+static int complete_names(int argc, char **argv)
+{
+	const char *kind = argc > 2 ? argv[2] : "";
+	size_t i;
+
+	if (!strcmp(kind, "queue")) {
+		for (i = 0; i < ts_qdisc_count(); i++)
+			puts(ts_qdisc_at(i)->name);
+	} else if (!strcmp(kind, "loss")) {
+		for (i = 0; i < ts_loss_model_count(); i++)
+			puts(ts_loss_model_at(i)->name);
+	} else if (!strcmp(kind, "mac")) {
+		puts(ts_s_wifi6.name);
+	} else {
+		return ts_cli_error("__complete: expected queue, loss or mac");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
 
+	if (argc >= 2 && !strcmp(argv[1], "__complete"))
+		return complete_names(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;
