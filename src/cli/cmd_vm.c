@@ -21,6 +21,7 @@
 struct vm_args {
 	struct ts_vm_conf conf;
 	bool guest_init;
+	const char *info_json;
 	char **cmd;
 };
 
@@ -38,6 +39,7 @@ enum {
 	OPT_VERBOSE,
 	OPT_QUIET,
 	OPT_GUEST_INIT,
+	OPT_INFO_JSON,
 };
 
 static const struct argp_option vm_options[] = {
@@ -62,6 +64,10 @@ static const struct argp_option vm_options[] = {
 	{"modprobe", OPT_MODPROBE, "'NAME [PARAM=V]...'", 0,
 	 "Load a module in the guest before CMD (repeatable), e.g. "
 	 "'tcp_bbr_tas tas_pacing_shift_startup=7'",
+	 0},
+	{"info-json", OPT_INFO_JSON, "FILE", 0,
+	 "Write the run's record as JSON: kernel version string, release and SHA-256, "
+	 "accelerator, clock source, boot time, CMD's status",
 	 0},
 	{"qemu", OPT_QEMU, "PATH", 0, "QEMU binary (default qemu-system-x86_64)", 0},
 	{"verbose", OPT_VERBOSE, NULL, 0, "Show QEMU's command line and the guest's console", 0},
@@ -126,6 +132,9 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 		if (a->conf.nmodprobe >= TS_VM_MAX_MODPROBE)
 			argp_error(state, "--modprobe: at most %d", TS_VM_MAX_MODPROBE);
 		a->conf.modprobe[a->conf.nmodprobe++] = arg;
+		break;
+	case OPT_INFO_JSON:
+		a->info_json = arg;
 		break;
 	case OPT_QEMU:
 		a->conf.qemu = arg;
@@ -194,6 +203,10 @@ int cmd_vm(int argc, char **argv)
 			a.conf.modules = modules;
 	}
 	if (ts_vm_run(&a.conf, a.cmd, &res, &err) < 0) {
+		ts_cli_error("vm: %s", err.msg);
+		return VM_EXIT_FAILED;
+	}
+	if (a.info_json && ts_vm_info_json(a.info_json, &a.conf, &res, &err) < 0) {
 		ts_cli_error("vm: %s", err.msg);
 		return VM_EXIT_FAILED;
 	}

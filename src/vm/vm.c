@@ -367,7 +367,8 @@ static pid_t spawn_qemu(char *const argv[], struct ts_err *err)
 	return pid;
 }
 
-static int kernel_identity(const char *kernel, struct ts_vm_result *res, struct ts_err *err)
+int ts_vm_kernel_identify(const char *kernel, char version[256], char sha256[65],
+			  struct ts_err *err)
 {
 	unsigned char head[65536];
 	ssize_t n;
@@ -381,15 +382,14 @@ static int kernel_identity(const char *kernel, struct ts_vm_result *res, struct 
 	}
 	n = read(fd, head, sizeof(head));
 	close(fd);
-	if (n < 0 ||
-	    ts_vm_bzimage_version(head, (size_t)n, res->version, sizeof(res->version)) < 0) {
+	if (n < 0 || ts_vm_bzimage_version(head, (size_t)n, version, 256) < 0) {
 		ts_err_set(err,
 			   "--kernel %s: not a bzImage (no boot-protocol header with a version "
 			   "string); give an x86 bzImage such as arch/x86/boot/bzImage",
 			   kernel);
 		return -EINVAL;
 	}
-	ret = ts_sha256_file(kernel, res->sha256);
+	ret = ts_sha256_file(kernel, sha256);
 	if (ret < 0)
 		ts_err_set(err, "--kernel %s: %s", kernel, strerror(-ret));
 	return ret;
@@ -466,7 +466,7 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		ts_err_set(err, "no command to run in the VM");
 		return -EINVAL;
 	}
-	ret = kernel_identity(c->kernel, res, err);
+	ret = ts_vm_kernel_identify(c->kernel, res->version, res->sha256, err);
 	if (ret < 0)
 		return ret;
 	if (c->cwd)

@@ -70,6 +70,25 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 	      struct ts_err *err);
 
 /*
+ * ts_vm_kernel_identify - the version string in @bzimage's setup header and
+ * the file's SHA-256 (lower-case hex), without booting it: what a run
+ * manifest records of the kernel under test. Returns 0, or -EINVAL (not a
+ * bzImage) or another negative errno, with @err set.
+ */
+int ts_vm_kernel_identify(const char *bzimage, char version[256], char sha256[65],
+			  struct ts_err *err);
+
+/*
+ * ts_vm_info_json - the record of one VM run as JSON to @path: the kernel
+ * (path, version string, release, SHA-256), accelerator (and why not
+ * KVM), clock source, vCPUs, memory, boot time, CMD's status and whether
+ * it timed out, and "fidelity": "tcg" under software emulation (timing is
+ * coarser; docs/kernels.md). Returns 0 or a negative errno with @err set.
+ */
+int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct ts_vm_result *r,
+		    struct ts_err *err);
+
+/*
  * ts_vm_kvm_probe - does /dev/kvm run a guest? Creates a VM with one vCPU
  * and runs four real-mode instructions (an OUT and a HLT) in a child
  * process with a 3 s limit. Returns 0 when both exits came back as

@@ -41,7 +41,7 @@ vm() {
 # 1. Output, files and exit status.
 t0=$(date +%s.%N)
 # shellcheck disable=SC2016 # expanded by the guest's shell
-vm 120 --out "$OUT" -- sh -c 'cat /proc/version; uname -r >release.txt; echo in-out >"$0/o.txt";
+vm 120 --out "$OUT" --info-json "$TS_TMP/1.info.json" -- sh -c 'cat /proc/version; uname -r >release.txt; echo in-out >"$0/o.txt";
 	touch /etc/tasshape-vm-test; echo to-stderr >&2; exit 7' "$OUT" \
 	>"$TS_TMP/1.out" 2>"$TS_TMP/1.err"
 rc=$?
@@ -58,6 +58,18 @@ ts_log "guest kernel $guest_rel, host kernel $(uname -r)"
 [ "$guest_rel" != "$(uname -r)" ] || ts_fail "the guest ran the host's kernel"
 grep -q "^Linux version $guest_rel " "$TS_TMP/1.out" ||
 	ts_fail "/proc/version does not name release $guest_rel"
+# The record a manifest takes: the release the guest ran, the bzImage's hash, the accelerator.
+kpath=$(jq -r .kernel.path "$TS_TMP/1.info.json")
+[ "$(jq -r .kernel.release "$TS_TMP/1.info.json")" = "$guest_rel" ] ||
+	ts_fail "--info-json: kernel.release is not $guest_rel"
+[ "$(jq -r .kernel.sha256 "$TS_TMP/1.info.json")" = "$(sha256sum "$kpath" | cut -d' ' -f1)" ] ||
+	ts_fail "--info-json: kernel.sha256 is not the SHA-256 of $kpath"
+case "$(jq -r .kernel.version "$TS_TMP/1.info.json")" in
+"$guest_rel "*) ;;
+*) ts_fail "--info-json: kernel.version does not start with $guest_rel" ;;
+esac
+ts_log "accelerator $(jq -r .accel "$TS_TMP/1.info.json"), clock source" \
+	"$(jq -r .clocksource "$TS_TMP/1.info.json"), CMD started $(jq -r .boot_s "$TS_TMP/1.info.json") s after boot"
 [ "$(cat "$OUT/o.txt" 2>/dev/null)" = in-out ] || ts_fail "--out: o.txt not written"
 [ ! -e /etc/tasshape-vm-test ] || ts_fail "a write to /etc in the guest reached the host"
 grep -q "^to-stderr$" "$TS_TMP/1.err" || ts_fail "CMD's stderr did not come back on stderr"
@@ -69,7 +81,7 @@ fi
 
 # 2. A guest that never ends.
 t0=$(date +%s.%N)
-vm 60 --quiet --timeout 6s -- sleep 1000 >"$TS_TMP/2.out" 2>"$TS_TMP/2.err"
+vm 60 --quiet --accel tcg --timeout 6s -- sleep 1000 >"$TS_TMP/2.out" 2>"$TS_TMP/2.err"
 rc=$?
 took=$(ts_elapsed "$t0")
 ts_check "--timeout 6s: exit status" "$rc" == 124
