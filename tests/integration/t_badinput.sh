@@ -121,7 +121,7 @@ bad "--uplink-at elsewhere" "--uplink-at: 'sky' (expected sender or network)" --
 	"${CMD[@]}"
 bad "--interval below 1ms" "--interval: expected a time from 1ms to 1h, got '0.1ms'" \
 	--interval 0.1ms "${CMD[@]}"
-bad "--queue unknown" "uplink: unknown queue 'fifo' (expected one of: droptail" "${C1[@]}" \
+bad "--queue unknown" "--queue: unknown queue 'fifo' (expected one of: droptail" "${C1[@]}" \
 	--queue fifo "${CMD[@]}"
 bad "--queue value without unit" "codel: target: '5': missing time unit" "${C1[@]}" \
 	--queue codel:target=5 "${CMD[@]}"
@@ -156,6 +156,13 @@ bad_as_nobody "trace check of an unreadable file" "$D/secret.csv: cannot open: P
 	trace check "$D/secret.csv"
 bad "trace import into a missing directory" "$D/none/out.csv: cannot write" \
 	trace import pensieve "$IMP/pensieve.txt" -o "$D/none/out.csv"
+
+bad "plot a missing directory" "plot: $D/none: No such file or directory" plot "$D/none"
+bad "plot a file" "plot: $D/u8.csv: not a directory" plot "$D/u8.csv"
+bad "plot a directory without a run" "plot: nothing to plot in $D/dir" plot "$D/dir"
+bad "attach to a missing namespace" "cannot open network namespace /run/netns/tastest-none-$$" \
+	attach --netns "tastest-none-$$" "${C1[@]}"
+bad "cleanup --pid not a number" "--pid: expected a process id, got 'abc'" cleanup --pid abc
 
 # --- trace contents: names the file and the line
 bad "--trace empty" "$D/empty.csv: empty trace" --trace "$D/empty.csv" "${CMD[@]}"
