@@ -27,6 +27,8 @@ static const struct ts_cmd commands[] = {
 	{"attach", cmd_attach, "Shape the link of an existing namespace (ip netns, Mininet-style)"},
 	{"plot", cmd_plot, "Draw a recorded run (--out DIR) with gnuplot"},
 	{"trace", cmd_trace, "Check, inspect, convert, plot, generate and import capacity traces"},
+	{"vm", cmd_vm,
+	 "Run CMD under another kernel in a QEMU micro-VM (BBRv3, out-of-tree modules)"},
 	{"doctor", cmd_doctor, "Check what this host can run, and say how to fix what it cannot"},
 	{"cleanup", cmd_cleanup,
 	 "Remove namespaces, interfaces and rules a killed run left behind"},
