@@ -583,6 +583,7 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		goto out_sig;
 	}
 	if (signo) {
+		res->signal = signo;
 		ts_err_set(err, "interrupted by signal %d: the VM was stopped", signo);
 		ret = -EINTR;
 		goto out_sig;
