@@ -17,6 +17,9 @@ cd "$(dirname "$0")/.."
 pkgs=(build-essential cmake pkg-config libmnl-dev libnetfilter-queue-dev libpcap-dev libcunit1-dev
       clang clang-format iperf3 iputils-ping iproute2 iptables jq gnuplot-nox procps
       libclang-rt-14-dev kmod libjson-c-dev libmd-dev qemu-system-x86 busybox-static)
+# First-run experience and packaging: mandoc lints the man pages; lintian checks the .deb CPack
+# builds (json-c, for `tasshape doctor --json` too, is in the list above).
+pkgs+=(mandoc lintian)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
