@@ -400,8 +400,8 @@ int ts_vm_kernel_identify(const char *kernel, char version[256], char sha256[65]
  * KVM ioctls, then a test boot in QEMU itself (a KVM may pass the first
  * and still fail QEMU's vCPU set-up, as a paravirtual hypervisor's does).
  */
-static int choose_accel(const struct ts_vm_conf *c, const char *qemu, const char *dir,
-			struct ts_vm_result *res, struct ts_err *err)
+static int choose_accel(const struct ts_vm_conf *c, const char *qemu, struct ts_vm_result *res,
+			struct ts_err *err)
 {
 	struct ts_err why = {{0}};
 
@@ -409,7 +409,7 @@ static int choose_accel(const struct ts_vm_conf *c, const char *qemu, const char
 		res->kvm = false;
 		return 0;
 	}
-	if (ts_vm_kvm_probe(&why) == 0 && ts_vm_kvm_probe_qemu(qemu, dir, &why) == 0) {
+	if (ts_vm_kvm_usable(qemu, &why) == 0) {
 		res->kvm = true;
 		return 0;
 	}
@@ -503,7 +503,7 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		tmpl[0] = '\0';
 		goto out;
 	}
-	ret = choose_accel(c, c->qemu ? c->qemu : "qemu-system-x86_64", tmpl, res, err);
+	ret = choose_accel(c, c->qemu ? c->qemu : "qemu-system-x86_64", res, err);
 	if (ret < 0)
 		goto out;
 	snprintf(ctl, sizeof(ctl), "%s/ctl", tmpl);

@@ -92,6 +92,13 @@ int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct t
 		    struct ts_err *err);
 
 /*
+ * ts_vm_kvm_usable - can tasshape vm use KVM here? ts_vm_kvm_probe, then
+ * ts_vm_kvm_probe_qemu with @qemu (in a temporary directory it removes).
+ * Returns 0 or a negative errno with @why saying which step failed and how.
+ */
+int ts_vm_kvm_usable(const char *qemu, struct ts_err *why);
+
+/*
  * ts_vm_kvm_probe - does /dev/kvm run a guest? Creates a VM with one vCPU
  * and runs four real-mode instructions (an OUT and a HLT) in a child
  * process with a 3 s limit. Returns 0 when both exits came back as
