@@ -11,7 +11,7 @@
 
 #include "cli/cli.h"
 #include "exp/check.h"
-#include "exp/plan.h"
+#include "exp/matrix.h"
 #include "run/sha256.h"
 #include "tasshape/units.h"
 
@@ -29,7 +29,7 @@ static const struct ts_cmd exp_cmds[] = {
 /* What the planner's options share between list and run. */
 struct plan_args {
 	const char *spec_path;
-	struct ts_exp_plan_opts opts;
+	struct ts_exp_matrix_opts opts;
 };
 
 enum {
@@ -155,7 +155,7 @@ static int check_links(const struct ts_exp_spec *spec)
 }
 
 /* Read the spec and expand it; prints the error and returns 1 when either fails. */
-static int load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_plan *plan,
+static int load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_matrix *plan,
 		     char sha[2 * TS_SHA256_LEN + 1])
 {
 	char err[1024];
@@ -168,7 +168,7 @@ static int load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_ex
 		ts_exp_spec_free(spec);
 		return 1;
 	}
-	if (ts_exp_plan_build(spec, &a->opts, plan, err, sizeof(err)) < 0) {
+	if (ts_exp_matrix_build(spec, &a->opts, plan, err, sizeof(err)) < 0) {
 		ts_exp_spec_free(spec);
 		return ts_cli_error("%s", err);
 	}
@@ -189,7 +189,7 @@ static int exp_list(int argc, char **argv)
 		NULL};
 	struct plan_args a;
 	struct ts_exp_spec spec;
-	struct ts_exp_plan plan;
+	struct ts_exp_matrix plan;
 	char sha[2 * TS_SHA256_LEN + 1];
 
 	memset(&a, 0, sizeof(a));
@@ -197,8 +197,8 @@ static int exp_list(int argc, char **argv)
 		return 2;
 	if (load_plan(&a, &spec, &plan, sha))
 		return 1;
-	ts_exp_plan_print(&plan, stdout);
-	ts_exp_plan_free(&plan);
+	ts_exp_matrix_print(&plan, stdout);
+	ts_exp_matrix_free(&plan);
 	ts_exp_spec_free(&spec);
 	return fflush(stdout) ? 1 : 0;
 }

@@ -398,7 +398,7 @@ struct ts_exp_point *ts_exp_summary_points(const struct ts_exp_summary *s)
 	return p;
 }
 
-struct ts_exp_point *ts_exp_plan_points(const struct ts_exp_plan *plan)
+struct ts_exp_point *ts_exp_matrix_points(const struct ts_exp_matrix *plan)
 {
 	struct ts_exp_point *p = calloc(plan->nconfigs ? plan->nconfigs : 1, sizeof(*p));
 	size_t i;

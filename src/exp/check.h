@@ -73,6 +73,6 @@ int ts_exp_check_eval(const struct ts_exp_check *c, const struct ts_exp_summary 
 struct ts_exp_point *ts_exp_summary_points(const struct ts_exp_summary *s);
 
 /* @plan's configurations as points; caller frees the array. */
-struct ts_exp_point *ts_exp_plan_points(const struct ts_exp_plan *plan);
+struct ts_exp_point *ts_exp_matrix_points(const struct ts_exp_matrix *plan);
 
 #endif

@@ -152,7 +152,7 @@ static void read_fidelity(struct ts_exp_result *r, json_object *root)
 
 	for (d = 0; d < 2; d++) {
 		json_object *f = get(fid, dirs[d], json_type_object);
-		struct ts_exp_fidelity *x = &r->fidelity[d];
+		struct ts_exp_res_fidelity *x = &r->fidelity[d];
 
 		if (!f)
 			continue;
@@ -329,27 +329,12 @@ const char *ts_exp_result_axis(const struct ts_exp_result *r, const char *axis)
 	return NULL;
 }
 
-bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, double base_rtt_us)
+bool ts_exp_result_fell_behind(const struct ts_exp_result *r)
 {
-	double limit = 0.02 * base_rtt_us;
+	size_t i;
 
-	if (!f->present)
-		return false;
-	if (limit < 200)
-		limit = 200;
-	return f->release_err_p99_us > limit || f->unexplained_drops > 0 || f->kernel_drops > 0;
-}
-
-int ts_exp_result_fidelity(struct ts_exp_result *r)
-{
-	double base = r->min_rtt_ms > 0 ? r->min_rtt_ms * 1000 : 0;
-	int d, n = 0;
-
-	for (d = 0; d < 2; d++)
-		if (ts_exp_fell_behind(&r->fidelity[d], base)) {
-			n++;
-			if (ts_exp_result_flag(r, d ? "fell_behind:down" : "fell_behind:up") < 0)
-				return -ENOMEM;
-		}
-	return n;
+	for (i = 0; i < r->nflags; i++)
+		if (!strncmp(r->flags[i], "fell_behind", 11))
+			return true;
+	return false;
 }

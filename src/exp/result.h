@@ -21,7 +21,7 @@ struct ts_exp_flow_res {
 	double retransmits;
 };
 
-struct ts_exp_fidelity {
+struct ts_exp_res_fidelity {
 	bool present;
 	double release_err_p50_us, release_err_p99_us, release_err_max_us;
 	double unexplained_drops, kernel_drops, no_descriptor, utilisation;
@@ -44,8 +44,8 @@ struct ts_exp_result {
 	/* Latency samples inside each series' loaded window, by kind; all ICMP samples' minimum. */
 	size_t nicmp, nudp;
 	double *icmp_ms, *udp_ms;
-	double min_rtt_ms;		    /* < 0: no ICMP sample */
-	struct ts_exp_fidelity fidelity[2]; /* [0] up, [1] down */
+	double min_rtt_ms;			/* < 0: no ICMP sample */
+	struct ts_exp_res_fidelity fidelity[2]; /* [0] up, [1] down; the executor flags from it */
 };
 
 /*
@@ -67,19 +67,7 @@ int ts_exp_result_flag(struct ts_exp_result *r, const char *flag);
 /* The value of axis @axis of @r, or NULL. */
 const char *ts_exp_result_axis(const struct ts_exp_result *r, const char *axis);
 
-/*
- * ts_exp_fell_behind - did the emulator fall behind in direction @f?
- * Yes when its release timing error p99 is above max(200 us, 2% of the
- * base RTT @base_rtt_us), or when any packet was dropped for an
- * unexplained reason or by the kernel (docs/experiments.md, "Fidelity").
- */
-bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, double base_rtt_us);
-
-/*
- * ts_exp_result_fidelity - add "fell_behind:up"/"fell_behind:down" to
- * @r's flags where ts_exp_fell_behind says so, with the run's smallest
- * ICMP RTT as its base RTT. Returns how many directions fell behind.
- */
-int ts_exp_result_fidelity(struct ts_exp_result *r);
+/* Did the run's emulator fall behind (a "fell_behind:DIR" flag, set by the executor)? */
+bool ts_exp_result_fell_behind(const struct ts_exp_result *r);
 
 #endif

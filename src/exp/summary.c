@@ -216,11 +216,13 @@ static int add_run(struct ts_exp_sum_config *c, const struct ts_exp_result *r)
 
 	for (i = 0; i < r->nflags && !ret; i++)
 		ret = config_flag(c, r->flags[i]);
-	for (i = 0; i < r->nflags; i++)
-		if (!strncmp(r->flags[i], "fell_behind", 11)) {
-			c->fell_behind++;
-			break;
-		}
+	if (ts_exp_result_fell_behind(r)) {
+		c->fell_behind++;
+		for (d = 0; d < 2; d++)
+			if (r->fidelity[d].present)
+				c->worst_release_p99_us = fmax(c->worst_release_p99_us,
+							       r->fidelity[d].release_err_p99_us);
+	}
 	if (!r->ok) {
 		c->failed++;
 		return ret ? ret : config_flag(c, "run_failed");
@@ -265,8 +267,6 @@ int ts_exp_summary_add(struct ts_exp_summary *s, struct ts_exp_result *res, size
 		struct ts_exp_result *r = &res[i];
 		struct ts_exp_sum_config *c;
 
-		if (ts_exp_result_fidelity(r) < 0)
-			return -ENOMEM;
 		ret = ts_exp_summary_declare(s, r->id, r->axes, r->naxes);
 		if (ret < 0)
 			return ret;
@@ -276,11 +276,7 @@ int ts_exp_summary_add(struct ts_exp_summary *s, struct ts_exp_result *res, size
 			return ret;
 		s->runs++;
 		s->failed += !r->ok;
-		for (size_t k = 0; k < r->nflags; k++)
-			if (!strncmp(r->flags[k], "fell_behind", 11)) {
-				s->fell_behind++;
-				break;
-			}
+		s->fell_behind += ts_exp_result_fell_behind(r);
 	}
 	for (i = 0; i < s->nconfigs; i++) {
 		struct ts_exp_sum_config *c = &s->configs[i];

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "exp/plan.h"
+#include "exp/matrix.h"
 #include "exp/result.h"
 
 /* A metric over repetitions (one value per run). n = 0: no value; n < 2: no interval. */
@@ -38,6 +38,7 @@ struct ts_exp_sum_config {
 	unsigned n;				      /* runs done with "ok": true */
 	unsigned failed;			      /* runs with "ok": false */
 	unsigned fell_behind;			      /* runs whose emulator fell behind */
+	double worst_release_p99_us;		      /* the worst direction's p99 among those */
 	bool skipped;				      /* its congestion control is unavailable */
 	struct ts_exp_mstat thr_up, thr_down, retransmits, jain_up, jain_down;
 	struct ts_exp_lstat icmp, udp;
@@ -70,10 +71,11 @@ int ts_exp_summary_declare(struct ts_exp_summary *s, const char *id,
 int ts_exp_summary_skip(struct ts_exp_summary *s, const char *cca, const char *why);
 
 /*
- * ts_exp_summary_add - fold the results @res[0..n) into @s: each one is
- * checked for fidelity (ts_exp_result_fidelity, which may add flags to
- * it), its configuration declared if new, and every configuration's
- * statistics computed again. Returns 0 or -ENOMEM.
+ * ts_exp_summary_add - fold the results @res[0..n) into @s: each one's
+ * configuration declared if new, its values and flags added (a run is
+ * counted as fallen behind by the executor's "fell_behind:DIR" flags),
+ * and every configuration's statistics computed again. Returns 0 or
+ * -ENOMEM.
  */
 int ts_exp_summary_add(struct ts_exp_summary *s, struct ts_exp_result *res, size_t n);
 
@@ -100,11 +102,12 @@ int ts_exp_summary_write_all(const struct ts_exp_summary *s, const char *dir, ch
 			     size_t errlen);
 
 /*
- * ts_exp_plan_write_json - write @plan (configurations, runs in order)
+ * ts_exp_matrix_write_json - write @plan (configurations, runs in order)
  * and the skipped congestion controls of @s (may be NULL) as
  * experiment.json, the record that lets a directory be summarised,
  * resumed or merged without the spec.
  */
-int ts_exp_plan_write_json(const struct ts_exp_plan *plan, const struct ts_exp_summary *s, FILE *f);
+int ts_exp_matrix_write_json(const struct ts_exp_matrix *plan, const struct ts_exp_summary *s,
+			     FILE *f);
 
 #endif

@@ -342,8 +342,8 @@ int ts_exp_summary_write_md(const struct ts_exp_summary *s, FILE *f)
 			fputs(" - |", f);
 		}
 		if (c->fell_behind)
-			fprintf(f, " **fell behind** (%u of %u runs)", c->fell_behind,
-				c->n + c->failed);
+			fprintf(f, " **fell behind** (%u of %u runs, release p99 up to %.0f us)",
+				c->fell_behind, c->n + c->failed, c->worst_release_p99_us);
 		if (c->skipped)
 			fputs(" **skipped**", f);
 		if (c->failed)
@@ -386,7 +386,8 @@ int ts_exp_summary_write_all(const struct ts_exp_summary *s, const char *dir, ch
 	return 0;
 }
 
-int ts_exp_plan_write_json(const struct ts_exp_plan *plan, const struct ts_exp_summary *s, FILE *f)
+int ts_exp_matrix_write_json(const struct ts_exp_matrix *plan, const struct ts_exp_summary *s,
+			     FILE *f)
 {
 	const struct ts_exp_spec *spec = plan->spec;
 	json_object *root = json_object_new_object(), *configs = json_object_new_array();
