@@ -351,7 +351,14 @@ int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *s
 			series_add(s->series, "pacing_rate_bps", num_or_null(f[col[SS_PACING]]));
 			series_add(s->series, "delivery_rate_bps",
 				   num_or_null(f[col[SS_DELIVERY]]));
-			note_cca(s, f[col[SS_CCA]]);
+			/*
+			 * iperf3 sets its -C between connect() and the end of the handshake; the
+			 * kernel initialises the congestion control it then has when the
+			 * connection is established. So a SYN-SENT sample may show the namespace
+			 * default without anything having been sent under it.
+			 */
+			if (strcmp(f[col[SS_STATE]], "SYN-SENT"))
+				note_cca(s, f[col[SS_CCA]]);
 			s->rows++;
 		}
 	}

@@ -87,7 +87,7 @@ struct ts_exp_sock {
 	unsigned port;	     /* the client's local port of the flow */
 	json_object *series; /* {"t","cwnd","rtt_ms","pacing_rate_bps","delivery_rate_bps"} */
 	size_t rows;
-	char cca[64]; /* distinct congestion controls seen, comma separated */
+	char cca[64]; /* distinct congestion controls seen once past SYN-SENT, comma separated */
 };
 
 /*
