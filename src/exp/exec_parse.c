@@ -254,10 +254,11 @@ bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, int64_t base_rtt_ns, ch
 	return false;
 }
 
-enum { SS_T, SS_SPORT, SS_CCA, SS_CWND, SS_RTT, SS_PACING, SS_DELIVERY, SS__N };
+enum { SS_T, SS_SPORT, SS_STATE, SS_CCA, SS_CWND, SS_RTT, SS_PACING, SS_DELIVERY, SS__N };
 
 static const char *const ss_col[SS__N] = {
-	"time_s", "sport", "cca", "cwnd_pkts", "srtt_ms", "pacing_rate_bps", "delivery_rate_bps"};
+	"time_s",    "sport",	"state",	   "cca",
+	"cwnd_pkts", "srtt_ms", "pacing_rate_bps", "delivery_rate_bps"};
 
 /* Split @line (modified) at commas into at most @max fields. */
 static size_t split(char *line, char **f, size_t max)
