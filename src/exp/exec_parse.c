@@ -254,11 +254,12 @@ bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, int64_t base_rtt_ns, ch
 	return false;
 }
 
-enum { SS_T, SS_SPORT, SS_STATE, SS_CCA, SS_CWND, SS_RTT, SS_PACING, SS_DELIVERY, SS__N };
+enum { SS_T, SS_SPORT, SS_DPORT, SS_CCA, SS_CWND, SS_RTT, SS_PACING, SS_DELIVERY, SS_SENT, SS__N };
 
 static const char *const ss_col[SS__N] = {
-	"time_s",    "sport",	"state",	   "cca",
-	"cwnd_pkts", "srtt_ms", "pacing_rate_bps", "delivery_rate_bps"};
+	"time_s",    "sport",	"dport",	   "cca",
+	"cwnd_pkts", "srtt_ms", "pacing_rate_bps", "delivery_rate_bps",
+	"bytes_sent"};
 
 /* Split @line (modified) at commas into at most @max fields. */
 static size_t split(char *line, char **f, size_t max)
@@ -307,7 +308,7 @@ int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *s
 
 	for (i = 0; i < n; i++) {
 		socks[i].series = json_object_new_object();
-		socks[i].rows = 0;
+		socks[i].rows = socks[i].evidence = 0;
 		socks[i].cca[0] = 0;
 		json_object_object_add(socks[i].series, "t", json_object_new_array());
 		json_object_object_add(socks[i].series, "cwnd", json_object_new_array());
@@ -335,16 +336,24 @@ int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *s
 		}
 	}
 	while ((line = strtok_r(NULL, "\n", &save))) {
-		unsigned port;
+		unsigned port, peer;
+		unsigned long long sent;
 
 		nf = split(line, f, 64);
-		if (nf <= (size_t)col[SS_DELIVERY] || sscanf(f[col[SS_SPORT]], "%u", &port) != 1)
+		if (nf < SS__N || sscanf(f[col[SS_SPORT]], "%u", &port) != 1 ||
+		    sscanf(f[col[SS_DPORT]], "%u", &peer) != 1)
+			continue;
+		for (k = 0; k < SS__N; k++)
+			if ((size_t)col[k] >= nf)
+				break;
+		if (k < SS__N)
 			continue;
 		for (i = 0; i < n; i++) {
 			struct ts_exp_sock *s = &socks[i];
 			double t;
 
-			if (s->port != port || sscanf(f[col[SS_T]], "%lf", &t) != 1)
+			if (s->port != port || (s->peer && s->peer != peer) ||
+			    sscanf(f[col[SS_T]], "%lf", &t) != 1)
 				continue;
 			series_add(s->series, "t", num(t + t_off));
 			series_add(s->series, "cwnd", num_or_null(f[col[SS_CWND]]));
@@ -353,13 +362,14 @@ int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *s
 			series_add(s->series, "delivery_rate_bps",
 				   num_or_null(f[col[SS_DELIVERY]]));
 			/*
-			 * iperf3 sets its -C between connect() and the end of the handshake; the
-			 * kernel initialises the congestion control it then has when the
-			 * connection is established. So a SYN-SENT sample may show the namespace
-			 * default without anything having been sent under it.
+			 * Evidence only once the socket has sent data: iperf3 sets its -C
+			 * after connect(), so an idle new socket may still show the
+			 * namespace default, under which nothing was sent.
 			 */
-			if (strcmp(f[col[SS_STATE]], "SYN-SENT"))
+			if (sscanf(f[col[SS_SENT]], "%llu", &sent) == 1 && sent > 0) {
 				note_cca(s, f[col[SS_CCA]]);
+				s->evidence++;
+			}
 			s->rows++;
 		}
 	}
