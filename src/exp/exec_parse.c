@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exp/exec_parse.h"
+#include "run/summary.h"
 
 /* obj.a.b... by keys, NULL when any is missing. */
 static json_object *path(json_object *o, const char *const *keys)
@@ -231,10 +232,8 @@ int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], char *er
 bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, int64_t base_rtt_ns, char *why,
 			size_t whylen)
 {
-	double limit_us = base_rtt_ns * 0.02 / 1e3;
-
-	if (limit_us < 200)
-		limit_us = 200;
+	/* The wrapper's own summary warns by the same rule. */
+	double limit_us = ts_fell_behind_limit(base_rtt_ns) / 1e3;
 	if (!f->present)
 		return false;
 	if (f->unexplained) {
