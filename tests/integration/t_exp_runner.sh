@@ -4,7 +4,7 @@
 # tasshape exp run and exp check around the executor, on one short run
 # (cubic, tcp_upload, 3 s, over a constant 20 Mbit/s link, 20 ms each way):
 #  - what is wrong is refused before any run, with nothing written: a
-#    malformed check and a check naming no configuration (exit 2), an
+#    malformed check and a check naming no configuration (exit 64, the usage error), an
 #    unavailable congestion control under --strict, a non-empty --out
 #    (exit 1);
 #  - an unavailable congestion control (nosuchcc) is reported once with
@@ -59,9 +59,9 @@ refused() {
 	rm -rf "$TS_TMP/never"
 }
 
-refused "malformed check" 2 "unknown metric 'throughput'" \
+refused "malformed check" 64 "unknown metric 'throughput'" \
 	--check 'tcp_upload[cca=cubic].throughput.mean > 1'
-refused "check naming no configuration" 2 "matches no configuration" \
+refused "check naming no configuration" 64 "matches no configuration" \
 	--check 'rrul[cca=cubic].ping_icmp_ms.p95 > 1'
 refused "--strict, nosuchcc" 1 "cca=nosuchcc cannot run" --strict
 mkdir -p "$TS_TMP/full" && touch "$TS_TMP/full/x"
