@@ -8,15 +8,15 @@
 # the tests ps; libclang-rt-14-dev holds libFuzzer's runtime for the fuzz build; kmod gives
 # modprobe, to load tcp_bbr where the kernel has it as a module; libjson-c-dev is the one JSON
 # library (summaries and manifests written, iperf3 and irtt output read); libmd gives SHA-256.
-# For `tasshape exp`: libbpf-dev loads BPF struct_ops congestion controls and bpftool dumps the
-# kernel's BTF (vmlinux.h) to build the shipped example; irtt measures UDP latency in Flent's
-# DSCP classes.
+# For `tasshape exp`: libinih-dev reads experiment specs (INI); libbpf-dev loads BPF struct_ops
+# congestion controls and bpftool dumps the kernel's BTF (vmlinux.h) to build the shipped
+# example; irtt measures UDP latency in Flent's DSCP classes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config libmnl-dev libnetfilter-queue-dev libpcap-dev libcunit1-dev
       clang clang-format iperf3 iputils-ping iproute2 iptables jq gnuplot-nox procps
-      libclang-rt-14-dev kmod libjson-c-dev libmd-dev libbpf-dev bpftool irtt)
+      libclang-rt-14-dev kmod libjson-c-dev libmd-dev libinih-dev libbpf-dev bpftool irtt)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
