@@ -90,6 +90,10 @@ static void test_rrul_be_and_streams(void)
 	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
 	TSU_EQ(p.nflows, 8);
 	CU_ASSERT_STRING_EQUAL(p.flow[7].name, "TCP upload::8");
+	r = mkrun("tcp_8down");
+	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(p.nflows, 8);
+	TSU_EQ(p.flow[7].dir, TS_EXP_DOWN);
 	r = mkrun("tcp_ndown");
 	r.download_streams = 2;
 	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
