@@ -481,6 +481,7 @@ static void print_summary(struct ts_session *s, int *ret, struct ts_err *err)
 	FILE *f;
 
 	ts_shaper_summary(&s->shaper, &sum, "tasshape");
+	sum.base_rtt = 2 * s->link->delay;
 	if (!s->common->quiet)
 		ts_summary_print(stderr, &sum);
 	if (!s->summary_path[0])
