@@ -12,6 +12,9 @@ tools/setup-debian.sh
 echo "== unit tests =="
 (cd build && ctest -L unit --no-tests=error --output-on-failure)
 
+echo "== result interoperability (real Flent on files we write) =="
+(cd build && TS_REQUIRE=1 ctest -L interop --no-tests=error --output-on-failure)
+
 echo "== unit tests under ASan + UBSan =="
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTS_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$(nproc)" >/dev/null

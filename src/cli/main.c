@@ -21,6 +21,7 @@ static const struct ts_cmd commands[] = {
 	{"attach", cmd_attach, "Shape the link of an existing namespace (ip netns, Mininet-style)"},
 	{"plot", cmd_plot, "Draw a recorded run (--out DIR) with gnuplot"},
 	{"trace", cmd_trace, "Check, inspect, convert, plot, generate and import capacity traces"},
+	{"exp", cmd_exp, "Experiment matrices: run, list, check, report, resume, merge"},
 	{"cleanup", cmd_cleanup,
 	 "Remove namespaces, interfaces and rules a killed run left behind"},
 };
