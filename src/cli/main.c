@@ -20,8 +20,10 @@ static const struct ts_cmd commands[] = {
 	 "Simulate the link model alone (no kernel, no root) and print the summary"},
 	{"attach", cmd_attach, "Shape the link of an existing namespace (ip netns, Mininet-style)"},
 	{"plot", cmd_plot, "Draw a recorded run (--out DIR) with gnuplot"},
+	{"exp", cmd_exp,
+	 "Experiments: expand a spec into runs, run the matrix, summarise and check (list, run, "
+	 "check)"},
 	{"trace", cmd_trace, "Check, inspect, convert, plot, generate and import capacity traces"},
-	{"exp", cmd_exp, "Experiment matrices: run, list, check, report, resume, merge"},
 	{"cleanup", cmd_cleanup,
 	 "Remove namespaces, interfaces and rules a killed run left behind"},
 };

@@ -56,7 +56,7 @@ struct ts_exp_run {
 	ts_ns_t length; /* measured part */
 	ts_ns_t delay;	/* before and after the flows (Flent's DELAY) */
 
-	size_t nservers;			     /* rtt_fair: 4; else 1 */
+	size_t nservers;			  /* rtt_fair: 4; else 1 */
 	ts_ns_t server_delay[TS_EXP_MAX_SERVERS]; /* extra one-way delay per server */
 
 	size_t nsysctl;
