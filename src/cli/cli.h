@@ -26,6 +26,7 @@ int cmd_attach(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_exp(int argc, char **argv);
+int cmd_exp_agent(int argc, char **argv);
 
 /* Options of every shaping command (--summary-json, --quiet, --gso, ...): input struct ts_run_common. */
 extern const struct argp ts_common_argp;

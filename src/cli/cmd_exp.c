@@ -6,18 +6,23 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_exp_results.h"
-#include "exp/plan.h"
+#include "exp/check.h"
+#include "exp/matrix.h"
 #include "run/sha256.h"
 #include "tasshape/units.h"
 
 static int exp_list(int argc, char **argv);
+static int exp_check(int argc, char **argv);
 
 static const struct ts_cmd exp_cmds[] = {
 	{"list", exp_list, "Print the runs a spec expands to, in order, without running anything"},
+	{"check", exp_check,
+	 "Evaluate checks on a finished results directory; exit 1 when one fails"},
 	{"flent", cmd_exp_flent, "Write Flent data files (<test>.flent.gz) for finished runs"},
 };
 
@@ -26,7 +31,7 @@ static const struct ts_cmd exp_cmds[] = {
 /* What the planner's options share between list and run. */
 struct plan_args {
 	const char *spec_path;
-	struct ts_exp_plan_opts opts;
+	struct ts_exp_matrix_opts opts;
 };
 
 enum {
@@ -152,7 +157,7 @@ static int check_links(const struct ts_exp_spec *spec)
 }
 
 /* Read the spec and expand it; prints the error and returns 1 when either fails. */
-static int load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_plan *plan,
+static int load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_matrix *plan,
 		     char sha[2 * TS_SHA256_LEN + 1])
 {
 	char err[1024];
@@ -165,7 +170,7 @@ static int load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_ex
 		ts_exp_spec_free(spec);
 		return 1;
 	}
-	if (ts_exp_plan_build(spec, &a->opts, plan, err, sizeof(err)) < 0) {
+	if (ts_exp_matrix_build(spec, &a->opts, plan, err, sizeof(err)) < 0) {
 		ts_exp_spec_free(spec);
 		return ts_cli_error("%s", err);
 	}
@@ -186,7 +191,7 @@ static int exp_list(int argc, char **argv)
 		NULL};
 	struct plan_args a;
 	struct ts_exp_spec spec;
-	struct ts_exp_plan plan;
+	struct ts_exp_matrix plan;
 	char sha[2 * TS_SHA256_LEN + 1];
 
 	memset(&a, 0, sizeof(a));
@@ -194,10 +199,126 @@ static int exp_list(int argc, char **argv)
 		return 2;
 	if (load_plan(&a, &spec, &plan, sha))
 		return 1;
-	ts_exp_plan_print(&plan, stdout);
-	ts_exp_plan_free(&plan);
+	ts_exp_matrix_print(&plan, stdout);
+	ts_exp_matrix_free(&plan);
 	ts_exp_spec_free(&spec);
 	return fflush(stdout) ? 1 : 0;
+}
+
+/* Parse every check of @exprs; prints the first error and returns 1. */
+static int parse_checks(char **exprs, size_t n, struct ts_exp_check **out)
+{
+	struct ts_exp_check *c = calloc(n ? n : 1, sizeof(*c));
+	char err[1024];
+	size_t i;
+
+	*out = c;
+	if (!c)
+		return ts_cli_error("out of memory");
+	for (i = 0; i < n; i++)
+		if (ts_exp_check_parse(&c[i], exprs[i], err, sizeof(err)) < 0)
+			return ts_cli_error("%s", err);
+	return 0;
+}
+
+/* Resolve the checks against @pts (the plan's or the summary's configurations). */
+static int resolve_checks(struct ts_exp_check *c, size_t n, const struct ts_exp_point *pts,
+			  size_t npts)
+{
+	char err[2048];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ts_exp_check_resolve(&c[i], pts, npts, err, sizeof(err)) < 0)
+			return ts_cli_error("%s", err);
+	return 0;
+}
+
+/* Evaluate every check on @s, printing each; the number that failed. */
+static unsigned eval_checks(const struct ts_exp_check *c, size_t n, const struct ts_exp_summary *s)
+{
+	unsigned failed = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		failed += !ts_exp_check_eval(&c[i], s, stdout);
+	if (n)
+		printf("checks: %zu, %u failed\n", n, failed);
+	return failed;
+}
+
+struct check_args {
+	const char *dir;
+	size_t nexprs;
+	char **exprs;
+};
+
+static error_t check_parse(int key, char *arg, struct argp_state *state)
+{
+	struct check_args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_ARG:
+		a->dir = arg;
+		a->exprs = state->argv + state->next;
+		a->nexprs = (size_t)(state->argc - state->next);
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!a->dir || !a->nexprs)
+			argp_error(state, "expected DIR and at least one EXPR");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int exp_check(int argc, char **argv)
+{
+	struct argp argp = {
+		NULL,
+		check_parse,
+		"DIR EXPR...",
+		"Summarise the results directory DIR again (from its result.json files) "
+		"and evaluate each check EXPR on it, printing both sides and PASS or "
+		"FAIL. Exit 0 when all pass, 1 when one fails (or has no value), 2 when a "
+		"check is malformed or names no single configuration. "
+		"The grammar is in docs/experiments.md (\"Checks\"), e.g. "
+		"'rrul[cca=bbr].ping_icmp_ms.p95 < rrul[cca=cubic].ping_icmp_ms.p95'.",
+		NULL,
+		NULL,
+		NULL};
+	struct ts_exp_check *checks = NULL;
+	struct ts_exp_point *pts = NULL;
+	struct check_args a = {0};
+	struct ts_exp_summary s;
+	char err[1024];
+	int ret = 2; /* a check that cannot be evaluated is a usage error, not a failed check */
+
+	/* Checks may start with a digit or '-' ("-5 < ..."): stop option parsing at DIR. */
+	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
+		return 2;
+	ts_exp_summary_init(&s, NULL);
+	if (parse_checks(a.exprs, a.nexprs, &checks))
+		goto out;
+	if (ts_exp_summary_from_dir(&s, a.dir, err, sizeof(err)) < 0) {
+		ts_cli_error("%s", err);
+		goto out;
+	}
+	pts = ts_exp_summary_points(&s);
+	if (!pts) {
+		ts_cli_error("out of memory");
+		goto out;
+	}
+	if (resolve_checks(checks, a.nexprs, pts, s.nconfigs))
+		goto out;
+	ret = eval_checks(checks, a.nexprs, &s) ? 1 : 0;
+out:
+	free(pts);
+	free(checks);
+	ts_exp_summary_free(&s);
+	return ret;
 }
 
 static void exp_usage(FILE *f)

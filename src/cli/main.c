@@ -26,6 +26,7 @@ static const struct ts_cmd commands[] = {
 	{"trace", cmd_trace, "Check, inspect, convert, plot, generate and import capacity traces"},
 	{"cleanup", cmd_cleanup,
 	 "Remove namespaces, interfaces and rules a killed run left behind"},
+	{"exp-agent", cmd_exp_agent, "(internal) one side of a run of 'tasshape exp run'"},
 };
 
 int ts_cli_error(const char *fmt, ...)

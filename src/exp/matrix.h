@@ -6,8 +6,8 @@
  * configurations, ids and order, so `exp list` shows exactly what `exp
  * run` will do and a shard of the list can run anywhere.
  */
-#ifndef TS_EXP_PLAN_H
-#define TS_EXP_PLAN_H
+#ifndef TS_EXP_MATRIX_H
+#define TS_EXP_MATRIX_H
 
 #include <stdio.h>
 
@@ -16,7 +16,7 @@
 #define TS_EXP_MAX_ONLY 32
 
 /* Command-line overrides of the spec; zero fields keep the spec's value. */
-struct ts_exp_plan_opts {
+struct ts_exp_matrix_opts {
 	ts_ns_t length, delay;
 	int delay_set; /* --delay 0 is a real value */
 	unsigned repetitions;
@@ -30,7 +30,7 @@ struct ts_exp_config {
 	struct ts_exp_run tmpl; /* the run, with rep, index and seed still 0 */
 };
 
-struct ts_exp_plan {
+struct ts_exp_matrix {
 	const struct ts_exp_spec *spec; /* borrowed: must outlive the plan */
 	unsigned repetitions;
 	size_t nconfigs;
@@ -40,7 +40,7 @@ struct ts_exp_plan {
 };
 
 /*
- * ts_exp_plan_build - expand @spec with @opts (may be NULL) into @plan.
+ * ts_exp_matrix_build - expand @spec with @opts (may be NULL) into @plan.
  * tas_shift multiplies only the cca=tas configurations. Runs: repetition
  * rounds one after the other (every configuration once in round k before
  * any in round k+1), each round in matrix order, or for order = shuffle in
@@ -49,26 +49,26 @@ struct ts_exp_plan {
  * with @err set (an --only naming no axis or no value of it, two
  * configurations with the same id), or -ENOMEM.
  */
-int ts_exp_plan_build(const struct ts_exp_spec *spec, const struct ts_exp_plan_opts *opts,
-		      struct ts_exp_plan *plan, char *err, size_t errlen);
+int ts_exp_matrix_build(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts,
+			struct ts_exp_matrix *plan, char *err, size_t errlen);
 
-void ts_exp_plan_free(struct ts_exp_plan *plan);
+void ts_exp_matrix_free(struct ts_exp_matrix *plan);
 
 /*
- * ts_exp_plan_shard - keep only shard @i of @n (1 <= i <= n): the runs at
+ * ts_exp_matrix_shard - keep only shard @i of @n (1 <= i <= n): the runs at
  * positions i, i + n, i + 2n, ... of the order. Indexes are kept, so the
  * shards' results merge into the same numbering. -EINVAL for a bad i/n.
  */
-int ts_exp_plan_shard(struct ts_exp_plan *plan, unsigned i, unsigned n);
+int ts_exp_matrix_shard(struct ts_exp_matrix *plan, unsigned i, unsigned n);
 
 /* The configuration of @run (same config_id), or NULL. */
-const struct ts_exp_config *ts_exp_plan_config(const struct ts_exp_plan *plan,
-					       const struct ts_exp_run *run);
+const struct ts_exp_config *ts_exp_matrix_config(const struct ts_exp_matrix *plan,
+						 const struct ts_exp_run *run);
 
 /* The value of axis @axis in @run, or NULL when the run does not have that axis. */
 const char *ts_exp_run_axis(const struct ts_exp_run *run, const char *axis);
 
 /* Print the run list, one run a line, in order (the output of `tasshape exp list`). */
-void ts_exp_plan_print(const struct ts_exp_plan *plan, FILE *f);
+void ts_exp_matrix_print(const struct ts_exp_matrix *plan, FILE *f);
 
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "exp/plan.h"
+#include "exp/matrix.h"
 #include "tsu.h"
 
 static const char spec_text[] = "[experiment]\n"		 /* 1 */
@@ -152,11 +152,11 @@ static void test_spec_errors(void)
 	reject("x = 1\n", 1, "outside a section");
 }
 
-static void plan_ok(struct ts_exp_plan *p, const struct ts_exp_spec *s,
-		    const struct ts_exp_plan_opts *o)
+static void plan_ok(struct ts_exp_matrix *p, const struct ts_exp_spec *s,
+		    const struct ts_exp_matrix_opts *o)
 {
 	char err[512] = "";
-	int ret = ts_exp_plan_build(s, o, p, err, sizeof(err));
+	int ret = ts_exp_matrix_build(s, o, p, err, sizeof(err));
 
 	if (ret)
 		fprintf(stderr, "\n  plan: %s\n", err);
@@ -166,7 +166,7 @@ static void plan_ok(struct ts_exp_plan *p, const struct ts_exp_spec *s,
 static void test_plan_matrix(void)
 {
 	struct ts_exp_spec s;
-	struct ts_exp_plan p;
+	struct ts_exp_matrix p;
 	size_t i;
 
 	parse_ok(&s, spec_text);
@@ -198,17 +198,17 @@ static void test_plan_matrix(void)
 		TSU_EQ(p.runs[i].seed, 10 + i / 16 + 1); /* seed + k */
 		CU_ASSERT_PTR_EQUAL(p.runs[i].config_id, p.configs[i % 16].id);
 	}
-	ts_exp_plan_free(&p);
+	ts_exp_matrix_free(&p);
 	ts_exp_spec_free(&s);
 }
 
 /* The config index order of @p's runs, as a string of letters. */
-static void order_of(const struct ts_exp_plan *p, char *out)
+static void order_of(const struct ts_exp_matrix *p, char *out)
 {
 	size_t i;
 
 	for (i = 0; i < p->nruns; i++)
-		out[i] = (char)('a' + (ts_exp_plan_config(p, &p->runs[i]) - p->configs));
+		out[i] = (char)('a' + (ts_exp_matrix_config(p, &p->runs[i]) - p->configs));
 	out[p->nruns] = '\0';
 }
 
@@ -216,7 +216,7 @@ static void shuffled(const char *seed, char *out)
 {
 	char text[sizeof(spec_text) + 64];
 	struct ts_exp_spec s;
-	struct ts_exp_plan p;
+	struct ts_exp_matrix p;
 	size_t i, k;
 
 	snprintf(text, sizeof(text),
@@ -229,7 +229,7 @@ static void shuffled(const char *seed, char *out)
 	for (k = 0; k < 3; k++)
 		for (i = 0; i < 16; i++)
 			CU_ASSERT_PTR_NOT_NULL(memchr(out + 16 * k, 'a' + (int)i, 16));
-	ts_exp_plan_free(&p);
+	ts_exp_matrix_free(&p);
 	ts_exp_spec_free(&s);
 }
 
@@ -248,14 +248,14 @@ static void test_plan_shuffle(void)
 
 static void test_plan_only_and_overrides(void)
 {
-	struct ts_exp_plan_opts o = {.length = 3 * TS_NSEC_PER_SEC,
-				     .delay = 0,
-				     .delay_set = 1,
-				     .repetitions = 2,
-				     .nonly = 3,
-				     .only = {"cca=cubic", "test=rrul", "cca=tas"}};
+	struct ts_exp_matrix_opts o = {.length = 3 * TS_NSEC_PER_SEC,
+				       .delay = 0,
+				       .delay_set = 1,
+				       .repetitions = 2,
+				       .nonly = 3,
+				       .only = {"cca=cubic", "test=rrul", "cca=tas"}};
 	struct ts_exp_spec s;
-	struct ts_exp_plan p;
+	struct ts_exp_matrix p;
 	char err[512];
 
 	parse_ok(&s, spec_text);
@@ -267,19 +267,19 @@ static void test_plan_only_and_overrides(void)
 	TSU_EQ(p.runs[0].delay, 0);
 	CU_ASSERT_STRING_EQUAL(p.runs[0].config_id, "cca=cubic,link=a,test=rrul");
 	/* Shard 2 of 5: positions 2, 7, 12, keeping their indexes. */
-	TSU_EQ(ts_exp_plan_shard(&p, 2, 5), 0);
+	TSU_EQ(ts_exp_matrix_shard(&p, 2, 5), 0);
 	TSU_EQ(p.nruns, 3);
 	TSU_EQ(p.runs[0].index, 2);
 	TSU_EQ(p.runs[2].index, 12);
-	TSU_EQ(ts_exp_plan_shard(&p, 0, 5), -EINVAL);
-	ts_exp_plan_free(&p);
+	TSU_EQ(ts_exp_matrix_shard(&p, 0, 5), -EINVAL);
+	ts_exp_matrix_free(&p);
 
 	o.nonly = 1;
 	o.only[0] = "cca=reno";
-	TSU_EQ(ts_exp_plan_build(&s, &o, &p, err, sizeof(err)), -EINVAL);
+	TSU_EQ(ts_exp_matrix_build(&s, &o, &p, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'reno' is not a value of axis cca (dir/t.ini:8)"));
 	o.only[0] = "queue=x";
-	TSU_EQ(ts_exp_plan_build(&s, &o, &p, err, sizeof(err)), -EINVAL);
+	TSU_EQ(ts_exp_matrix_build(&s, &o, &p, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no axis 'queue'"));
 	ts_exp_spec_free(&s);
 }
@@ -287,7 +287,7 @@ static void test_plan_only_and_overrides(void)
 static void test_plan_ids(void)
 {
 	struct ts_exp_spec s;
-	struct ts_exp_plan p;
+	struct ts_exp_matrix p;
 	char err[512];
 
 	parse_ok(&s, "[matrix]\ncca = bpf:progs/reno.bpf.o, bbr3\nlink = a\ntest = tcp_8up, "
@@ -302,12 +302,12 @@ static void test_plan_ids(void)
 	TSU_EQ(p.configs[1].tmpl.nservers, 4);
 	TSU_EQ(p.configs[1].tmpl.server_delay[2], 30 * TS_NSEC_PER_MSEC);
 	TSU_EQ(p.configs[0].tmpl.nservers, 1);
-	ts_exp_plan_free(&p);
+	ts_exp_matrix_free(&p);
 	ts_exp_spec_free(&s);
 	/* Two objects with one file name would share a directory: refused. */
 	parse_ok(&s, "[matrix]\ncca = bpf:a/reno.bpf.o, bpf:b/reno.bpf.o\nlink = a\ntest = rrul\n"
 		     "[link a]\ndelay = 1ms\n");
-	TSU_EQ(ts_exp_plan_build(&s, NULL, &p, err, sizeof(err)), -EINVAL);
+	TSU_EQ(ts_exp_matrix_build(&s, NULL, &p, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "two configurations have the id"));
 	ts_exp_spec_free(&s);
 }

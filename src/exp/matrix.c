@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exp/plan.h"
+#include "exp/matrix.h"
 #include "tasshape/rng.h"
 #include "tasshape/units.h"
 
@@ -66,7 +66,7 @@ static void id_append(char *id, size_t len, const char *axis, const char *value)
 	}
 }
 
-static int only_keeps(const struct ts_exp_plan_opts *opts, const struct ts_exp_run *run)
+static int only_keeps(const struct ts_exp_matrix_opts *opts, const struct ts_exp_run *run)
 {
 	size_t i, j;
 
@@ -98,7 +98,7 @@ static int only_keeps(const struct ts_exp_plan_opts *opts, const struct ts_exp_r
 	return 1;
 }
 
-static int check_only(const struct ts_exp_spec *spec, const struct ts_exp_plan_opts *opts,
+static int check_only(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts,
 		      char *err, size_t errlen)
 {
 	size_t i, j;
@@ -128,7 +128,7 @@ static int check_only(const struct ts_exp_spec *spec, const struct ts_exp_plan_o
 }
 
 /* Fill the run of the matrix point @idx (one value index per axis). */
-static int fill_run(const struct ts_exp_spec *spec, const struct ts_exp_plan_opts *opts,
+static int fill_run(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts,
 		    const size_t *idx, struct ts_exp_run *r, char *id, size_t idlen)
 {
 	const struct ts_exp_test_def *t = NULL;
@@ -182,7 +182,7 @@ static int fill_run(const struct ts_exp_spec *spec, const struct ts_exp_plan_opt
 	return only_keeps(opts, r);
 }
 
-static int add_config(struct ts_exp_plan *plan, const struct ts_exp_run *r, const char *id,
+static int add_config(struct ts_exp_matrix *plan, const struct ts_exp_run *r, const char *id,
 		      char *err, size_t errlen)
 {
 	struct ts_exp_config *c;
@@ -208,8 +208,8 @@ static int add_config(struct ts_exp_plan *plan, const struct ts_exp_run *r, cons
 	return 0;
 }
 
-int ts_exp_plan_build(const struct ts_exp_spec *spec, const struct ts_exp_plan_opts *opts,
-		      struct ts_exp_plan *plan, char *err, size_t errlen)
+int ts_exp_matrix_build(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts,
+			struct ts_exp_matrix *plan, char *err, size_t errlen)
 {
 	size_t idx[TS_EXP_MAX_AXES] = {0};
 	size_t *perm = NULL;
@@ -277,11 +277,11 @@ int ts_exp_plan_build(const struct ts_exp_spec *spec, const struct ts_exp_plan_o
 out:
 	free(perm);
 	if (ret < 0)
-		ts_exp_plan_free(plan);
+		ts_exp_matrix_free(plan);
 	return ret;
 }
 
-void ts_exp_plan_free(struct ts_exp_plan *plan)
+void ts_exp_matrix_free(struct ts_exp_matrix *plan)
 {
 	size_t i;
 
@@ -292,7 +292,7 @@ void ts_exp_plan_free(struct ts_exp_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-int ts_exp_plan_shard(struct ts_exp_plan *plan, unsigned i, unsigned n)
+int ts_exp_matrix_shard(struct ts_exp_matrix *plan, unsigned i, unsigned n)
 {
 	size_t k, kept = 0;
 
@@ -305,8 +305,8 @@ int ts_exp_plan_shard(struct ts_exp_plan *plan, unsigned i, unsigned n)
 	return 0;
 }
 
-const struct ts_exp_config *ts_exp_plan_config(const struct ts_exp_plan *plan,
-					       const struct ts_exp_run *run)
+const struct ts_exp_config *ts_exp_matrix_config(const struct ts_exp_matrix *plan,
+						 const struct ts_exp_run *run)
 {
 	size_t i;
 
@@ -316,7 +316,7 @@ const struct ts_exp_config *ts_exp_plan_config(const struct ts_exp_plan *plan,
 	return NULL;
 }
 
-void ts_exp_plan_print(const struct ts_exp_plan *plan, FILE *f)
+void ts_exp_matrix_print(const struct ts_exp_matrix *plan, FILE *f)
 {
 	const struct ts_exp_spec *s = plan->spec;
 	char len[32], delay[32];
