@@ -24,6 +24,7 @@ static const struct ts_cmd exp_cmds[] = {
 	{"check", exp_check,
 	 "Evaluate checks on a finished results directory; exit 1 when one fails"},
 	{"flent", cmd_exp_flent, "Write Flent data files (<test>.flent.gz) for finished runs"},
+	{"merge", cmd_exp_merge, "Combine shard directories of one matrix into one, summarised"},
 };
 
 #define NCMDS (sizeof(exp_cmds) / sizeof(exp_cmds[0]))

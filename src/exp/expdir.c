@@ -73,33 +73,48 @@ void ts_expdir_free(struct ts_expdir *p)
 	free(p->runs);
 	free(p->spec_sha256);
 	free(p->spec);
+	json_object_put(p->doc);
 	memset(p, 0, sizeof(*p));
+}
+
+static struct json_object *build_doc(const struct ts_expdir *p, bool *nomem)
+{
+	struct json_object *doc = json_object_new_object(), *runs = json_object_new_array();
+	size_t i;
+
+	ts_json_put(doc, "version", json_object_new_int(1), nomem);
+	ts_json_put(doc, "spec_sha256",
+		    json_object_new_string(p->spec_sha256 ? p->spec_sha256 : ""), nomem);
+	ts_json_put(doc, "spec", json_object_new_string(p->spec ? p->spec : ""), nomem);
+	for (i = 0; i < p->n; i++) {
+		struct json_object *r = json_object_new_object();
+
+		ts_json_put(r, "index", json_object_new_int((int)p->runs[i].index), nomem);
+		ts_json_put(r, "rep", json_object_new_int((int)p->runs[i].rep), nomem);
+		ts_json_put(r, "id", json_object_new_string(p->runs[i].id), nomem);
+		ts_json_append(runs, r, nomem);
+	}
+	ts_json_put(doc, "runs", runs, nomem);
+	return doc;
 }
 
 int ts_expdir_write(const char *dir, const struct ts_expdir *p, char *err, size_t errlen)
 {
-	struct json_object *doc = json_object_new_object(), *runs = json_object_new_array();
+	struct json_object *doc = NULL;
 	char path[PATH_MAX], tmp[PATH_MAX], shard[32];
 	bool nomem = false;
-	size_t i;
 	int ret = 0;
 
-	snprintf(shard, sizeof(shard), "%u/%u", p->shard.i, p->shard.n);
-	ts_json_put(doc, "version", json_object_new_int(1), &nomem);
-	ts_json_put(doc, "spec_sha256",
-		    json_object_new_string(p->spec_sha256 ? p->spec_sha256 : ""), &nomem);
-	ts_json_put(doc, "spec", json_object_new_string(p->spec ? p->spec : ""), &nomem);
-	ts_json_put(doc, "shard", json_object_new_string(shard), &nomem);
-	for (i = 0; i < p->n; i++) {
-		struct json_object *r = json_object_new_object();
-
-		ts_json_put(r, "id", json_object_new_string(p->runs[i].id), &nomem);
-		ts_json_put(r, "rep", json_object_new_int((int)p->runs[i].rep), &nomem);
-		ts_json_put(r, "index", json_object_new_int((int)p->runs[i].index), &nomem);
-		ts_json_append(runs, r, &nomem);
+	if (p->doc) {
+		if (json_object_deep_copy(p->doc, &doc, NULL) != 0)
+			return -ENOMEM;
+	} else {
+		doc = build_doc(p, &nomem);
 	}
-	json_object_get(runs);
-	ts_json_put(doc, "runs", runs, &nomem);
+	snprintf(shard, sizeof(shard), "%u/%u", p->shard.i, p->shard.n);
+	json_object_object_del(doc, "shard");
+	if (p->shard.n > 1)
+		ts_json_put(doc, "shard", json_object_new_string(shard), &nomem);
 	if (snprintf(path, sizeof(path), "%s/%s", dir, TS_EXPDIR_FILE) >= (int)sizeof(path) ||
 	    snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, TS_EXPDIR_FILE) >= (int)sizeof(tmp)) {
 		ret = -ENAMETOOLONG;
@@ -114,7 +129,6 @@ int ts_expdir_write(const char *dir, const struct ts_expdir *p, char *err, size_
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		unlink(tmp);
 	}
-	json_object_put(runs);
 	json_object_put(doc);
 	return ret;
 }
@@ -136,11 +150,12 @@ int ts_expdir_read(const char *dir, struct ts_expdir *p, char *err, size_t errle
 	if (ret)
 		return ret;
 	ret = -EINVAL;
-	shard = ts_rj_str(doc, "shard", "");
+	shard = ts_rj_str(doc, "shard", "1/1");
 	if (ts_exp_shard_parse(shard, &p->shard, why, sizeof(why))) {
 		snprintf(err, errlen, "%s: \"shard\": expected i/N, got '%s'", path, shard);
 		goto out;
 	}
+	/* A spec read without its hash has "spec_sha256": null: it compares as unknown (""). */
 	p->spec_sha256 = strdup(ts_rj_str(doc, "spec_sha256", ""));
 	p->spec = strdup(ts_rj_str(doc, "spec", ""));
 	runs = ts_rj_arr(doc, "runs", &n);
@@ -153,12 +168,12 @@ int ts_expdir_read(const char *dir, struct ts_expdir *p, char *err, size_t errle
 		const char *id = ts_rj_str(r, "id", NULL);
 		double rep = ts_rj_num(r, "rep", 0), index = ts_rj_num(r, "index", 0);
 
-		if (!id || !*id || strchr(id, '/') || strstr(id, "..") || rep < 1 ||
-		    index != (double)(i + 1)) {
+		if (!id || !*id || strchr(id, '/') || strstr(id, "..") || rep < 1 || index < 1 ||
+		    (i > 0 && index <= p->runs[i - 1].index)) {
 			snprintf(err, errlen,
 				 "%s: runs[%zu]: expected {\"id\": a directory name, \"rep\" >= 1, "
-				 "\"index\": %zu}",
-				 path, i, i + 1);
+				 "\"index\" after the previous run's}",
+				 path, i);
 			goto out;
 		}
 		if (ts_expdir_add(p, id, (unsigned)rep, (unsigned)index)) {
@@ -166,6 +181,8 @@ int ts_expdir_read(const char *dir, struct ts_expdir *p, char *err, size_t errle
 			goto out;
 		}
 	}
+	p->doc = doc;
+	doc = NULL;
 	ret = 0;
 out:
 	if (ret)

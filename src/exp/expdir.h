@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What an experiment directory was asked to run: <out>/experiment.json, written
- * when exp run starts (before any run), with a copy of the spec beside it
- * (<out>/spec.ini). It names the spec by SHA-256, the shard of the matrix
- * this directory runs, and every run of the whole matrix in order, so
- * that resume can tell a changed spec from the same one, and merge can
- * tell which runs of the matrix are missing or were run twice without
- * reading the spec again.
+ * What an experiment directory was asked to run: <out>/experiment.json
+ * (written by exp run before any run, summary.h), with a copy of the spec
+ * beside it (<out>/spec.ini). The parts resume and merge read: the spec's
+ * SHA-256, every run of the whole matrix in order, and the shard of it
+ * this directory runs ("shard", absent for the whole matrix), so resume
+ * can tell a changed spec from the same one, and merge which runs of the
+ * matrix are missing or were run twice, without reading the spec again.
  *
- *   {"version": 1, "spec_sha256": "...", "spec": "docs/examples/x.ini",
- *    "shard": "2/4", "runs": [{"id": "cca=bbr,...", "rep": 1, "index": 1}, ...]}
+ *   {"version": 1, "spec_sha256": "...", "spec": "docs/examples/x.ini", "shard": "2/4",
+ *    "runs": [{"index": 1, "rep": 1, "seed": 2, "id": "cca=bbr,..."}, ...], ...}
  *
  * Shards: --shard i/N (1 <= i <= N) takes the runs whose position in the
  * run order is i, i + N, i + 2N, ... (ts_exp_plan_shard): a pure function
@@ -21,6 +21,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+struct json_object;
 
 #define TS_EXPDIR_FILE "experiment.json"
 #define TS_EXPDIR_SPEC "spec.ini"
@@ -41,10 +43,11 @@ struct ts_expdir_run {
 };
 
 struct ts_expdir {
-	char *spec_sha256, *spec;
+	char *spec_sha256, *spec; /* "" when unknown */
 	struct ts_exp_shard shard;
 	size_t n;		    /* runs of the whole matrix */
-	struct ts_expdir_run *runs; /* in run order (index 1..n) */
+	struct ts_expdir_run *runs; /* in run order */
+	struct json_object *doc;    /* the whole record as read (written back with its shard) */
 };
 
 /* ts_expdir_add - append a run (copies @id). Returns 0 or -ENOMEM. */
@@ -52,7 +55,11 @@ int ts_expdir_add(struct ts_expdir *p, const char *id, unsigned rep, unsigned in
 
 void ts_expdir_free(struct ts_expdir *p);
 
-/* ts_expdir_write - @dir/experiment.json from @p (atomically). 0 or a negative errno with @err. */
+/*
+ * ts_expdir_write - @dir/experiment.json (atomically): @p's record as read
+ * with its "shard" set from @p, or, for a plan built with ts_expdir_add,
+ * one of its fields alone. 0 or a negative errno with @err.
+ */
 int ts_expdir_write(const char *dir, const struct ts_expdir *p, char *err, size_t errlen);
 
 /*

@@ -2,7 +2,10 @@
 # Made-up per-run results (result.json, schema of docs/experiments.md "Per-run result") for the
 # result tools' tests: an experiment directory OUT/<config-id>/rep-<k>/result.json for a small
 # matrix, deterministic (no randomness: every number follows from the run's position), so the
-# tests can recompute the expected figures by hand. Usage: make_results.py OUT [TEST...]
+# tests can recompute the expected figures by hand. Like exp run, it writes OUT/experiment.json
+# (the whole matrix, and "shard" for a slice) and each run's done record (every file with its
+# SHA-256). Usage: make_results.py [--shard i/N] OUT [TEST...]
+import hashlib
 import json
 import math
 import os
@@ -75,20 +78,57 @@ def run(test, cca, rep, index):
         "fidelity": {"up": {"release_err_p50_us": 10, "release_err_p99_us": 60,
                             "release_err_max_us": 300, "unexplained_drops": 0,
                             "kernel_drops": 0, "no_descriptor": 0, "utilisation": 0.97}},
-        "files": ["result.json"]}
+        "files": []}
+
+def done_record(d, cid, rep):
+    files = []
+    for root, _, names in os.walk(d):
+        for n in names:
+            p = os.path.join(root, n)
+            rel = os.path.relpath(p, d)
+            if rel in ("done", "done.tmp"):
+                continue
+            with open(p, "rb") as f:
+                data = f.read()
+            files.append({"path": rel, "bytes": len(data),
+                          "sha256": hashlib.sha256(data).hexdigest()})
+    files.sort(key=lambda f: f["path"])
+    with open(os.path.join(d, "done"), "w") as f:
+        json.dump({"version": 1, "id": cid, "rep": rep, "files": files}, f, indent=1)
 
 def main():
-    out = sys.argv[1]
-    tests = sys.argv[2:] or ["tcp_upload", "rrul"]
+    args = sys.argv[1:]
+    shard = (1, 1)
+    if args and args[0] == "--shard":
+        i, n = args[1].split("/")
+        shard = (int(i), int(n))
+        args = args[2:]
+    out = args[0]
+    tests = args[1:] or ["tcp_upload", "rrul"]
     index = 0
+    configs, runs = [], []
     for rep in (1, 2):
         for test in tests:
             for cca in ("cubic", "bbr"):
                 index += 1
                 cid, r = run(test, cca, rep, index)
+                if rep == 1:
+                    configs.append({"id": cid, "axes": r["axes"]})
+                runs.append({"index": index, "rep": rep, "seed": r["seed"], "id": cid})
+                if (index - 1) % shard[1] != shard[0] - 1:
+                    continue
                 d = os.path.join(out, cid, "rep-%d" % rep)
                 os.makedirs(d, exist_ok=True)
                 with open(os.path.join(d, "result.json"), "w") as f:
                     json.dump(r, f, indent=1)
+                done_record(d, cid, rep)
+    exp = {"version": 1, "name": "fixture", "spec": "fixture.ini", "spec_sha256": "f" * 64,
+           "seed": 1, "order": "interleave", "repetitions": 2, "skipped": [],
+           "configs": configs, "runs": runs}
+    if shard[1] > 1:
+        exp["shard"] = "%d/%d" % shard
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "experiment.json"), "w") as f:
+        json.dump(exp, f, indent=1)
 
 main()
