@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_exp.h"
 #include "cli/cmd_exp_results.h"
 #include "exp/check.h"
 #include "exp/matrix.h"
@@ -20,6 +21,8 @@ static int exp_list(int argc, char **argv);
 static int exp_check(int argc, char **argv);
 
 static const struct ts_cmd exp_cmds[] = {
+	{"run", exp_run,
+	 "Run the matrix of a spec into --out DIR, summarise it, evaluate --check; needs root"},
 	{"list", exp_list, "Print the runs a spec expands to, in order, without running anything"},
 	{"check", exp_check,
 	 "Evaluate checks on a finished results directory; exit 1 when one fails"},
@@ -28,12 +31,6 @@ static const struct ts_cmd exp_cmds[] = {
 };
 
 #define NCMDS (sizeof(exp_cmds) / sizeof(exp_cmds[0]))
-
-/* What the planner's options share between list and run. */
-struct plan_args {
-	const char *spec_path;
-	struct ts_exp_matrix_opts opts;
-};
 
 enum {
 	OPT_LENGTH = 0x500,
@@ -101,7 +98,7 @@ static error_t plan_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp plan_argp = {plan_options, plan_parse, NULL, NULL, NULL, NULL, NULL};
+const struct argp exp_plan_argp = {plan_options, plan_parse, NULL, NULL, NULL, NULL, NULL};
 
 static error_t linkcfg_parse(int key, char *arg, struct argp_state *state)
 {
@@ -157,9 +154,8 @@ static int check_links(const struct ts_exp_spec *spec)
 	return ret;
 }
 
-/* Read the spec and expand it; prints the error and returns 1 when either fails. */
-static int load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_matrix *plan,
-		     char sha[2 * TS_SHA256_LEN + 1])
+int exp_load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_matrix *plan,
+		  char sha[2 * TS_SHA256_LEN + 1])
 {
 	char err[1024];
 
@@ -180,7 +176,7 @@ static int load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_ex
 
 static int exp_list(int argc, char **argv)
 {
-	struct argp_child children[] = {{&plan_argp, 0, NULL, 0}, {0}};
+	struct argp_child children[] = {{&exp_plan_argp, 0, NULL, 0}, {0}};
 	struct argp argp = {
 		NULL,
 		NULL,
@@ -198,7 +194,7 @@ static int exp_list(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return 2;
-	if (load_plan(&a, &spec, &plan, sha))
+	if (exp_load_plan(&a, &spec, &plan, sha))
 		return 1;
 	ts_exp_matrix_print(&plan, stdout);
 	ts_exp_matrix_free(&plan);
@@ -206,8 +202,7 @@ static int exp_list(int argc, char **argv)
 	return fflush(stdout) ? 1 : 0;
 }
 
-/* Parse every check of @exprs; prints the first error and returns 1. */
-static int parse_checks(char **exprs, size_t n, struct ts_exp_check **out)
+int exp_parse_checks(char **exprs, size_t n, struct ts_exp_check **out)
 {
 	struct ts_exp_check *c = calloc(n ? n : 1, sizeof(*c));
 	char err[1024];
@@ -222,9 +217,8 @@ static int parse_checks(char **exprs, size_t n, struct ts_exp_check **out)
 	return 0;
 }
 
-/* Resolve the checks against @pts (the plan's or the summary's configurations). */
-static int resolve_checks(struct ts_exp_check *c, size_t n, const struct ts_exp_point *pts,
-			  size_t npts)
+int exp_resolve_checks(struct ts_exp_check *c, size_t n, const struct ts_exp_point *pts,
+		       size_t npts)
 {
 	char err[2048];
 	size_t i;
@@ -235,8 +229,7 @@ static int resolve_checks(struct ts_exp_check *c, size_t n, const struct ts_exp_
 	return 0;
 }
 
-/* Evaluate every check on @s, printing each; the number that failed. */
-static unsigned eval_checks(const struct ts_exp_check *c, size_t n, const struct ts_exp_summary *s)
+unsigned exp_eval_checks(const struct ts_exp_check *c, size_t n, const struct ts_exp_summary *s)
 {
 	unsigned failed = 0;
 	size_t i;
@@ -301,7 +294,7 @@ static int exp_check(int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
 		return 2;
 	ts_exp_summary_init(&s, NULL);
-	if (parse_checks(a.exprs, a.nexprs, &checks))
+	if (exp_parse_checks(a.exprs, a.nexprs, &checks))
 		goto out;
 	if (ts_exp_summary_from_dir(&s, a.dir, err, sizeof(err)) < 0) {
 		ts_cli_error("%s", err);
@@ -312,9 +305,9 @@ static int exp_check(int argc, char **argv)
 		ts_cli_error("out of memory");
 		goto out;
 	}
-	if (resolve_checks(checks, a.nexprs, pts, s.nconfigs))
+	if (exp_resolve_checks(checks, a.nexprs, pts, s.nconfigs))
 		goto out;
-	ret = eval_checks(checks, a.nexprs, &s) ? 1 : 0;
+	ret = exp_eval_checks(checks, a.nexprs, &s) ? 1 : 0;
 out:
 	free(pts);
 	free(checks);

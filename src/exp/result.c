@@ -338,3 +338,31 @@ bool ts_exp_result_fell_behind(const struct ts_exp_result *r)
 			return true;
 	return false;
 }
+
+int ts_exp_result_write_unrun(const struct ts_exp_run *run, const char *path, const char *error)
+{
+	json_object *o = json_object_new_object(), *axes = json_object_new_object();
+	json_object *flags = json_object_new_array();
+	size_t i;
+	int ret;
+
+	for (i = 0; i < run->naxes; i++)
+		json_object_object_add(axes, run->axes[i].axis,
+				       json_object_new_string(run->axes[i].value));
+	json_object_array_add(flags, json_object_new_string("not_run"));
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "id", json_object_new_string(run->config_id));
+	json_object_object_add(o, "rep", json_object_new_int((int)run->rep));
+	json_object_object_add(o, "index", json_object_new_int((int)run->index));
+	json_object_object_add(o, "seed", json_object_new_uint64(run->seed));
+	json_object_object_add(o, "axes", axes);
+	json_object_object_add(o, "test", json_object_new_string(run->test));
+	json_object_object_add(o, "ok", json_object_new_boolean(0));
+	json_object_object_add(o, "error", json_object_new_string(error));
+	json_object_object_add(o, "flags", flags);
+	json_object_object_add(o, "flows", json_object_new_array());
+	json_object_object_add(o, "latency", json_object_new_array());
+	ret = json_object_to_file_ext(path, o, JSON_C_TO_STRING_PRETTY) < 0 ? -EIO : 0;
+	json_object_put(o);
+	return ret;
+}

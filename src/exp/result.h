@@ -61,6 +61,13 @@ int ts_exp_result_load(struct ts_exp_result *r, const char *path, char *err, siz
 
 void ts_exp_result_free(struct ts_exp_result *r);
 
+/*
+ * ts_exp_result_write_unrun - write @path as the result.json of @run that
+ * could not be carried out at all ("ok": false, "error": @error, flag
+ * "not_run"), so the summary counts it as failed. 0 or -errno.
+ */
+int ts_exp_result_write_unrun(const struct ts_exp_run *run, const char *path, const char *error);
+
 /* Add @flag to @r's flags unless it is there already. */
 int ts_exp_result_flag(struct ts_exp_result *r, const char *flag);
 

@@ -302,10 +302,10 @@ int ts_exp_summary_write_md(const struct ts_exp_summary *s, FILE *f)
 	size_t i, j;
 
 	fprintf(f, "# %s\n\n", s->name);
-	fprintf(f, "%u runs, %u failed, %u where the emulator fell behind.", s->runs, s->failed,
+	fprintf(f, "Runs: %u, failed: %u, emulator fell behind: %u.", s->runs, s->failed,
 		s->fell_behind);
 	for (i = 0; i < s->nskipped; i++)
-		fprintf(f, "%s Skipped `%s`: %s.", i ? "" : "\n\n", s->skipped[i].cca,
+		fprintf(f, "%sSkipped `%s`: %s.", i ? " " : "\n\n", s->skipped[i].cca,
 			s->skipped[i].why);
 	fputs("\n\nThroughput: mean over repetitions [Student's t 95% interval]. Latency: p50 / "
 	      "p95 "
