@@ -249,9 +249,9 @@ static int mkdirs(const char *path)
 	return mkdir(p, 0755) != 0 && errno != EEXIST ? -errno : 0;
 }
 
-int ts_expdir_begin(const char *dir, const char *spec_path, const struct ts_expdir *p, char *err,
-		    size_t errlen)
+int ts_expdir_copy_spec(const char *dir, const char *spec_path, char *err, size_t errlen)
 {
+	struct stat a, b;
 	char to[PATH_MAX];
 	FILE *in = NULL, *out = NULL;
 	char buf[8192];
@@ -263,6 +263,10 @@ int ts_expdir_begin(const char *dir, const char *spec_path, const struct ts_expd
 		return ret;
 	}
 	snprintf(to, sizeof(to), "%s/%s", dir, TS_EXPDIR_SPEC);
+	/* exp resume DIR reads DIR/spec.ini itself: nothing to copy. */
+	if (stat(spec_path, &a) == 0 && stat(to, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		return 0;
 	in = fopen(spec_path, "rb");
 	if (!in) {
 		ret = -errno;
@@ -288,7 +292,7 @@ int ts_expdir_begin(const char *dir, const char *spec_path, const struct ts_expd
 		snprintf(err, errlen, "%s: cannot copy the spec", to);
 		return ret;
 	}
-	return ts_expdir_write(dir, p, err, errlen);
+	return 0;
 }
 
 int ts_expdir_prepare_run(const char *rundir, char *why, size_t whylen)

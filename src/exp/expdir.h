@@ -83,12 +83,11 @@ void ts_expdir_rundir(const char *dir, const struct ts_expdir_run *r, char *buf,
 int ts_expdir_check_fresh(const char *dir, char *err, size_t errlen);
 
 /*
- * ts_expdir_begin - create @dir (and parents), copy @spec_path to
- * @dir/spec.ini and write @p as @dir/experiment.json. Returns 0 or a
- * negative errno with @err.
+ * ts_expdir_copy_spec - copy @spec_path to @dir/spec.ini (created with its
+ * parents), unless it is that file already. Returns 0 or a negative errno
+ * with @err.
  */
-int ts_expdir_begin(const char *dir, const char *spec_path, const struct ts_expdir *p, char *err,
-		    size_t errlen);
+int ts_expdir_copy_spec(const char *dir, const char *spec_path, char *err, size_t errlen);
 
 enum ts_resume_action {
 	TS_RESUME_KEEP = 1, /* done and intact: not run again */
