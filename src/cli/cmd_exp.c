@@ -28,6 +28,8 @@ static const struct ts_cmd exp_cmds[] = {
 	 "Evaluate checks on a finished results directory; exit 1 when one fails"},
 	{"flent", cmd_exp_flent, "Write Flent data files (<test>.flent.gz) for finished runs"},
 	{"merge", cmd_exp_merge, "Combine shard directories of one matrix into one, summarised"},
+	{"report", cmd_exp_report,
+	 "Figures (PNG, SVG, each with its data) and report.md for an experiment directory"},
 	{"resume", cmd_exp_resume,
 	 "Finish an interrupted exp run: keep the runs that are done, redo the partial ones"},
 };

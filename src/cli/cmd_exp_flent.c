@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_exp_results.h"
+#include "exp/done.h"
 #include "exp/flent.h"
 
 #ifndef TS_VERSION
@@ -66,7 +67,22 @@ static int export_one(const char *rundir, void *arg)
 {
 	struct flent_count *c = arg;
 	char err[1024];
+	/* A done run stays done: its record is written again to list the new file. */
+	int was_done = ts_done_check(rundir, err, sizeof(err)) == TS_DONE_OK;
 	int ret = ts_flent_export_run(rundir, TS_VERSION, err, sizeof(err));
+
+	if (ret == 0 && was_done) {
+		const char *rep = strrchr(rundir, '/');
+		char id[PATH_MAX];
+		unsigned k = 0;
+
+		snprintf(id, sizeof(id), "%.*s", rep ? (int)(rep - rundir) : 0, rundir);
+		if (rep)
+			sscanf(rep, "/rep-%u", &k);
+		if (ts_done_write(rundir, strrchr(id, '/') ? strrchr(id, '/') + 1 : id, k, err,
+				  sizeof(err)) < 0)
+			ret = -EIO;
+	}
 
 	if (ret < 0) {
 		ts_cli_error("exp flent: %s", err);

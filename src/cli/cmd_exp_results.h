@@ -15,6 +15,7 @@
 
 int cmd_exp_flent(int argc, char **argv);
 int cmd_exp_resume(int argc, char **argv);
+int cmd_exp_report(int argc, char **argv);
 int cmd_exp_merge(int argc, char **argv);
 
 /* Summarise @dir again from its result.json files and write its summary.*; -errno with @err. */

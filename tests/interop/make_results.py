@@ -121,6 +121,16 @@ def main():
                 os.makedirs(d, exist_ok=True)
                 with open(os.path.join(d, "result.json"), "w") as f:
                     json.dump(r, f, indent=1)
+                with open(os.path.join(d, "stats.csv"), "w") as f:
+                    # tasshape's per-interval link record (the columns exp report reads).
+                    f.write("time_s,dir,interval_s,capacity_bps,throughput_bps,qdelay_p50_ms,"
+                            "qdelay_max_ms\n")
+                    for k in range(1, int((LENGTH + 2 * DELAY) * 10)):
+                        busy = DELAY <= k / 10 <= DELAY + LENGTH
+                        for dr in ("uplink", "downlink"):
+                            f.write("%.3f,%s,0.100,20000000,%d,%s,%s\n" % (
+                                k / 10, dr, 19000000 if busy else 0, "12.5" if busy else "",
+                                "25.0" if busy else ""))
                 done_record(d, cid, rep)
     exp = {"version": 1, "name": "fixture", "spec": "fixture.ini", "spec_sha256": "f" * 64,
            "seed": 1, "order": "interleave", "repetitions": 2, "skipped": [],

@@ -18,6 +18,8 @@ trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 "$here/make_results.py" "$tmp/out" tcp_upload tcp_nup rrul
 "$bin" exp flent "$tmp/out" | tee "$tmp/log"
 grep -q "^exp flent: 12 written, 0 without .*, 0 errors" "$tmp/log"
+# The runs were done before; they still are, their done records now listing the Flent files.
+"$bin" exp merge "$tmp/merged" "$tmp/out" >/dev/null
 
 fail=0
 # Flent's summary line "NAME : avg median 99th unit N" -> avg.
