@@ -17,10 +17,7 @@
 #include "cli/cmd_exp_results.h"
 #include "exp/done.h"
 #include "exp/flent.h"
-
-#ifndef TS_VERSION
-#define TS_VERSION "0"
-#endif
+#include "run/manifest.h"
 
 static int is_file(const char *dir, const char *name)
 {
@@ -69,7 +66,7 @@ static int export_one(const char *rundir, void *arg)
 	char err[1024];
 	/* A done run stays done: its record is written again to list the new file. */
 	int was_done = ts_done_check(rundir, err, sizeof(err)) == TS_DONE_OK;
-	int ret = ts_flent_export_run(rundir, TS_VERSION, err, sizeof(err));
+	int ret = ts_flent_export_run(rundir, ts_build_version(), err, sizeof(err));
 
 	if (ret == 0 && was_done) {
 		const char *rep = strrchr(rundir, '/');

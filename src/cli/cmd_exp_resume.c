@@ -19,10 +19,7 @@
 #include "exp/done.h"
 #include "exp/expdir.h"
 #include "exp/flent.h"
-
-#ifndef TS_VERSION
-#define TS_VERSION "0"
-#endif
+#include "run/manifest.h"
 
 enum { OPT_SHARD = 0x700, OPT_RESUME, OPT_FORCE, OPT_JOBS };
 
@@ -214,7 +211,7 @@ int exp_results_after_run(const struct ts_exp_run *run, const char *rundir)
 	char err[1024];
 	int ret;
 
-	ret = ts_flent_export_run(rundir, TS_VERSION, err, sizeof(err));
+	ret = ts_flent_export_run(rundir, ts_build_version(), err, sizeof(err));
 	if (ret < 0)
 		/* The run's own results stand; only its Flent view is missing, and says why. */
 		ts_cli_error("exp: %s: no Flent file: %s", rundir, err);

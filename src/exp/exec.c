@@ -49,6 +49,8 @@
 #include "exp/exec_result.h"
 #include "exp/run.h"
 #include "net/netns.h"
+#include "net/sockdiag.h"
+#include "run/sockstats_out.h"
 #include "net/rtnl.h"
 #include "tasshape/units.h"
 
@@ -467,6 +469,75 @@ static ts_ns_t link_delay(const struct ts_exp_run *run)
 	return d;
 }
 
+struct sampler {
+	FILE *f;
+	double t;
+};
+
+static void sample_row(void *ctx, const struct ts_sockstat *st)
+{
+	struct sampler *sm = ctx;
+
+	ts_sockstats_row(sm->f, sm->t, st);
+}
+
+static bool any_download(const struct exec *e)
+{
+	size_t k;
+
+	for (k = 0; k < e->plan.nflows; k++)
+		if (e->plan.flow[k].dir == TS_EXP_DOWN)
+			return true;
+	return false;
+}
+
+/*
+ * Wait for the client's wrapper (up to @timeout s). Meanwhile, when the run
+ * has downloads, sample the far side's sockets every 50 ms, as the wrapper
+ * samples the client's: their senders are there. Times are seconds since
+ * the wrapper was started, within milliseconds of the link's time 0.
+ */
+static int wait_client(struct exec *e, double timeout)
+{
+	double start = now_unix(), next = start;
+	struct ts_sockdiag *sd = NULL;
+	struct sampler sm = {0};
+	char path[4096];
+	struct ts_err terr;
+	int ret = -ETIMEDOUT;
+
+	if (any_download(e) && e->plan.nservers == 1 &&
+	    ts_sockdiag_open(&sd, e->hub.fd, &terr) == 0) {
+		path_in(e, path, sizeof(path), TS_EXP_F_SOCKSTATS_SRV);
+		sm.f = fopen(path, "w");
+		if (sm.f)
+			ts_sockstats_header(sm.f);
+	}
+	while (now_unix() < start + timeout) {
+		int st;
+		pid_t r = waitpid(e->client, &st, WNOHANG);
+
+		if (r == e->client) {
+			ret = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			break;
+		}
+		if (r < 0) {
+			ret = -errno;
+			break;
+		}
+		if (sm.f && now_unix() >= next) {
+			sm.t = now_unix() - start;
+			ts_sockdiag_dump(sd, sample_row, &sm);
+			next += 0.05;
+		}
+		usleep(5000);
+	}
+	if (sm.f)
+		fclose(sm.f);
+	ts_sockdiag_close(sd);
+	return ret;
+}
+
 static int run_client(struct exec *e, char *err, size_t errlen)
 {
 	char job[4096], sum[4096], stats[4096], sock[4096], log[4096], seed[32], dur[32];
@@ -510,7 +581,7 @@ static int run_client(struct exec *e, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot start the link: %s", strerror(errno));
 		return -errno;
 	}
-	ret = wait_exit(e->client, total_s(e) + 60);
+	ret = wait_client(e, total_s(e) + 60);
 	if (ret == -ETIMEDOUT) {
 		stop(&e->client, 5);
 		snprintf(err, errlen, "the link's wrapper did not end in time");

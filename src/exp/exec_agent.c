@@ -156,6 +156,7 @@ static int redirect(json_object *path, int fd)
 static void start(struct agent *a, struct proc *p, const sigset_t *old)
 {
 	size_t i, n = json_object_array_length(p->argv);
+	static char words[64][256];
 	char *argv[64];
 
 	if (n == 0 || n >= 64) {
@@ -164,8 +165,15 @@ static void start(struct agent *a, struct proc *p, const sigset_t *old)
 	}
 	for (i = 0; i < n; i++) {
 		const char *w = json_object_get_string(json_object_array_get_idx(p->argv, i));
+		const char *at = strstr(w, "{BASE}");
 
-		argv[i] = (char *)(strcmp(w, "{BASE}") ? w : a->base);
+		argv[i] = (char *)w;
+		if (at) {
+			/* "{BASE}" or "{BASE}:2112": the far side's address in place of the token. */
+			snprintf(words[i], sizeof(words[i]), "%.*s%s%s", (int)(at - w), w, a->base,
+				 at + 6);
+			argv[i] = words[i];
+		}
 	}
 	argv[n] = NULL;
 	p->started = now_unix();

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exp/exec_parse.h"
+#include "run/summary.h"
 
 /* obj.a.b... by keys, NULL when any is missing. */
 static json_object *path(json_object *o, const char *const *keys)
@@ -231,10 +232,8 @@ int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], char *er
 bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, int64_t base_rtt_ns, char *why,
 			size_t whylen)
 {
-	double limit_us = base_rtt_ns * 0.02 / 1e3;
-
-	if (limit_us < 200)
-		limit_us = 200;
+	/* The wrapper's own summary warns by the same rule. */
+	double limit_us = ts_fell_behind_limit(base_rtt_ns) / 1e3;
 	if (!f->present)
 		return false;
 	if (f->unexplained) {
@@ -254,10 +253,12 @@ bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, int64_t base_rtt_ns, ch
 	return false;
 }
 
-enum { SS_T, SS_SPORT, SS_CCA, SS_CWND, SS_RTT, SS_PACING, SS_DELIVERY, SS__N };
+enum { SS_T, SS_SPORT, SS_DPORT, SS_CCA, SS_CWND, SS_RTT, SS_PACING, SS_DELIVERY, SS_SENT, SS__N };
 
 static const char *const ss_col[SS__N] = {
-	"time_s", "sport", "cca", "cwnd_pkts", "srtt_ms", "pacing_rate_bps", "delivery_rate_bps"};
+	"time_s",    "sport",	"dport",	   "cca",
+	"cwnd_pkts", "srtt_ms", "pacing_rate_bps", "delivery_rate_bps",
+	"bytes_sent"};
 
 /* Split @line (modified) at commas into at most @max fields. */
 static size_t split(char *line, char **f, size_t max)
@@ -306,7 +307,7 @@ int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *s
 
 	for (i = 0; i < n; i++) {
 		socks[i].series = json_object_new_object();
-		socks[i].rows = 0;
+		socks[i].rows = socks[i].evidence = 0;
 		socks[i].cca[0] = 0;
 		json_object_object_add(socks[i].series, "t", json_object_new_array());
 		json_object_object_add(socks[i].series, "cwnd", json_object_new_array());
@@ -334,16 +335,24 @@ int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *s
 		}
 	}
 	while ((line = strtok_r(NULL, "\n", &save))) {
-		unsigned port;
+		unsigned port, peer;
+		unsigned long long sent;
 
 		nf = split(line, f, 64);
-		if (nf <= (size_t)col[SS_DELIVERY] || sscanf(f[col[SS_SPORT]], "%u", &port) != 1)
+		if (nf < SS__N || sscanf(f[col[SS_SPORT]], "%u", &port) != 1 ||
+		    sscanf(f[col[SS_DPORT]], "%u", &peer) != 1)
+			continue;
+		for (k = 0; k < SS__N; k++)
+			if ((size_t)col[k] >= nf)
+				break;
+		if (k < SS__N)
 			continue;
 		for (i = 0; i < n; i++) {
 			struct ts_exp_sock *s = &socks[i];
 			double t;
 
-			if (s->port != port || sscanf(f[col[SS_T]], "%lf", &t) != 1)
+			if (s->port != port || (s->peer && s->peer != peer) ||
+			    sscanf(f[col[SS_T]], "%lf", &t) != 1)
 				continue;
 			series_add(s->series, "t", num(t + t_off));
 			series_add(s->series, "cwnd", num_or_null(f[col[SS_CWND]]));
@@ -351,7 +360,15 @@ int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *s
 			series_add(s->series, "pacing_rate_bps", num_or_null(f[col[SS_PACING]]));
 			series_add(s->series, "delivery_rate_bps",
 				   num_or_null(f[col[SS_DELIVERY]]));
-			note_cca(s, f[col[SS_CCA]]);
+			/*
+			 * Evidence only once the socket has sent data: iperf3 sets its -C
+			 * after connect(), so an idle new socket may still show the
+			 * namespace default, under which nothing was sent.
+			 */
+			if (sscanf(f[col[SS_SENT]], "%llu", &sent) == 1 && sent > 0) {
+				note_cca(s, f[col[SS_CCA]]);
+				s->evidence++;
+			}
 			s->rows++;
 		}
 	}

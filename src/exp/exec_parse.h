@@ -84,15 +84,17 @@ bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, int64_t base_rtt_ns, ch
 
 /* One socket's samples from the wrapper's --sockstats CSV. */
 struct ts_exp_sock {
-	unsigned port;	     /* the client's local port of the flow */
+	unsigned port;	     /* the socket's local port */
+	unsigned peer;	     /* and its peer's, 0: any */
 	json_object *series; /* {"t","cwnd","rtt_ms","pacing_rate_bps","delivery_rate_bps"} */
 	size_t rows;
-	char cca[64]; /* distinct congestion controls seen, comma separated */
+	size_t evidence; /* rows taken after the socket had sent data */
+	char cca[64];	 /* distinct congestion controls of those rows, comma separated */
 };
 
 /*
  * ts_exp_parse_sockstats - pick the rows of the sockets whose source port
- * is @socks[i].port out of @text (the CSV of run/sockstats_out.h, columns
+ * is @socks[i].port (and destination port @socks[i].peer) out of @text (the CSV of run/sockstats_out.h, columns
  * found by the header's names); @t_off is added to its time_s (link time
  * 0 to the run's t0). Each socks[i].series is created (the caller puts
  * it). Returns 0 or -EINVAL with @err set when the header lacks a column.

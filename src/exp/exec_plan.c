@@ -121,9 +121,12 @@ int ts_exp_plan_build(const struct ts_exp_run *run, struct ts_exp_plan *p, char 
 		plan_tcp(p, TS_EXP_UP, 1, false);
 	} else if (!strcmp(t, "tcp_download")) {
 		plan_tcp(p, TS_EXP_DOWN, 1, false);
-	} else if (!strcmp(t, "tcp_nup") || !strcmp(t, "tcp_8up") || !strcmp(t, "tcp_ndown")) {
-		enum ts_exp_dir dir = !strcmp(t, "tcp_ndown") ? TS_EXP_DOWN : TS_EXP_UP;
-		unsigned n = !strcmp(t, "tcp_8up")
+	} else if (!strcmp(t, "tcp_nup") || !strcmp(t, "tcp_8up") || !strcmp(t, "tcp_ndown") ||
+		   !strcmp(t, "tcp_8down")) {
+		enum ts_exp_dir dir = !strcmp(t, "tcp_ndown") || !strcmp(t, "tcp_8down")
+					      ? TS_EXP_DOWN
+					      : TS_EXP_UP;
+		unsigned n = !strcmp(t, "tcp_8up") || !strcmp(t, "tcp_8down")
 				     ? 8
 				     : streams(dir == TS_EXP_UP ? run->upload_streams
 								: run->download_streams);
@@ -146,7 +149,7 @@ int ts_exp_plan_build(const struct ts_exp_run *run, struct ts_exp_plan *p, char 
 	} else {
 		snprintf(err, errlen,
 			 "unknown test '%s' (expected tcp_upload, tcp_download, tcp_nup, tcp_8up, "
-			 "tcp_ndown, rrul, rrul_be or rtt_fair)",
+			 "tcp_ndown, tcp_8down, rrul, rrul_be or rtt_fair)",
 			 t);
 		return -EINVAL;
 	}

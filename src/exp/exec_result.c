@@ -109,8 +109,7 @@ struct ctx {
 	char error[512];
 	double t0;
 	json_object *procs; /* the client report's */
-	struct ts_exp_sock socks[TS_EXP_MAX_FLOWS];
-	bool have_sock;
+	struct ts_exp_sock cli[TS_EXP_MAX_FLOWS], srv[TS_EXP_MAX_FLOWS];
 };
 
 static double proc_started(struct ctx *x, size_t i)
@@ -173,7 +172,13 @@ static json_object *flow_json(struct ctx *x, size_t k, unsigned *port)
 	return j;
 }
 
-/* The socket's view: every sample of the flow's client socket must show the run's control. */
+/*
+ * The sockets' view. The flow's sender decides how it is sent: for an
+ * upload the client's socket (the wrapper's --sockstats), for a download
+ * the server's (sampled by the executor in the far-side namespace: local
+ * port the iperf3 server's, peer port the client's). Every sample taken
+ * after that socket had sent data must show the run's control.
+ */
 static void sock_check(struct ctx *x, json_object *flows, json_object *sockstats)
 {
 	const struct ts_exp_plan *p = x->o->plan;
@@ -181,22 +186,24 @@ static void sock_check(struct ctx *x, json_object *flows, json_object *sockstats
 
 	for (k = 0; k < p->nflows; k++) {
 		json_object *fj = json_object_array_get_idx(flows, k), *s;
-		struct ts_exp_sock *so = &x->socks[k];
+		bool up = p->flow[k].dir == TS_EXP_UP;
+		struct ts_exp_sock *so = up ? &x->cli[k] : &x->srv[k];
 
-		if (!x->have_sock || !so->port || !so->rows) {
+		if (!so->port || !so->evidence) {
 			json_object_object_add(fj, "cca_socket", NULL);
-			continue;
+		} else {
+			json_object_object_add(fj, "cca_socket", json_object_new_string(so->cca));
+			if (strcmp(so->cca, cca_name(x)))
+				set_error(x->error, sizeof(x->error),
+					  "%s: its sending socket ran with congestion control %s, "
+					  "not %s",
+					  p->flow[k].name, so->cca, cca_name(x));
 		}
-		json_object_object_add(fj, "cca_socket", json_object_new_string(so->cca));
-		if (strcmp(so->cca, cca_name(x)))
-			set_error(x->error, sizeof(x->error),
-				  "%s: its socket ran with congestion control %s, not %s",
-				  p->flow[k].name, so->cca, cca_name(x));
-		if (p->flow[k].dir != TS_EXP_UP)
+		if (!up || !x->cli[k].series)
 			continue;
 		s = json_object_new_object();
 		json_object_object_add(s, "flow", json_object_new_string(p->flow[k].name));
-		json_object_object_foreach(so->series, key, val)
+		json_object_object_foreach(x->cli[k].series, key, val)
 		{
 			json_object_object_add(s, key, json_object_get(val));
 		}
@@ -204,28 +211,49 @@ static void sock_check(struct ctx *x, json_object *flows, json_object *sockstats
 	}
 }
 
-static void flows_json(struct ctx *x)
+/* Read one socket-statistics file into @socks (series NULL when it is missing). */
+static void read_socks(struct ctx *x, const char *name, struct ts_exp_sock *socks)
 {
-	const struct ts_exp_plan *p = x->o->plan;
-	json_object *flows = json_object_new_array(), *ss = json_object_new_array();
-	char *text, serr[256];
+	char *text = ts_exp_slurp(x->o->rundir, name), serr[256];
 	size_t k;
 
-	for (k = 0; k < p->nflows; k++) {
-		json_object_array_add(flows, flow_json(x, k, &x->socks[k].port));
-	}
-	text = ts_exp_slurp(x->o->rundir, TS_EXP_F_SOCKSTATS);
+	if (!text)
+		return;
 	/*
 	 * Socket samples are in the link's time, whose 0 is when the wrapper
 	 * started the client agent; the agent takes t0 a few milliseconds later.
 	 */
-	if (text)
-		x->have_sock = ts_exp_parse_sockstats(text, 0, x->socks, p->nflows, serr,
-						      sizeof(serr)) == 0;
-	sock_check(x, flows, ss);
-	for (k = 0; text && k < p->nflows; k++)
-		json_object_put(x->socks[k].series);
+	if (ts_exp_parse_sockstats(text, 0, socks, x->o->plan->nflows, serr, sizeof(serr)) < 0) {
+		for (k = 0; k < x->o->plan->nflows; k++) {
+			json_object_put(socks[k].series);
+			socks[k].series = NULL;
+			socks[k].evidence = 0;
+		}
+	}
 	free(text);
+}
+
+static void flows_json(struct ctx *x)
+{
+	const struct ts_exp_plan *p = x->o->plan;
+	json_object *flows = json_object_new_array(), *ss = json_object_new_array();
+	size_t k;
+
+	for (k = 0; k < p->nflows; k++) {
+		unsigned lp;
+
+		json_object_array_add(flows, flow_json(x, k, &lp));
+		x->cli[k].port = lp;
+		x->srv[k].port = lp ? p->flow[k].port : 0;
+		x->srv[k].peer = lp;
+	}
+	read_socks(x, TS_EXP_F_SOCKSTATS, x->cli);
+	read_socks(x, TS_EXP_F_SOCKSTATS_SRV, x->srv);
+	sock_check(x, flows, ss);
+	for (k = 0; k < p->nflows; k++) {
+		json_object_put(x->cli[k].series);
+		json_object_put(x->srv[k].series);
+	}
 	json_object_object_add(x->r, "flows", flows);
 	json_object_object_add(x->r, "sockstats", ss);
 }

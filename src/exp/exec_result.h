@@ -10,7 +10,8 @@
  * What fails a run ("ok": false, "error" says why): an orchestration
  * error, a flow whose iperf3 output is missing or reports an error, a
  * flow that ran with another congestion control than the run's
- * (iperf3's sender or receiver, or any sample of the client's socket).
+ * (iperf3's sender or receiver, or a sample of its sending socket taken
+ * after that socket sent data).
  * What flags it: "fell_behind:up"/"fell_behind:down" (ts_exp_fell_behind),
  * "probe_failed" (a latency probe produced no samples).
  */
@@ -24,13 +25,14 @@
 #include "exp/run.h"
 
 /* Files in the run directory, written by the executor and its agents. */
-#define TS_EXP_F_RESULT	   "result.json"
-#define TS_EXP_F_MANIFEST  "manifest.json"
-#define TS_EXP_F_SUMMARY   "summary.json"	/* the wrapper's --summary-json */
-#define TS_EXP_F_STATS	   "stats.csv"		/* the wrapper's --stats */
-#define TS_EXP_F_SOCKSTATS "sockstats.csv"	/* the wrapper's --sockstats (client side) */
-#define TS_EXP_F_LOG	   "tasshape.log"	/* the wrapper's stderr: its summary */
-#define TS_EXP_F_CLIENT	   "client-report.json" /* the client agent's report */
+#define TS_EXP_F_RESULT	       "result.json"
+#define TS_EXP_F_MANIFEST      "manifest.json"
+#define TS_EXP_F_SUMMARY       "summary.json"	      /* the wrapper's --summary-json */
+#define TS_EXP_F_STATS	       "stats.csv"	      /* the wrapper's --stats */
+#define TS_EXP_F_SOCKSTATS     "sockstats.csv"	      /* the wrapper's --sockstats (client side) */
+#define TS_EXP_F_SOCKSTATS_SRV "sockstats-server.csv" /* the far side's, sampled by the executor */
+#define TS_EXP_F_LOG	       "tasshape.log"	      /* the wrapper's stderr: its summary */
+#define TS_EXP_F_CLIENT	       "client-report.json"   /* the client agent's report */
 
 struct ts_exp_outcome {
 	const struct ts_exp_run *run;

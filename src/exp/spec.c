@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exp/spec.h"
 #include "run/linkcfg.h"
@@ -411,10 +412,25 @@ static int check_link_option(struct parse_ctx *c, const char *opt, const char *v
 	return ret;
 }
 
-/* A FILE option whose value is a relative path (not const:RATE, not absolute). */
-static int is_relative_file(const struct argp_option *o, const char *value)
+/*
+ * A FILE option whose value is a path relative to the spec: not absolute,
+ * not const:RATE, and either with a directory in it or a file beside the
+ * spec; a bare name that is neither stays as written, for the wrapper to
+ * find among the bundled traces ("trace = starlink").
+ */
+static int is_relative_file(const struct ts_exp_spec *s, const struct argp_option *o,
+			    const char *value)
 {
-	return !strcmp(o->arg, "FILE") && value[0] != '/' && strncmp(value, "const:", 6);
+	const char *slash = strrchr(s->path, '/');
+	char path[4096];
+
+	if (strcmp(o->arg, "FILE") || value[0] == '/' || strchr(value, ':'))
+		return 0;
+	if (strchr(value, '/'))
+		return 1;
+	snprintf(path, sizeof(path), "%.*s/%s", slash ? (int)(slash - s->path) : 1,
+		 slash ? s->path : ".", value);
+	return access(path, F_OK) == 0;
 }
 
 static int link_key(struct parse_ctx *c, const char *section, const char *name, const char *value)
@@ -483,7 +499,7 @@ static int link_key(struct parse_ctx *c, const char *section, const char *name, 
 			return fail(c, "out of memory");
 		snprintf(argv[l->argc], need, "--%s", name);
 		argv[++l->argc] = NULL;
-		if (o->arg && is_relative_file(o, value)) {
+		if (o->arg && is_relative_file(s, o, value)) {
 			/* A relative file is where the spec is, wherever tasshape runs from. */
 			const char *slash = strrchr(s->path, '/');
 			int dlen = slash ? (int)(slash - s->path) : 1;

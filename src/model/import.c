@@ -45,6 +45,23 @@ const struct ts_import_fmt *ts_import_at(size_t i)
 	return i < NFMTS ? &fmts[i] : NULL;
 }
 
+char *ts_import_names(char *buf, size_t len)
+{
+	size_t i, n = 0;
+	int w;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < NFMTS && n < len; i++) {
+		w = snprintf(buf + n, len - n, "%s%s", i ? ", " : "", fmts[i].name);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	return buf;
+}
+
 const char *imp_quote(char *buf, size_t size, const char *s, size_t len)
 {
 	return tr_quote(buf, size, s, len);
@@ -96,6 +113,7 @@ int ts_import_new(const char *fmt, const char *const *names, size_t ninputs,
 {
 	const struct ts_import_fmt *f = NULL;
 	struct ts_import *im;
+	char known[128];
 	size_t i;
 	int ret;
 
@@ -104,10 +122,8 @@ int ts_import_new(const char *fmt, const char *const *names, size_t ninputs,
 		if (!strcasecmp(fmts[i].name, fmt))
 			f = &fmts[i];
 	if (!f) {
-		ts_err_set(err,
-			   "unknown format '%s'; expected mahimahi, gnettrack, lumos5g, 5gophers, "
-			   "pensieve or leoreplayer (or pcap)",
-			   fmt);
+		ts_err_set(err, "unknown format '%s'; expected one of %s (or pcap)", fmt,
+			   ts_import_names(known, sizeof(known)));
 		return -EINVAL;
 	}
 	if (ninputs < f->min_inputs || ninputs > f->max_inputs) {

@@ -17,6 +17,7 @@
 #include "run/manifest.h"
 #include "run/session.h"
 #include "run/sha256.h"
+#include "tasshape/qdisc.h"
 #include "ts_buildinfo.h"
 
 const char *ts_build_version(void)
@@ -269,8 +270,7 @@ static struct json_object *json_link(const struct ts_linkcfg *l, bool *nomem)
 	for (i = 0; i < 2; i++) {
 		d = json_object_new_object();
 		ts_json_put_str(d, "trace", l->cap[i] ? l->cap[i]->name : NULL, nomem);
-		ts_json_put_str(d, "queue", l->queue[i] ? l->queue[i] : "droptail:packets=1000",
-				nomem);
+		ts_json_put_str(d, "queue", l->queue[i] ? l->queue[i] : TS_QDISC_DEFAULT, nomem);
 		ts_json_put_str(d, "loss", l->loss[i], nomem);
 		ts_json_put_str(d, "place", ts_place_name(l->place[i]), nomem);
 		ts_json_put(o, dn[i], d, nomem);

@@ -24,7 +24,7 @@ static const char spec_text[] = "[experiment]\n"		 /* 1 */
 				"test = tcp_upload, rrul\n"	 /* 10 */
 				"tas_shift = 9/10, 8/8 ; note\n" /* 11 */
 				"[link a]\n"			 /* 12 */
-				"trace = x.csv\n"		 /* 13 */
+				"trace = t/x.csv\n"		 /* 13 */
 				"delay = 20ms\n"		 /* 14 */
 				"queue = droptail:packets=200\n" /* 15 */
 				"[link w]\n"			 /* 16 */
@@ -65,7 +65,7 @@ static void test_spec_values(void)
 	/* Keys become the wrapper's options; a relative FILE is where the spec is. */
 	TSU_EQ(a->argc, 6);
 	CU_ASSERT_STRING_EQUAL(a->argv[0], "--trace");
-	CU_ASSERT_STRING_EQUAL(a->argv[1], "dir/x.csv");
+	CU_ASSERT_STRING_EQUAL(a->argv[1], "dir/t/x.csv");
 	CU_ASSERT_STRING_EQUAL(a->argv[2], "--delay");
 	CU_ASSERT_STRING_EQUAL(a->argv[3], "20ms");
 	CU_ASSERT_PTR_NULL(a->argv[6]);
