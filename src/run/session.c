@@ -252,7 +252,7 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 			 struct ts_run_common *common, const char *const *netns, struct ts_err *err)
 {
-	struct ts_cleanup_opts dead = {0};
+	struct ts_cleanup_opts dead = {.local = true};
 	int ret;
 
 	session_init(s, link, common);
@@ -271,9 +271,9 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 	if (ret < 0)
 		return ret;
 	/*
-	 * What runs that died with their guard left (a power cut, a kill of
-	 * the whole process group): only objects whose owner pid is not
-	 * running; processes in their namespaces are killed first.
+	 * What runs started from this namespace left when they died with their
+	 * guard (a power cut, a kill of the whole process group): only objects
+	 * whose owner pid is not running; processes inside are killed first.
 	 */
 	ts_topo_cleanup(&dead, NULL, NULL);
 	return ts_guard_start(&s->guard, netns, err);
