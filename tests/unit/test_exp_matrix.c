@@ -124,6 +124,13 @@ static void test_spec_errors(void)
 	reject(BASE "once = maybe\n", 7, "expected true or false");
 	reject(BASE "delay = 1ms\ndelay = 2ms\n", 8, "delay given twice");
 	reject(BASE "seed = 3\n", 7, "[experiment] seed");
+	/*
+	 * Found by fuzz_exp_spec: a --mac spec that does not split, or names
+	 * another MAC, read on (argp_error returns here) and used the unparsed
+	 * spec.
+	 */
+	reject(BASE "mac = wifi6:phy\n", 7, "--mac: ");
+	reject(BASE "mac = ethernet\n", 7, "--mac: unknown MAC 'ethernet'");
 	reject(BASE "[links]\n", 7, "unknown section [links]");
 	reject(BASE "[foo]\nx = 1\n", 7, "unknown section [foo]");
 	reject(BASE "junk\n", 7, "not an INI line");
