@@ -66,6 +66,7 @@ seed() {
 	fuzz_trace_mahimahi) cp tests/data/trace-small.mahi traces/*.mahi "$imp"/*.mahi \
 		"$imp"/leo_bw.txt "$dir"/ ;;
 	fuzz_phy_trace) cp traces/wifi6-*.csv "$dir"/ ;;
+	fuzz_exp_spec) cp docs/examples/*.ini "$dir"/ ;;
 	fuzz_import_mahimahi)
 		{ printf '\0'; cat "$imp"/mm_up.mahi; printf '\f'; cat "$imp"/mm_down.mahi; } >"$dir/pair"
 		{ printf '\2'; cat "$imp"/mm_up.mahi; } >"$dir/one-up"
@@ -94,6 +95,7 @@ dict_of() {
 	fuzz_trace | fuzz_trace_csv | fuzz_trace_mahimahi | fuzz_phy_trace) echo tests/fuzz/trace.dict ;;
 	fuzz_units | fuzz_trace_const) echo tests/fuzz/units.dict ;;
 	fuzz_link | fuzz_wifi6) echo tests/fuzz/link.dict ;;
+	fuzz_exp_spec | fuzz_exp_check) echo tests/fuzz/exp.dict ;;
 	fuzz_import_*) echo tests/fuzz/import.dict ;;
 	esac
 }
@@ -111,7 +113,7 @@ run() {
 	# Inputs of FUZZ_MAX_LEN bytes, 4 KiB by default (a spec: 600 bytes, above the 512 a spec may
 	# have): longer ones cost time without reaching new code in line-based parsers.
 	case $name in
-	fuzz_units | fuzz_trace_const | fuzz_wifi6) args+=(-max_len=600) ;;
+	fuzz_units | fuzz_trace_const | fuzz_wifi6 | fuzz_exp_check) args+=(-max_len=600) ;;
 	*) args+=("-max_len=${FUZZ_MAX_LEN:-4096}") ;;
 	esac
 	set +e
