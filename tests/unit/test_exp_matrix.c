@@ -332,7 +332,20 @@ static void test_plan_ids(void)
 	ts_exp_spec_free(&s);
 }
 
+/* Reading a spec: a directory and an endless file get their own message (bad-input cases). */
+static void test_spec_load(void)
+{
+	struct ts_exp_spec s;
+	char err[1024] = "";
+
+	TSU_EQ(ts_exp_spec_load(&s, TS_TEST_DATA, &ts_link_argp, err, sizeof(err)), -EISDIR);
+	CU_ASSERT_STRING_EQUAL(err, TS_TEST_DATA ": cannot read: Is a directory");
+	TSU_EQ(ts_exp_spec_load(&s, "/dev/zero", &ts_link_argp, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "/dev/zero: larger than 1048576 bytes: not an experiment spec");
+}
+
 static const struct tsu_test tests[] = {
+	{"reading a spec file: directory, endless file", test_spec_load},
 	{"spec values", test_spec_values},
 	{"spec defaults", test_spec_defaults},
 	{"spec errors name file, line, expectation", test_spec_errors},
