@@ -49,6 +49,12 @@ printf '0 1\n1 2\0\n' >"$D/pnul.txt"
 printf '0 0\n1 0\n2 0\n' >"$D/pzero.txt"
 printf 'Timestamp,DL_bitrate,UL_bitrate,State\n0000.11.28_07.00.01,5000,300,D\n' >"$D/year0.csv"
 LONGSPEC=$(head -c 100000 /dev/zero | tr '\0' a)
+EXPOK='[matrix]\ncca = cubic\nlink = a\ntest = tcp_upload\n[link a]\ntrace = const:10mbit\n'
+printf "$EXPOK" >"$D/ok.ini"
+printf "${EXPOK}dealy = 20ms\n" >"$D/key.ini"
+printf '[matrix]\ncca = cubic\n' >"$D/axis.ini"
+printf "${EXPOK}mac = wifi6:phy\n" >"$D/mac.ini"
+printf "${EXPOK}[experiment]\nrepetitions = 0\n" >"$D/rep.ini"
 
 # bad NAME EXPECTED [ARGS...]: run tasshape ARGS in the test namespace and
 # check exit status, message (a fixed string) and leftovers.
@@ -207,6 +213,19 @@ bad "import lumos5g missing" "$D/none.csv: cannot open: No such file or director
 bad "import 5gophers a directory" "$D/dir: cannot read: Is a directory" \
 	trace import 5gophers "$D/dir"
 bad "import pcap of a CSV" "$D/u8.csv: cannot read the capture" trace import pcap "$D/u8.csv"
+
+# --- experiment specs and --check
+bad "exp: unknown link key" "$D/key.ini:7: [link a]: unknown key 'dealy'" exp list "$D/key.ini"
+bad "exp: missing axis" "$D/axis.ini: [matrix] has no 'link' axis" exp list "$D/axis.ini"
+bad "exp: a --mac that does not split" "$D/mac.ini:7: --mac: " exp list "$D/mac.ini"
+bad "exp: 0 repetitions" "$D/rep.ini:8: repetitions" exp list "$D/rep.ini"
+bad "exp: spec is a directory" "$D/dir: cannot read: Is a directory" exp list "$D/dir"
+bad "exp: spec is endless" "/dev/zero: larger than 1048576 bytes" exp list /dev/zero
+bad "exp: spec missing" "$D/none.ini: No such file or directory" exp list "$D/none.ini"
+bad "exp: --check cut short" "at column 33: expected a number or TEST[AXIS=VALUE,...].METRIC" \
+	exp check "$D/dir" 'rrul[cca=bbr].ping_icmp_ms.p95 <'
+bad "exp: --check unknown metric" "unknown metric 'ping_icmp_msx'" \
+	exp run "$D/ok.ini" --out "$D/eo" --check 'rrul[cca=bbr].ping_icmp_msx.p95 < 3'
 
 # --- a 10^8-line trace: refused at 10,000,000 distinct milliseconds, bounded time and memory
 ts_log "writing a 10^8-line mahimahi trace"
