@@ -9,6 +9,7 @@
 
 #include "exp/exec_parse.h"
 #include "exp/exec_result.h"
+#include "run/bundled.h"
 #include "run/manifest.h"
 #include "run/sha256.h"
 
@@ -403,8 +404,10 @@ static json_object *traces_json(const struct ts_exp_run *run)
 		}
 		if (file && strncmp(file, "const:", 6)) {
 			json_object *t = json_object_new_object();
-			char hex[2 * TS_SHA256_LEN + 1];
+			char hex[2 * TS_SHA256_LEN + 1], buf[4096];
 
+			/* A bundled trace's name, resolved as the wrapper resolves it. */
+			file = ts_trace_resolve(file, buf, sizeof(buf));
 			json_object_object_add(t, "path", json_object_new_string(file));
 			json_object_object_add(t, "sha256",
 					       ts_sha256_file(file, hex) == 0
