@@ -622,6 +622,12 @@ int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, char *err,
 	int ret;
 
 	ts_netns_init(&e.hub);
+	if (run->kernel && run->kernel[0] && strcmp(run->kernel, "host")) {
+		snprintf(err, errlen,
+			 "kernel %s: only this host's kernel can run here (no VM runner)",
+			 run->kernel);
+		return -EOPNOTSUPP;
+	}
 	ret = ts_exp_plan_build(run, &e.plan, err, errlen);
 	if (ret < 0)
 		return ret;

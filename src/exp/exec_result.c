@@ -419,8 +419,8 @@ static json_object *traces_json(const struct ts_exp_run *run)
 	return a;
 }
 
-static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sysctl, char *err,
-			  size_t errlen)
+static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sysctl,
+			  json_object *warnings, char *err, size_t errlen)
 {
 	const struct ts_exp_run *run = o->run;
 	json_object *m = json_object_new_object(), *ts = json_object_new_object();
@@ -467,6 +467,8 @@ static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sy
 			       o->sysctl_srv ? json_object_get(o->sysctl_srv) : NULL);
 	json_object_object_add(m, "sysctl", sys);
 	json_object_object_add(m, "servers", o->servers ? json_object_get(o->servers) : NULL);
+	/* What the client's namespace could not be given (the default congestion control). */
+	json_object_object_add(m, "warnings", warnings ? json_object_get(warnings) : NULL);
 	snprintf(path, sizeof(path), "%s/%s", o->rundir, TS_EXP_F_MANIFEST);
 	ret = json_object_to_file_ext(path, m,
 				      JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -493,7 +495,7 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 {
 	const struct ts_exp_run *run = o->run;
 	struct ctx x = {.o = o};
-	json_object *report = NULL, *v, *client_sysctl = NULL;
+	json_object *report = NULL, *v, *client_sysctl = NULL, *warnings = NULL;
 	char path[4096], *text;
 	size_t i;
 	int ret;
@@ -511,8 +513,10 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 		x.t0 = json_object_get_double(v);
 	if (report)
 		json_object_object_get_ex(report, "procs", &x.procs);
-	if (report)
+	if (report) {
 		json_object_object_get_ex(report, "sysctl", &client_sysctl);
+		json_object_object_get_ex(report, "warnings", &warnings);
+	}
 	if (!report)
 		set_error(x.error, sizeof(x.error),
 			  "the client side left no report (see %s in the run directory)",
@@ -540,7 +544,7 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 	json_object_object_add(x.r, "ok", json_object_new_boolean(!x.error[0]));
 	json_object_object_add(x.r, "error", str_or_null(x.error));
 
-	ret = write_manifest(o, client_sysctl, err, errlen);
+	ret = write_manifest(o, client_sysctl, warnings, err, errlen);
 	json_object_object_add(x.r, "files", files_json(o->rundir));
 	snprintf(path, sizeof(path), "%s/%s", o->rundir, TS_EXP_F_RESULT);
 	if (ret == 0 &&
