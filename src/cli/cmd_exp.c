@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
@@ -190,9 +191,9 @@ static int exp_list(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
-		return 2;
+		return EX_USAGE;
 	if (exp_load_plan(&a, &spec, &plan, sha))
-		return 1;
+		return EX_USAGE; /* an invalid spec, like a bad option */
 	ts_exp_matrix_print(&plan, stdout);
 	ts_exp_matrix_free(&plan);
 	ts_exp_spec_free(&spec);
@@ -273,7 +274,7 @@ static int exp_check(int argc, char **argv)
 		"DIR EXPR...",
 		"Summarise the results directory DIR again (from its result.json files) "
 		"and evaluate each check EXPR on it, printing both sides and PASS or "
-		"FAIL. Exit 0 when all pass, 1 when one fails (or has no value), 2 when a "
+		"FAIL. Exit 0 when all pass, 1 when one fails (or has no value), 64 when a "
 		"check is malformed or names no single configuration. "
 		"The grammar is in docs/experiments.md (\"Checks\"), e.g. "
 		"'rrul[cca=bbr].ping_icmp_ms.p95 < rrul[cca=cubic].ping_icmp_ms.p95'.",
@@ -285,11 +286,11 @@ static int exp_check(int argc, char **argv)
 	struct check_args a = {0};
 	struct ts_exp_summary s;
 	char err[1024];
-	int ret = 2; /* a check that cannot be evaluated is a usage error, not a failed check */
+	int ret = EX_USAGE; /* a check that cannot be evaluated is a usage error, not a failure */
 
 	/* Checks may start with a digit or '-' ("-5 < ..."): stop option parsing at DIR. */
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
-		return 2;
+		return EX_USAGE;
 	ts_exp_summary_init(&s, NULL);
 	if (exp_parse_checks(a.exprs, a.nexprs, &checks))
 		goto out;
@@ -330,7 +331,7 @@ int cmd_exp(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		exp_usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		return argc < 2 ? EX_USAGE : 0;
 	}
 	for (i = 0; i < NCMDS; i++) {
 		if (!strcmp(argv[1], exp_cmds[i].name)) {
@@ -343,5 +344,5 @@ int cmd_exp(int argc, char **argv)
 	}
 	ts_cli_error("exp: unknown command '%s'", argv[1]);
 	exp_usage(stderr);
-	return 2;
+	return EX_USAGE;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -415,7 +416,8 @@ int exp_run(int argc, char **argv)
 		"OUT/<config-id>/rep-<k>/ each, then write summary.json, summary.csv and "
 		"summary.md and evaluate the checks. Exit 0 when every run and check "
 		"passed (a skipped congestion control is reported, not a failure), 1 "
-		"otherwise, 2 for a usage error. docs/experiments.md has the spec, the "
+		"otherwise, 64 for a usage error (an option, the spec or a check). "
+		"docs/experiments.md has the spec, the "
 		"metrics and the check grammar.",
 		children,
 		NULL,
@@ -429,11 +431,11 @@ int exp_run(int argc, char **argv)
 	struct progress prog = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESTART};
 	char sha[2 * TS_SHA256_LEN + 1];
-	int ret = 2, have_plan = 0, have_sum = 0;
+	int ret = EX_USAGE, have_plan = 0, have_sum = 0;
 	size_t i;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
-		return 2;
+		return EX_USAGE;
 	ts_exp_summary_init(&skips, NULL);
 	/* Everything that can be wrong with the request is found here, before any run. */
 	if (exp_load_plan(&a.plan, &spec, &plan, sha))

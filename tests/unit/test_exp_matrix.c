@@ -274,6 +274,16 @@ static void test_plan_only_and_overrides(void)
 	TSU_EQ(ts_exp_matrix_shard(&p, 0, 5), -EINVAL);
 	ts_exp_matrix_free(&p);
 
+	/* A value may be given as the spec writes it or as the id does: 8/8 or 8-8. */
+	o.nonly = 2;
+	o.only[0] = "tas_shift=8-8";
+	o.only[1] = "link=w";
+	o.repetitions = 1;
+	plan_ok(&p, &s, &o);
+	TSU_EQ(p.nconfigs, 2); /* tas on w with 8/8: tcp_upload and rrul */
+	CU_ASSERT_STRING_EQUAL(p.configs[0].id, "cca=tas,link=w,test=tcp_upload,tas_shift=8-8");
+	ts_exp_matrix_free(&p);
+
 	o.nonly = 1;
 	o.only[0] = "cca=reno";
 	TSU_EQ(ts_exp_matrix_build(&s, &o, &p, err, sizeof(err)), -EINVAL);
@@ -296,6 +306,9 @@ static void test_plan_ids(void)
 	TSU_EQ(p.nconfigs, 4);
 	CU_ASSERT_STRING_EQUAL(p.configs[0].id, "cca=bpf:reno,link=a,test=tcp_8up,kernel=host");
 	CU_ASSERT_STRING_EQUAL(p.configs[0].tmpl.cca, "bpf:progs/reno.bpf.o");
+	CU_ASSERT(ts_exp_value_matches("bpf:progs/reno.bpf.o", "bpf:reno"));
+	CU_ASSERT(ts_exp_value_matches("bpf:progs/reno.bpf.o", "bpf:progs/reno.bpf.o"));
+	CU_ASSERT(!ts_exp_value_matches("bpf:progs/reno.bpf.o", "reno"));
 	CU_ASSERT_STRING_EQUAL(p.configs[0].tmpl.test, "tcp_nup"); /* tcp_8up is tcp_nup, 8 */
 	TSU_EQ(p.configs[0].tmpl.upload_streams, 8);
 	CU_ASSERT_STRING_EQUAL(p.configs[0].tmpl.kernel, "host");
