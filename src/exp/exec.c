@@ -90,7 +90,10 @@ static void path_in(const struct exec *e, char *buf, size_t len, const char *nam
 	snprintf(buf, len, "%s/%s", e->dir, name);
 }
 
-/* Start @argv in namespace @netns_fd with stdout/stderr to files (NULL: /dev/null). */
+/*
+ * Start @argv (found on PATH) in namespace @netns_fd with stdout/stderr to
+ * files (NULL: /dev/null), stdin from /dev/null.
+ */
 static pid_t spawn(int netns_fd, char *const argv[], const char *out, const char *errf)
 {
 	sigset_t none;
@@ -115,8 +118,11 @@ static pid_t spawn(int netns_fd, char *const argv[], const char *out, const char
 		if (fo < 0 || fe < 0 || fi < 0 || dup2(fi, 0) < 0 || dup2(fo, 1) < 0 ||
 		    dup2(fe, 2) < 0)
 			_exit(126);
+		close(fo);
+		close(fe);
+		close(fi);
 	}
-	execv(argv[0], argv);
+	execvp(argv[0], argv);
 	_exit(127);
 }
 
@@ -358,8 +364,7 @@ static void note_servers(struct exec *e, unsigned i, json_object *rep, double ba
 static double measure_rtt(struct exec *e, unsigned i)
 {
 	char out[4096], name[64], *text, *p;
-	char *argv[] = {"/bin/ping", "-n", "-q", "-c",	     "10", "-i",
-			"0.02",	     "-w", "5",	 e->addr[i], NULL};
+	char *argv[] = {"ping", "-n", "-q", "-c", "10", "-i", "0.02", "-w", "5", e->addr[i], NULL};
 	double mn = -1, avg, mx;
 	pid_t pid;
 
