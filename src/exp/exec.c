@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -96,11 +97,18 @@ static void path_in(const struct exec *e, char *buf, size_t len, const char *nam
  */
 static pid_t spawn(int netns_fd, char *const argv[], const char *out, const char *errf)
 {
+	pid_t parent = getpid(), pid = fork();
 	sigset_t none;
-	pid_t pid = fork();
 
 	if (pid != 0)
 		return pid;
+	/*
+	 * Should the executor die (kill -9), its wrappers and agents get SIGTERM
+	 * and end their tools and links as on any SIGTERM; only the hub's name
+	 * is then left, for `tasshape cleanup`.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+		_exit(126);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
