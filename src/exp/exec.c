@@ -445,7 +445,14 @@ static int start_servers(struct exec *e, char *err, size_t errlen)
 		if (e->plan.nservers > 1) {
 			double want = 2 * e->run->server_delay[i] / 1e6;
 
-			rtt = measure_rtt(e, i);
+			int tries;
+
+			/* Up to three rounds of pings: a busy host can delay one round. */
+			for (tries = 0; tries < 3; tries++) {
+				rtt = measure_rtt(e, i);
+				if (rtt >= want - 1 && rtt <= want + 1)
+					break;
+			}
 			if (rtt < 0 || rtt < want - 1 || rtt > want + 1) {
 				snprintf(err, errlen,
 					 "server %u: base RTT %.3f ms measured by ping, %.3f ms "

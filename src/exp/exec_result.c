@@ -322,6 +322,48 @@ static json_object *fid_json(const struct ts_exp_fidelity *f)
 	return j;
 }
 
+/*
+ * rtt_fair's far-side hosts sit behind delay-only links of their own
+ * wrappers: one that fell behind delayed its flow by more than asked, so
+ * it flags the run too ("fell_behind:server-N"), judged against that
+ * link's base RTT. Their fidelity goes under "servers" [N-1].
+ */
+static void servers_fidelity(struct ctx *x, json_object *fj)
+{
+	const struct ts_exp_plan *p = x->o->plan;
+	json_object *arr;
+	size_t i;
+
+	if (!p || p->nservers < 2)
+		return;
+	arr = json_object_new_array();
+	for (i = 0; i < p->nservers; i++) {
+		struct ts_exp_fidelity f[2];
+		char name[64], why[128], perr[256], flag[48], *text;
+		json_object *sj = json_object_new_object();
+		int d;
+
+		snprintf(name, sizeof(name), "server-%zu-summary.json", i + 1);
+		text = ts_exp_slurp(x->o->rundir, name);
+		if (text && ts_exp_parse_summary(text, f, perr, sizeof(perr)) == 0) {
+			for (d = 0; d < 2; d++) {
+				if (!f[d].present)
+					continue;
+				json_object_object_add(sj, d ? "down" : "up", fid_json(&f[d]));
+				if (ts_exp_fell_behind(&f[d], 2 * x->o->run->server_delay[i], why,
+						       sizeof(why))) {
+					snprintf(flag, sizeof(flag), "fell_behind:server-%zu",
+						 i + 1);
+					add_flag(x->flags, flag);
+				}
+			}
+		}
+		free(text);
+		json_object_array_add(arr, sj);
+	}
+	json_object_object_add(fj, "servers", arr);
+}
+
 static void fidelity_json(struct ctx *x)
 {
 	static const char *const key[2] = {"up", "down"};
@@ -351,6 +393,7 @@ static void fidelity_json(struct ctx *x)
 					       json_object_new_string(why));
 		}
 	}
+	servers_fidelity(x, fj);
 	json_object_object_add(x->r, "fidelity", fj);
 }
 
