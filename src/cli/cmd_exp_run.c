@@ -377,6 +377,32 @@ static int run_all(const struct run_args *a, const struct ts_exp_matrix *plan,
 	return 0;
 }
 
+/* A copy of the spec as it was read, so the directory says what produced it. */
+static int copy_spec(const char *spec, const char *out)
+{
+	char path[4096], buf[65536];
+	FILE *in, *o;
+	size_t n;
+	int bad;
+
+	snprintf(path, sizeof(path), "%s/spec.ini", out);
+	in = fopen(spec, "r");
+	if (!in)
+		return ts_cli_error("%s: %s", spec, strerror(errno));
+	o = fopen(path, "w");
+	if (!o) {
+		fclose(in);
+		return ts_cli_error("%s: %s", path, strerror(errno));
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, o);
+	bad = ferror(in);
+	fclose(in);
+	if (fclose(o) || bad)
+		return ts_cli_error("%s: cannot copy the spec", path);
+	return 0;
+}
+
 static int write_experiment(const char *out, const struct ts_exp_matrix *plan,
 			    const struct ts_exp_summary *sum)
 {
@@ -461,7 +487,7 @@ int exp_run(int argc, char **argv)
 		goto out;
 	if (probe_ccas(&plan, &skips, a.strict))
 		goto out;
-	if (write_experiment(a.out, &plan, &skips))
+	if (write_experiment(a.out, &plan, &skips) || copy_spec(a.plan.spec_path, a.out))
 		goto out;
 
 	prog.live = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
