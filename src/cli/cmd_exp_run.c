@@ -304,7 +304,7 @@ static int one_run(const struct run_args *a, const struct ts_exp_run *run, char 
 		   size_t rlen)
 {
 	char dir[4096], err[1024] = "";
-	int n;
+	int n, ret;
 
 	n = snprintf(dir, sizeof(dir), "%s/%s", a->out, run->config_id);
 	if (n < 0 || (size_t)n >= sizeof(dir) || mkdir_one(dir))
@@ -315,12 +315,17 @@ static int one_run(const struct run_args *a, const struct ts_exp_run *run, char 
 	n = snprintf(result, rlen, "%.4000s/result.json", dir);
 	if (n < 0 || (size_t)n >= rlen)
 		return ts_cli_error("--out: path too long");
-	if (ts_exp_exec_run(run, dir, err, sizeof(err)) < 0) {
-		/* Recorded as a failed run, so the summary and the exit status say so. */
-		if (ts_exp_result_write_unrun(run, result,
-					      err[0] ? err : "the run could not start") < 0)
-			return ts_cli_error("%s: cannot write", result);
-	}
+	ret = ts_exp_exec_run(run, dir, err, sizeof(err));
+	if (ret == 0 && access(result, F_OK) == 0)
+		return 0;
+	/* Not carried out, or no result: recorded as a failed run, so nothing goes unnoticed. */
+	if (ret == 0)
+		snprintf(err, sizeof(err),
+			 "the executor reported success but wrote no result.json");
+	else if (!err[0])
+		snprintf(err, sizeof(err), "the run could not start: %s", strerror(-ret));
+	if (ts_exp_result_write_unrun(run, result, err) < 0)
+		return ts_cli_error("%s: cannot write", result);
 	return 0;
 }
 
@@ -369,6 +374,32 @@ static int run_all(const struct run_args *a, const struct ts_exp_matrix *plan,
 		}
 		pthread_mutex_unlock(&p->lock);
 	}
+	return 0;
+}
+
+/* A copy of the spec as it was read, so the directory says what produced it. */
+static int copy_spec(const char *spec, const char *out)
+{
+	char path[4096], buf[65536];
+	FILE *in, *o;
+	size_t n;
+	int bad;
+
+	snprintf(path, sizeof(path), "%s/spec.ini", out);
+	in = fopen(spec, "r");
+	if (!in)
+		return ts_cli_error("%s: %s", spec, strerror(errno));
+	o = fopen(path, "w");
+	if (!o) {
+		fclose(in);
+		return ts_cli_error("%s: %s", path, strerror(errno));
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, o);
+	bad = ferror(in);
+	fclose(in);
+	if (fclose(o) || bad)
+		return ts_cli_error("%s: cannot copy the spec", path);
 	return 0;
 }
 
@@ -456,7 +487,7 @@ int exp_run(int argc, char **argv)
 		goto out;
 	if (probe_ccas(&plan, &skips, a.strict))
 		goto out;
-	if (write_experiment(a.out, &plan, &skips))
+	if (write_experiment(a.out, &plan, &skips) || copy_spec(a.plan.spec_path, a.out))
 		goto out;
 
 	prog.live = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
