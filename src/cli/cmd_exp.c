@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
+#include "cli/cmd_exp_results.h"
 #include "exp/check.h"
 #include "exp/matrix.h"
 #include "run/sha256.h"
@@ -26,6 +27,12 @@ static const struct ts_cmd exp_cmds[] = {
 	{"list", exp_list, "Print the runs a spec expands to, in order, without running anything"},
 	{"check", exp_check,
 	 "Evaluate checks on a finished results directory; exit 1 when one fails"},
+	{"flent", cmd_exp_flent, "Write Flent data files (<test>.flent.gz) for finished runs"},
+	{"merge", cmd_exp_merge, "Combine shard directories of one matrix into one, summarised"},
+	{"report", cmd_exp_report,
+	 "Figures (PNG, SVG, each with its data) and report.md for an experiment directory"},
+	{"resume", cmd_exp_resume,
+	 "Finish an interrupted exp run: keep the runs that are done, redo the partial ones"},
 };
 
 #define NCMDS (sizeof(exp_cmds) / sizeof(exp_cmds[0]))

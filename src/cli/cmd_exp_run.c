@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
+#include "cli/cmd_exp_results.h"
 #include "exp/progress.h"
 #include "exp/result.h"
 #include "exp/stats.h"
@@ -41,7 +42,8 @@ struct run_args {
 	size_t nchecks;
 	char *checks[MAX_CHECKS];
 	bool strict;
-	int progress; /* 1 live line, 0 a line per run, -1: a live line on a terminal */
+	int progress;		/* 1 live line, 0 a line per run, -1: a live line on a terminal */
+	struct exp_results res; /* --shard, --jobs, resume (cmd_exp_resume.c) */
 };
 
 static const struct argp_option run_options[] = {
@@ -68,6 +70,7 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &a->plan;
+		state->child_inputs[1] = &a->res;
 		break;
 	case OPT_OUT:
 		a->out = arg;
@@ -126,9 +129,10 @@ static int prepare_out(const char *out)
 		closedir(d);
 		if (!empty)
 			return ts_cli_error(
-				"--out %s: not empty (results are never mixed: give a new "
-				"directory)",
-				out);
+				"--out %s: not empty (results are never mixed): to finish the "
+				"experiment it holds use 'tasshape exp resume %s', or give a new "
+				"directory",
+				out, out);
 		return 0;
 	}
 	snprintf(path, sizeof(path), "%s", out);
@@ -306,6 +310,8 @@ static int one_run(const struct run_args *a, const struct ts_exp_run *run, char 
 	char dir[4096], err[1024] = "";
 	int n, ret;
 
+	if (exp_results_before_run(&a->res, run, a->out))
+		return 1;
 	n = snprintf(dir, sizeof(dir), "%s/%s", a->out, run->config_id);
 	if (n < 0 || (size_t)n >= sizeof(dir) || mkdir_one(dir))
 		return n < 0 || (size_t)n >= sizeof(dir) ? ts_cli_error("--out: path too long") : 1;
@@ -316,17 +322,23 @@ static int one_run(const struct run_args *a, const struct ts_exp_run *run, char 
 	if (n < 0 || (size_t)n >= rlen)
 		return ts_cli_error("--out: path too long");
 	ret = ts_exp_exec_run(run, dir, err, sizeof(err));
-	if (ret == 0 && access(result, F_OK) == 0)
+	if (ret < 0) {
+		/* Recorded as a failed run, so the summary and the exit status say so. */
+		if (!err[0])
+			snprintf(err, sizeof(err), "the run could not start: %s", strerror(-ret));
+		if (ts_exp_result_write_unrun(run, result, err) < 0)
+			return ts_cli_error("%s: cannot write", result);
+		return 0; /* never started: not done, so resume tries it again */
+	}
+	if (access(result, F_OK) < 0) {
+		/* Success without a result would vanish from the summary: a failure, not done. */
+		if (ts_exp_result_write_unrun(run, result,
+					      "the executor reported success but wrote no "
+					      "result.json") < 0)
+			return ts_cli_error("%s: cannot write", result);
 		return 0;
-	/* Not carried out, or no result: recorded as a failed run, so nothing goes unnoticed. */
-	if (ret == 0)
-		snprintf(err, sizeof(err),
-			 "the executor reported success but wrote no result.json");
-	else if (!err[0])
-		snprintf(err, sizeof(err), "the run could not start: %s", strerror(-ret));
-	if (ts_exp_result_write_unrun(run, result, err) < 0)
-		return ts_cli_error("%s: cannot write", result);
-	return 0;
+	}
+	return exp_results_after_run(run, dir);
 }
 
 static int run_all(const struct run_args *a, const struct ts_exp_matrix *plan,
@@ -335,7 +347,8 @@ static int run_all(const struct run_args *a, const struct ts_exp_matrix *plan,
 	size_t i, todo = 0, pos = 0;
 
 	for (i = 0; i < plan->nruns; i++)
-		todo += !cca_skipped(skips, plan->runs[i].cca);
+		todo += !cca_skipped(skips, plan->runs[i].cca) &&
+			exp_results_selected(&a->res, &plan->runs[i], a->out);
 	p->total = todo;
 	p->start = mono_now();
 	for (i = 0; i < plan->nruns && !stop_signal; i++) {
@@ -343,7 +356,7 @@ static int run_all(const struct run_args *a, const struct ts_exp_matrix *plan,
 		char result[4096];
 		ts_ns_t t0;
 
-		if (cca_skipped(skips, run->cca))
+		if (cca_skipped(skips, run->cca) || !exp_results_selected(&a->res, run, a->out))
 			continue;
 		pos++;
 		pthread_mutex_lock(&p->lock);
@@ -374,32 +387,6 @@ static int run_all(const struct run_args *a, const struct ts_exp_matrix *plan,
 		}
 		pthread_mutex_unlock(&p->lock);
 	}
-	return 0;
-}
-
-/* A copy of the spec as it was read, so the directory says what produced it. */
-static int copy_spec(const char *spec, const char *out)
-{
-	char path[4096], buf[65536];
-	FILE *in, *o;
-	size_t n;
-	int bad;
-
-	snprintf(path, sizeof(path), "%s/spec.ini", out);
-	in = fopen(spec, "r");
-	if (!in)
-		return ts_cli_error("%s: %s", spec, strerror(errno));
-	o = fopen(path, "w");
-	if (!o) {
-		fclose(in);
-		return ts_cli_error("%s: %s", path, strerror(errno));
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		fwrite(buf, 1, n, o);
-	bad = ferror(in);
-	fclose(in);
-	if (fclose(o) || bad)
-		return ts_cli_error("%s: cannot copy the spec", path);
 	return 0;
 }
 
@@ -438,7 +425,8 @@ static int summarise(const char *out, struct ts_exp_summary *s)
 
 int exp_run(int argc, char **argv)
 {
-	struct argp_child children[] = {{&exp_plan_argp, 0, NULL, 0}, {0}};
+	struct argp_child children[] = {
+		{&exp_plan_argp, 0, NULL, 0}, {&exp_results_argp, 0, NULL, 0}, {0}};
 	struct argp argp = {
 		run_options,
 		run_parse,
@@ -483,11 +471,13 @@ int exp_run(int argc, char **argv)
 			     "the plan without it");
 		goto out;
 	}
-	if (prepare_out(a.out))
+	if (a.res.resume ? exp_results_check_resume(&a.res, a.out, &plan, spec.sha256)
+			 : prepare_out(a.out))
 		goto out;
 	if (probe_ccas(&plan, &skips, a.strict))
 		goto out;
-	if (write_experiment(a.out, &plan, &skips) || copy_spec(a.plan.spec_path, a.out))
+	if (write_experiment(a.out, &plan, &skips) ||
+	    exp_results_after_plan(&a.res, a.out, a.plan.spec_path))
 		goto out;
 
 	prog.live = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
