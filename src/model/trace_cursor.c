@@ -196,6 +196,29 @@ static ts_ns_t opps_serve(struct ts_trace_cursor *c, ts_ns_t t, uint64_t bytes)
 	}
 }
 
+static u128 cap_prefix(const struct ts_trace *t, size_t k);
+
+/*
+ * A looping trace offers the same capacity in any window of one period, so
+ * a packet that needs more than whole periods skips them in one step: a
+ * slow link with a short period (1 bit/s looping every microsecond, found
+ * by fuzz_trace_csv) would otherwise walk 10^10 rows for one packet.
+ */
+static u128 skip_passes(struct ts_trace_cursor *c, ts_ns_t *t, u128 work)
+{
+	u128 per_pass, k;
+
+	if (c->once)
+		return work;
+	per_pass = cap_prefix(c->trace, c->trace->n);
+	if (!per_pass || work <= per_pass)
+		return work;
+	k = (work - 1) / per_pass;
+	c->pass += (uint64_t)k;
+	*t += (ts_ns_t)k * c->trace->period;
+	return work - k * per_pass;
+}
+
 static ts_ns_t rate_serve(struct ts_trace_cursor *c, ts_ns_t t, uint64_t bytes)
 {
 	u128 work = (u128)bytes * 8u * (u128)TS_NSEC_PER_SEC; /* bit-ns still to deliver */
@@ -214,6 +237,7 @@ static ts_ns_t rate_serve(struct ts_trace_cursor *c, ts_ns_t t, uint64_t bytes)
 		t = rate_start(c, t);
 		if (t == TS_NEVER)
 			return TS_NEVER;
+		work = skip_passes(c, &t, work);
 		rate = c->trace->rows[c->idx].bps;
 		end = rate_row_end(c);
 		room = rate * (u128)(end - t);

@@ -169,6 +169,26 @@ static void test_rate_two_rows(void)
 	fx_trace_free(t);
 }
 
+/*
+ * A slow link with a short period (found by fuzz_trace_csv: it walked one
+ * row per microsecond): rows of 1 bit/s for 0.5 us and 3 bit/s for 0.5 us,
+ * period 1 us, so 2 bit-us per period. One byte (8 bits) from 0 takes
+ * exactly 4 s; a second byte, started at 4 s + 0.25 us (inside the first
+ * row), takes 4 s more: it ends at 8 s + 0.25 us.
+ */
+static void test_rate_short_period(void)
+{
+	ts_ns_t at[] = {0, 500};
+	uint64_t bps[] = {1, 3};
+	struct ts_trace *t = fx_rate(at, bps, 2, 1000);
+	struct ts_trace_cursor c;
+
+	ts_trace_cursor_init(&c, t, 0, false);
+	TSU_EQ(serve_at(&c, 0, 1), 4 * SEC);
+	TSU_EQ(serve_at(&c, 4 * SEC + 250, 1), 8 * SEC + 250);
+	fx_trace_free(t);
+}
+
 /* Rounding: 1 byte at 3 bit/s takes 8/3 s; three back to back end at exactly 8 s. */
 static void test_rate_sub_ns_remainder(void)
 {
@@ -270,6 +290,7 @@ static const struct tsu_test tests[] = {
 	{"rate: two rows, exact times", test_rate_two_rows},
 	{"rate: sub-ns remainder kept", test_rate_sub_ns_remainder},
 	{"rate: outage", test_rate_outage},
+	{"rate: a slow link with a 1 us period", test_rate_short_period},
 	{"rate: delay and loss columns", test_rate_delay_loss_columns},
 };
 
