@@ -468,9 +468,15 @@ static int link_key(struct parse_ctx *c, const char *section, const char *name, 
 			    "[%s]: seed: the emulator's seed comes from [experiment] seed + the "
 			    "repetition",
 			    section);
-	for (i = 0; i + 1 < l->argc; i += 2)
+	/* argv is options, each followed by its value unless it is a flag (found by fuzz_exp_spec). */
+	for (i = 0; i < l->argc; i++) {
+		const struct argp_option *prev = find_option(c->link_argp, l->argv[i] + 2);
+
 		if (!strcmp(l->argv[i] + 2, name))
 			return fail(c, "[%s]: %s given twice", section, name);
+		if (prev && prev->arg)
+			i++;
+	}
 	if (!o->arg) {
 		if (!strcmp(value, "") || !strcmp(value, "true") || !strcmp(value, "yes") ||
 		    !strcmp(value, "1"))

@@ -131,6 +131,10 @@ static void test_spec_errors(void)
 	 */
 	reject(BASE "mac = wifi6:phy\n", 7, "--mac: ");
 	reject(BASE "mac = ethernet\n", 7, "--mac: unknown MAC 'ethernet'");
+	/* a flag has no value: the twice check read a value as an option name past its end */
+	reject(BASE "once = 1\ndelay = 2ms\nonce = 1\n", 9, "once given twice");
+	reject(BASE "once = 1\nqueue = droptail:packets=9\nqueue = infinite\n", 9,
+	       "queue given twice");
 	reject(BASE "[links]\n", 7, "unknown section [links]");
 	reject(BASE "[foo]\nx = 1\n", 7, "unknown section [foo]");
 	reject(BASE "junk\n", 7, "not an INI line");
