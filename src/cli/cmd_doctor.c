@@ -18,8 +18,8 @@
 
 #include "cli/cli.h"
 #include "run/probe.h"
-#include "vm/vm.h"
 #include "tasshape/units.h"
+#include "vm/vm.h"
 
 enum dr_status { DR_OK, DR_WARN, DR_FAIL, DR_INFO };
 

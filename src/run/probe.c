@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Host probes for `tasshape doctor` (probe.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "net/nfq.h"
