@@ -303,6 +303,13 @@ void ts_obs_arrival(struct ts_obs *ob, const struct ts_pkt *p, const struct ts_n
 		ts_mmlog_arrival(&ob->mm[dir], now, kp->wire_len);
 }
 
+void ts_obs_handover(struct ts_obs *ob, const struct ts_pkt *p, int dir, enum ts_place place,
+		     ts_ns_t t)
+{
+	if (place == ob->link[dir] && ob->mm_on[dir])
+		ts_mmlog_arrival(&ob->mm[dir], t, p->len);
+}
+
 void ts_obs_nodesc(struct ts_obs *ob, const struct ts_nfq_pkt *kp, int dir, enum ts_place place,
 		   ts_ns_t now)
 {

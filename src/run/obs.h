@@ -120,6 +120,14 @@ int ts_obs_start(struct ts_obs *ob, const struct ts_obs_opts *o, const struct ts
 void ts_obs_arrival(struct ts_obs *ob, const struct ts_pkt *p, const struct ts_nfq_pkt *kp, int dir,
 		    enum ts_place place, ts_ns_t now);
 
+/*
+ * Packet @p enters pipe @place of @dir at @t without a new arrival from the
+ * kernel (the station's TSQ emulation, run/tsq.h, matched it): what an
+ * arrival records, except its header, which @p's descriptor already has.
+ */
+void ts_obs_handover(struct ts_obs *ob, const struct ts_pkt *p, int dir, enum ts_place place,
+		     ts_ns_t t);
+
 /* A packet dropped on arrival for want of a descriptor. */
 void ts_obs_nodesc(struct ts_obs *ob, const struct ts_nfq_pkt *kp, int dir, enum ts_place place,
 		   ts_ns_t now);

@@ -121,7 +121,8 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 				return ret;
 		}
 	}
-	return 0;
+	/* The Wi-Fi station's TSQ budget (run/tsq.h): sockets are sampled in its namespace. */
+	return ts_tsq_start(&s->shaper.tsq, &s->shaper, s->hook_fd[TS_H_UP_SENDER], err);
 }
 
 static void manifest_if(struct ts_session *s, unsigned int k, int fd, const char *ifname,

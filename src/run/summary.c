@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "run/summary.h"
+#include "run/tsq.h"
 #include "tasshape/units.h"
 #include "tasshape/wifi6.h"
 
@@ -141,7 +142,7 @@ static void print_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
 	fprintf(f, "%s\n", first ? " (none)" : "");
 }
 
-static void json_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
+static void json_wifi(FILE *f, const struct ts_summary *s, const struct ts_dir *d, ts_ns_t dt)
 {
 	const struct ts_wifi6_stats *w = ts_wifi6_stage_stats(d->mac);
 	const struct ts_wifi6_medium_stats *ms = ts_wifi6_stage_medium(d->mac);
@@ -168,7 +169,10 @@ static void json_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
 		fprintf(f, "%s\"%u\":%" PRIu64, first ? "" : ",", n, w->n_hist[n]);
 		first = 0;
 	}
-	fprintf(f, "}}");
+	fprintf(f, "}");
+	if (d->mac->place == TS_PLACE_SENDER)
+		ts_tsq_json(f, s->tsq, s->start);
+	fprintf(f, "}");
 }
 
 void ts_summary_print(FILE *f, const struct ts_summary *s)
@@ -225,6 +229,8 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 			}
 		}
 		print_wifi(f, d, dt);
+		if (d->mac && d->mac->place == TS_PLACE_SENDER)
+			ts_tsq_print(f, s->tsq, s->start);
 		if (x->no_descriptor)
 			fprintf(f,
 				"  WARNING: %" PRIu64 " packets dropped for want of descriptors "
@@ -302,7 +308,7 @@ int ts_summary_json(FILE *f, const struct ts_summary *s)
 			}
 		}
 		fprintf(f, "]");
-		json_wifi(f, d, dt);
+		json_wifi(f, s, d, dt);
 		fprintf(f,
 			",\"kernel_dropped\":%" PRIu64 ",\"socket_overrun\":%" PRIu64
 			",\"no_descriptor\":%" PRIu64 ",\"unexplained_drops\":%" PRIu64,

@@ -29,6 +29,7 @@ struct ts_summary {
 	ts_ns_t start, end; /* run interval, for capacity and rates */
 	const struct ts_dir *dir[2];
 	struct ts_dir_extra extra[2];
+	const struct ts_tsq *tsq; /* the station's TSQ budget (run/tsq.h), or NULL */
 };
 
 void ts_summary_print(FILE *f, const struct ts_summary *s);
