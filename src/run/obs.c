@@ -10,6 +10,7 @@
 #include "net/sockdiag.h"
 #include "run/obs.h"
 #include "run/sockstats_out.h"
+#include "run/tsq.h"
 
 static const char *const dir_name[2] = {"uplink", "downlink"};
 static const char *const mm_name[2] = {"Uplink", "Downlink"};
@@ -373,9 +374,12 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 {
 	struct sample_ctx *c = arg;
 	struct ts_obs *ob = c->ob;
+	struct ts_sockstats_station stn;
+	bool station =
+		ts_tsq_sock_view(ob->env.tsq, st, &stn.pacing_rate, &stn.shift, &stn.emulated);
 	unsigned int i;
 
-	ts_sockstats_row(ob->sock_f, c->t_s, st);
+	ts_sockstats_row(ob->sock_f, c->t_s, st, station ? &stn : NULL);
 	ob->sock_rows++;
 	if (!st->cca[0])
 		return;

@@ -148,6 +148,7 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 		.duration = c->duration,
 		.cmdline = ts_cmdline_join(s->cmdline, sizeof(s->cmdline), c->argc, c->argv),
 		.cmd_netns_fd = cmd_fd,
+		.tsq = s->shaper.tsq,
 		.quiet = c->quiet,
 		.interactive = c->interactive,
 	};

@@ -63,6 +63,7 @@ struct flow {
 	bool have_sock;
 	struct ts_tsq_plan plan;
 	enum ts_bbr_phase phase;
+	bool seen_startup, left_startup; /* BBR: its STARTUP/DRAIN gains were seen; it left them */
 	unsigned int shift;
 	struct ts_tsq_qstat q;
 	uint64_t unc_peak;
@@ -694,7 +695,23 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 		return;
 	snprintf(f->cca, sizeof(f->cca), "%s", st->cca);
 	f->have_sock = true;
-	f->phase = st->have_bbr ? ts_tsq_bbr_phase(st->bbr_pacing_gain) : TS_BBR_NONE;
+	f->phase = TS_BBR_NONE;
+	if (st->have_bbr) {
+		/*
+		 * BBR starts in STARTUP and never returns to it: gains read before its
+		 * first ACK (zero, or not yet a STARTUP gain) are its STARTUP still.
+		 */
+		f->phase = st->bbr_pacing_gain ? ts_tsq_bbr_phase(st->bbr_pacing_gain)
+					       : TS_BBR_STARTUP;
+		if (!f->left_startup && f->phase == TS_BBR_STEADY) {
+			if (f->seen_startup)
+				f->left_startup = true;
+			else
+				f->phase = TS_BBR_STARTUP;
+		} else if (st->bbr_pacing_gain) {
+			f->seen_startup = true;
+		}
+	}
 	s = (struct ts_tsq_sock){
 		.pacing_rate = ti->tcpi_pacing_rate == UINT64_MAX ? 0 : ti->tcpi_pacing_rate,
 		.mss = ti->tcpi_snd_mss,
@@ -752,7 +769,7 @@ void ts_tsq_tick(struct ts_tsq *t, ts_ns_t now)
 }
 
 bool ts_tsq_sock_view(const struct ts_tsq *t, const struct ts_sockstat *st, uint64_t *rate,
-		      unsigned int *shift)
+		      unsigned int *shift, bool *emulated)
 {
 	struct flow *f = t ? flow_of_sock((struct ts_tsq *)t, st) : NULL;
 
@@ -760,6 +777,7 @@ bool ts_tsq_sock_view(const struct ts_tsq *t, const struct ts_sockstat *st, uint
 		return false;
 	*rate = f->plan.rate;
 	*shift = f->shift;
+	*emulated = t->conf.mode != TS_TSQ_KERNEL;
 	return true;
 }
 

@@ -79,11 +79,12 @@ void ts_tsq_tick(struct ts_tsq *t, ts_ns_t now);
 
 /*
  * The station's view of a socket for the socket-statistics series: the
- * pacing rate its budget uses (bytes/s) and the shift in force. Returns
- * false when the socket is not a tracked flow.
+ * pacing rate its budget uses (bytes/s), the shift in force, and whether
+ * it is emulated. Returns false when the socket is not a tracked flow (or
+ * @t is NULL).
  */
 bool ts_tsq_sock_view(const struct ts_tsq *t, const struct ts_sockstat *st, uint64_t *rate,
-		      unsigned int *shift);
+		      unsigned int *shift, bool *emulated);
 
 /* Summary lines and the JSON members of the station's wifi6 record. */
 void ts_tsq_print(FILE *f, const struct ts_tsq *t, ts_ns_t origin);
