@@ -6,13 +6,14 @@
 # integration tests drive; jq reads JSON summaries in tests and scripts; gnuplot-nox draws the
 # plots of `tasshape plot` and `tasshape trace plot` (Debian's gnuplot without X11); procps gives
 # the tests ps; libclang-rt-14-dev holds libFuzzer's runtime for the fuzz build; kmod gives
-# modprobe, to load tcp_bbr where the kernel has it as a module.
+# modprobe, to load tcp_bbr where the kernel has it as a module; libjson-c-dev is the one JSON
+# library (summaries and manifests written, iperf3 and irtt output read); libmd gives SHA-256.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config libmnl-dev libnetfilter-queue-dev libpcap-dev libcunit1-dev
       clang clang-format iperf3 iputils-ping iproute2 iptables jq gnuplot-nox procps
-      libclang-rt-14-dev kmod)
+      libclang-rt-14-dev kmod libjson-c-dev libmd-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

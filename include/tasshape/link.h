@@ -20,7 +20,7 @@
 struct ts_dir_conf {
 	const char *name;	       /* "uplink" / "downlink", for messages */
 	const struct ts_trace *trace;  /* capacity; NULL means no capacity limit */
-	const char *queue;	       /* queue spec; NULL: droptail:packets=1000 */
+	const char *queue;	       /* queue spec; NULL: TS_QDISC_DEFAULT */
 	ts_ns_t delay;		       /* fixed one-way delay, added to the trace's */
 	const char *loss;	       /* "bernoulli:p=1%", "ge:p=..,r=..", or NULL */
 	uint64_t seed;		       /* this direction's seed */
@@ -29,7 +29,7 @@ struct ts_dir_conf {
 	ts_ns_t origin;		       /* absolute time of trace time 0 */
 	struct ts_wifi6 *wifi6;	       /* the Wi-Fi medium both directions share, or NULL */
 	enum ts_wifi6_side wifi6_side; /* which side of it this direction is */
-	const char *mac_queue;	       /* its driver queue spec; NULL: droptail:packets=1000 */
+	const char *mac_queue;	       /* its driver queue spec; NULL: TS_QDISC_DEFAULT */
 };
 
 struct ts_dir {

@@ -51,15 +51,28 @@ struct ts_qdisc {
 	void *priv; /* priv_size bytes, zeroed, owned */
 };
 
+/*
+ * The queue a server gets when none is given: a FIFO of 1000 packets, like
+ * a txqueuelen of 1000 (and mahimahi's droptail with packets=1000).
+ */
+#define TS_QDISC_DEFAULT "droptail:packets=1000"
+
 /* Find ops by name; NULL if unknown. */
 const struct ts_qdisc_ops *ts_qdisc_lookup(const char *name);
 
-/* Comma-separated list of known names, for error messages. */
-const char *ts_qdisc_names(void);
+/* The table, in the order help lists it: ops 0..count-1 (NULL past the end). */
+size_t ts_qdisc_count(void);
+const struct ts_qdisc_ops *ts_qdisc_at(size_t i);
+
+/*
+ * ts_qdisc_names - "droptail, drophead, ..." from the table into @buf
+ * (truncated to @len, always terminated). Returns @buf.
+ */
+char *ts_qdisc_names(char *buf, size_t len);
 
 /*
  * ts_qdisc_create - build a queue from a spec string such as
- * "droptail:packets=1000". @seed seeds q->rng. The drop callback receives
+ * "codel:target=5ms" (NULL: TS_QDISC_DEFAULT). @seed seeds q->rng. The drop callback receives
  * every packet the queue drops. Returns 0 or a negative errno with @err
  * set ("unknown queue 'foo' (expected droptail, drophead, ...)").
  */

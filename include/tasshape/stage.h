@@ -4,7 +4,10 @@
  * its queue, a delay line, the Wi-Fi MAC). All have one small interface,
  * so a direction is just a chain of them, and each lives in its own file
  * exporting a const struct ts_stage_ops (s_loss.c, s_rate.c, s_delay.c,
- * s_wifi6.c), chosen by name like tc's qdiscs.
+ * s_wifi6.c). Users do not pick stages by name: a direction's chain has a
+ * fixed order (loss, server with its queue, delay line; the MAC first or
+ * last), wired in link.c, so there is no stage name table. What users do
+ * pick by name has its table: queues (qdisc.c), loss models (below).
  *
  * Time and ordering. A stage is driven with non-decreasing times. enqueue
  * at time t first advances the stage to t, so events are processed in
@@ -66,7 +69,6 @@ struct ts_stage_conf {
 struct ts_stage_ops {
 	const char *name;
 	const char *keys; /* accepted spec keys, for messages */
-	const char *help;
 	size_t priv_size;
 	int (*init)(struct ts_stage *st, const struct ts_stage_conf *conf, struct ts_err *err);
 	/* Drop (never emit) every packet still held, cause TS_DROP_SHUTDOWN. */
@@ -110,8 +112,18 @@ void ts_stage_drop(struct ts_stage *st, struct ts_pkt *p, enum ts_drop_cause cau
 /* Adapter so a stage can give its qdisc a ts_drop_fn with ctx = stage. */
 void ts_stage_drop_cb(void *stage, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns_t t);
 
-/* Find ops by name; NULL if unknown. */
-const struct ts_stage_ops *ts_stage_lookup(const char *name);
+/*
+ * The loss stage's models, chosen by the spec's name (--loss ge:p=1%,r=30%):
+ * the one table their names, keys and help come from.
+ */
+struct ts_loss_model {
+	const char *name;
+	const char *keys; /* accepted spec keys, for messages */
+	const char *help; /* syntax, for --help */
+};
+
+size_t ts_loss_model_count(void);
+const struct ts_loss_model *ts_loss_model_at(size_t i); /* NULL past the end */
 
 /* True once a rate stage's --once trace has ended (the run should end too). */
 bool ts_rate_ended(const struct ts_stage *st);

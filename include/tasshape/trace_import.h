@@ -50,6 +50,12 @@ struct ts_import_fmt {
 size_t ts_import_count(void);
 const struct ts_import_fmt *ts_import_at(size_t i);
 
+/*
+ * ts_import_names - "mahimahi, gnettrack, ..." from the table into @buf
+ * (truncated to @len, always terminated). Returns @buf.
+ */
+char *ts_import_names(char *buf, size_t len);
+
 struct ts_import;
 
 /*

@@ -203,7 +203,7 @@ const struct ts_wifi6_conf *ts_wifi6_conf_of(const struct ts_wifi6 *m);
 
 /*
  * ts_wifi6_attach - make stage @st side @side of the medium, with a
- * driver queue built from @qdisc (NULL: droptail:packets=1000) seeded by
+ * driver queue built from @qdisc (NULL: TS_QDISC_DEFAULT) seeded by
  * @qseed; @origin is trace time 0 of the PHY trace. The stage's pipe
  * must list the stages in front of it: the medium advances them before
  * it decides anything, so both sides' arrivals are known in time order.

@@ -5,32 +5,37 @@
  * the helpers they share.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_trace.h"
+#include "run/bundled.h"
+#include "tasshape/trace_import.h"
 
 static const struct ts_cmd trace_cmds[] = {
+	{"list", trace_list, "The bundled traces (names for --trace), their mean rates and origin"},
 	{"check", trace_check, "Validate trace files; exit 1 with FILE:LINE on the first error"},
 	{"stats", trace_stats, "Duration, mean, percentiles, outages, delay (--json, --series)"},
 	{"convert", trace_convert, "Convert between native CSV and mahimahi"},
 	{"plot", trace_plot, "Plot capacity and delay over time to a PNG (needs gnuplot)"},
 	{"gen", trace_gen, "Generate a trace from a stochastic model (--list shows them)"},
-	{"import", trace_import,
-	 "Import a public dataset or a pcap: mahimahi, gnettrack, lumos5g, 5gophers, pensieve, "
-	 "leoreplayer, pcap"},
+	{"import", trace_import, "Import a public dataset or a pcap (formats below)"},
 };
 
 #define NCMDS (sizeof(trace_cmds) / sizeof(trace_cmds[0]))
 
 static void trace_usage(FILE *f)
 {
+	char names[128];
 	size_t i;
 
 	fprintf(f, "Usage: tasshape trace COMMAND [OPTIONS]\n\nCommands:\n");
 	for (i = 0; i < NCMDS; i++)
 		fprintf(f, "  %-8s %s\n", trace_cmds[i].name, trace_cmds[i].description);
+	/* The importers' own table (src/model/import.c), plus the capture importer of src/run. */
+	fprintf(f, "\nImport formats: %s, pcap\n", ts_import_names(names, sizeof(names)));
 	fprintf(f, "\n'tasshape trace COMMAND --help' lists a command's options; the formats and "
 		   "the bundled traces are described in docs/traces.md.\n");
 }
@@ -61,9 +66,11 @@ int cmd_trace(int argc, char **argv)
 int trace_load(const char *path, struct ts_trace **down, struct ts_trace **up,
 	       struct ts_trace_file_info *info)
 {
+	char buf[PATH_MAX];
 	struct ts_err err;
 
 	err.msg[0] = '\0';
+	path = ts_trace_resolve(path, buf, sizeof(buf));
 	if (ts_trace_load_tool(path, down, up, info, &err) < 0) {
 		ts_cli_error("%s", err.msg[0] ? err.msg : "cannot load the trace");
 		return 1;

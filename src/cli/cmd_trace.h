@@ -20,6 +20,7 @@ int trace_convert(int argc, char **argv);
 int trace_plot(int argc, char **argv);
 int trace_gen(int argc, char **argv);
 int trace_import(int argc, char **argv);
+int trace_list(int argc, char **argv);
 
 /*
  * trace_load - load a trace file for a tool (mahimahi, CSV or a Wi-Fi

@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_trace.h"
+#include "run/json.h"
 #include "tasshape/trace_stats.h"
 #include "tasshape/units.h"
 
@@ -202,61 +203,69 @@ static void text_dir(struct ts_text *b, const char *dir, const struct ts_trace_s
 }
 
 /* The delay column, which both directions share: printed once. */
-static void delay_out(struct ts_text *b, const struct ts_trace_stats *st, bool json)
+static void delay_out(struct ts_text *b, const struct ts_trace_stats *st)
 {
 	if (!st->has_delay)
 		return;
-	ts_text_printf(b, json ? ",\n  \"delay_ms\": {\"min\": " : "delay min ");
+	ts_text_printf(b, "delay min ");
 	put_ms(b, st->delay_min);
-	ts_text_printf(b, json ? ", \"mean\": " : " ms, mean ");
+	ts_text_printf(b, " ms, mean ");
 	put_ms(b, st->delay_mean);
-	ts_text_printf(b, json ? ", \"max\": " : " ms, max ");
+	ts_text_printf(b, " ms, max ");
 	put_ms(b, st->delay_max);
-	ts_text_printf(b, json ? "}" : " ms (one way)\n");
+	ts_text_printf(b, " ms (one way)\n");
 }
 
-static void json_dir(struct ts_text *b, const char *dir, const struct ts_trace_stats *st,
-		     bool first)
+/*
+ * A number written exactly as @v / 10^@digits: json-c keeps the decimal
+ * text, so 12.000000 Mbit/s reads back as written, not as 11.999999...
+ */
+static struct json_object *jfixed(unsigned long long v, int digits)
 {
-	ts_text_printf(b, "%s\n    \"%s\": {\"mean_mbps\": ", first ? "" : ",", dir);
-	ts_text_mbps(b, st->mean_bps, 6);
-	ts_text_printf(b, ", \"p5_mbps\": ");
-	ts_text_mbps(b, st->p5_bps, 6);
-	ts_text_printf(b, ", \"p50_mbps\": ");
-	ts_text_mbps(b, st->p50_bps, 6);
-	ts_text_printf(b, ", \"p95_mbps\": ");
-	ts_text_mbps(b, st->p95_bps, 6);
-	ts_text_printf(b, ", \"min_mbps\": ");
-	ts_text_mbps(b, st->min_bps, 6);
-	ts_text_printf(b, ", \"max_mbps\": ");
-	ts_text_mbps(b, st->max_bps, 6);
-	ts_text_printf(b, ", \"outage_fraction\": ");
-	ts_text_printf(b, "%u.%06u", st->outage_ppm / 1000000, st->outage_ppm % 1000000);
-	ts_text_printf(b, ", \"outages\": %llu}", (unsigned long long)st->outages);
+	struct json_object *o = NULL;
+	struct ts_text t;
+
+	ts_text_init(&t);
+	if (ts_text_fixed(&t, v, digits) == 0 && !t.oom && t.p)
+		o = json_object_new_double_s(strtod(t.p, NULL), t.p);
+	ts_text_fini(&t);
+	return o;
 }
 
-/* JSON string: the path may hold quotes or backslashes. */
-static void json_str(struct ts_text *b, const char *s)
+static struct json_object *json_dir(const struct ts_trace_stats *st, bool *nomem)
 {
-	ts_text_add(b, "\"", 1);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	struct json_object *o = json_object_new_object();
 
-		if (c == '"' || c == '\\')
-			ts_text_printf(b, "\\%c", c);
-		else if (c < 0x20)
-			ts_text_printf(b, "\\u%04x", c);
-		else
-			ts_text_add(b, s, 1);
-	}
-	ts_text_add(b, "\"", 1);
+	ts_json_put(o, "mean_mbps", jfixed(st->mean_bps, 6), nomem);
+	ts_json_put(o, "p5_mbps", jfixed(st->p5_bps, 6), nomem);
+	ts_json_put(o, "p50_mbps", jfixed(st->p50_bps, 6), nomem);
+	ts_json_put(o, "p95_mbps", jfixed(st->p95_bps, 6), nomem);
+	ts_json_put(o, "min_mbps", jfixed(st->min_bps, 6), nomem);
+	ts_json_put(o, "max_mbps", jfixed(st->max_bps, 6), nomem);
+	ts_json_put(o, "outage_fraction", jfixed(st->outage_ppm, 6), nomem);
+	ts_json_put(o, "outages", ts_json_count(st->outages), nomem);
+	return o;
 }
 
-static int series(struct ts_text *b, const struct stats_cli *a, struct ts_trace *tr[2],
-		  const char *names[2])
+static struct json_object *json_delay(const struct ts_trace_stats *st, bool *nomem)
+{
+	struct json_object *o = json_object_new_object();
+
+	ts_json_put(o, "min", jfixed((unsigned long long)st->delay_min, 6), nomem);
+	ts_json_put(o, "mean", jfixed((unsigned long long)st->delay_mean, 6), nomem);
+	ts_json_put(o, "max", jfixed((unsigned long long)st->delay_max, 6), nomem);
+	return o;
+}
+
+/* The per-bin rates of both directions: into @b as CSV, or into @json as {columns, rows}. */
+static int series(struct ts_text *b, struct json_object *json, const struct stats_cli *a,
+		  struct ts_trace *tr[2], const char *names[2])
 {
 	uint64_t *bps[2] = {NULL, NULL};
 	size_t n[2] = {0, 0}, j, nmax = 0;
+	struct json_object *cols = NULL, *rows = NULL, *row, *o = NULL;
+	char name[32];
+	bool nomem = false;
 	int d, ret = 0;
 
 	for (d = 0; d < 2; d++) {
@@ -267,36 +276,89 @@ static int series(struct ts_text *b, const struct stats_cli *a, struct ts_trace 
 	}
 	if (ret)
 		goto out;
-	if (a->json) {
-		ts_text_printf(b, ",\n  \"series\": {\"columns\": [\"time_s\"");
-		for (d = 0; d < 2; d++)
-			if (tr[d])
-				ts_text_printf(b, ", \"%s_mbps\"", names[d]);
-		ts_text_printf(b, "], \"rows\": [");
+	if (json) {
+		o = json_object_new_object();
+		cols = json_object_new_array();
+		rows = json_object_new_array();
+		ts_json_append(cols, json_object_new_string("time_s"), &nomem);
 	} else {
 		ts_text_printf(b, "time_s");
-		for (d = 0; d < 2; d++)
-			if (tr[d])
-				ts_text_printf(b, ",%s_mbps", names[d]);
-		ts_text_printf(b, "\n");
 	}
-	for (j = 0; j < nmax; j++) {
-		ts_text_printf(b, "%s", a->json ? (j ? ",\n    [" : "\n    [") : "");
-		ts_text_fixed(b, (unsigned long long)((ts_ns_t)j * a->bin), 9);
+	for (d = 0; d < 2; d++) {
+		if (!tr[d])
+			continue;
+		snprintf(name, sizeof(name), "%s_mbps", names[d]);
+		if (json)
+			ts_json_append(cols, json_object_new_string(name), &nomem);
+		else
+			ts_text_printf(b, ",%s", name);
+	}
+	if (!json)
+		ts_text_printf(b, "\n");
+	for (j = 0; j < nmax && !nomem; j++) {
+		unsigned long long t = (unsigned long long)((ts_ns_t)j * a->bin);
+
+		row = json ? json_object_new_array() : NULL;
+		if (json)
+			ts_json_append(row, jfixed(t, 9), &nomem);
+		else
+			ts_text_fixed(b, t, 9);
 		for (d = 0; d < 2; d++) {
 			if (!tr[d])
 				continue;
-			ts_text_add(b, a->json ? ", " : ",", a->json ? 2 : 1);
-			ts_text_fixed(b, j < n[d] ? bps[d][j] : 0, 6);
+			if (json) {
+				ts_json_append(row, jfixed(j < n[d] ? bps[d][j] : 0, 6), &nomem);
+			} else {
+				ts_text_add(b, ",", 1);
+				ts_text_fixed(b, j < n[d] ? bps[d][j] : 0, 6);
+			}
 		}
-		ts_text_printf(b, "%s", a->json ? "]" : "\n");
+		if (json)
+			ts_json_append(rows, row, &nomem);
+		else
+			ts_text_printf(b, "\n");
 	}
-	if (a->json)
-		ts_text_printf(b, "]}");
+	if (json) {
+		ts_json_put(o, "columns", cols, &nomem);
+		ts_json_put(o, "rows", rows, &nomem);
+		ts_json_put(json, "series", o, &nomem);
+		cols = rows = o = NULL;
+	}
+	if (nomem)
+		ret = -1;
 out:
+	json_object_put(cols);
+	json_object_put(rows);
+	json_object_put(o);
 	free(bps[0]);
 	free(bps[1]);
 	return ret;
+}
+
+static struct json_object *stats_json(const struct stats_cli *a, struct ts_trace *tr[2],
+				      const struct ts_trace_stats st[2],
+				      const struct ts_trace_file_info *info, const char *names[2],
+				      bool *nomem)
+{
+	struct json_object *o = json_object_new_object(), *dirs = json_object_new_object();
+	int d, dd = tr[1] ? 1 : 0;
+
+	ts_json_put_str(o, "file", a->file, nomem);
+	ts_json_put_str(o, "format",
+			info->fmt == TS_FMT_MAHIMAHI ? "mahimahi"
+			: info->phy		     ? "phy-csv"
+						     : "csv",
+			nomem);
+	ts_json_put(o, "duration_s", jfixed((unsigned long long)tr[dd]->period, 9), nomem);
+	ts_json_put(o, "bin_s", jfixed((unsigned long long)a->bin, 9), nomem);
+	ts_json_put(o, "outage_min_s", jfixed((unsigned long long)a->outage_min, 9), nomem);
+	for (d = 1; d >= 0; d--)
+		if (tr[d])
+			ts_json_put(dirs, names[d], json_dir(&st[d], nomem), nomem);
+	ts_json_put(o, "directions", dirs, nomem);
+	if (st[dd].has_delay)
+		ts_json_put(o, "delay_ms", json_delay(&st[dd], nomem), nomem);
+	return o;
 }
 
 int trace_stats(int argc, char **argv)
@@ -306,9 +368,10 @@ int trace_stats(int argc, char **argv)
 	struct ts_trace_stats st[2];
 	struct ts_trace_file_info info;
 	const char *names[2];
+	struct json_object *json = NULL;
 	struct ts_text b;
 	int d, ret = 1;
-	bool first = true;
+	bool nomem = false;
 
 	argp_parse(&stats_argp, argc, argv, 0, NULL, &a);
 	if (trace_load(a.file, &tr[TS_DIR_DOWN], &tr[TS_DIR_UP], &info))
@@ -330,26 +393,7 @@ int trace_stats(int argc, char **argv)
 			ts_text_add(&b, "\n", 1);
 		}
 	} else if (a.json) {
-		ts_text_printf(&b, "{\n  \"file\": ");
-		json_str(&b, a.file);
-		ts_text_printf(&b, ",\n  \"format\": \"%s\",\n  \"duration_s\": ",
-			       info.fmt == TS_FMT_MAHIMAHI ? "mahimahi"
-			       : info.phy		   ? "phy-csv"
-							   : "csv");
-		ts_text_fixed(&b, (unsigned long long)(tr[1] ? tr[1] : tr[0])->period, 9);
-		ts_text_printf(&b, ",\n  \"bin_s\": ");
-		ts_text_fixed(&b, (unsigned long long)a.bin, 9);
-		ts_text_printf(&b, ",\n  \"outage_min_s\": ");
-		ts_text_fixed(&b, (unsigned long long)a.outage_min, 9);
-		ts_text_printf(&b, ",\n  \"directions\": {");
-		for (d = 1; d >= 0; d--) {
-			if (!tr[d])
-				continue;
-			json_dir(&b, names[d], &st[d], first);
-			first = false;
-		}
-		ts_text_printf(&b, "\n  }");
-		delay_out(&b, &st[tr[1] ? 1 : 0], true);
+		json = stats_json(&a, tr, st, &info, names, &nomem);
 	} else {
 		ts_text_printf(&b, "%s: %s, duration ", a.file,
 			       info.fmt == TS_FMT_MAHIMAHI ? "mahimahi"
@@ -362,20 +406,21 @@ int trace_stats(int argc, char **argv)
 		for (d = 1; d >= 0; d--)
 			if (tr[d])
 				text_dir(&b, names[d], &st[d], a.outage_min);
-		delay_out(&b, &st[tr[1] ? 1 : 0], false);
+		delay_out(&b, &st[tr[1] ? 1 : 0]);
 	}
-	if (a.series && !a.md_name && series(&b, &a, tr, names) < 0) {
+	if (a.series && !a.md_name && series(&b, json, &a, tr, names) < 0) {
 		ts_cli_error("%s: out of memory", a.file);
 		goto out;
 	}
-	if (a.json && !a.md_name)
-		ts_text_printf(&b, "\n}\n");
-	if (b.oom) {
+	if (json && !nomem)
+		ts_text_printf(&b, "%s\n", json_object_to_json_string_ext(json, TS_JSON_PRETTY));
+	if (b.oom || nomem) {
 		ts_cli_error("%s: out of memory", a.file);
 		goto out;
 	}
 	ret = trace_write(NULL, &b);
 out:
+	json_object_put(json);
 	ts_text_fini(&b);
 	ts_trace_free(tr[0]);
 	ts_trace_free(tr[1]);

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Link options, named as mahimahi, netem and tc users know them. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "run/bundled.h"
+#include "tasshape/qdisc.h"
+#include "tasshape/stage.h"
+#include "tasshape/text.h"
 #include "tasshape/units.h"
 
 enum {
@@ -25,7 +30,8 @@ static const struct argp_option link_options[] = {
 	{NULL, 0, NULL, 0, "Link options:", 1},
 	{"trace", 't', "FILE", 0,
 	 "Capacity trace for both directions: a CSV with down_*/up_* columns, a mahimahi file "
-	 "(used for both directions), or const:RATE (e.g. const:50mbit)",
+	 "(used for both directions), a bundled trace by name (e.g. starlink; 'tasshape trace "
+	 "list' shows them), or const:RATE (e.g. const:50mbit)",
 	 1},
 	{"uplink-trace", OPT_UP_TRACE, "FILE", 0, "Capacity trace of the uplink only", 1},
 	{"downlink-trace", OPT_DOWN_TRACE, "FILE", 0, "Capacity trace of the downlink only", 1},
@@ -33,16 +39,12 @@ static const struct argp_option link_options[] = {
 	 "One-way propagation delay per direction (e.g. 20ms), added to "
 	 "the trace's delay column",
 	 1},
-	{"loss", 'l', "SPEC", 0,
-	 "Random loss, both directions: P (e.g. 1%), bernoulli:p=P, or "
-	 "ge:p=P,r=R[,1-h=..][,1-k=..]",
-	 1},
+	/* The models after the colon come from the loss stage's table (link_help). */
+	{"loss", 'l', "SPEC", 0, "Random loss, both directions: P (e.g. 1%),", 1},
 	{"uplink-loss", OPT_UP_LOSS, "SPEC", 0, "Random loss of the uplink only", 1},
 	{"downlink-loss", OPT_DOWN_LOSS, "SPEC", 0, "Random loss of the downlink only", 1},
-	{"queue", 'q', "SPEC", 0,
-	 "Queue of both directions (default droptail:packets=1000): droptail|drophead:"
-	 "packets=N,bytes=SIZE, codel:target=5ms,interval=100ms, pie:target=15ms, infinite",
-	 1},
+	/* The text after the colon comes from the queue table (link_help). */
+	{"queue", 'q', "SPEC", 0, "Queue of both directions (default " TS_QDISC_DEFAULT "):", 1},
 	{"uplink-queue", OPT_UP_QUEUE, "SPEC", 0, "Queue of the uplink only", 1},
 	{"downlink-queue", OPT_DOWN_QUEUE, "SPEC", 0, "Queue of the downlink only", 1},
 	{"uplink-at", OPT_UP_AT, "PLACE", 0,
@@ -64,8 +66,8 @@ static const struct argp_option link_options[] = {
 	 "Example: --mac wifi6:phy=1201mbit --uplink-trace const:25mbit (docs/wifi6-model.md)",
 	 1},
 	{"mac-queue", OPT_MAC_QUEUE, "SPEC", 0,
-	 "Driver queue of the Wi-Fi station and access point (default droptail:packets=1000, "
-	 "like a txqueuelen of 1000); same syntax as --queue",
+	 "Driver queue of the Wi-Fi station and access point (default " TS_QDISC_DEFAULT
+	 ", like a txqueuelen of 1000); same syntax as --queue",
 	 1},
 	{0}};
 
@@ -92,6 +94,9 @@ static int parse_place(const char *arg, enum ts_place *out)
 /* Loss specs are rewritten into these buffers, which live as long as the program. */
 static char loss_buf[2][256];
 
+/* Bundled trace names resolve to paths kept here: --trace, --uplink-trace, --downlink-trace. */
+static char trace_buf[3][PATH_MAX];
+
 static error_t link_parse(int key, char *arg, struct argp_state *state)
 {
 	struct ts_linkcfg *cfg = state->input;
@@ -100,13 +105,13 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 't':
-		cfg->trace = arg;
+		cfg->trace = ts_trace_resolve(arg, trace_buf[0], sizeof(trace_buf[0]));
 		break;
 	case OPT_UP_TRACE:
-		cfg->dir_trace[TS_UP] = arg;
+		cfg->dir_trace[TS_UP] = ts_trace_resolve(arg, trace_buf[1], sizeof(trace_buf[1]));
 		break;
 	case OPT_DOWN_TRACE:
-		cfg->dir_trace[TS_DOWN] = arg;
+		cfg->dir_trace[TS_DOWN] = ts_trace_resolve(arg, trace_buf[2], sizeof(trace_buf[2]));
 		break;
 	case 'd':
 		/* An hour is beyond any path; the bound keeps now + delay from overflowing. */
@@ -159,4 +164,29 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-const struct argp ts_link_argp = {link_options, link_parse, NULL, NULL, NULL, NULL, NULL};
+/*
+ * --queue's help lists every queue discipline with its own one-line help,
+ * --loss's every loss model, both from their tables.
+ */
+static char *link_help(int key, const char *text, void *input)
+{
+	struct ts_text b;
+	size_t i;
+
+	(void)input;
+	if ((key != 'q' && key != 'l') || !text)
+		return (char *)text;
+	ts_text_init(&b);
+	ts_text_printf(&b, "%s", text);
+	if (key == 'q') {
+		for (i = 0; i < ts_qdisc_count(); i++)
+			ts_text_printf(&b, "%s %s: %s", i ? ";" : "", ts_qdisc_at(i)->name,
+				       ts_qdisc_at(i)->help);
+	} else {
+		for (i = 0; i < ts_loss_model_count(); i++)
+			ts_text_printf(&b, "%s %s", i ? " or" : "", ts_loss_model_at(i)->help);
+	}
+	return b.p ? b.p : (char *)text; /* argp frees a text it did not pass in */
+}
+
+const struct argp ts_link_argp = {link_options, link_parse, NULL, NULL, NULL, link_help, NULL};

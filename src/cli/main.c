@@ -8,12 +8,16 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "run/manifest.h"
 
-#ifndef TS_VERSION
-#define TS_VERSION "0"
-#endif
+/* "tasshape 0.1.0 (git 7f2bf4b)": the same version and revision a run's manifest records. */
+static void print_version(FILE *f, struct argp_state *state)
+{
+	(void)state;
+	fprintf(f, "tasshape %s (git %s)\n", ts_build_version(), ts_build_git_rev());
+}
 
-const char *argp_program_version = "tasshape " TS_VERSION;
+void (*argp_program_version_hook)(FILE *, struct argp_state *) = print_version;
 
 static const struct ts_cmd commands[] = {
 	{"sim", cmd_sim,
@@ -61,7 +65,7 @@ int main(int argc, char **argv)
 	if (argc < 2 || argv[1][0] == '-')
 		return cmd_run(argc, argv);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		puts(argp_program_version);
+		print_version(stdout, NULL);
 		return 0;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

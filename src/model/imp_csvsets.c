@@ -35,7 +35,7 @@ static int int_field(struct ts_import *im, const char *col, const char *s, size_
 	size_t flen;
 	char q[48];
 
-	imp_field(s, len, (size_t)k, &f, &flen);
+	ts_csv_field(s, len, (size_t)k, &f, &flen);
 	if (!flen || strspn(f, "0123456789") < flen)
 		return imp_fail(im, 0, err, -EINVAL, "%s: expected a whole number, got '%s'", col,
 				imp_quote(q, sizeof(q), f, flen));
@@ -189,7 +189,7 @@ static int gnet_line(struct ts_import *im, size_t input, const char *s, size_t l
 	ret = check_fields(im, s, len, err);
 	if (ret)
 		return ret;
-	imp_field(s, len, (size_t)g->c_ts, &f, &flen);
+	ts_csv_field(s, len, (size_t)g->c_ts, &f, &flen);
 	if (gnet_time(f, flen, &sec))
 		return imp_fail(im, 0, err, -EINVAL,
 				"Timestamp: expected YYYY.MM.DD_hh.mm.ss such as "
@@ -216,7 +216,7 @@ static int gnet_line(struct ts_import *im, size_t input, const char *s, size_t l
 	g->sec_line = im->line[0];
 	g->rows_in_sec++;
 	g->rows++;
-	imp_field(s, len, (size_t)g->c_state, &f, &flen);
+	ts_csv_field(s, len, (size_t)g->c_state, &f, &flen);
 	if (flen != 1 || (f[0] != 'D' && f[0] != 'I'))
 		return imp_fail(im, 0, err, -EINVAL,
 				"State: expected D (downloading) or I (idle), got '%s'",
@@ -225,7 +225,7 @@ static int gnet_line(struct ts_import *im, size_t input, const char *s, size_t l
 	for (d = 0; d < 2; d++) {
 		uint64_t bps;
 
-		imp_field(s, len, (size_t)(d ? g->c_ul : g->c_dl), &f, &flen);
+		ts_csv_field(s, len, (size_t)(d ? g->c_ul : g->c_dl), &f, &flen);
 		if (flen == 1 && f[0] == '-') {
 			g->missing++;
 			continue;
@@ -361,11 +361,11 @@ static int lumos_line(struct ts_import *im, size_t input, const char *s, size_t 
 				"increase",
 				(unsigned long long)seq, (unsigned long long)l->prev_seq,
 				l->prev_line);
-	imp_field(s, len, (size_t)l->c_tp, &f, &flen);
+	ts_csv_field(s, len, (size_t)l->c_tp, &f, &flen);
 	ret = imp_number(im, 0, "Throughput", f, flen, 6, IMP_RATE_MAX, &bps, err);
 	if (ret)
 		return ret;
-	if (l->c_mode >= 0 && !l->mode[0] && imp_field(s, len, (size_t)l->c_mode, &f, &flen))
+	if (l->c_mode >= 0 && !l->mode[0] && ts_csv_field(s, len, (size_t)l->c_mode, &f, &flen))
 		imp_quote(l->mode, sizeof(l->mode), f, flen < 40 ? flen : 40);
 	l->have_seq = true;
 	l->prev_seq = seq;
@@ -435,7 +435,7 @@ static size_t g5_operators(const char *s, size_t len, char *buf, size_t size, lo
 
 	buf[0] = '\0';
 	for (k = 0; k < n; k++) {
-		imp_field(s, len, k, &f, &flen);
+		ts_csv_field(s, len, k, &f, &flen);
 		if (flen <= sl || strncasecmp(f + flen - sl, G5_SUFFIX, sl))
 			continue;
 		*only = (long)k;
@@ -482,7 +482,7 @@ static int g5_header(struct ts_import *im, const char *s, size_t len, struct ts_
 		const char *f;
 		size_t flen;
 
-		imp_field(s, len, (size_t)g->c_op, &f, &flen);
+		ts_csv_field(s, len, (size_t)g->c_op, &f, &flen);
 		imp_quote(g->col, sizeof(g->col), f, flen);
 	}
 	return 0;
@@ -514,7 +514,7 @@ static int g5_line(struct ts_import *im, size_t input, const char *s, size_t len
 				g->prev_line);
 	if (g->have_seq && seq > g->prev_seq + 1)
 		g->gaps++;
-	imp_field(s, len, (size_t)g->c_op, &f, &flen);
+	ts_csv_field(s, len, (size_t)g->c_op, &f, &flen);
 	ret = imp_number(im, 0, g->col, f, flen, 6, IMP_RATE_MAX, &bps, err);
 	if (ret)
 		return ret;

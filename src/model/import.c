@@ -45,6 +45,23 @@ const struct ts_import_fmt *ts_import_at(size_t i)
 	return i < NFMTS ? &fmts[i] : NULL;
 }
 
+char *ts_import_names(char *buf, size_t len)
+{
+	size_t i, n = 0;
+	int w;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < NFMTS && n < len; i++) {
+		w = snprintf(buf + n, len - n, "%s%s", i ? ", " : "", fmts[i].name);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	return buf;
+}
+
 const char *imp_quote(char *buf, size_t size, const char *s, size_t len)
 {
 	return tr_quote(buf, size, s, len);
@@ -96,6 +113,7 @@ int ts_import_new(const char *fmt, const char *const *names, size_t ninputs,
 {
 	const struct ts_import_fmt *f = NULL;
 	struct ts_import *im;
+	char known[128];
 	size_t i;
 	int ret;
 
@@ -104,10 +122,8 @@ int ts_import_new(const char *fmt, const char *const *names, size_t ninputs,
 		if (!strcasecmp(fmts[i].name, fmt))
 			f = &fmts[i];
 	if (!f) {
-		ts_err_set(err,
-			   "unknown format '%s'; expected mahimahi, gnettrack, lumos5g, 5gophers, "
-			   "pensieve or leoreplayer (or pcap)",
-			   fmt);
+		ts_err_set(err, "unknown format '%s'; expected one of %s (or pcap)", fmt,
+			   ts_import_names(known, sizeof(known)));
 		return -EINVAL;
 	}
 	if (ninputs < f->min_inputs || ninputs > f->max_inputs) {
@@ -217,13 +233,6 @@ int imp_push(struct ts_import *im, ts_ns_t t, uint64_t down, uint64_t up, ts_ns_
 	return 0;
 }
 
-static int cmp_ns(const void *a, const void *b)
-{
-	ts_ns_t x = *(const ts_ns_t *)a, y = *(const ts_ns_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 int imp_rows_to_series(struct ts_import *im, ts_ns_t last_len, struct ts_series *out,
 		       struct ts_err *err)
 {
@@ -236,17 +245,8 @@ int imp_rows_to_series(struct ts_import *im, ts_ns_t last_len, struct ts_series 
 	if (!last_len && im->n == 1)
 		return imp_fail_file(im, 0, err, -EINVAL,
 				     "a single row: cannot tell how long it lasts");
-	if (!last_len) {
-		ts_ns_t *iv = malloc((im->n - 1) * sizeof(*iv));
-
-		if (!iv)
-			return -ENOMEM;
-		for (i = 1; i < im->n; i++)
-			iv[i - 1] = im->rows[i].t - im->rows[i - 1].t;
-		qsort(iv, im->n - 1, sizeof(*iv), cmp_ns);
-		last_len = iv[(im->n - 2) / 2];
-		free(iv);
-	}
+	if (!last_len && TS_MEDIAN_GAP(im->rows, im->n, &last_len) < 0)
+		return -ENOMEM;
 	t0 = im->rows[0].t;
 	out->period = im->rows[im->n - 1].t - t0 + last_len;
 	if (out->period > TR_PERIOD_MAX)
@@ -273,35 +273,6 @@ size_t imp_nfields(const char *s, size_t len)
 	return n;
 }
 
-bool imp_field(const char *s, size_t len, size_t k, const char **f, size_t *flen)
-{
-	size_t i = 0, a, b;
-
-	while (k) {
-		while (i < len && s[i] != ',')
-			i++;
-		if (i == len)
-			return false;
-		i++;
-		k--;
-	}
-	a = i;
-	while (i < len && s[i] != ',')
-		i++;
-	b = i;
-	while (a < b && (s[a] == ' ' || s[a] == '\t'))
-		a++;
-	while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t'))
-		b--;
-	if (b - a >= 2 && s[a] == '"' && s[b - 1] == '"') {
-		a++;
-		b--;
-	}
-	*f = s + a;
-	*flen = b - a;
-	return true;
-}
-
 long imp_col(const char *s, size_t len, const char *name)
 {
 	size_t k, n = imp_nfields(s, len), nlen = strlen(name);
@@ -309,7 +280,8 @@ long imp_col(const char *s, size_t len, const char *name)
 	size_t flen;
 
 	for (k = 0; k < n; k++)
-		if (imp_field(s, len, k, &f, &flen) && flen == nlen && !strncasecmp(f, name, nlen))
+		if (ts_csv_field(s, len, k, &f, &flen) && flen == nlen &&
+		    !strncasecmp(f, name, nlen))
 			return (long)k;
 	return -1;
 }

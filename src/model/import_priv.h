@@ -6,6 +6,7 @@
 #ifndef TASSHAPE_IMPORT_PRIV_H
 #define TASSHAPE_IMPORT_PRIV_H
 
+#include "csv.h"
 #include "tasshape/trace_import.h"
 
 #define IMP_MAX_INPUTS 2
@@ -74,9 +75,6 @@ int imp_rows_to_series(struct ts_import *im, ts_ns_t last_len, struct ts_series 
 		       struct ts_err *err);
 
 /* ---- CSV helpers ---- */
-
-/* Field @k of the comma-separated @s (trimmed of blanks and one pair of quotes). */
-bool imp_field(const char *s, size_t len, size_t k, const char **f, size_t *flen);
 
 /* Number of comma-separated fields. */
 size_t imp_nfields(const char *s, size_t len);

@@ -4,6 +4,7 @@
  * queue disciplines exist.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,9 +26,31 @@ const struct ts_qdisc_ops *ts_qdisc_lookup(const char *name)
 	return NULL;
 }
 
-const char *ts_qdisc_names(void)
+size_t ts_qdisc_count(void)
 {
-	return "droptail, drophead, codel, pie, infinite";
+	return QDISC_COUNT;
+}
+
+const struct ts_qdisc_ops *ts_qdisc_at(size_t i)
+{
+	return i < QDISC_COUNT ? qdisc_table[i] : NULL;
+}
+
+char *ts_qdisc_names(char *buf, size_t len)
+{
+	size_t i, n = 0;
+	int w;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < QDISC_COUNT && n < len; i++) {
+		w = snprintf(buf + n, len - n, "%s%s", i ? ", " : "", qdisc_table[i]->name);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	return buf;
 }
 
 int ts_qdisc_create(struct ts_qdisc **out, const char *spec_str, uint64_t seed, ts_drop_fn drop,
@@ -36,8 +59,11 @@ int ts_qdisc_create(struct ts_qdisc **out, const char *spec_str, uint64_t seed, 
 	const struct ts_qdisc_ops *ops;
 	struct ts_qdisc *q = NULL;
 	struct ts_spec spec;
+	char names[128];
 	int ret;
 
+	if (!spec_str)
+		spec_str = TS_QDISC_DEFAULT;
 	ret = ts_spec_parse(&spec, spec_str, err);
 	if (ret < 0)
 		goto out;
@@ -45,7 +71,7 @@ int ts_qdisc_create(struct ts_qdisc **out, const char *spec_str, uint64_t seed, 
 	ops = ts_qdisc_lookup(spec.name);
 	if (!ops) {
 		ts_err_set(err, "unknown queue '%s' (expected one of: %s)", spec.name,
-			   ts_qdisc_names());
+			   ts_qdisc_names(names, sizeof(names)));
 		goto out;
 	}
 	ret = -ENOMEM;

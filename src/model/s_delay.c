@@ -89,7 +89,6 @@ static ts_ns_t delay_next_deadline(const struct ts_stage *st)
 const struct ts_stage_ops ts_s_delay = {
 	.name = "delay",
 	.keys = "delay",
-	.help = "one-way propagation delay: fixed (delay=TIME) plus the trace's delay column",
 	.priv_size = sizeof(struct delay_priv),
 	.init = delay_init,
 	.fini = delay_fini,

@@ -18,6 +18,7 @@
  * generator, so a seed reproduces the same losses.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tasshape/stage.h"
@@ -28,6 +29,40 @@ enum loss_model {
 	LOSS_GE,
 	LOSS_TRACE,
 };
+
+/* Indexed by enum loss_model; the trace's loss column has no spec name. */
+static const struct ts_loss_model loss_models[] = {
+	[LOSS_BERNOULLI] = {"bernoulli", "p", "bernoulli:p=P"},
+	[LOSS_GE] = {"ge", "p, r, 1-h, 1-k", "ge:p=P,r=R[,1-h=..][,1-k=..] (Gilbert-Elliott)"},
+};
+
+#define LOSS_NAMED (sizeof(loss_models) / sizeof(loss_models[0]))
+
+size_t ts_loss_model_count(void)
+{
+	return LOSS_NAMED;
+}
+
+const struct ts_loss_model *ts_loss_model_at(size_t i)
+{
+	return i < LOSS_NAMED ? &loss_models[i] : NULL;
+}
+
+/* "bernoulli:p=P or ge:p=P,r=R..." for messages. */
+static const char *loss_expected(char *buf, size_t len)
+{
+	size_t i, n = 0;
+	int w;
+
+	buf[0] = '\0';
+	for (i = 0; i < LOSS_NAMED && n < len; i++) {
+		w = snprintf(buf + n, len - n, "%s%s", i ? " or " : "", loss_models[i].help);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	return buf;
+}
 
 struct loss_priv {
 	enum loss_model model;
@@ -42,32 +77,31 @@ static int loss_init(struct ts_stage *st, const struct ts_stage_conf *conf, stru
 {
 	struct loss_priv *lp = st->priv;
 	struct ts_spec *spec = conf->spec;
-	const char *keys = "p";
+	char expected[160];
 	uint32_t ppm;
+	size_t i;
 	int ret = 0;
 
 	ts_rng_seed(&lp->rng, conf->seed);
 	lp->origin = conf->origin;
 	if (!spec) {
 		if (!ts_trace_loss_at(conf->trace, 0, &ppm)) {
-			ts_err_set(err, "loss: needs a model (bernoulli:p=P or ge:p=P,r=R) or a "
-					"trace with a loss column");
+			ts_err_set(err, "loss: needs a model (%s) or a trace with a loss column",
+				   loss_expected(expected, sizeof(expected)));
 			return -EINVAL;
 		}
 		lp->model = LOSS_TRACE;
 		lp->trace = conf->trace;
 		return 0;
 	}
-	if (!strcmp(spec->name, "bernoulli")) {
-		lp->model = LOSS_BERNOULLI;
-	} else if (!strcmp(spec->name, "ge")) {
-		lp->model = LOSS_GE;
-		keys = "p, r, 1-h, 1-k";
-	} else {
-		ts_err_set(err, "unknown loss model '%s' (expected bernoulli:p=P or ge:p=P,r=R)",
-			   spec->name);
+	for (i = 0; i < LOSS_NAMED && strcmp(spec->name, loss_models[i].name); i++)
+		;
+	if (i == LOSS_NAMED) {
+		ts_err_set(err, "unknown loss model '%s' (expected %s)", spec->name,
+			   loss_expected(expected, sizeof(expected)));
 		return -EINVAL;
 	}
+	lp->model = (enum loss_model)i;
 	lp->p = TS_PPM_ONE + 1; /* "not given" */
 	lp->r = TS_PPM_ONE + 1;
 	lp->loss_bad = TS_PPM_ONE;
@@ -84,7 +118,7 @@ static int loss_init(struct ts_stage *st, const struct ts_stage_conf *conf, stru
 		if (ret < 0)
 			return ret;
 	}
-	ret = ts_spec_check_used(spec, keys, err);
+	ret = ts_spec_check_used(spec, loss_models[lp->model].keys, err);
 	if (ret < 0)
 		return ret;
 	if (lp->p > TS_PPM_ONE) {
@@ -144,8 +178,6 @@ static void loss_advance(struct ts_stage *st, ts_ns_t now)
 const struct ts_stage_ops ts_s_loss = {
 	.name = "loss",
 	.keys = "p, r, 1-h, 1-k",
-	.help = "random loss: bernoulli:p=P, ge:p=P,r=R[,1-h=..][,1-k=..], or the trace's loss "
-		"column",
 	.priv_size = sizeof(struct loss_priv),
 	.init = loss_init,
 	.enqueue = loss_enqueue,

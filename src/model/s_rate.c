@@ -32,8 +32,7 @@ static int rate_init(struct ts_stage *st, const struct ts_stage_conf *conf, stru
 		ts_err_set(err, "rate: needs a capacity trace");
 		return -EINVAL;
 	}
-	ret = ts_qdisc_create(&rp->q, conf->qdisc ? conf->qdisc : "droptail:packets=1000",
-			      conf->seed, ts_stage_drop_cb, st, err);
+	ret = ts_qdisc_create(&rp->q, conf->qdisc, conf->seed, ts_stage_drop_cb, st, err);
 	if (ret < 0)
 		return ret;
 	ts_trace_cursor_init(&rp->cur, conf->trace, conf->origin, conf->once);
@@ -150,7 +149,6 @@ bool ts_rate_ended(const struct ts_stage *st)
 const struct ts_stage_ops ts_s_rate = {
 	.name = "rate",
 	.keys = "",
-	.help = "a link replaying a capacity trace, behind a queue discipline",
 	.priv_size = sizeof(struct rate_priv),
 	.init = rate_init,
 	.fini = rate_fini,

@@ -101,7 +101,6 @@ const struct ts_wifi6_medium_stats *ts_wifi6_stage_medium(const struct ts_stage 
 const struct ts_stage_ops ts_s_wifi6 = {
 	.name = "wifi6",
 	.keys = "",
-	.help = "one side of a shared Wi-Fi 6 medium: A-MPDU aggregation, backoff, BlockAck",
 	.priv_size = sizeof(struct wifi6_priv),
 	.init = wifi6_init,
 	.fini = wifi6_fini,

@@ -1,29 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The generic half of every stage: counting, handing packets on, and
- * the name table. A stage file only implements its own behaviour.
+ * The generic half of every stage: counting and handing packets on. A
+ * stage file only implements its own behaviour.
  */
-#include <string.h>
-
 #include "tasshape/pipe.h"
 #include "tasshape/stage.h"
-
-static const struct ts_stage_ops *const stage_table[] = {
-	&ts_s_loss,
-	&ts_s_rate,
-	&ts_s_delay,
-	&ts_s_wifi6,
-};
-
-const struct ts_stage_ops *ts_stage_lookup(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(stage_table) / sizeof(stage_table[0]); i++)
-		if (!strcmp(stage_table[i]->name, name))
-			return stage_table[i];
-	return NULL;
-}
 
 const char *ts_place_name(enum ts_place place)
 {

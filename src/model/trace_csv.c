@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tasshape/units.h"
+#include "csv.h"
 #include "trace_read_priv.h"
 
 enum csv_col {
@@ -78,59 +79,6 @@ void tr_csv_free(struct tr_csv *c)
 	free(c->delay);
 	free(c->loss);
 	free(c);
-}
-
-static char csv_lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool csv_ieq(const char *a, size_t alen, const char *b)
-{
-	size_t i;
-
-	for (i = 0; i < alen; i++)
-		if (!b[i] || csv_lower(a[i]) != b[i])
-			return false;
-	return b[alen] == '\0';
-}
-
-/* Does @s/@len contain @word (lower case), ignoring case? */
-static bool csv_icontains(const char *s, size_t len, const char *word)
-{
-	size_t i, wlen = strlen(word);
-
-	for (i = 0; i + wlen <= len; i++)
-		if (csv_ieq(s + i, wlen, word))
-			return true;
-	return false;
-}
-
-/* Trim blanks and one pair of double quotes around a field. */
-static void csv_trim(const char **s, size_t *len)
-{
-	while (*len && ((*s)[0] == ' ' || (*s)[0] == '\t')) {
-		(*s)++;
-		(*len)--;
-	}
-	while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t'))
-		(*len)--;
-	if (*len >= 2 && (*s)[0] == '"' && (*s)[*len - 1] == '"') {
-		(*s)++;
-		*len -= 2;
-	}
-}
-
-static size_t csv_count_fields(const char *s, size_t len)
-{
-	size_t n = 1;
-	const char *p = s, *end = s + len, *comma;
-
-	while ((comma = memchr(p, ',', (size_t)(end - p)))) {
-		n++;
-		p = comma + 1;
-	}
-	return n;
 }
 
 static unsigned int csv_digit(const char *s, size_t int_start, size_t int_len, size_t frac_start,
@@ -235,7 +183,7 @@ int tr_csv_comment(struct ts_trace_reader *r, const char *s, size_t len, struct 
 
 	while (i < len && (s[i] == ' ' || s[i] == '\t'))
 		i++;
-	if (len - i < 8 || !csv_ieq(s + i, 8, "duration"))
+	if (len - i < 8 || !ts_csv_ieq(s + i, 8, "duration"))
 		return 0;
 	i += 8;
 	while (i < len && (s[i] == ' ' || s[i] == '\t'))
@@ -247,19 +195,19 @@ int tr_csv_comment(struct ts_trace_reader *r, const char *s, size_t len, struct 
 		return 0; /* prose such as "# duration of the drive..." */
 	v = s + i + 1;
 	vlen = len - i - 1;
-	csv_trim(&v, &vlen);
+	ts_csv_trim(&v, &vlen);
 	tr_quote(q, sizeof(q), v, vlen);
 	if (r->duration_line)
 		return tr_fail(r, err, -EINVAL, "duration given twice (first on line %lu)",
 			       r->duration_line);
 	for (ulen = 0; ulen < vlen && ulen < 3; ulen++) {
-		char c = csv_lower(v[vlen - 1 - ulen]);
+		char c = ts_csv_lower(v[vlen - 1 - ulen]);
 
 		if (c < 'a' || c > 'z')
 			break;
 	}
 	for (u = 0; u < 4; u++)
-		if (csv_ieq(v + vlen - ulen, ulen, units[u].unit))
+		if (ts_csv_ieq(v + vlen - ulen, ulen, units[u].unit))
 			break;
 	nlen = vlen - ulen;
 	while (nlen && (v[nlen - 1] == ' ' || v[nlen - 1] == '\t'))
@@ -307,17 +255,17 @@ static int csv_check_rate_name(struct ts_trace_reader *r, const char *f, size_t 
 	size_t plen;
 	char q[48];
 
-	if (flen > 5 && csv_ieq(f, 5, "down_")) {
+	if (flen > 5 && ts_csv_ieq(f, 5, "down_")) {
 		dir = "down";
 		plen = 5;
-	} else if (flen > 3 && csv_ieq(f, 3, "up_")) {
+	} else if (flen > 3 && ts_csv_ieq(f, 3, "up_")) {
 		dir = "up";
 		plen = 3;
 	} else {
 		return 0;
 	}
-	if (!csv_icontains(f + plen, flen - plen, "bps") &&
-	    !csv_icontains(f + plen, flen - plen, "bit"))
+	if (!ts_csv_icontains(f + plen, flen - plen, "bps") &&
+	    !ts_csv_icontains(f + plen, flen - plen, "bit"))
 		return 0;
 	tr_quote(q, sizeof(q), f, flen);
 	if (csv_bytes_unit(f + plen, flen - plen))
@@ -339,7 +287,7 @@ static int csv_header(struct ts_trace_reader *r, struct tr_csv *c, const char *s
 	int ret;
 
 	c->header_line = r->line;
-	c->nfields = csv_count_fields(s, len);
+	c->nfields = ts_csv_count_fields(s, len);
 	c->field_col = malloc(c->nfields);
 	if (!c->field_col)
 		return tr_fail(r, err, -ENOMEM, "out of memory");
@@ -349,9 +297,9 @@ static int csv_header(struct ts_trace_reader *r, struct tr_csv *c, const char *s
 		size_t flen = (size_t)((comma ? comma : end) - p);
 		const struct csv_name *nm = NULL;
 
-		csv_trim(&fs, &flen);
+		ts_csv_trim(&fs, &flen);
 		for (k = 0; k < sizeof(csv_names) / sizeof(csv_names[0]); k++)
-			if (csv_ieq(fs, flen, csv_names[k].name))
+			if (ts_csv_ieq(fs, flen, csv_names[k].name))
 				nm = &csv_names[k];
 		if (nm && (nm->col == COL_DOWN || nm->col == COL_UP)) {
 			size_t plen = nm->col == COL_DOWN ? 5 : 3;
@@ -463,7 +411,7 @@ static int csv_value(struct ts_trace_reader *r, const struct csv_name *nm, const
 	char q[48];
 	int ret;
 
-	csv_trim(&s, &len);
+	ts_csv_trim(&s, &len);
 	tr_quote(q, sizeof(q), s, len);
 	if (!len)
 		return tr_fail(r, err, -EINVAL, "%s: empty value", nm->name);
@@ -489,7 +437,7 @@ static int csv_row(struct ts_trace_reader *r, struct tr_csv *c, const char *s, s
 	ts_ns_t t;
 	int ret, d;
 
-	nf = csv_count_fields(s, len);
+	nf = ts_csv_count_fields(s, len);
 	if (nf != c->nfields)
 		return tr_fail(r, err, -EINVAL,
 			       "fields: %zu here, %zu in the header on line %lu (columns are "
@@ -507,7 +455,7 @@ static int csv_row(struct ts_trace_reader *r, struct tr_csv *c, const char *s, s
 			if (col == COL_TIME) {
 				time_s = p;
 				time_len = flen;
-				csv_trim(&time_s, &time_len);
+				ts_csv_trim(&time_s, &time_len);
 			}
 		}
 		p = comma ? comma + 1 : end;
@@ -564,13 +512,6 @@ int tr_csv_line(struct ts_trace_reader *r, const char *s, size_t len, struct ts_
 	return csv_row(r, r->csv, s, len, err);
 }
 
-static int csv_cmp_ns(const void *a, const void *b)
-{
-	ts_ns_t x = *(const ts_ns_t *)a, y = *(const ts_ns_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * The last row lasts as long as a typical row: the lower median of the
  * intervals (one that occurs in the file, and robust to a gap).
@@ -578,16 +519,8 @@ static int csv_cmp_ns(const void *a, const void *b)
 static int csv_median(struct ts_trace_reader *r, const struct ts_trace_row *rows, size_t n,
 		      ts_ns_t *out, struct ts_err *err)
 {
-	ts_ns_t *iv = malloc((n - 1) * sizeof(*iv));
-	size_t i;
-
-	if (!iv)
+	if (TS_MEDIAN_GAP(rows, n, out) < 0)
 		return tr_fail_file(r, err, -ENOMEM, "out of memory");
-	for (i = 1; i < n; i++)
-		iv[i - 1] = rows[i].t - rows[i - 1].t;
-	qsort(iv, n - 1, sizeof(*iv), csv_cmp_ns);
-	*out = iv[(n - 2) / 2];
-	free(iv);
 	return 0;
 }
 

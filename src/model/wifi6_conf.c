@@ -92,7 +92,7 @@ static int get_pacing_shift(struct ts_wifi6_conf *c, struct ts_spec *spec, struc
 static int parse_phy(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
 {
 	uint64_t bw = 80, mcs = 11, ss = 2, rate = 0;
-	bool bw_given, mcs_given;
+	bool bw_given = false, mcs_given = false; /* gcc -O3 cannot see get_uint set them */
 	ts_ns_t gi = 800;
 	int ret;
 
@@ -129,7 +129,7 @@ int ts_wifi6_conf_parse(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts
 {
 	uint64_t mpdus = c->mpdus, ba = c->ba, aifsn = c->aifsn, cwmin = c->cwmin;
 	uint64_t cwmax = c->cwmax, retry = c->retry, stations = c->stations, backoff = UNSET;
-	bool mpdus_given, ba_given, backoff_given;
+	bool mpdus_given = false, ba_given = false, backoff_given = false;
 	int ret;
 
 	ret = parse_phy(c, spec, err);

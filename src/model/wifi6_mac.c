@@ -208,8 +208,7 @@ int ts_wifi6_attach(struct ts_wifi6 *m, enum ts_wifi6_side side, struct ts_stage
 			   side == TS_WIFI6_UP ? "station (uplink)" : "access point (downlink)");
 		return -EBUSY;
 	}
-	ret = ts_qdisc_create(&s->q, qdisc ? qdisc : "droptail:packets=1000", qseed,
-			      ts_stage_drop_cb, st, err);
+	ret = ts_qdisc_create(&s->q, qdisc, qseed, ts_stage_drop_cb, st, err);
 	if (ret < 0)
 		return ret;
 	free(s->win);

@@ -25,6 +25,7 @@
 #include "tasshape/trace_file.h"
 #include "tasshape/units.h"
 #include "tasshape/wifi6.h"
+#include "csv.h"
 #include "trace_read_priv.h"
 
 #define PHY_RATE_MAX 100000000000ull /* 100 Gbit/s: catches a wrong unit */
@@ -51,74 +52,6 @@ static int fail(struct phy_reader *r, struct ts_err *err, int ret, const char *w
 	return ret;
 }
 
-static char lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool ieq(const char *s, size_t len, const char *word)
-{
-	size_t i;
-
-	if (strlen(word) != len)
-		return false;
-	for (i = 0; i < len; i++)
-		if (lower(s[i]) != word[i])
-			return false;
-	return true;
-}
-
-static void trim(const char **s, size_t *len)
-{
-	while (*len && ((*s)[0] == ' ' || (*s)[0] == '\t' || (*s)[0] == '"')) {
-		(*s)++;
-		(*len)--;
-	}
-	while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t' || (*s)[*len - 1] == '\r' ||
-			(*s)[*len - 1] == '"'))
-		(*len)--;
-}
-
-/* Blanks and a CR around a whole line. */
-static void trim_line(const char **s, size_t *len)
-{
-	while (*len && ((*s)[0] == ' ' || (*s)[0] == '\t')) {
-		(*s)++;
-		(*len)--;
-	}
-	while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t' || (*s)[*len - 1] == '\r'))
-		(*len)--;
-}
-
-/* Field @i of a CSV line (trimmed), or false if there are fewer fields. */
-static bool field(const char *s, size_t len, size_t i, const char **f, size_t *flen)
-{
-	const char *end = s + len, *comma;
-
-	for (;;) {
-		comma = memchr(s, ',', (size_t)(end - s));
-		if (!i)
-			break;
-		if (!comma)
-			return false;
-		s = comma + 1;
-		i--;
-	}
-	*f = s;
-	*flen = (size_t)((comma ? comma : end) - s);
-	trim(f, flen);
-	return true;
-}
-
-static size_t count_fields(const char *s, size_t len)
-{
-	size_t n = 1, i;
-
-	for (i = 0; i < len; i++)
-		n += s[i] == ',';
-	return n;
-}
-
 static int header(struct phy_reader *r, const char *s, size_t len, struct ts_err *err)
 {
 	static const struct {
@@ -132,11 +65,11 @@ static int header(struct phy_reader *r, const char *s, size_t len, struct ts_err
 	const char *f;
 	size_t flen, i, k;
 
-	r->nfields = count_fields(s, len);
+	r->nfields = ts_csv_count_fields(s, len);
 	r->time_col = r->phy_col = -1;
-	for (i = 0; field(s, len, i, &f, &flen); i++) {
+	for (i = 0; ts_csv_field(s, len, i, &f, &flen); i++) {
 		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-			if (!ieq(f, flen, names[k].name))
+			if (!ts_csv_ieq(f, flen, names[k].name))
 				continue;
 			if ((names[k].time ? r->time_col : r->phy_col) >= 0)
 				return fail(r, err, -EINVAL,
@@ -167,13 +100,13 @@ static int row(struct phy_reader *r, const char *s, size_t len, struct ts_err *e
 	size_t flen;
 	char msg[160];
 
-	if (count_fields(s, len) != r->nfields)
+	if (ts_csv_count_fields(s, len) != r->nfields)
 		return fail(r, err, -EINVAL, "not as many fields as the header");
-	field(s, len, (size_t)r->time_col, &f, &flen);
+	ts_csv_field(s, len, (size_t)r->time_col, &f, &flen);
 	if (tr_parse_decimal(f, flen, r->time_pow10, (uint64_t)TR_PERIOD_MAX, &t))
 		return fail(r, err, -EINVAL,
 			    "time: expected a non-negative decimal number below 49.7 days");
-	field(s, len, (size_t)r->phy_col, &f, &flen);
+	ts_csv_field(s, len, (size_t)r->phy_col, &f, &flen);
 	if (tr_parse_decimal(f, flen, r->phy_pow10, PHY_RATE_MAX, &bps)) {
 		snprintf(msg, sizeof(msg),
 			 "%s: expected a non-negative decimal number up to 100 Gbit/s",
@@ -219,7 +152,7 @@ static int comment(struct phy_reader *r, const char *s, size_t len, struct ts_er
 
 	while (i < len && (s[i] == ' ' || s[i] == '\t'))
 		i++;
-	if (len - i < 8 || !ieq(s + i, 8, "duration"))
+	if (len - i < 8 || !ts_csv_ieq(s + i, 8, "duration"))
 		return 0;
 	i += 8;
 	while (i < len && (s[i] == ' ' || s[i] == '\t'))
@@ -228,7 +161,7 @@ static int comment(struct phy_reader *r, const char *s, size_t len, struct ts_er
 		return 0; /* prose */
 	v = s + i + 1;
 	vlen = len - i - 1;
-	trim(&v, &vlen);
+	ts_csv_trim(&v, &vlen);
 	if (vlen >= sizeof(val))
 		return fail(r, err, -EINVAL, "duration: value too long");
 	memcpy(val, v, vlen);
@@ -243,17 +176,9 @@ static int comment(struct phy_reader *r, const char *s, size_t len, struct ts_er
 	return 0;
 }
 
-static int cmp_ns(const void *a, const void *b)
-{
-	ts_ns_t x = *(const ts_ns_t *)a, y = *(const ts_ns_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 static int period(struct phy_reader *r, ts_ns_t *out, struct ts_err *err)
 {
-	ts_ns_t last = r->rows[r->n - 1].t, *iv;
-	size_t i;
+	ts_ns_t last = r->rows[r->n - 1].t, gap;
 
 	r->line = 0;
 	if (r->duration_line) {
@@ -267,14 +192,9 @@ static int period(struct phy_reader *r, ts_ns_t *out, struct ts_err *err)
 		*out = TS_NSEC_PER_SEC; /* constant: any period */
 		return 0;
 	}
-	iv = malloc((r->n - 1) * sizeof(*iv));
-	if (!iv)
+	if (TS_MEDIAN_GAP(r->rows, r->n, &gap) < 0)
 		return fail(r, err, -ENOMEM, "out of memory");
-	for (i = 1; i < r->n; i++)
-		iv[i - 1] = r->rows[i].t - r->rows[i - 1].t;
-	qsort(iv, r->n - 1, sizeof(*iv), cmp_ns);
-	*out = last + iv[(r->n - 2) / 2];
-	free(iv);
+	*out = last + gap;
 	if (*out > TR_PERIOD_MAX)
 		return fail(r, err, -ERANGE, "trace longer than 49.7 days");
 	return 0;
@@ -298,7 +218,7 @@ int ts_wifi6_phy_trace_parse(const char *name, const char *text, size_t len, str
 
 		p = nl ? nl + 1 : end;
 		r.line++;
-		trim_line(&s, &slen);
+		ts_csv_trim_blanks(&s, &slen);
 		if (!slen)
 			continue;
 		if (memchr(s, '\0', slen))

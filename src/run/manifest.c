@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "net/netns.h"
+#include "run/json.h"
 #include "run/manifest.h"
 #include "run/session.h"
 #include "run/sha256.h"
+#include "tasshape/qdisc.h"
 #include "ts_buildinfo.h"
 
 const char *ts_build_version(void)
@@ -62,31 +64,6 @@ char *ts_cmdline_join(char *buf, size_t len, int argc, char *const *argv)
 		buf[n] = '\0';
 	}
 	return buf;
-}
-
-/* A JSON string, or null for NULL. */
-static void jstr(FILE *f, const char *s)
-{
-	const unsigned char *c;
-
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c == '\n')
-			fputs("\\n", f);
-		else if (*c == '\t')
-			fputs("\\t", f);
-		else if (*c < 0x20)
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
 }
 
 /* Sysctls of the emulated host's namespace (net.* ones are per namespace, the others global). */
@@ -148,8 +125,9 @@ static int read_sysctls(void *arg)
 	return 0;
 }
 
-static void write_sysctls(FILE *f, const char *key, int netns_fd)
+static struct json_object *json_sysctls(int netns_fd, bool *nomem)
 {
+	struct json_object *o = json_object_new_object();
 	struct sysctls s;
 	struct ts_err err;
 	size_t i;
@@ -159,18 +137,18 @@ static void write_sysctls(FILE *f, const char *key, int netns_fd)
 		ts_netns_run(netns_fd, read_sysctls, &s, &err);
 	else
 		read_sysctls(&s);
-	fprintf(f, "  \"%s\": {", key);
-	for (i = 0; i < NKEYS; i++) {
+	for (i = 0; o && i < NKEYS; i++) {
 		char name[128], *c;
 
 		snprintf(name, sizeof(name), "%s", sysctl_keys[i]);
 		for (c = name; *c; c++)
 			if (*c == '/')
 				*c = '.';
-		fprintf(f, "%s\n    \"%s\": ", i ? "," : "", name);
-		jstr(f, s.have[i] ? s.val[i] : NULL);
+		ts_json_put_str(o, name, s.have[i] ? s.val[i] : NULL, nomem);
 	}
-	fputs("\n  },\n", f);
+	if (!o)
+		*nomem = true;
+	return o;
 }
 
 /* Offloads through the legacy ethtool ioctls: one value each, no feature-name tables. */
@@ -213,13 +191,12 @@ static int read_offloads(void *arg)
 	return 0;
 }
 
-static void write_offloads(FILE *f, const struct ts_manifest *m)
+static struct json_object *json_offloads(const struct ts_manifest *m, bool *nomem)
 {
-	bool first = true;
+	struct json_object *o = json_object_new_object(), *one;
 	size_t i, k;
 
-	fputs("  \"offloads\": {", f);
-	for (k = 0; k < sizeof(m->ifs) / sizeof(m->ifs[0]); k++) {
+	for (k = 0; o && k < sizeof(m->ifs) / sizeof(m->ifs[0]); k++) {
 		struct off_arg a = {.ifname = m->ifs[k].ifname};
 		struct ts_err err;
 
@@ -228,157 +205,188 @@ static void write_offloads(FILE *f, const struct ts_manifest *m)
 		if (ts_netns_run(m->ifs[k].netns_fd, read_offloads, &a, &err) < 0)
 			for (i = 0; i < NOFF; i++)
 				a.val[i] = -1;
-		fprintf(f, "%s\n    ", first ? "" : ",");
-		jstr(f, a.ifname);
-		fputs(": {\"role\": ", f);
-		jstr(f, m->ifs[k].role);
-		for (i = 0; i < NOFF; i++)
-			fprintf(f, ", \"%s\": %s", offloads[i].name,
-				a.val[i] < 0 ? "null"
-				: a.val[i]   ? "true"
-					     : "false");
-		fputc('}', f);
-		first = false;
+		one = json_object_new_object();
+		ts_json_put_str(one, "role", m->ifs[k].role, nomem);
+		for (i = 0; one && i < NOFF; i++) {
+			if (a.val[i] < 0)
+				ts_json_put_str(one, offloads[i].name, NULL, nomem);
+			else
+				ts_json_put(one, offloads[i].name,
+					    json_object_new_boolean(a.val[i]), nomem);
+		}
+		ts_json_put(o, a.ifname, one, nomem);
 	}
-	fputs("\n  },\n", f);
+	if (!o)
+		*nomem = true;
+	return o;
 }
 
-static void write_trace(FILE *f, const char *option, const char *spec, bool *first)
+static void json_trace(struct json_object *arr, const char *option, const char *spec, bool *nomem)
 {
-	char hex[2 * TS_SHA256_LEN + 1], *real = NULL;
-	int ret;
+	char hex[2 * TS_SHA256_LEN + 1], *real;
+	struct json_object *o;
 
 	if (!spec)
 		return;
-	fprintf(f, "%s\n    {\"option\": \"%s\", \"spec\": ", *first ? "" : ",", option);
-	jstr(f, spec);
-	*first = false;
-	if (!strncmp(spec, "const:", 6)) {
-		fputs(", \"sha256\": null}", f);
-		return;
+	o = json_object_new_object();
+	ts_json_put_str(o, "option", option, nomem);
+	ts_json_put_str(o, "spec", spec, nomem);
+	if (strncmp(spec, "const:", 6) != 0) {
+		real = realpath(spec, NULL);
+		ts_json_put_str(o, "path", real ? real : spec, nomem);
+		free(real);
+		ts_json_put_str(o, "sha256", ts_sha256_file(spec, hex) < 0 ? NULL : hex, nomem);
+	} else {
+		ts_json_put_str(o, "sha256", NULL, nomem);
 	}
-	real = realpath(spec, NULL);
-	fputs(", \"path\": ", f);
-	jstr(f, real ? real : spec);
-	free(real);
-	ret = ts_sha256_file(spec, hex);
-	fputs(", \"sha256\": ", f);
-	jstr(f, ret < 0 ? NULL : hex);
-	fputc('}', f);
+	ts_json_append(arr, o, nomem);
 }
 
-static void write_time(FILE *f, const char *key, int64_t wall_ns)
+static void json_time(struct json_object *o, const char *key, int64_t wall_ns, bool *nomem)
 {
-	char buf[64];
+	char buf[64], out[96];
 	time_t s = (time_t)(wall_ns / 1000000000);
 	struct tm tm;
 
 	if (!wall_ns) {
-		fprintf(f, "  \"%s\": null,\n", key);
+		ts_json_put_str(o, key, NULL, nomem);
 		return;
 	}
 	gmtime_r(&s, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(f, "  \"%s\": \"%s.%09lldZ\",\n", key, buf, (long long)(wall_ns % 1000000000));
+	snprintf(out, sizeof(out), "%s.%09lldZ", buf, (long long)(wall_ns % 1000000000));
+	ts_json_put_str(o, key, out, nomem);
 }
 
-static void write_link(FILE *f, const struct ts_linkcfg *l)
+static struct json_object *json_link(const struct ts_linkcfg *l, bool *nomem)
 {
 	static const char *const dn[2] = {"uplink", "downlink"};
+	struct json_object *o = json_object_new_object(), *d;
 	int i;
 
-	fprintf(f, "  \"link\": {\"delay_ns\": %lld, \"seed\": %llu, \"once\": %s",
-		(long long)l->delay, (unsigned long long)l->seed, l->once ? "true" : "false");
+	ts_json_put(o, "delay_ns", json_object_new_int64(l->delay), nomem);
+	ts_json_put(o, "seed", ts_json_count(l->seed), nomem);
+	ts_json_put(o, "once", json_object_new_boolean(l->once), nomem);
 	for (i = 0; i < 2; i++) {
-		fprintf(f, ", \"%s\": {\"trace\": ", dn[i]);
-		jstr(f, l->cap[i] ? l->cap[i]->name : NULL);
-		fputs(", \"queue\": ", f);
-		jstr(f, l->queue[i] ? l->queue[i] : "droptail:packets=1000");
-		fputs(", \"loss\": ", f);
-		jstr(f, l->loss[i]);
-		fprintf(f, ", \"place\": \"%s\"}", ts_place_name(l->place[i]));
+		d = json_object_new_object();
+		ts_json_put_str(d, "trace", l->cap[i] ? l->cap[i]->name : NULL, nomem);
+		ts_json_put_str(d, "queue", l->queue[i] ? l->queue[i] : TS_QDISC_DEFAULT, nomem);
+		ts_json_put_str(d, "loss", l->loss[i], nomem);
+		ts_json_put_str(d, "place", ts_place_name(l->place[i]), nomem);
+		ts_json_put(o, dn[i], d, nomem);
 	}
-	fputs("},\n", f);
+	return o;
+}
+
+static struct json_object *json_run(const struct ts_run_common *c, bool *nomem)
+{
+	struct json_object *o = json_object_new_object();
+
+	ts_json_put(o, "gso", json_object_new_boolean(c->gso), nomem);
+	ts_json_put(o, "duration_ns", json_object_new_int64(c->duration), nomem);
+	ts_json_put(o, "kernel_queue", json_object_new_int64(c->queue_len), nomem);
+	ts_json_put(o, "descriptors", json_object_new_int64(c->pool), nomem);
+	ts_json_put(o, "stats_interval_ns", json_object_new_int64(c->obs.interval), nomem);
+	ts_json_put(o, "sockstats_interval_ns", json_object_new_int64(c->obs.sock_interval), nomem);
+	ts_json_put(o, "pcap_snaplen", json_object_new_int64(c->obs.snaplen), nomem);
+	return o;
+}
+
+static struct json_object *json_kernel(bool *nomem)
+{
+	struct json_object *o;
+	struct utsname u;
+
+	if (uname(&u) != 0)
+		return NULL;
+	o = json_object_new_object();
+	ts_json_put_str(o, "sysname", u.sysname, nomem);
+	ts_json_put_str(o, "release", u.release, nomem);
+	ts_json_put_str(o, "version", u.version, nomem);
+	ts_json_put_str(o, "machine", u.machine, nomem);
+	return o;
+}
+
+static struct json_object *json_manifest(const struct ts_manifest *m, bool *nomem)
+{
+	const struct ts_run_common *c = m->common;
+	struct json_object *o = json_object_new_object(), *a, *cc;
+	char line[8192];
+	unsigned int i;
+
+	ts_json_put_str(o, "tasshape_version", ts_build_version(), nomem);
+	ts_json_put_str(o, "git_revision", ts_build_git_rev(), nomem);
+	ts_json_put_str(o, "mode", m->mode, nomem);
+	ts_json_put_str(o, "command_line", ts_cmdline_join(line, sizeof(line), c->argc, c->argv),
+			nomem);
+	a = json_object_new_array();
+	for (i = 0; i < (unsigned int)c->argc && c->argv[i]; i++)
+		ts_json_append(a, json_object_new_string(c->argv[i]), nomem);
+	ts_json_put(o, "argv", a, nomem);
+	json_time(o, "start", m->start_wall_ns, nomem);
+	json_time(o, "end", m->end_wall_ns, nomem);
+	ts_json_put_str(o, "stop", m->stop, nomem);
+	if (m->exit_code >= 0)
+		ts_json_put(o, "exit_code", json_object_new_int(m->exit_code), nomem);
+	else
+		ts_json_put_str(o, "exit_code", NULL, nomem);
+	ts_json_put(o, "seed", ts_json_count(m->link->seed), nomem);
+	a = json_object_new_array();
+	json_trace(a, "--trace", m->link->trace, nomem);
+	json_trace(a, "--uplink-trace", m->link->dir_trace[0], nomem);
+	json_trace(a, "--downlink-trace", m->link->dir_trace[1], nomem);
+	ts_json_put(o, "traces", a, nomem);
+	ts_json_put(o, "link", json_link(m->link, nomem), nomem);
+	ts_json_put(o, "run", json_run(c, nomem), nomem);
+	a = json_kernel(nomem);
+	if (a)
+		ts_json_put(o, "kernel", a, nomem);
+	else
+		ts_json_put_str(o, "kernel", NULL, nomem);
+	cc = json_object_new_object();
+	a = json_object_new_array();
+	for (i = 0; m->obs && i < m->obs->nccas; i++)
+		ts_json_append(a, json_object_new_string(m->obs->ccas[i]), nomem);
+	ts_json_put(cc, "seen", a, nomem);
+	ts_json_put(o, "congestion_control", cc, nomem);
+	ts_json_put(o, "sysctls", json_sysctls(m->cmd_netns_fd, nomem), nomem);
+	ts_json_put(o, "host_sysctls", json_sysctls(-1, nomem), nomem);
+	ts_json_put(o, "offloads", json_offloads(m, nomem), nomem);
+	a = json_object_new_array();
+	for (i = 0; m->obs && i < m->obs->npath; i++) {
+		const char *p = m->obs->path[i], *slash = strrchr(p, '/');
+
+		ts_json_append(a, json_object_new_string(slash ? slash + 1 : p), nomem);
+	}
+	ts_json_put(o, "files", a, nomem);
+	if (!o)
+		*nomem = true;
+	return o;
 }
 
 int ts_manifest_write(const struct ts_manifest *m, struct ts_err *err)
 {
-	const struct ts_run_common *c = m->common;
-	char line[8192];
-	struct utsname u;
-	bool first = true;
-	FILE *f;
-	unsigned int i;
-	int ret;
+	bool nomem = false;
+	struct json_object *o = json_manifest(m, &nomem);
+	FILE *f = NULL;
+	int ret = -ENOMEM;
 
+	if (nomem) {
+		ts_err_set(err, "%s: out of memory", m->path);
+		goto out;
+	}
 	f = fopen(m->path, "we");
 	if (!f) {
 		ret = -errno;
 		ts_err_set(err, "%s: cannot create: %s", m->path, strerror(errno));
-		return ret;
+		goto out;
 	}
-	fputs("{\n  \"tasshape_version\": ", f);
-	jstr(f, ts_build_version());
-	fputs(",\n  \"git_revision\": ", f);
-	jstr(f, ts_build_git_rev());
-	fputs(",\n  \"mode\": ", f);
-	jstr(f, m->mode);
-	fputs(",\n  \"command_line\": ", f);
-	jstr(f, ts_cmdline_join(line, sizeof(line), c->argc, c->argv));
-	fputs(",\n  \"argv\": [", f);
-	for (i = 0; i < (unsigned int)c->argc && c->argv[i]; i++) {
-		fputs(i ? ", " : "", f);
-		jstr(f, c->argv[i]);
-	}
-	fputs("],\n", f);
-	write_time(f, "start", m->start_wall_ns);
-	write_time(f, "end", m->end_wall_ns);
-	fputs("  \"stop\": ", f);
-	jstr(f, m->stop);
-	fputs(",\n  \"exit_code\": ", f);
-	if (m->exit_code >= 0)
-		fprintf(f, "%d", m->exit_code);
-	else
-		fputs("null", f);
-	fprintf(f, ",\n  \"seed\": %llu,\n  \"traces\": [", (unsigned long long)m->link->seed);
-	write_trace(f, "--trace", m->link->trace, &first);
-	write_trace(f, "--uplink-trace", m->link->dir_trace[0], &first);
-	write_trace(f, "--downlink-trace", m->link->dir_trace[1], &first);
-	fputs("\n  ],\n", f);
-	write_link(f, m->link);
-	fprintf(f,
-		"  \"run\": {\"gso\": %s, \"duration_ns\": %lld, \"kernel_queue\": %u, "
-		"\"descriptors\": %u, \"stats_interval_ns\": %lld, \"sockstats_interval_ns\": "
-		"%lld, \"pcap_snaplen\": %u},\n",
-		c->gso ? "true" : "false", (long long)c->duration, c->queue_len, c->pool,
-		(long long)c->obs.interval, (long long)c->obs.sock_interval, c->obs.snaplen);
-	if (uname(&u) == 0)
-		fprintf(f,
-			"  \"kernel\": {\"sysname\": \"%s\", \"release\": \"%s\", \"version\": "
-			"\"%s\", \"machine\": \"%s\"},\n",
-			u.sysname, u.release, u.version, u.machine);
-	else
-		fputs("  \"kernel\": null,\n", f);
-	fputs("  \"congestion_control\": {\"seen\": [", f);
-	for (i = 0; m->obs && i < m->obs->nccas; i++) {
-		fputs(i ? ", " : "", f);
-		jstr(f, m->obs->ccas[i]);
-	}
-	fputs("]},\n", f);
-	write_sysctls(f, "sysctls", m->cmd_netns_fd);
-	write_sysctls(f, "host_sysctls", -1);
-	write_offloads(f, m);
-	fputs("  \"files\": [", f);
-	for (i = 0; m->obs && i < m->obs->npath; i++) {
-		const char *p = m->obs->path[i], *slash = strrchr(p, '/');
-
-		fputs(i ? ", " : "", f);
-		jstr(f, slash ? slash + 1 : p);
-	}
-	fputs("]\n}\n", f);
-	if (ferror(f) | (fclose(f) != 0)) {
+	ret = ts_json_write(f, o, TS_JSON_PRETTY);
+	if (fclose(f) != 0 && !ret)
+		ret = -EIO;
+	if (ret)
 		ts_err_set(err, "%s: write failed", m->path);
-		return -EIO;
-	}
-	return 0;
+out:
+	json_object_put(o);
+	return ret;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "run/mmlog.h"
+#include "tasshape/qdisc.h"
 
 static int ring_init(struct ts_mm_ring *r, size_t cap)
 {
@@ -135,7 +136,7 @@ int ts_mmlog_init(struct ts_mmlog *m, FILE *f, const struct ts_mmlog_conf *c)
 	fprintf(f, "# mahimahi mm-link (%s) [%s] > %s\n", c->link_name,
 		c->trace ? c->trace->name : "unlimited", c->path ? c->path : "-");
 	fprintf(f, "# command line: %s\n", c->command_line ? c->command_line : "");
-	fprintf(f, "# queue: %s\n", c->queue ? c->queue : "droptail:packets=1000");
+	fprintf(f, "# queue: %s\n", c->queue ? c->queue : TS_QDISC_DEFAULT);
 	fprintf(f, "# init timestamp: %" PRId64 "\n", c->init_epoch_ms);
 	fprintf(f, "# base timestamp: 0\n");
 	fprintf(f,

@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * SHA-256 (FIPS 180-4), for the trace hashes of a run manifest: a result
- * names the exact trace bytes it was produced with. Small and dependency
- * free; speed does not matter here (a trace is hashed once per run).
+ * SHA-256, for the hashes of a run manifest and of experiment results: a
+ * result names the exact trace, spec and program bytes it was produced
+ * with. A thin layer over libmd (Debian's libmd, the BSD <sha2.h> API),
+ * so the hashing itself is a well-kept library's, and callers keep one
+ * small interface.
  */
 #ifndef TS_RUN_SHA256_H
 #define TS_RUN_SHA256_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include <sha2.h>
 
 #define TS_SHA256_LEN 32
 
 struct ts_sha256 {
-	uint32_t h[8];
-	uint64_t len; /* bytes hashed so far */
-	uint8_t buf[64];
-	size_t nbuf;
+	SHA2_CTX ctx;
 };
 
 void ts_sha256_init(struct ts_sha256 *s);

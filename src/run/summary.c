@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
 
+#include "run/json.h"
 #include "run/summary.h"
 #include "run/tsq.h"
 #include "tasshape/units.h"
@@ -69,12 +72,25 @@ static void print_hist(FILE *f, const char *what, const struct ts_hist *h)
 		ts_fmt_time(b4, sizeof(b4), h->count ? h->max : 0));
 }
 
-static void json_hist(FILE *f, const char *key, const struct ts_hist *h)
+static struct json_object *jint(int64_t v)
 {
-	fprintf(f, "\"%s\":{\"p50\":%lld,\"p95\":%lld,\"p99\":%lld,\"max\":%lld,\"mean\":%.0f},",
-		key, (long long)ts_hist_quantile(h, 0.5), (long long)ts_hist_quantile(h, 0.95),
-		(long long)ts_hist_quantile(h, 0.99), (long long)(h->count ? h->max : 0),
-		ts_hist_mean(h));
+	return json_object_new_int64(v);
+}
+
+static struct json_object *json_hist(const struct ts_hist *h, bool *nomem)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o) {
+		*nomem = true;
+		return NULL;
+	}
+	ts_json_put(o, "p50", jint(ts_hist_quantile(h, 0.5)), nomem);
+	ts_json_put(o, "p95", jint(ts_hist_quantile(h, 0.95)), nomem);
+	ts_json_put(o, "p99", jint(ts_hist_quantile(h, 0.99)), nomem);
+	ts_json_put(o, "max", jint(h->count ? h->max : 0), nomem);
+	ts_json_put(o, "mean", jint(llround(ts_hist_mean(h))), nomem);
+	return o;
 }
 
 /* Smallest aggregate size N with at least @q of the A-MPDUs at or below it. */
@@ -142,37 +158,53 @@ static void print_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
 	fprintf(f, "%s\n", first ? " (none)" : "");
 }
 
-static void json_wifi(FILE *f, const struct ts_summary *s, const struct ts_dir *d, ts_ns_t dt)
+static void json_wifi(struct json_object *out, const struct ts_summary *s, const struct ts_dir *d,
+		      ts_ns_t dt, bool *nomem)
 {
 	const struct ts_wifi6_stats *w = ts_wifi6_stage_stats(d->mac);
 	const struct ts_wifi6_medium_stats *ms = ts_wifi6_stage_medium(d->mac);
+	struct json_object *o, *hist;
 	unsigned int n;
-	int first = 1;
+	char key[16];
 
 	if (!w)
 		return;
-	fprintf(f,
-		",\"wifi6\":{\"place\":\"%s\",\"txops\":%" PRIu64 ",\"mpdus\":%" PRIu64
-		",\"mean_n\":%.3f,\"median_n\":%u,\"max_n\":%u,\"airtime_ns\":%lld,"
-		"\"airtime_utilisation\":%.6f,\"medium_busy_utilisation\":%.6f,"
-		"\"others_airtime_ns\":%lld,\"collisions\":%" PRIu64 ",\"failures\":%" PRIu64
-		",\"mpdu_errors\":%" PRIu64 ",\"retries\":%" PRIu64 ",\"mac_drops\":%" PRIu64
-		",\"n_hist\":{",
-		ts_place_name(d->mac->place), w->txops, w->mpdus,
-		w->txops ? (double)w->mpdus / (double)w->txops : 0.0, wifi_n_quantile(w, 0.5),
-		wifi_n_quantile(w, 1.0), (long long)w->airtime, share(w->airtime, dt),
-		share(ms->busy, dt), (long long)ms->others_airtime, w->collisions, w->failures,
-		w->mpdu_errors, w->retries, w->drops);
+	o = json_object_new_object();
+	hist = json_object_new_object();
+	if (!o || !hist) {
+		json_object_put(o);
+		json_object_put(hist);
+		*nomem = true;
+		return;
+	}
+	ts_json_put(o, "place", json_object_new_string(ts_place_name(d->mac->place)), nomem);
+	ts_json_put(o, "txops", ts_json_count(w->txops), nomem);
+	ts_json_put(o, "mpdus", ts_json_count(w->mpdus), nomem);
+	ts_json_put(o, "mean_n",
+		    json_object_new_double(w->txops ? (double)w->mpdus / (double)w->txops : 0.0),
+		    nomem);
+	ts_json_put(o, "median_n", jint(wifi_n_quantile(w, 0.5)), nomem);
+	ts_json_put(o, "max_n", jint(wifi_n_quantile(w, 1.0)), nomem);
+	ts_json_put(o, "airtime_ns", jint(w->airtime), nomem);
+	ts_json_put(o, "airtime_utilisation", json_object_new_double(share(w->airtime, dt)), nomem);
+	ts_json_put(o, "medium_busy_utilisation", json_object_new_double(share(ms->busy, dt)),
+		    nomem);
+	ts_json_put(o, "others_airtime_ns", jint(ms->others_airtime), nomem);
+	ts_json_put(o, "collisions", ts_json_count(w->collisions), nomem);
+	ts_json_put(o, "failures", ts_json_count(w->failures), nomem);
+	ts_json_put(o, "mpdu_errors", ts_json_count(w->mpdu_errors), nomem);
+	ts_json_put(o, "retries", ts_json_count(w->retries), nomem);
+	ts_json_put(o, "mac_drops", ts_json_count(w->drops), nomem);
 	for (n = 0; n <= TS_WIFI6_MPDUS_MAX; n++) {
 		if (!w->n_hist[n])
 			continue;
-		fprintf(f, "%s\"%u\":%" PRIu64, first ? "" : ",", n, w->n_hist[n]);
-		first = 0;
+		snprintf(key, sizeof(key), "%u", n);
+		ts_json_put(hist, key, ts_json_count(w->n_hist[n]), nomem);
 	}
-	fprintf(f, "}");
+	ts_json_put(o, "n_hist", hist, nomem);
 	if (d->mac->place == TS_PLACE_SENDER)
-		ts_tsq_json(f, s->tsq, s->start);
-	fprintf(f, "}");
+		ts_tsq_json(o, s->tsq, s->start, nomem);
+	ts_json_put(out, "wifi6", o, nomem);
 }
 
 void ts_summary_print(FILE *f, const struct ts_summary *s)
@@ -254,72 +286,129 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 	}
 }
 
+static struct json_object *json_stages(const struct ts_dir *d, bool *nomem)
+{
+	struct json_object *arr = json_object_new_array(), *o;
+	unsigned int k;
+	int p;
+
+	if (!arr) {
+		*nomem = true;
+		return NULL;
+	}
+	for (p = 0; p < 2; p++) {
+		for (k = 0; k < d->pipe[p].nstages; k++) {
+			const struct ts_stage *st = d->pipe[p].stage[k];
+
+			o = json_object_new_object();
+			if (!o || json_object_array_add(arr, o) < 0) {
+				json_object_put(o);
+				*nomem = true;
+				continue;
+			}
+			ts_json_put(o, "stage", json_object_new_string(st->ops->name), nomem);
+			ts_json_put(o, "place", json_object_new_string(ts_place_name(st->place)),
+				    nomem);
+			ts_json_put(o, "pkts_in", ts_json_count(st->stats.pkts_in), nomem);
+			ts_json_put(o, "pkts_out", ts_json_count(st->stats.pkts_out), nomem);
+			ts_json_put(o, "peak_bytes", ts_json_count(st->stats.peak_bytes), nomem);
+			ts_json_put(o, "peak_pkts", ts_json_count(st->stats.peak_pkts), nomem);
+		}
+	}
+	return arr;
+}
+
+static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nomem)
+{
+	const struct ts_dir *d = s->dir[i];
+	const struct ts_dir_extra *x = &s->extra[i];
+	ts_ns_t dt = s->end - s->start;
+	struct json_object *o = json_object_new_object(), *drops, *rel;
+	struct dir_tot t;
+	int c;
+
+	if (!o) {
+		*nomem = true;
+		return NULL;
+	}
+	dir_totals(s, d, &t);
+	ts_json_put(o, "name", json_object_new_string(d->name), nomem);
+	if (d->trace) {
+		ts_json_put(o, "capacity_bytes", ts_json_count(t.offered), nomem);
+		ts_json_put(o, "utilisation",
+			    json_object_new_double(
+				    t.offered ? (double)t.out_bytes / (double)t.offered : 0.0),
+			    nomem);
+	}
+	ts_json_put(o, "pkts_in", ts_json_count(t.in_pkts), nomem);
+	ts_json_put(o, "bytes_in", ts_json_count(t.in_bytes), nomem);
+	ts_json_put(o, "pkts_out", ts_json_count(t.out_pkts), nomem);
+	ts_json_put(o, "bytes_out", ts_json_count(t.out_bytes), nomem);
+	ts_json_put(o, "throughput_bps", jint(llround(rate_of(t.out_bytes, dt))), nomem);
+	ts_json_put(o, "pkts_held", ts_json_count(t.held_pkts), nomem);
+	drops = json_object_new_object();
+	for (c = 0; drops && c < TS_DROP__COUNT; c++)
+		ts_json_put(drops, ts_drop_name(c), ts_json_count(t.drops[c]), nomem);
+	ts_json_put(o, "drops", drops, nomem);
+	if (t.qdelay)
+		ts_json_put(o, "queueing_delay_ns", json_hist(t.qdelay, nomem), nomem);
+	ts_json_put(o, "one_way_delay_ns", json_hist(&t.sojourn, nomem), nomem);
+	ts_json_put(o, "stages", json_stages(d, nomem), nomem);
+	json_wifi(o, s, d, dt, nomem);
+	ts_json_put(o, "kernel_dropped", ts_json_count(x->kernel_dropped), nomem);
+	ts_json_put(o, "socket_overrun", ts_json_count(x->user_dropped), nomem);
+	ts_json_put(o, "no_descriptor", ts_json_count(x->no_descriptor), nomem);
+	ts_json_put(o, "unexplained_drops", ts_json_count(x->unexplained), nomem);
+	if (x->have_release_err) {
+		rel = json_object_new_object();
+		if (rel) {
+			ts_json_put(rel, "p50", ts_json_count(x->release_err_p50), nomem);
+			ts_json_put(rel, "p99", ts_json_count(x->release_err_p99), nomem);
+			ts_json_put(rel, "max", ts_json_count(x->release_err_max), nomem);
+		}
+		ts_json_put(o, "release_error_ns", rel, nomem);
+	}
+	return o;
+}
+
+struct json_object *ts_summary_json_object(const struct ts_summary *s)
+{
+	struct json_object *root = json_object_new_object(), *dirs = json_object_new_array(), *d;
+	bool nomem = false;
+	int i;
+
+	if (!root || !dirs)
+		goto fail;
+	ts_json_put(root, "title", json_object_new_string(s->title), &nomem);
+	ts_json_put(root, "duration_ns", jint(s->end - s->start), &nomem);
+	for (i = 0; i < 2; i++) {
+		if (!s->dir[i])
+			continue;
+		d = json_dir(s, i, &nomem);
+		if (!d || json_object_array_add(dirs, d) < 0) {
+			json_object_put(d);
+			nomem = true;
+		}
+	}
+	ts_json_put(root, "directions", dirs, &nomem);
+	dirs = NULL;
+	if (nomem)
+		goto fail;
+	return root;
+fail:
+	json_object_put(dirs);
+	json_object_put(root);
+	return NULL;
+}
+
 int ts_summary_json(FILE *f, const struct ts_summary *s)
 {
-	ts_ns_t dt = s->end - s->start;
-	int i, c, p;
-	unsigned int k;
+	struct json_object *root = ts_summary_json_object(s);
+	int ret;
 
-	fprintf(f, "{\"title\":\"%s\",\"duration_ns\":%lld,\"directions\":[", s->title,
-		(long long)dt);
-	for (i = 0; i < 2; i++) {
-		const struct ts_dir *d = s->dir[i];
-		const struct ts_dir_extra *x = &s->extra[i];
-		struct dir_tot t;
-		int first = 1;
-
-		if (!d)
-			continue;
-		dir_totals(s, d, &t);
-		fprintf(f, "%s{\"name\":\"%s\",", i && s->dir[0] ? "," : "", d->name);
-		if (d->trace)
-			fprintf(f, "\"capacity_bytes\":%" PRIu64 ",\"utilisation\":%.6f,",
-				t.offered,
-				t.offered ? (double)t.out_bytes / (double)t.offered : 0.0);
-		fprintf(f,
-			"\"pkts_in\":%" PRIu64 ",\"bytes_in\":%" PRIu64 ",\"pkts_out\":%" PRIu64
-			",\"bytes_out\":%" PRIu64 ",\"throughput_bps\":%.0f,\"pkts_held\":%" PRIu64
-			",\"drops\":{",
-			t.in_pkts, t.in_bytes, t.out_pkts, t.out_bytes, rate_of(t.out_bytes, dt),
-			t.held_pkts);
-		for (c = 0; c < TS_DROP__COUNT; c++) {
-			fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", ts_drop_name(c),
-				t.drops[c]);
-			first = 0;
-		}
-		fprintf(f, "},");
-		if (t.qdelay)
-			json_hist(f, "queueing_delay_ns", t.qdelay);
-		json_hist(f, "one_way_delay_ns", &t.sojourn);
-		fprintf(f, "\"stages\":[");
-		first = 1;
-		for (p = 0; p < 2; p++) {
-			for (k = 0; k < d->pipe[p].nstages; k++) {
-				const struct ts_stage *st = d->pipe[p].stage[k];
-
-				fprintf(f,
-					"%s{\"stage\":\"%s\",\"place\":\"%s\",\"pkts_in\":%" PRIu64
-					",\"pkts_out\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
-					",\"peak_pkts\":%u}",
-					first ? "" : ",", st->ops->name, ts_place_name(st->place),
-					st->stats.pkts_in, st->stats.pkts_out, st->stats.peak_bytes,
-					st->stats.peak_pkts);
-				first = 0;
-			}
-		}
-		fprintf(f, "]");
-		json_wifi(f, s, d, dt);
-		fprintf(f,
-			",\"kernel_dropped\":%" PRIu64 ",\"socket_overrun\":%" PRIu64
-			",\"no_descriptor\":%" PRIu64 ",\"unexplained_drops\":%" PRIu64,
-			x->kernel_dropped, x->user_dropped, x->no_descriptor, x->unexplained);
-		if (x->have_release_err)
-			fprintf(f,
-				",\"release_error_ns\":{\"p50\":%" PRIu64 ",\"p99\":%" PRIu64
-				",\"max\":%" PRIu64 "}",
-				x->release_err_p50, x->release_err_p99, x->release_err_max);
-		fprintf(f, "}");
-	}
-	fprintf(f, "]}\n");
-	return ferror(f) ? -EIO : 0;
+	if (!root)
+		return -ENOMEM;
+	ret = ts_json_write(f, root, TS_JSON_PLAIN);
+	json_object_put(root);
+	return ret;
 }

@@ -8,6 +8,7 @@
 #ifndef TS_RUN_SUMMARY_H
 #define TS_RUN_SUMMARY_H
 
+#include <json-c/json.h>
 #include <stdio.h>
 
 #include "tasshape/link.h"
@@ -34,7 +35,13 @@ struct ts_summary {
 
 void ts_summary_print(FILE *f, const struct ts_summary *s);
 
-/* Returns 0 or -errno if writing failed. */
+/*
+ * ts_summary_json_object - the summary as a json-c object (the caller owns
+ * it: json_object_put), for writers that embed it; NULL when out of memory.
+ */
+struct json_object *ts_summary_json_object(const struct ts_summary *s);
+
+/* Writes the summary as one line of JSON. Returns 0, -ENOMEM, or -EIO if writing failed. */
 int ts_summary_json(FILE *f, const struct ts_summary *s);
 
 #endif

@@ -29,6 +29,7 @@
 
 #include "net/netns.h"
 #include "net/sockdiag.h"
+#include "run/json.h"
 #include "run/shaper.h"
 #include "run/tsq.h"
 #include "tasshape/tsq.h"
@@ -836,47 +837,76 @@ void ts_tsq_print(FILE *f, const struct ts_tsq *t, ts_ns_t origin)
 			t->poll_err ? strerror(-t->poll_err) : "ok");
 }
 
-void ts_tsq_json(FILE *f, const struct ts_tsq *t, ts_ns_t origin)
+static struct json_object *json_flow(const struct ts_tsq *t, const struct flow *fl, ts_ns_t origin,
+				     bool *nomem)
 {
+	struct json_object *o = json_object_new_object(), *log = json_object_new_array();
+	double rate = mean_of(fl->rate_sum, fl->nsamples);
+	double budget = mean_of(fl->budget_sum, fl->nsamples);
 	char buf[32];
-	unsigned int i, k;
+	unsigned int k;
+
+	ts_json_put_str(o, "src", fl->src, nomem);
+	ts_json_put(o, "sport", json_object_new_int(fl->sport), nomem);
+	ts_json_put_str(o, "dst", fl->dst, nomem);
+	ts_json_put(o, "dport", json_object_new_int(fl->dport), nomem);
+	ts_json_put_str(o, "cca", fl->cca, nomem);
+	ts_json_put(o, "pacing_shift", json_object_new_int((int)fl->shift), nomem);
+	ts_json_put_str(o, "pacing_shift_mode", ts_tsq_conf_str(&t->conf, buf, sizeof(buf)), nomem);
+	ts_json_put(o, "emulated", json_object_new_boolean(t->conf.mode != TS_TSQ_KERNEL), nomem);
+	ts_json_put(o, "tsq_budget_bytes", ts_json_count((uint64_t)budget), nomem);
+	ts_json_put(o, "kernel_budget_bytes",
+		    ts_json_count((uint64_t)mean_of(fl->kbudget_sum, fl->nsamples)), nomem);
+	ts_json_put(o, "pacing_rate_bps", ts_json_count((uint64_t)(rate * 8)), nomem);
+	ts_json_put(o, "tsq_budget_ms", json_object_new_double(rate > 0 ? budget * 1e3 / rate : 0),
+		    nomem);
+	ts_json_put(o, "station_peak_bytes", ts_json_count(fl->q.peak_bytes), nomem);
+	ts_json_put(o, "station_mean_bytes",
+		    ts_json_count((uint64_t)ts_tsq_qstat_mean_bytes(&fl->q)), nomem);
+	ts_json_put(o, "station_peak_ms", json_object_new_double(fl->q.peak_ms), nomem);
+	ts_json_put(o, "station_mean_ms", json_object_new_double(ts_tsq_qstat_mean_ms(&fl->q)),
+		    nomem);
+	ts_json_put(o, "uncharged_peak_bytes", ts_json_count(fl->unc_peak), nomem);
+	ts_json_put(o, "early_released_pkts", ts_json_count(fl->early), nomem);
+	ts_json_put(o, "samples", ts_json_count(fl->nsamples), nomem);
+	for (k = 0; log && k < fl->nlog; k++) {
+		struct json_object *e = json_object_new_object();
+
+		ts_json_put(e, "t_s", json_object_new_double((double)(fl->log[k].t - origin) / 1e9),
+			    nomem);
+		ts_json_put(e, "shift", json_object_new_int(fl->log[k].shift), nomem);
+		ts_json_put_str(e, "state", ts_bbr_phase_name(fl->log[k].phase), nomem);
+		ts_json_append(log, e, nomem);
+	}
+	ts_json_put(o, "shifts", log, nomem);
+	ts_json_put(o, "shifts_truncated", json_object_new_boolean(fl->log_full), nomem);
+	return o;
+}
+
+void ts_tsq_json(struct json_object *wifi6, const struct ts_tsq *t, ts_ns_t origin, bool *nomem)
+{
+	struct json_object *o, *r, *flows;
+	char buf[32];
+	unsigned int i;
 
 	if (!t)
 		return;
-	fprintf(f,
-		",\"tsq\":{\"pacing_shift\":\"%s\",\"emulated\":%s,\"pacing_ratios\":{\"ss\":%u,"
-		"\"ca\":%u,\"ss_found\":%u,\"ca_found\":%u},\"limit_output_bytes\":%" PRIu64
-		",\"untracked_pkts\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"deferred\":%" PRIu64 "}",
-		ts_tsq_conf_str(&t->conf, buf, sizeof(buf)),
-		t->conf.mode == TS_TSQ_KERNEL ? "false" : "true", t->env.ss_applied,
-		t->env.ca_applied, t->env.ss_ratio, t->env.ca_ratio, t->env.limit_output_bytes,
-		t->untracked_pkts, t->lost, t->ring_full);
-	fprintf(f, ",\"flows\":[");
-	for (i = 0; i < t->nflows; i++) {
-		const struct flow *fl = &t->flows[i];
-		double rate = mean_of(fl->rate_sum, fl->nsamples);
-
-		fprintf(f,
-			"%s{\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,\"cca\":\"%s\","
-			"\"pacing_shift\":%u,\"pacing_shift_mode\":\"%s\",\"emulated\":%s,"
-			"\"tsq_budget_bytes\":%.0f,\"kernel_budget_bytes\":%.0f,"
-			"\"pacing_rate_bps\":%.0f,\"tsq_budget_ms\":%.4f,"
-			"\"station_peak_bytes\":%" PRIu64 ",\"station_mean_bytes\":%.0f,"
-			"\"station_peak_ms\":%.4f,\"station_mean_ms\":%.4f,"
-			"\"uncharged_peak_bytes\":%" PRIu64 ",\"early_released_pkts\":%" PRIu64
-			",\"samples\":%" PRIu64 ",\"shifts\":[",
-			i ? "," : "", fl->src, fl->sport, fl->dst, fl->dport, fl->cca, fl->shift,
-			buf, t->conf.mode == TS_TSQ_KERNEL ? "false" : "true",
-			mean_of(fl->budget_sum, fl->nsamples),
-			mean_of(fl->kbudget_sum, fl->nsamples), rate * 8,
-			rate > 0 ? mean_of(fl->budget_sum, fl->nsamples) * 1e3 / rate : 0.0,
-			fl->q.peak_bytes, ts_tsq_qstat_mean_bytes(&fl->q), fl->q.peak_ms,
-			ts_tsq_qstat_mean_ms(&fl->q), fl->unc_peak, fl->early, fl->nsamples);
-		for (k = 0; k < fl->nlog; k++)
-			fprintf(f, "%s{\"t_s\":%.4f,\"shift\":%u,\"state\":\"%s\"}", k ? "," : "",
-				(double)(fl->log[k].t - origin) / 1e9, fl->log[k].shift,
-				ts_bbr_phase_name(fl->log[k].phase));
-		fprintf(f, "]}");
-	}
-	fprintf(f, "]");
+	o = json_object_new_object();
+	r = json_object_new_object();
+	flows = json_object_new_array();
+	ts_json_put_str(o, "pacing_shift", ts_tsq_conf_str(&t->conf, buf, sizeof(buf)), nomem);
+	ts_json_put(o, "emulated", json_object_new_boolean(t->conf.mode != TS_TSQ_KERNEL), nomem);
+	ts_json_put(r, "ss", json_object_new_int((int)t->env.ss_applied), nomem);
+	ts_json_put(r, "ca", json_object_new_int((int)t->env.ca_applied), nomem);
+	ts_json_put(r, "ss_found", json_object_new_int((int)t->env.ss_ratio), nomem);
+	ts_json_put(r, "ca_found", json_object_new_int((int)t->env.ca_ratio), nomem);
+	ts_json_put(o, "pacing_ratios", r, nomem);
+	ts_json_put(o, "limit_output_bytes", ts_json_count(t->env.limit_output_bytes), nomem);
+	ts_json_put(o, "untracked_pkts", ts_json_count(t->untracked_pkts), nomem);
+	ts_json_put(o, "lost", ts_json_count(t->lost), nomem);
+	ts_json_put(o, "deferred", ts_json_count(t->ring_full), nomem);
+	ts_json_put(wifi6, "tsq", o, nomem);
+	for (i = 0; flows && i < t->nflows; i++)
+		ts_json_append(flows, json_flow(t, &t->flows[i], origin, nomem), nomem);
+	ts_json_put(wifi6, "flows", flows, nomem);
 }

@@ -86,9 +86,13 @@ void ts_tsq_tick(struct ts_tsq *t, ts_ns_t now);
 bool ts_tsq_sock_view(const struct ts_tsq *t, const struct ts_sockstat *st, uint64_t *rate,
 		      unsigned int *shift, bool *emulated);
 
-/* Summary lines and the JSON members of the station's wifi6 record. */
+/*
+ * Summary lines, and the members "tsq" and "flows" of the station's wifi6
+ * JSON record (*@nomem set when an allocation failed). NULL @t: nothing.
+ */
 void ts_tsq_print(FILE *f, const struct ts_tsq *t, ts_ns_t origin);
-void ts_tsq_json(FILE *f, const struct ts_tsq *t, ts_ns_t origin);
+struct json_object;
+void ts_tsq_json(struct json_object *wifi6, const struct ts_tsq *t, ts_ns_t origin, bool *nomem);
 
 /* Restore the namespace's sysctls and free; NULL is fine. */
 void ts_tsq_stop(struct ts_tsq *t);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/mmlog.c"
+#include "run/mmlog.h"
 #include "tsu.h"
 
 #define MS     TS_NSEC_PER_MSEC

@@ -2,7 +2,7 @@
 /* The live status line's text (run/progress.c). */
 #include <string.h>
 
-#include "run/progress.c"
+#include "run/progress.h"
 #include "tsu.h"
 
 /*

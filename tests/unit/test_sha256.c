@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run/sha256.c"
+#include "run/sha256.h"
 #include "tsu.h"
 
 static void hash_str(const char *s, char hex[65])

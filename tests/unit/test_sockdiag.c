@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/sockdiag_parse.c"
-#include "run/sockstats_out.c"
+#include "net/sockdiag.h"
+#include "run/sockstats_out.h"
 #include "tsu.h"
 
 struct msgbuf {

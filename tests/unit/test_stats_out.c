@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/stats_out.c"
+#include "run/stats_out.h"
 #include "tsu.h"
 
 #define MS TS_NSEC_PER_MSEC
