@@ -41,3 +41,7 @@ if [ "$(id -u)" -eq 0 ]; then
 else
 	echo "== integration tests skipped: they need root (namespaces, iptables, NFQUEUE) =="
 fi
+
+# Packaging: the .deb (dependencies, files, lintian) and, as root, the installed package's doctor.
+echo "== .deb package =="
+tools/check-deb.sh

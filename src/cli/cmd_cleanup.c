@@ -56,7 +56,11 @@ static const struct argp cleanup_argp = {
 	cleanup_parse,
 	NULL,
 	"Remove the namespaces, interfaces and iptables rules that a killed tasshape left "
-	"behind (in this network namespace and /run/netns).",
+	"behind (in this network namespace and /run/netns), killing the processes still "
+	"running in those namespaces first. Objects of runs still alive are kept unless --force.\v"
+	"Examples:\n"
+	"  sudo tasshape cleanup --verbose\n"
+	"  sudo tasshape cleanup --pid 12345 --verbose   # one run's leftovers only",
 	NULL,
 	NULL,
 	NULL};
@@ -85,9 +89,9 @@ int cmd_cleanup(int argc, char **argv)
 		o.note = note;
 	ret = ts_topo_cleanup(&o, &st, &err);
 	fprintf(stderr,
-		"tasshape cleanup: removed %u rules, %u interfaces, %u namespaces; kept %u of "
-		"running owners\n",
-		st.rules, st.links, st.netns, st.kept);
+		"tasshape cleanup: killed %u processes; removed %u rules, %u interfaces, %u "
+		"namespaces; kept %u of running owners\n",
+		st.procs, st.rules, st.links, st.netns, st.kept);
 	if (ret < 0)
 		return ts_cli_error("cleanup: %s", err.msg);
 	return 0;

@@ -77,7 +77,11 @@ static const struct argp sim_argp = {
 	sim_parse,
 	NULL,
 	"Simulate the link model with a constant-bit-rate source in each direction, without "
-	"the kernel, and print the run summary.",
+	"the kernel, and print the run summary. No root needed.\v"
+	"Examples:\n"
+	"  tasshape sim --trace starlink --duration 30s\n"
+	"  tasshape sim --trace lte-driving --queue codel --offered 20mbit\n"
+	"  tasshape sim --trace const:25mbit --mac wifi6:phy=1201mbit --summary-json s.json",
 	sim_children,
 	NULL,
 	NULL};
@@ -114,117 +118,166 @@ static void sim_drop(void *ctx, struct ts_pkt *p, enum ts_drop_cause cause, ts_n
 	ts_pool_put(&s->pool, p);
 }
 
+/* The simulated run: the two directions, their sources and the counters the summary reads. */
+struct sim_run {
+	struct sim_ctx ctx;
+	struct ts_dir dirs[2];
+	int built;
+	ts_ns_t gap[2]; /* between two packets of each direction's source */
+	uint64_t no_desc[2];
+};
+
+/* The run's length: --duration, or with --once the longest trace if shorter. */
+static ts_ns_t sim_duration(const struct sim_args *a)
+{
+	ts_ns_t longest = 0;
+	int i;
+
+	if (!a->link.once)
+		return a->duration;
+	for (i = 0; i < 2; i++)
+		if (a->link.cap[i])
+			longest = ts_max(longest, a->link.cap[i]->period);
+	return ts_min(a->duration, longest);
+}
+
+/* Source rate of direction @i: --offered, or 120% of the mean capacity (100 Mbit/s if unlimited). */
+static uint64_t sim_offered(const struct sim_args *a, int i)
+{
+	uint64_t rate = a->offered;
+
+	if (!rate && a->link.cap[i])
+		/* 128-bit: bytes * 8e9 overflows 64 bits past ~2.3 GB of capacity. */
+		rate = (uint64_t)((unsigned __int128)ts_trace_capacity_bytes(a->link.cap[i], 0,
+									     a->duration) *
+				  8u * TS_NSEC_PER_SEC * 12u / 10u / (uint64_t)a->duration);
+	return rate ? rate : 100000000;
+}
+
+/* Load the traces and build both directions. Returns 0 or -1 (the error printed). */
+static int sim_setup(struct sim_run *r, struct sim_args *a)
+{
+	struct ts_err err;
+	int i;
+
+	if (ts_linkcfg_load(&a->link, &err) < 0) {
+		ts_cli_error("%s", err.msg);
+		return -1;
+	}
+	a->duration = sim_duration(a);
+	for (i = 0; i < 2; i++) {
+		if (ts_linkcfg_build(&a->link, i, &r->dirs[i], 0, sim_release, sim_drop, &r->ctx,
+				     &err) < 0) {
+			ts_cli_error("%s", err.msg);
+			return -1;
+		}
+		r->built++;
+		r->gap[i] =
+			(ts_ns_t)(a->pkt_size * 8 * (uint64_t)TS_NSEC_PER_SEC / sim_offered(a, i));
+		if (r->gap[i] < 1)
+			r->gap[i] = 1;
+	}
+	return 0;
+}
+
+/* Feed direction @i's source up to @now into the first place that has stages. */
+static void sim_feed(struct sim_run *r, int i, ts_ns_t now, ts_ns_t *next, uint64_t *id,
+		     uint32_t pkt_size)
+{
+	struct ts_dir *d = &r->dirs[i];
+	int first = d->pipe[TS_PLACE_SENDER].nstages ? TS_PLACE_SENDER : TS_PLACE_NETWORK;
+
+	while (*next <= now) {
+		struct ts_pkt *p = ts_pool_get(&r->ctx.pool);
+
+		*next += r->gap[i];
+		if (!p) {
+			r->no_desc[i]++;
+			continue;
+		}
+		memset(p, 0, sizeof(*p));
+		p->id = (uint32_t)(*id)++;
+		p->len = pkt_size;
+		p->segs = 1;
+		p->src = (uint16_t)first;
+		p->user = (uint64_t)i;
+		ts_pipe_enqueue(&d->pipe[first], p, now);
+	}
+}
+
+/* Event-driven: jump to the next arrival or model deadline, whichever is first. */
+static void sim_loop(struct sim_run *r, ts_ns_t duration, uint32_t pkt_size)
+{
+	ts_ns_t next[2] = {0, 0}, now = 0;
+	uint64_t id = 0;
+	int i;
+
+	while (now < duration) {
+		ts_ns_t t = ts_min(next[0], next[1]);
+
+		for (i = 0; i < 2; i++)
+			t = ts_min(t, ts_dir_next_deadline(&r->dirs[i]));
+		if (t >= duration)
+			break;
+		now = t;
+		for (i = 0; i < 2; i++) {
+			ts_pipe_advance(&r->dirs[i].pipe[TS_PLACE_SENDER], now);
+			ts_pipe_advance(&r->dirs[i].pipe[TS_PLACE_NETWORK], now);
+			sim_feed(r, i, now, &next[i], &id, pkt_size);
+		}
+	}
+	/* The run is [0, duration): what is due at exactly duration is not counted. */
+	for (i = 0; i < 2; i++) {
+		ts_pipe_advance(&r->dirs[i].pipe[TS_PLACE_SENDER], duration - 1);
+		ts_pipe_advance(&r->dirs[i].pipe[TS_PLACE_NETWORK], duration - 1);
+	}
+}
+
+/* The summary on stdout and, with --summary-json, in a file. Returns the exit code. */
+static int sim_output(struct sim_run *r, const struct sim_args *a)
+{
+	struct ts_summary sum = {.title = "tasshape sim"};
+	FILE *jf;
+	int i, ret = 0;
+
+	for (i = 0; i < 2; i++) {
+		sum.dir[i] = &r->dirs[i];
+		sum.extra[i].no_descriptor = r->no_desc[i];
+	}
+	sum.start = 0;
+	sum.end = a->duration;
+	ts_summary_print(stdout, &sum);
+	if (!a->json)
+		return 0;
+	jf = fopen(a->json, "w");
+	if (!jf || ts_summary_json(jf, &sum) < 0)
+		ret = ts_cli_error("%s: cannot write: %s", a->json, strerror(errno));
+	if (jf && fclose(jf) != 0 && !ret)
+		ret = ts_cli_error("%s: cannot write: %s", a->json, strerror(errno));
+	return ret;
+}
+
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_args a = {.duration = 10 * TS_NSEC_PER_SEC, .pkt_size = 1500};
-	struct ts_dir dirs[2];
-	struct ts_summary sum = {.title = "tasshape sim"};
-	struct sim_ctx ctx;
-	ts_ns_t gap[2], next[2], now = 0;
-	struct ts_err err;
-	int built = 0, i, ret = 1;
-	uint64_t id = 0, no_desc[2] = {0, 0};
-	FILE *jf;
+	struct sim_run r;
+	int i, ret = 1;
 
 	ts_linkcfg_init(&a.link);
 	argp_parse(&sim_argp, argc, argv, 0, NULL, &a);
 	if (!a.link.trace && !a.link.dir_trace[TS_UP] && !a.link.dir_trace[TS_DOWN])
 		return ts_cli_error("sim: needs a capacity trace (--trace FILE or const:RATE)");
-	ctx.dirs = dirs;
-	if (ts_pool_init(&ctx.pool, 1u << 20) < 0)
+	memset(&r, 0, sizeof(r));
+	r.ctx.dirs = r.dirs;
+	if (ts_pool_init(&r.ctx.pool, 1u << 20) < 0)
 		return ts_cli_error("sim: out of memory");
-	if (ts_linkcfg_load(&a.link, &err) < 0) {
-		ts_cli_error("%s", err.msg);
-		goto out;
+	if (sim_setup(&r, &a) == 0) {
+		sim_loop(&r, a.duration, (uint32_t)a.pkt_size);
+		ret = sim_output(&r, &a);
 	}
-	if (a.link.once) {
-		/* --once: the run ends with the longest trace. */
-		ts_ns_t longest = 0;
-
-		for (i = 0; i < 2; i++)
-			if (a.link.cap[i])
-				longest = ts_max(longest, a.link.cap[i]->period);
-		a.duration = ts_min(a.duration, longest);
-	}
-	for (i = 0; i < 2; i++) {
-		uint64_t rate = a.offered;
-
-		if (ts_linkcfg_build(&a.link, i, &dirs[i], 0, sim_release, sim_drop, &ctx, &err) <
-		    0) {
-			ts_cli_error("%s", err.msg);
-			goto out;
-		}
-		built++;
-		if (!rate && a.link.cap[i])
-			/* 128-bit: bytes * 8e9 overflows 64 bits past ~2.3 GB of capacity. */
-			rate = (uint64_t)((unsigned __int128)ts_trace_capacity_bytes(
-						  a.link.cap[i], 0, a.duration) *
-					  8u * TS_NSEC_PER_SEC * 12u / 10u / (uint64_t)a.duration);
-		if (!rate)
-			rate = 100000000; /* unlimited direction: 100 Mbit/s */
-		gap[i] = (ts_ns_t)(a.pkt_size * 8 * (uint64_t)TS_NSEC_PER_SEC / rate);
-		if (gap[i] < 1)
-			gap[i] = 1;
-		next[i] = 0;
-		sum.dir[i] = &dirs[i];
-	}
-	/* Event-driven: jump to the next arrival or model deadline, whichever is first. */
-	while (now < a.duration) {
-		ts_ns_t t = ts_min(next[0], next[1]);
-
-		for (i = 0; i < 2; i++)
-			t = ts_min(t, ts_dir_next_deadline(&dirs[i]));
-		if (t >= a.duration)
-			break;
-		now = t;
-		for (i = 0; i < 2; i++) {
-			/* Packets enter at the first place that has stages. */
-			int first = dirs[i].pipe[TS_PLACE_SENDER].nstages ? TS_PLACE_SENDER
-									  : TS_PLACE_NETWORK;
-			struct ts_pipe *pipe = &dirs[i].pipe[first];
-
-			ts_pipe_advance(&dirs[i].pipe[TS_PLACE_SENDER], now);
-			ts_pipe_advance(&dirs[i].pipe[TS_PLACE_NETWORK], now);
-			while (next[i] <= now) {
-				struct ts_pkt *p = ts_pool_get(&ctx.pool);
-
-				next[i] += gap[i];
-				if (!p) {
-					no_desc[i]++;
-					continue;
-				}
-				memset(p, 0, sizeof(*p));
-				p->id = (uint32_t)id++;
-				p->len = (uint32_t)a.pkt_size;
-				p->segs = 1;
-				p->src = (uint16_t)first;
-				p->user = (uint64_t)i;
-				ts_pipe_enqueue(pipe, p, now);
-			}
-		}
-	}
-	/* The run is [0, duration): what is due at exactly duration is not counted. */
-	for (i = 0; i < 2; i++) {
-		ts_pipe_advance(&dirs[i].pipe[TS_PLACE_SENDER], a.duration - 1);
-		ts_pipe_advance(&dirs[i].pipe[TS_PLACE_NETWORK], a.duration - 1);
-		sum.extra[i].no_descriptor = no_desc[i];
-	}
-	sum.start = 0;
-	sum.end = a.duration;
-	ts_summary_print(stdout, &sum);
-	ret = 0;
-	if (a.json) {
-		jf = fopen(a.json, "w");
-		if (!jf || ts_summary_json(jf, &sum) < 0) {
-			ret = ts_cli_error("%s: cannot write: %s", a.json, strerror(errno));
-		}
-		if (jf && fclose(jf) != 0 && !ret)
-			ret = ts_cli_error("%s: cannot write: %s", a.json, strerror(errno));
-	}
-out:
-	for (i = 0; i < built; i++)
-		ts_dir_fini(&dirs[i], a.duration);
+	for (i = 0; i < r.built; i++)
+		ts_dir_fini(&r.dirs[i], a.duration);
 	ts_linkcfg_free(&a.link);
-	ts_pool_fini(&ctx.pool);
+	ts_pool_fini(&r.ctx.pool);
 	return ret;
 }

@@ -77,7 +77,10 @@ static const struct argp conv_argp = {
 	"Convert a trace between native CSV and mahimahi. CSV to mahimahi: one direction, each "
 	"millisecond's capacity in whole 1500-byte opportunities, the remainder carried to the "
 	"next millisecond so the mean is kept; delay and loss columns are dropped. mahimahi to "
-	"CSV: the opportunities of each bin as a rate.",
+	"CSV: the opportunities of each bin as a rate.\v"
+	"Examples:\n"
+	"  tasshape trace convert lte-driving --dir down -o lte-down.mahi\n"
+	"  tasshape trace convert Verizon-LTE-driving.down --bin 50ms -o verizon.csv",
 	NULL,
 	NULL,
 	NULL};

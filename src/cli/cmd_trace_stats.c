@@ -47,7 +47,10 @@ static const struct argp check_argp = {
 	"FILE...",
 	"Check that each FILE is a valid trace (mahimahi, native CSV, or a Wi-Fi PHY-rate CSV). "
 	"Prints what each holds; on the first error in a file prints FILE:LINE: what is wrong, "
-	"and the exit status is 1.",
+	"and the exit status is 1.\v"
+	"Examples:\n"
+	"  tasshape trace check my-drive.csv\n"
+	"  tasshape trace check traces/*.csv traces/*.mahi",
 	NULL,
 	NULL,
 	NULL};
@@ -166,7 +169,11 @@ static const struct argp stats_argp = {
 	"FILE",
 	"What a trace contains, per direction: duration, mean capacity, p5/p50/p95 and the "
 	"largest of the bin rates (time-weighted), the outage fraction (stretches without "
-	"capacity of at least --outage-min) and the one-way delay. Computed over one period.",
+	"capacity of at least --outage-min) and the one-way delay. Computed over one period.\v"
+	"Examples:\n"
+	"  tasshape trace stats starlink\n"
+	"  tasshape trace stats --bin 100ms --outage-min 50ms 5g-mmwave-driving\n"
+	"  tasshape trace stats --json lte-driving",
 	NULL,
 	NULL,
 	NULL};

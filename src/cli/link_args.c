@@ -81,6 +81,36 @@ static const char *loss_spec(char *buf, size_t len, const char *arg)
 	return buf;
 }
 
+static void no_drop(void *ctx, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns_t now)
+{
+	(void)ctx;
+	(void)p;
+	(void)cause;
+	(void)now;
+}
+
+/* A bad queue spec is a usage error naming @opt (argp adds where --help is). */
+static const char *check_queue(struct argp_state *state, const char *opt, const char *arg)
+{
+	struct ts_qdisc *q = NULL;
+	struct ts_err err;
+
+	if (ts_qdisc_create(&q, arg, 1, no_drop, NULL, &err) < 0)
+		argp_error(state, "%s: %s", opt, err.msg);
+	ts_qdisc_destroy(q, TS_DROP_SHUTDOWN, 0);
+	return arg;
+}
+
+/* The same for a loss spec, after "1%" became "bernoulli:p=1%". */
+static const char *check_loss(struct argp_state *state, const char *opt, const char *spec)
+{
+	struct ts_err err;
+
+	if (ts_loss_spec_check(spec, &err) < 0)
+		argp_error(state, "%s: %s", opt, err.msg);
+	return spec;
+}
+
 static int parse_place(const char *arg, enum ts_place *out)
 {
 	if (!strcmp(arg, "sender"))
@@ -122,23 +152,27 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--delay: '%s': expected at most 1 hour", arg);
 		break;
 	case 'l':
-		cfg->loss[TS_UP] = loss_spec(loss_buf[TS_UP], sizeof(loss_buf[0]), arg);
+		cfg->loss[TS_UP] = check_loss(state, "--loss",
+					      loss_spec(loss_buf[TS_UP], sizeof(loss_buf[0]), arg));
 		cfg->loss[TS_DOWN] = loss_spec(loss_buf[TS_DOWN], sizeof(loss_buf[0]), arg);
 		break;
 	case OPT_UP_LOSS:
-		cfg->loss[TS_UP] = loss_spec(loss_buf[TS_UP], sizeof(loss_buf[0]), arg);
+		cfg->loss[TS_UP] = check_loss(state, "--uplink-loss",
+					      loss_spec(loss_buf[TS_UP], sizeof(loss_buf[0]), arg));
 		break;
 	case OPT_DOWN_LOSS:
-		cfg->loss[TS_DOWN] = loss_spec(loss_buf[TS_DOWN], sizeof(loss_buf[0]), arg);
+		cfg->loss[TS_DOWN] =
+			check_loss(state, "--downlink-loss",
+				   loss_spec(loss_buf[TS_DOWN], sizeof(loss_buf[0]), arg));
 		break;
 	case 'q':
-		cfg->queue[TS_UP] = cfg->queue[TS_DOWN] = arg;
+		cfg->queue[TS_UP] = cfg->queue[TS_DOWN] = check_queue(state, "--queue", arg);
 		break;
 	case OPT_UP_QUEUE:
-		cfg->queue[TS_UP] = arg;
+		cfg->queue[TS_UP] = check_queue(state, "--uplink-queue", arg);
 		break;
 	case OPT_DOWN_QUEUE:
-		cfg->queue[TS_DOWN] = arg;
+		cfg->queue[TS_DOWN] = check_queue(state, "--downlink-queue", arg);
 		break;
 	case OPT_UP_AT:
 		/* Only the uplink has a sending host inside the emulated namespace. */
@@ -157,7 +191,7 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 		cfg->mac = arg;
 		break;
 	case OPT_MAC_QUEUE:
-		cfg->mac_queue = arg;
+		cfg->mac_queue = check_queue(state, "--mac-queue", arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

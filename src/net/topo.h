@@ -167,13 +167,16 @@ struct ts_cleanup_opts {
 };
 
 struct ts_cleanup_stats {
+	unsigned int procs;		  /* processes killed in the namespaces removed */
 	unsigned int rules, links, netns; /* removed */
 	unsigned int kept;		  /* skipped: owner alive */
 };
 
 /*
  * ts_topo_cleanup - remove leftovers in the calling thread's namespace
- * and /run/netns: iptables and ip6tables rules (all tables) whose comment
+ * and /run/netns: first SIGKILL every process still running in a
+ * namespace about to be removed (CMD and what it started, which would
+ * otherwise keep the namespace alive and running), then iptables and ip6tables rules (all tables) whose comment
  * is "tas:<pid>", links named tas<pid>-<n>o/u/d/i (the outer route goes
  * with its link), namespaces /run/netns/tas-<pid>-<n> and
  * tas-<pid>-<n>-link; only those whose owner pid is not running, unless

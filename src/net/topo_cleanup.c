@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "net/rtnl.h"
 #include "net/topo.h"
@@ -303,6 +306,66 @@ static void sweep_netns(struct sweep *s)
 	closedir(d);
 }
 
+/*
+ * SIGKILL what runs in namespace @path, until nothing does: a process
+ * forking as it is killed leaves a child behind, so look again (bounded:
+ * 50 rounds of 10 ms). Returns how many were killed.
+ */
+static unsigned int kill_inside(const char *path)
+{
+	const struct timespec pause = {0, 10 * 1000 * 1000};
+	unsigned int killed = 0;
+	int fd, n, round;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	for (round = 0; round < 50; round++) {
+		n = ts_netns_kill_all(fd, SIGKILL);
+		if (n <= 0)
+			break;
+		killed += (unsigned int)n;
+		nanosleep(&pause, NULL);
+	}
+	close(fd);
+	return killed;
+}
+
+/* Before anything is removed: no process of a dead run may live on in its namespaces. */
+static void sweep_procs(struct sweep *s)
+{
+	char path[sizeof(TS_NETNS_DIR) + 256], what[300];
+	struct ts_cleanup_opts quiet = *s->o;
+	struct sweep probe = *s;
+	struct ts_cleanup_stats dummy = {0};
+	struct dirent *de;
+	unsigned int n;
+	DIR *d;
+	pid_t pid;
+
+	/* Whether a namespace goes is decided (and its "kept" noted) by sweep_netns. */
+	quiet.note = NULL;
+	probe.o = &quiet;
+	probe.st = &dummy;
+	d = opendir(TS_NETNS_DIR);
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (ts_topo_netns_pid(de->d_name, &pid) < 0)
+			continue;
+		snprintf(what, sizeof(what), "namespace %s", de->d_name);
+		if (!doomed(&probe, pid, what))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", TS_NETNS_DIR, de->d_name);
+		n = kill_inside(path);
+		if (n) {
+			s->st->procs += n;
+			note(s, "killed %u processes in %s", n, what);
+		}
+	}
+	closedir(d);
+}
+
 int ts_topo_cleanup(const struct ts_cleanup_opts *o, struct ts_cleanup_stats *st,
 		    struct ts_err *err)
 {
@@ -310,6 +373,7 @@ int ts_topo_cleanup(const struct ts_cleanup_opts *o, struct ts_cleanup_stats *st
 	struct sweep s = {.o = o, .st = st ? st : &local, .err = err};
 
 	memset(s.st, 0, sizeof(*s.st));
+	sweep_procs(&s);
 	sweep_rules(&s, AF_INET);
 	sweep_rules(&s, AF_INET6);
 	sweep_links(&s);

@@ -19,6 +19,7 @@ void ts_run_common_init(struct ts_run_common *c)
 	memset(c, 0, sizeof(*c));
 	c->queue_len = 65536;
 	c->pool = 3 * 65536;
+	c->linger = -1;
 	ts_obs_opts_init(&c->obs);
 }
 
@@ -33,6 +34,7 @@ static void session_init(struct ts_session *s, struct ts_linkcfg *link,
 	ts_netns_init(&s->attached);
 	ts_netns_init(&s->peer);
 	ts_ipt_init(&s->rules, getpid());
+	ts_guard_init(&s->guard);
 }
 
 /*
@@ -183,8 +185,9 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
  * behind), then the signals. The caller's fail path closes the session.
  */
 static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
-			 struct ts_run_common *common, struct ts_err *err)
+			 struct ts_run_common *common, const char *const *netns, struct ts_err *err)
 {
+	struct ts_cleanup_opts dead = {0};
 	int ret;
 
 	session_init(s, link, common);
@@ -199,7 +202,16 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 	ret = ts_linkcfg_load(link, err);
 	if (ret < 0)
 		return ret;
-	return block_signals(s, err);
+	ret = block_signals(s, err);
+	if (ret < 0)
+		return ret;
+	/*
+	 * What runs that died with their guard left (a power cut, a kill of
+	 * the whole process group): only objects whose owner pid is not
+	 * running; processes in their namespaces are killed first.
+	 */
+	ts_topo_cleanup(&dead, NULL, NULL);
+	return ts_guard_start(&s->guard, netns, err);
 }
 
 int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run_common *common,
@@ -207,7 +219,7 @@ int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run
 {
 	int ret;
 
-	ret = session_begin(s, link, common, err);
+	ret = session_begin(s, link, common, NULL, err);
 	if (ret < 0)
 		goto fail;
 	ret = ts_topo_create(&s->topo, TS_TOPO_FWD_V4 | TS_TOPO_NAT_V4, err);
@@ -331,9 +343,10 @@ int ts_session_attach(struct ts_session *s, struct ts_linkcfg *link, struct ts_r
 		      const char *netns, const char *dev, const char *peer_netns,
 		      struct ts_err *err)
 {
+	const char *names[3] = {netns, peer_netns, NULL};
 	int ret;
 
-	ret = session_begin(s, link, common, err);
+	ret = session_begin(s, link, common, names, err);
 	if (ret < 0)
 		goto fail;
 	ret = ts_netns_open(&s->attached, netns, err);
@@ -370,10 +383,57 @@ fail:
 	return ret;
 }
 
+static void count_one(void *ctx, const struct ts_sockstat *st)
+{
+	(void)ctx;
+	(void)st;
+}
+
+/* The drain's test: TCP sockets of the inner namespace not yet TIME_WAIT or CLOSE. */
+static int open_sockets(void *ctx)
+{
+	struct ts_session *s = ctx;
+
+	/* The dump leaves out listening, closed and time-wait sockets already. */
+	return ts_sockdiag_dump(s->drain_sd, count_one, NULL);
+}
+
+/* Tell the user what the linger limit cut short: those packets are the summary's "shutdown". */
+static void drain_report(struct ts_session *s)
+{
+	struct ts_shaper *sh = &s->shaper;
+
+	if (sh->phase != TS_PH_DONE || sh->drain_complete || !sh->linger || s->common->quiet)
+		return;
+	if (sh->signals > sh->drain_signals)
+		fprintf(stderr, "tasshape: drain cut short by a signal after %.3f s: ",
+			(double)(sh->now - sh->drain_start) / 1e9);
+	else
+		fprintf(stderr, "tasshape: --linger %.3f s reached: ", (double)sh->linger / 1e9);
+	fprintf(stderr, "%zu packets still held are dropped (shutdown)", sh->pool.used);
+	if (sh->sockets_open > 0)
+		fprintf(stderr, ", %d connections had not closed", sh->sockets_open);
+	fprintf(stderr, "\n");
+}
+
 int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 {
-	int ret = ts_shaper_run(&s->shaper, s->sigfd, child, s->common->duration, err);
+	struct ts_err e;
+	int ret;
 
+	if (child > 0) {
+		s->shaper.linger =
+			s->common->linger >= 0 ? s->common->linger : ts_linkcfg_linger(s->link);
+		/* Without the socket count the drain still empties the queues. */
+		if (s->have_topo && s->shaper.linger > 0 &&
+		    ts_sockdiag_open(&s->drain_sd, s->topo.inner.fd, &e) == 0) {
+			s->shaper.sockets = open_sockets;
+			s->shaper.sockets_ctx = s;
+		}
+	}
+	ret = ts_shaper_run(&s->shaper, s->sigfd, child, s->common->duration, err);
+	if (ret >= 0)
+		drain_report(s);
 	s->ran = true;
 	s->stop = ret >= 0 ? ret : -1;
 	return ret;
@@ -467,6 +527,8 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 		keep_first(&ret, ts_topo_destroy(&s->topo, &e), err, &e);
 		s->have_topo = false;
 	}
+	ts_sockdiag_close(s->drain_sd);
+	s->drain_sd = NULL;
 	ts_netns_destroy(&s->attached, NULL);
 	ts_netns_destroy(&s->peer, NULL);
 	if (s->sigfd >= 0) {
@@ -479,5 +541,7 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 		s->sigfd = -1;
 		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
 	}
+	/* Everything is removed: the guard has nothing left to do. */
+	ts_guard_stop(&s->guard);
 	return ret;
 }

@@ -14,7 +14,9 @@
 #include <arpa/inet.h>
 
 #include "net/ipt.h"
+#include "net/sockdiag.h"
 #include "net/topo.h"
+#include "run/guard.h"
 #include "run/manifest.h"
 #include "run/obs.h"
 #include "run/shaper.h"
@@ -25,11 +27,12 @@ struct ts_run_common {
 	bool quiet;		  /* --quiet: no summary on stderr */
 	bool gso;		  /* --gso: keep GSO super-packets whole */
 	ts_ns_t duration;	  /* --duration (attach; 0: until a signal) */
-	uint32_t queue_len;	  /* --kernel-queue: NFQUEUE max length per hook */
-	uint32_t pool;		  /* descriptors */
-	struct ts_obs_opts obs;	  /* --out, --pcap-*, --*-log, --stats, --sockstats, progress */
-	bool interactive;	  /* the wrapper runs an interactive shell: no status line */
-	int argc;		  /* the full command line, for logs and the manifest */
+	ts_ns_t linger;		/* --linger: most time the drain may take; -1: ts_linkcfg_linger */
+	uint32_t queue_len;	/* --kernel-queue: NFQUEUE max length per hook */
+	uint32_t pool;		/* descriptors */
+	struct ts_obs_opts obs; /* --out, --pcap-*, --*-log, --stats, --sockstats, progress */
+	bool interactive;	/* the wrapper runs an interactive shell: no status line */
+	int argc;		/* the full command line, for logs and the manifest */
 	char **argv;
 };
 
@@ -53,7 +56,9 @@ struct ts_session {
 	int stop; /* enum ts_stop of the run */
 	struct ts_obs obs;
 	char cmdline[4096];
-	struct ts_manifest manifest; /* path NULL: no --out */
+	struct ts_manifest manifest;  /* path NULL: no --out */
+	struct ts_sockdiag *drain_sd; /* the inner namespace's sockets, for the drain */
+	struct ts_guard guard;	      /* removes what the run made if tasshape dies (run/guard.h) */
 	char manifest_path[TS_OBS_PATH], summary_path[TS_OBS_PATH];
 };
 
@@ -77,7 +82,12 @@ int ts_session_attach(struct ts_session *s, struct ts_linkcfg *link, struct ts_r
 		      const char *netns, const char *dev, const char *peer_netns,
 		      struct ts_err *err);
 
-/* Run the shaper until @child exits (0: until a signal or --duration). */
+/*
+ * Run the shaper until @child exits (0: until a signal or --duration).
+ * With a child (the wrapper), the link then drains: it keeps shaping until
+ * it holds nothing and no TCP socket of the inner namespace is left
+ * outside TIME_WAIT and CLOSE, for at most --linger.
+ */
 int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err);
 
 /*

@@ -31,7 +31,7 @@ static void on_release(void *ctx, struct ts_pkt *p, ts_ns_t t)
 
 	if (sh->tsq && ts_tsq_release(sh->tsq, p, t))
 		return;
-	ret = ts_nfq_verdict(h->nfq, p->id, 1);
+	ret = h->io->verdict(h->q, p->id, 1);
 	if (ret < 0 && !sh->fatal)
 		sh->fatal = ret;
 	if (sh->obs)
@@ -53,7 +53,7 @@ static void on_drop(void *ctx, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns
 
 	if (sh->tsq && ts_tsq_drop(sh->tsq, p, cause, t))
 		return;
-	ret = ts_nfq_verdict(h->nfq, p->id, 0);
+	ret = h->io->verdict(h->q, p->id, 0);
 	/* The cause is counted by the stage and the pipe. */
 	if (ret < 0 && !sh->fatal)
 		sh->fatal = ret;
@@ -72,11 +72,12 @@ static void on_packet(void *ctx, const struct ts_nfq_pkt *kp)
 	int ret;
 
 	h->seen++;
+	sh->last_arrival = sh->now;
 	if (!p) {
 		/* No descriptor: drop it now, counted, rather than hold it unseen. */
 		sh->no_desc[h->dir]++;
 		h->dropped++;
-		ret = ts_nfq_verdict(h->nfq, kp->id, 0);
+		ret = h->io->verdict(h->q, kp->id, 0);
 		if (ret < 0 && !sh->fatal)
 			sh->fatal = ret;
 		if (sh->obs)
@@ -107,6 +108,8 @@ int ts_shaper_init(struct ts_shaper *sh, struct ts_linkcfg *cfg, ts_ns_t origin,
 	sh->origin = origin;
 	sh->now = origin;
 	sh->epfd = sh->tfd = sh->sfd = -1;
+	sh->clock = ts_clock_now;
+	sh->sockets_open = -1;
 	for (i = 0; i < TS_H__COUNT; i++) {
 		sh->hook[i].sh = sh;
 		sh->hook[i].dir = hook_map[i].dir;
@@ -158,7 +161,8 @@ int ts_shaper_open(struct ts_shaper *sh, enum ts_hook_id id, int netns_fd, uint1
 		   uint32_t maxlen, unsigned int nfq_flags, struct ts_err *err)
 {
 	struct ts_hook *h = &sh->hook[id];
-	struct open_arg a = {.out = &h->nfq, .maxlen = maxlen, .flags = nfq_flags, .err = err};
+	struct ts_nfq *nfq = NULL;
+	struct open_arg a = {.out = &nfq, .maxlen = maxlen, .flags = nfq_flags, .err = err};
 	unsigned int k;
 	int ret = -EBUSY;
 
@@ -173,7 +177,15 @@ int ts_shaper_open(struct ts_shaper *sh, enum ts_hook_id id, int netns_fd, uint1
 		return ret;
 	h->qnum = a.qnum;
 	h->netns_fd = netns_fd;
+	h->io = &ts_pktio_nfq;
+	h->q = nfq;
 	return 0;
+}
+
+void ts_shaper_use(struct ts_shaper *sh, enum ts_hook_id id, const struct ts_pktio_ops *io, void *q)
+{
+	sh->hook[id].io = io;
+	sh->hook[id].q = q;
 }
 
 /*
@@ -198,9 +210,35 @@ static int arm_timer(struct ts_shaper *sh, ts_ns_t deadline)
 	return 0;
 }
 
-static ts_ns_t next_deadline(const struct ts_shaper *sh)
+static uint64_t held_by_model(const struct ts_shaper *sh)
 {
-	ts_ns_t d = sh->end;
+	return sh->pool.used;
+}
+
+/* When the policy needs to look again without a packet or signal waking the loop. */
+static ts_ns_t policy_deadline(const struct ts_shaper *sh)
+{
+	switch (sh->phase) {
+	case TS_PH_RUN:
+		return sh->end;
+	case TS_PH_ENDING:
+		return sh->child_killed ? TS_NEVER : sh->end;
+	case TS_PH_DRAIN:
+		if (held_by_model(sh))
+			return sh->drain_end;
+		if (sh->closed_at != TS_NEVER)
+			return ts_min(sh->drain_end,
+				      ts_max(sh->last_arrival, sh->closed_at) + TS_DRAIN_QUIET);
+		return ts_min(sh->drain_end,
+			      ts_max(sh->last_arrival + TS_DRAIN_QUIET, sh->next_sock_check));
+	default:
+		return TS_NEVER;
+	}
+}
+
+ts_ns_t ts_shaper_deadline(const struct ts_shaper *sh)
+{
+	ts_ns_t d = policy_deadline(sh);
 	int i;
 
 	for (i = 0; i < 2; i++)
@@ -219,19 +257,232 @@ static int flush_all(struct ts_shaper *sh)
 	int ret = 0, r;
 
 	for (i = 0; i < TS_H__COUNT; i++) {
-		if (!sh->hook[i].nfq || !ts_nfq_pending(sh->hook[i].nfq))
+		struct ts_hook *h = &sh->hook[i];
+
+		if (!h->io || !h->io->pending(h->q))
 			continue;
-		r = ts_nfq_flush(sh->hook[i].nfq);
+		r = h->io->flush(h->q);
 		if (r < 0 && !ret)
 			ret = r;
 	}
 	if (sh->nrel) {
-		sent = ts_clock_now();
+		sent = sh->clock();
 		for (i = 0; i < sh->nrel; i++)
 			ts_hist_add(&sh->release_err[sh->rel_dir[i]], sent - sh->rel_t[i]);
 		sh->nrel = 0;
 	}
 	return ret;
+}
+
+void ts_shaper_begin(struct ts_shaper *sh, pid_t child, ts_ns_t duration)
+{
+	sh->child = child;
+	sh->end = duration > 0 ? sh->origin + duration : TS_NEVER;
+	sh->phase = TS_PH_RUN;
+	sh->kill_sig = 0;
+}
+
+void ts_shaper_on_child_exit(struct ts_shaper *sh, int status)
+{
+	sh->child_status = status;
+	sh->child_done = true;
+}
+
+void ts_shaper_on_signal(struct ts_shaper *sh, int signo, bool from_kernel)
+{
+	sh->signals++;
+	if (!sh->child || sh->child_done)
+		return;
+	if (sh->signals >= 3)
+		sh->kill_sig = SIGKILL;
+	else if (!from_kernel)
+		/* Sent to us by kill(1) or a supervisor: pass it on. A terminal's Ctrl-C
+		 * (SI_KERNEL) already reached the child in the same process group. */
+		sh->kill_sig = signo;
+}
+
+int ts_shaper_check(const struct ts_shaper *sh, struct ts_err *err)
+{
+	uint64_t seen = 0, verdicts = 0, held = 0, held_out = 0, drops;
+	int i, d, pl, c;
+
+	for (d = 0; d < 2; d++) {
+		for (pl = 0; pl < 2; pl++) {
+			const struct ts_pipe *p = &sh->dir[d].pipe[pl];
+			uint64_t h = ts_pipe_held_pkts(p);
+
+			for (drops = 0, c = 0; c < TS_DROP__COUNT; c++)
+				drops += p->stats.drops[c];
+			held += h;
+			if (p->stats.pkts_in != p->stats.pkts_out + drops + h) {
+				ts_err_set(err,
+					   "conservation: %s %s pipe: in %llu != out %llu + "
+					   "dropped %llu + held %llu",
+					   sh->dir[d].name ? sh->dir[d].name : "?",
+					   pl == TS_PLACE_SENDER ? "sender" : "network",
+					   (unsigned long long)p->stats.pkts_in,
+					   (unsigned long long)p->stats.pkts_out,
+					   (unsigned long long)drops, (unsigned long long)h);
+				return -EPROTO;
+			}
+		}
+	}
+	for (i = 0; i < TS_H__COUNT; i++) {
+		const struct ts_hook *h = &sh->hook[i];
+
+		if (!h->io)
+			continue;
+		seen += h->seen;
+		verdicts += h->accepted + h->dropped;
+		if (h->io->stats(h->q)->nl_errors) {
+			ts_err_set(err,
+				   "conservation: queue %u refused %llu verdicts (last: %s): a "
+				   "packet id got a second verdict, or one it never had",
+				   h->qnum, (unsigned long long)h->io->stats(h->q)->nl_errors,
+				   strerror(-h->io->stats(h->q)->last_nl_error));
+			return -EPROTO;
+		}
+	}
+	/* The station's TSQ emulation moves some verdicts ahead of the pipes (run/tsq.h). */
+	if (sh->tsq)
+		ts_tsq_in_transit(sh->tsq, &verdicts, &held_out);
+	if (seen != verdicts + held || held + held_out != sh->pool.used) {
+		ts_err_set(err,
+			   "conservation: packets seen %llu != verdicts %llu + held %llu "
+			   "(descriptors in use %zu)",
+			   (unsigned long long)seen, (unsigned long long)verdicts,
+			   (unsigned long long)held, sh->pool.used);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int ts_shaper_turn(struct ts_shaper *sh, ts_ns_t now, unsigned int ready, struct ts_err *err)
+{
+	int i, ret;
+
+	/* The clock is read once per turn: every arrival of this turn is at "now". */
+	sh->now = now;
+	for (i = 0; i < TS_H__COUNT; i++) {
+		struct ts_hook *h = &sh->hook[i];
+
+		if (!h->io || !(ready & (1u << i)))
+			continue;
+		ret = h->io->receive(h->q, on_packet, h);
+		if (ret < 0) {
+			ts_err_set(err, "NFQUEUE %u: receive: %s", h->qnum, strerror(-ret));
+			return ret;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		ts_pipe_advance(&sh->dir[i].pipe[TS_PLACE_SENDER], now);
+		ts_pipe_advance(&sh->dir[i].pipe[TS_PLACE_NETWORK], now);
+	}
+	if (sh->tsq)
+		ts_tsq_tick(sh->tsq, now);
+	ret = flush_all(sh);
+	if (ret < 0 || sh->fatal) {
+		ret = ret < 0 ? ret : sh->fatal;
+		ts_err_set(err, "NFQUEUE verdicts: %s", strerror(-ret));
+		return ret;
+	}
+	/* After the verdicts went out: recording never delays a release. */
+	if (sh->obs)
+		ts_obs_tick(sh->obs, now);
+	if (sh->check)
+		return ts_shaper_check(sh, err);
+	return 0;
+}
+
+static void drain_begin(struct ts_shaper *sh, ts_ns_t now)
+{
+	sh->phase = TS_PH_DRAIN;
+	sh->drain_start = now;
+	sh->drain_end = now + sh->linger;
+	sh->drain_signals = sh->signals;
+	sh->next_sock_check = now;
+	sh->closed_at = TS_NEVER;
+}
+
+/*
+ * The drain is over: the queues are empty and every connection closed, or
+ * time is up. A socket turns TIME_WAIT as it sends its last ACK, which
+ * then still crosses a veth before a hook queues it: so after the count
+ * first finds no open connection, the queues must stay empty and quiet
+ * for TS_DRAIN_QUIET more.
+ */
+static bool drain_over(struct ts_shaper *sh, ts_ns_t now)
+{
+	if (now >= sh->drain_end || sh->signals > sh->drain_signals)
+		return true;
+	if (held_by_model(sh) || now < sh->last_arrival + TS_DRAIN_QUIET)
+		return false;
+	if (sh->sockets && sh->closed_at == TS_NEVER) {
+		if (now < sh->next_sock_check)
+			return false;
+		sh->next_sock_check = now + TS_DRAIN_POLL;
+		sh->sockets_open = sh->sockets(sh->sockets_ctx);
+		/* A failed count (< 0) cannot hold the run: the queues are empty. */
+		if (sh->sockets_open > 0)
+			return false;
+		sh->closed_at = now;
+	}
+	if (sh->sockets && now < sh->closed_at + TS_DRAIN_QUIET)
+		return false;
+	sh->drain_complete = true;
+	return true;
+}
+
+/* --duration elapsed or a --once trace ended: the reason, or TS_STOP_NONE. */
+static int run_over(const struct ts_shaper *sh, ts_ns_t now)
+{
+	if (now >= sh->end)
+		return TS_STOP_DURATION;
+	if (sh->cfg && sh->cfg->once && (!sh->dir[0].rate || ts_dir_ended(&sh->dir[0])) &&
+	    (!sh->dir[1].rate || ts_dir_ended(&sh->dir[1])) && (sh->dir[0].rate || sh->dir[1].rate))
+		return TS_STOP_TRACE;
+	return TS_STOP_NONE;
+}
+
+int ts_shaper_policy(struct ts_shaper *sh, ts_ns_t now)
+{
+	if (sh->phase == TS_PH_RUN && !sh->child) {
+		/* attach: nothing to wait for; what is held is dropped at the end. */
+		if (sh->signals > 0)
+			sh->stop_reason = TS_STOP_SIGNAL;
+		else
+			sh->stop_reason = run_over(sh, now);
+		if (sh->stop_reason)
+			sh->phase = TS_PH_DONE;
+		return sh->stop_reason;
+	}
+	if (sh->phase == TS_PH_RUN && !sh->child_done) {
+		sh->stop_reason = run_over(sh, now);
+		if (!sh->stop_reason)
+			return 0;
+		/* The run is over but CMD still runs: ask it to end, as timeout(1) does. */
+		sh->kill_sig = SIGTERM;
+		sh->end = now + TS_TERM_GRACE;
+		sh->phase = TS_PH_ENDING;
+		return 0;
+	}
+	if (sh->phase == TS_PH_ENDING && !sh->child_done) {
+		if (now >= sh->end && !sh->child_killed) {
+			sh->kill_sig = SIGKILL;
+			sh->child_killed = true;
+		}
+		return 0;
+	}
+	if (sh->phase == TS_PH_RUN || sh->phase == TS_PH_ENDING) {
+		/* CMD is gone: let what it sent arrive and its connections close. */
+		if (!sh->stop_reason)
+			sh->stop_reason = TS_STOP_CHILD;
+		drain_begin(sh, now);
+	}
+	if (sh->phase == TS_PH_DRAIN && !drain_over(sh, now))
+		return 0;
+	sh->phase = TS_PH_DONE;
+	return sh->stop_reason;
 }
 
 static void handle_signals(struct ts_shaper *sh)
@@ -242,35 +493,40 @@ static void handle_signals(struct ts_shaper *sh)
 	while (read(sh->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
 			if (sh->child && !sh->child_done &&
-			    waitpid(sh->child, &status, WNOHANG) == sh->child) {
-				sh->child_status = status;
-				sh->child_done = true;
-			}
+			    waitpid(sh->child, &status, WNOHANG) == sh->child)
+				ts_shaper_on_child_exit(sh, status);
 			continue;
 		}
-		sh->signals++;
-		if (!sh->child || sh->child_done)
-			continue;
-		if (sh->signals >= 3)
-			kill(sh->child, SIGKILL);
-		else if (si.ssi_code != SI_KERNEL)
-			/* Sent to us by kill(1) or a supervisor: pass it on. A terminal's Ctrl-C
-			 * (SI_KERNEL) already reached the child in the same process group. */
-			kill(sh->child, (int)si.ssi_signo);
+		ts_shaper_on_signal(sh, (int)si.ssi_signo, si.ssi_code == SI_KERNEL);
+		if (sh->kill_sig) {
+			kill(sh->child, sh->kill_sig);
+			sh->kill_sig = 0;
+		}
 	}
 }
 
-int ts_shaper_run(struct ts_shaper *sh, int sigfd, pid_t child, ts_ns_t duration,
-		  struct ts_err *err)
+static int epoll_add(struct ts_shaper *sh, int fd, uint32_t id, struct ts_err *err)
 {
-	struct epoll_event ev = {.events = EPOLLIN}, evs[8];
-	int i, n, ret;
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = id};
+
+	if (epoll_ctl(sh->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		ts_err_set(err, "epoll: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* The loop's system side: timer slack, epoll, timerfd, and what they watch. */
+static int loop_setup(struct ts_shaper *sh, int sigfd, struct ts_err *err)
+{
+	int i, ret;
 
 	/* Default timer slack rounds wake-ups by 50 us; releases want better. */
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) < 0) {
+		ts_err_set(err, "prctl(PR_SET_TIMERSLACK): %s", strerror(errno));
+		return -errno;
+	}
 	sh->sfd = sigfd;
-	sh->child = child;
-	sh->end = duration > 0 ? sh->origin + duration : TS_NEVER;
 	sh->epfd = epoll_create1(EPOLL_CLOEXEC);
 	sh->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (sh->epfd < 0 || sh->tfd < 0) {
@@ -278,124 +534,98 @@ int ts_shaper_run(struct ts_shaper *sh, int sigfd, pid_t child, ts_ns_t duration
 		ts_err_set(err, "epoll/timerfd: %s", strerror(errno));
 		return ret;
 	}
-	ev.data.u32 = TS_H__COUNT;
-	epoll_ctl(sh->epfd, EPOLL_CTL_ADD, sh->tfd, &ev);
-	ev.data.u32 = TS_H__COUNT + 1;
-	epoll_ctl(sh->epfd, EPOLL_CTL_ADD, sh->sfd, &ev);
-	for (i = 0; i < TS_H__COUNT; i++) {
-		if (!sh->hook[i].nfq)
-			continue;
-		ev.data.u32 = (uint32_t)i;
-		if (epoll_ctl(sh->epfd, EPOLL_CTL_ADD, ts_nfq_fd(sh->hook[i].nfq), &ev) < 0) {
-			ret = -errno;
-			ts_err_set(err, "epoll: %s", strerror(errno));
-			return ret;
-		}
-	}
-	/* A child that exited before the loop started still sent its SIGCHLD: the signalfd has it. */
 	sh->armed = TS_NEVER; /* a new timerfd is disarmed */
-	for (;;) {
-		ts_ns_t d = next_deadline(sh);
-		int timeout = -1;
+	ret = epoll_add(sh, sh->tfd, TS_H__COUNT, err);
+	if (!ret)
+		ret = epoll_add(sh, sh->sfd, TS_H__COUNT + 1, err);
+	for (i = 0; i < TS_H__COUNT && !ret; i++) {
+		int fd = sh->hook[i].io ? sh->hook[i].io->fd(sh->hook[i].q) : -1;
 
-		/*
-		 * A deadline closer than the timer's wake-up latency is met by polling
-		 * (epoll with a zero timeout) rather than by sleeping on the timer.
-		 */
-		ret = 0;
-		if (d != TS_NEVER && d - ts_clock_now() <= TS_SPIN_NS)
-			timeout = 0;
-		else
-			ret = arm_timer(sh, d);
-		if (ret < 0) {
-			ts_err_set(err, "timerfd: %s", strerror(-ret));
-			return ret;
-		}
-		n = epoll_wait(sh->epfd, evs, 8, timeout);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			ts_err_set(err, "epoll_wait: %s", strerror(errno));
-			return ret;
-		}
-		/* The clock is read once per turn: every arrival of this turn is at "now". */
-		sh->now = ts_clock_now();
-		for (i = 0; i < n; i++) {
-			uint32_t id = evs[i].data.u32;
-			uint64_t ticks;
-
-			if (id < TS_H__COUNT) {
-				ret = ts_nfq_receive(sh->hook[id].nfq, on_packet, &sh->hook[id]);
-				if (ret < 0) {
-					ts_err_set(err, "NFQUEUE %u: receive: %s",
-						   sh->hook[id].qnum, strerror(-ret));
-					return ret;
-				}
-			} else if (id == TS_H__COUNT) {
-				sh->armed =
-					TS_NEVER; /* it fired: a one-shot timer is disarmed now */
-				if (read(sh->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN) {
-					ret = -errno;
-					ts_err_set(err, "timerfd: %s", strerror(errno));
-					return ret;
-				}
-			} else {
-				handle_signals(sh);
-			}
-		}
-		for (i = 0; i < 2; i++) {
-			ts_pipe_advance(&sh->dir[i].pipe[TS_PLACE_SENDER], sh->now);
-			ts_pipe_advance(&sh->dir[i].pipe[TS_PLACE_NETWORK], sh->now);
-		}
-		if (sh->tsq)
-			ts_tsq_tick(sh->tsq, sh->now);
-		ret = flush_all(sh);
-		if (ret < 0 || sh->fatal) {
-			ret = ret < 0 ? ret : sh->fatal;
-			ts_err_set(err, "NFQUEUE verdicts: %s", strerror(-ret));
-			return ret;
-		}
-		/* After the verdicts went out: recording never delays a release. */
-		if (sh->obs)
-			ts_obs_tick(sh->obs, sh->now);
-		if (sh->child ? sh->child_done : sh->signals > 0)
-			return sh->stop_reason ? sh->stop_reason
-					       : (sh->child ? TS_STOP_CHILD : TS_STOP_SIGNAL);
-		if (!sh->stop_reason) {
-			if (sh->now >= sh->end)
-				sh->stop_reason = TS_STOP_DURATION;
-			else if (sh->cfg->once && (!sh->dir[0].rate || ts_dir_ended(&sh->dir[0])) &&
-				 (!sh->dir[1].rate || ts_dir_ended(&sh->dir[1])) &&
-				 (sh->dir[0].rate || sh->dir[1].rate))
-				sh->stop_reason = TS_STOP_TRACE;
-			if (sh->stop_reason && (!sh->child || sh->child_done))
-				return sh->stop_reason;
-			if (sh->stop_reason) {
-				/*
-				 * The run is over but CMD still runs: ask it to end, as
-				 * timeout(1) does, and keep shaping while it finishes.
-				 */
-				kill(sh->child, SIGTERM);
-				sh->end = sh->now + TS_TERM_GRACE;
-			}
-		} else if (sh->now >= sh->end && !sh->child_killed) {
-			kill(sh->child, SIGKILL);
-			sh->child_killed = true;
-			sh->end = TS_NEVER; /* now wait for its SIGCHLD */
-		}
+		if (fd >= 0)
+			ret = epoll_add(sh, fd, (uint32_t)i, err);
 	}
+	return ret;
 }
 
-struct kstats_arg {
-	struct ts_hook *h;
-};
+/*
+ * Sleep until something is due: the earliest deadline by the timer, or by
+ * polling when it is closer than the timer's wake-up latency. Returns the
+ * TS_READY_* bits of what woke us, or a negative errno with @err set.
+ */
+static int loop_wait(struct ts_shaper *sh, struct ts_err *err)
+{
+	struct epoll_event evs[8];
+	ts_ns_t d = ts_shaper_deadline(sh);
+	int i, n, timeout = -1, ret = 0, ready = 0;
+	uint64_t ticks;
+
+	if (d != TS_NEVER && d - ts_clock_now() <= TS_SPIN_NS)
+		timeout = 0;
+	else
+		ret = arm_timer(sh, d);
+	if (ret < 0) {
+		ts_err_set(err, "timerfd: %s", strerror(-ret));
+		return ret;
+	}
+	n = epoll_wait(sh->epfd, evs, 8, timeout);
+	if (n < 0) {
+		if (errno == EINTR)
+			return 0;
+		ts_err_set(err, "epoll_wait: %s", strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t id = evs[i].data.u32;
+
+		if (id < TS_H__COUNT) {
+			ready |= 1 << id;
+		} else if (id == TS_H__COUNT) {
+			sh->armed = TS_NEVER; /* it fired: a one-shot timer is disarmed now */
+			if (read(sh->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN) {
+				ts_err_set(err, "timerfd: %s", strerror(errno));
+				return -errno;
+			}
+		} else {
+			ready |= TS_READY_SIGNAL;
+		}
+	}
+	return ready;
+}
+
+int ts_shaper_run(struct ts_shaper *sh, int sigfd, pid_t child, ts_ns_t duration,
+		  struct ts_err *err)
+{
+	int ready, ret;
+
+	ts_shaper_begin(sh, child, duration);
+	ret = loop_setup(sh, sigfd, err);
+	if (ret < 0)
+		return ret;
+	/* A child that exited before the loop started still sent its SIGCHLD: the signalfd has it. */
+	for (;;) {
+		ready = loop_wait(sh, err);
+		if (ready < 0)
+			return ready;
+		if (ready & TS_READY_SIGNAL)
+			handle_signals(sh);
+		ret = ts_shaper_turn(sh, ts_clock_now(), (unsigned int)ready, err);
+		if (ret < 0)
+			return ret;
+		ret = ts_shaper_policy(sh, sh->now);
+		if (sh->kill_sig && sh->child) {
+			kill(sh->child, sh->kill_sig);
+			sh->kill_sig = 0;
+		}
+		if (ret > 0)
+			return ret;
+	}
+}
 
 static int read_kstats(void *p)
 {
 	struct ts_hook *h = p;
 
-	return ts_nfq_kstats(h->nfq, &h->kstats);
+	return h->io->kstats(h->q, &h->kstats);
 }
 
 void ts_shaper_finish(struct ts_shaper *sh)
@@ -403,18 +633,23 @@ void ts_shaper_finish(struct ts_shaper *sh)
 	struct ts_err err;
 	int i;
 
-	sh->now = ts_clock_now();
+	sh->now = sh->clock();
 	/* Packets queued before the rules went away still need their verdict. */
 	for (i = 0; i < TS_H__COUNT; i++)
-		if (sh->hook[i].nfq)
-			ts_nfq_receive(sh->hook[i].nfq, on_packet, &sh->hook[i]);
+		if (sh->hook[i].io)
+			sh->hook[i].io->receive(sh->hook[i].q, on_packet, &sh->hook[i]);
 	for (i = 0; i < 2; i++)
 		if (sh->built[i])
 			ts_dir_drain(&sh->dir[i], sh->now);
 	flush_all(sh);
-	for (i = 0; i < TS_H__COUNT; i++)
-		if (sh->hook[i].nfq)
+	for (i = 0; i < TS_H__COUNT; i++) {
+		if (!sh->hook[i].io)
+			continue;
+		if (sh->hook[i].netns_fd < 0)
+			read_kstats(&sh->hook[i]);
+		else
 			ts_netns_run(sh->hook[i].netns_fd, read_kstats, &sh->hook[i], &err);
+	}
 }
 
 void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *title)
@@ -444,9 +679,9 @@ void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *t
 		struct ts_dir_extra *x = &s->extra[h->dir];
 		const struct ts_nfq_stats *ns;
 
-		if (!h->nfq)
+		if (!h->io)
 			continue;
-		ns = ts_nfq_stats(h->nfq);
+		ns = h->io->stats(h->q);
 		x->kernel_dropped += h->kstats.queue_dropped;
 		x->user_dropped += h->kstats.user_dropped;
 		/* Every packet seen got exactly one verdict; anything else is unexplained. */
@@ -467,10 +702,10 @@ void ts_shaper_fini(struct ts_shaper *sh)
 		}
 	}
 	for (i = 0; i < TS_H__COUNT; i++) {
-		if (sh->hook[i].nfq) {
-			ts_nfq_flush(sh->hook[i].nfq);
-			ts_nfq_close(sh->hook[i].nfq);
-			sh->hook[i].nfq = NULL;
+		if (sh->hook[i].io) {
+			sh->hook[i].io->close(sh->hook[i].q);
+			sh->hook[i].io = NULL;
+			sh->hook[i].q = NULL;
 		}
 	}
 	if (sh->epfd >= 0)

@@ -22,6 +22,7 @@
 
 #include "net/nfq.h"
 #include "run/linkcfg.h"
+#include "run/pktio.h"
 #include "run/obs.h"
 #include "run/summary.h"
 #include "run/tsq.h"
@@ -32,14 +33,23 @@ struct ts_shaper;
 
 struct ts_hook {
 	struct ts_shaper *sh;
-	struct ts_nfq *nfq; /* NULL: this hook is not used */
-	int dir;	    /* TS_UP or TS_DOWN */
+	const struct ts_pktio_ops *io; /* NULL: this hook is not used */
+	void *q;		       /* the backend's queue (run/pktio.h) */
+	int dir;		       /* TS_UP or TS_DOWN */
 	enum ts_place place;
 	uint16_t qnum;
 	int netns_fd; /* namespace the queue lives in (not owned) */
 	uint64_t seen, accepted, dropped;
 	struct ts_nfq_kstats kstats; /* read at the end */
 };
+
+/*
+ * Where the run is (ts_shaper_policy): shaping; asking CMD to end because
+ * --duration or a --once trace ended it; draining (CMD is gone, the link
+ * keeps shaping until the queues are empty and the connections closed, at
+ * most --linger); done.
+ */
+enum ts_phase { TS_PH_RUN, TS_PH_ENDING, TS_PH_DRAIN, TS_PH_DONE };
 
 /* Why ts_shaper_run returned. */
 enum ts_stop {
@@ -56,6 +66,21 @@ enum ts_stop {
 #define TS_TERM_GRACE (2 * TS_NSEC_PER_SEC)
 
 /*
+ * Drain: the queues count as empty once nothing is held and nothing
+ * arrived for TS_DRAIN_QUIET (a packet released at the sender hook, or a
+ * socket's last ACK, takes microseconds to be queued at the next hook);
+ * the inner namespace's sockets are counted at most every TS_DRAIN_POLL,
+ * and the queues must stay quiet TS_DRAIN_QUIET after the count found
+ * every connection closed.
+ */
+#define TS_DRAIN_QUIET (2 * TS_NSEC_PER_MSEC)
+#define TS_DRAIN_POLL  (5 * TS_NSEC_PER_MSEC)
+
+/* ts_shaper_turn's @ready: bit i for hook i, and the signal fd. */
+#define TS_READY_HOOKS	((1u << TS_H__COUNT) - 1)
+#define TS_READY_SIGNAL (1u << TS_H__COUNT)
+
+/*
  * Deadlines nearer than this are waited for by polling, not by the timer:
  * a timerfd wakes tens of microseconds late on a virtual machine.
  */
@@ -69,6 +94,7 @@ struct ts_shaper {
 	struct ts_pool pool;
 	uint64_t no_desc[2];
 	ts_ns_t origin, now, end;
+	ts_ns_t (*clock)(void); /* read after the verdicts went out; ts_clock_now by default */
 	int epfd, tfd, sfd;
 	ts_ns_t armed; /* deadline the timerfd is armed for, TS_NEVER if none */
 	pid_t child;
@@ -77,6 +103,18 @@ struct ts_shaper {
 	unsigned int signals; /* terminating signals received */
 	int stop_reason;      /* set when --duration or a --once trace ended the run */
 	bool child_killed;    /* CMD did not end within TS_TERM_GRACE of SIGTERM */
+	int kill_sig;	      /* signal the policy wants sent to CMD (0: none) */
+	enum ts_phase phase;
+	/* The drain (docs/datapath.md, "End of a run"). */
+	ts_ns_t linger; /* most time the drain may take; 0: no drain */
+	ts_ns_t drain_start, drain_end, last_arrival, next_sock_check;
+	ts_ns_t closed_at; /* when the count first found no open connection; TS_NEVER: not yet */
+	unsigned int drain_signals; /* signals received when the drain began */
+	int (*sockets)(void *ctx);  /* connections not yet closed; NULL: do not wait for them */
+	void *sockets_ctx;
+	int sockets_open;    /* last count (-1: not counted yet) */
+	bool drain_complete; /* the drain ended with empty queues and closed connections */
+	bool check;	     /* conservation check every turn (ts_shaper_check) */
 	bool quiet;
 	/* Release timing: model release time vs the clock right after the verdicts went out. */
 	struct ts_hist release_err[2];
@@ -114,25 +152,82 @@ bool ts_shaper_needs(const struct ts_shaper *sh, enum ts_hook_id id);
 int ts_shaper_open(struct ts_shaper *sh, enum ts_hook_id id, int netns_fd, uint16_t qbase,
 		   uint32_t maxlen, unsigned int nfq_flags, struct ts_err *err);
 
+/* Feed hook @id from another backend (a test's in-memory double); @q is not owned. */
+void ts_shaper_use(struct ts_shaper *sh, enum ts_hook_id id, const struct ts_pktio_ops *io,
+		   void *q);
+
 /*
- * ts_shaper_run - the event loop: epoll over the queues, a signalfd
- * (@sigfd, SIGINT/SIGTERM/SIGHUP/SIGCHLD already blocked by the caller)
- * and one absolute timerfd at the earliest model deadline. Runs until the
- * child @child (0: none) exits, a terminating signal arrives with no
- * child, @duration (0: none) has passed, or a --once trace has ended.
- * When one of the last two ends the run while the child still runs, it
- * gets SIGTERM (SIGKILL after TS_TERM_GRACE) and the link keeps shaping
- * until it has exited; the reason returned is still the duration or trace.
- * With a child, SIGINT/SIGTERM/SIGHUP sent to tasshape are forwarded to it
- * (a terminal's own Ctrl-C already reached it), and the run ends when it
- * exits; a third one kills it. Returns the reason (>= 0) or a negative
- * errno with @err set.
+ * The event loop, split as redis ae.c splits aeMain / aeProcessEvents so
+ * that a unit test drives turns with made-up times through the in-memory
+ * packet I/O (run/pktio.h):
+ *
+ *   ts_shaper_begin   the run's state: CMD's pid, --duration, the phase
+ *   ts_shaper_turn    one turn at time @now: read the ready queues, advance
+ *                     the model to @now, send the due verdicts, record
+ *   ts_shaper_policy  the end-of-run policy after a turn: go on, ask CMD to
+ *                     end, drain, or stop
+ *   ts_shaper_run     the real loop: epoll over the queues, the signalfd and
+ *                     one absolute timerfd, reading the clock once per turn
+ */
+
+/* Set the run's state (no system call). @child 0: none; @duration 0: none. */
+void ts_shaper_begin(struct ts_shaper *sh, pid_t child, ts_ns_t duration);
+
+/*
+ * ts_shaper_turn - one loop turn at time @now (non-decreasing): receive
+ * from the hooks whose bit is set in @ready (TS_READY_HOOKS: all), advance
+ * both directions to @now, flush every verdict, then the recording. In
+ * check mode, verify conservation (ts_shaper_check). Returns 0 or a
+ * negative errno with @err set (netlink failure, or a conservation check
+ * that failed).
+ */
+int ts_shaper_turn(struct ts_shaper *sh, ts_ns_t now, unsigned int ready, struct ts_err *err);
+
+/* A terminating signal reached tasshape (@from_kernel: a terminal's Ctrl-C). */
+void ts_shaper_on_signal(struct ts_shaper *sh, int signo, bool from_kernel);
+
+/* CMD exited with wait status @status. */
+void ts_shaper_on_child_exit(struct ts_shaper *sh, int status);
+
+/*
+ * ts_shaper_policy - what the run does after the turn at @now. Without
+ * CMD (attach) a signal or --duration or a --once trace ends the run at
+ * once. With CMD: the run ends when it has exited; when --duration or a
+ * --once trace ends first, it is asked to end (sh->kill_sig = SIGTERM;
+ * SIGKILL after TS_TERM_GRACE) and the link keeps shaping meanwhile. Once
+ * CMD is gone the link drains: it keeps shaping until nothing is held,
+ * nothing arrived for TS_DRAIN_QUIET and sh->sockets() reports no open
+ * connection, or until sh->linger has passed, or a new signal arrives.
+ * Signals for CMD are left in sh->kill_sig for the caller to send.
+ * Returns the reason the run ended (> 0), or 0 to go on.
+ */
+int ts_shaper_policy(struct ts_shaper *sh, ts_ns_t now);
+
+/* The earliest time the loop must wake: the model, the recording, the policy. */
+ts_ns_t ts_shaper_deadline(const struct ts_shaper *sh);
+
+/*
+ * ts_shaper_check - conservation: for each pipe, in = out + dropped (by
+ * cause) + held; over the hooks, packets seen = accepted + dropped + held
+ * by the model, which is also the number of descriptors in use; no
+ * verdict refused by the kernel (a second verdict for one id). Returns 0,
+ * or -EPROTO with @err saying which count disagrees.
+ */
+int ts_shaper_check(const struct ts_shaper *sh, struct ts_err *err);
+
+/*
+ * ts_shaper_run - the real loop over ts_shaper_turn and ts_shaper_policy:
+ * epoll over the queues, a signalfd (@sigfd, SIGINT/SIGTERM/SIGHUP/SIGCHLD
+ * already blocked by the caller) and one absolute timerfd at the earliest
+ * deadline. With a child, SIGINT/SIGTERM/SIGHUP sent to tasshape are
+ * forwarded to it (a terminal's own Ctrl-C already reached it); a third
+ * one kills it. Returns the reason (>= 0) or a negative errno with @err set.
  */
 int ts_shaper_run(struct ts_shaper *sh, int sigfd, pid_t child, ts_ns_t duration,
 		  struct ts_err *err);
 
 /*
- * ts_shaper_finish - the end-of-run policy: every packet still held by the
+ * ts_shaper_finish - after the loop (and the drain): every packet still held by the
  * model is dropped (cause "shutdown": the link it was waiting for no
  * longer exists) and gets its NF_DROP verdict; then the kernel's
  * per-queue counters are read. Call before closing sockets or removing

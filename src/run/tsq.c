@@ -42,6 +42,8 @@ enum dstate {
 	D_UNC_HELD,	/* released early and held at the network hook (net_id) */
 	D_SENT_TRANSIT, /* the MAC sent it before the network hook saw it */
 	D_DROP_TRANSIT, /* the model dropped it before the network hook saw it */
+	D_UNC_LOST,	/* released early, never seen at the network hook: no verdict left */
+	D__COUNT,
 };
 
 #define NSHIFTLOG 32
@@ -99,7 +101,8 @@ struct ts_tsq {
 	uint32_t rhead, rcount;
 	struct flow flows[TS_TSQ_FLOWS];
 	unsigned int nflows;
-	uint64_t untracked_pkts, ring_full, lost, unmatched;
+	uint64_t untracked_pkts, ring_full, lost;
+	uint64_t nstate[D__COUNT]; /* descriptors per state */
 	ts_ns_t next_poll, last_net;
 	int poll_err;
 };
@@ -271,6 +274,7 @@ int ts_tsq_start(struct ts_tsq **out, struct ts_shaper *sh, int station_fd, stru
 	t->prev = calloc(t->cap, sizeof(*t->prev));
 	if (!t->state || !t->flow || !t->key || !t->net_id || !t->next || !t->prev)
 		goto nomem;
+	t->nstate[D_NONE] = t->cap;
 	read_tas_params(t);
 	ret = ts_sockdiag_open(&t->sd, station_fd, err);
 	if (ret < 0)
@@ -380,6 +384,13 @@ static int flow_find(struct ts_tsq *t, const struct flow *k)
 	return (int)t->nflows++;
 }
 
+static void set_state(struct ts_tsq *t, int32_t i, enum dstate st)
+{
+	t->nstate[t->state[i]]--;
+	t->state[i] = (uint8_t)st;
+	t->nstate[st]++;
+}
+
 static size_t didx(const struct ts_tsq *t, const struct ts_pkt *p)
 {
 	return (size_t)(p - t->sh->pool.mem);
@@ -441,12 +452,11 @@ static void ring_trim(struct ts_tsq *t, ts_ns_t now)
 			/* Never seen on the link side: the kernel lost it (its queue was full). */
 			t->lost++;
 			if (t->state[i] == D_SENT_TRANSIT || t->state[i] == D_DROP_TRANSIT) {
-				t->state[i] = D_NONE;
+				set_state(t, i, D_NONE);
 				ts_pool_put(&t->sh->pool, dpkt(t, i));
 			} else if (t->state[i] == D_UNC_TRANSIT) {
-				/* Still queued for the MAC: it will leave as a held one with no verdict. */
-				t->state[i] = D_UNC_HELD;
-				t->net_id[i] = UINT32_MAX;
+				/* Still queued for the MAC: it will leave with no verdict left to give. */
+				set_state(t, i, D_UNC_LOST);
 			}
 		}
 		t->rhead = (t->rhead + 1) % TS_TSQ_RING;
@@ -468,12 +478,12 @@ static void flow_refill(struct ts_tsq *t, struct flow *f, ts_ns_t now)
 			t->ring_full++;
 			return;
 		}
-		ret = ts_nfq_verdict(h->nfq, p->id, 1);
+		ret = h->io->verdict(h->q, p->id, 1);
 		if (ret < 0 && !t->sh->fatal)
 			t->sh->fatal = ret;
 		h->accepted++;
 		f->early++;
-		t->state[i] = D_UNC_TRANSIT;
+		set_state(t, i, D_UNC_TRANSIT);
 		f->chg_bytes -= p->len;
 		f->unc_bytes += p->len;
 		f->first_chg = t->next[i];
@@ -499,7 +509,7 @@ static void hand_over(struct ts_tsq *t, struct ts_pkt *p, uint32_t net_id, ts_ns
 static void net_verdict_drop(struct ts_tsq *t, uint32_t id)
 {
 	struct ts_hook *h = &t->sh->hook[TS_H_UP_NETWORK];
-	int ret = ts_nfq_verdict(h->nfq, id, 0);
+	int ret = h->io->verdict(h->q, id, 0);
 
 	if (ret < 0 && !t->sh->fatal)
 		t->sh->fatal = ret;
@@ -541,15 +551,15 @@ bool ts_tsq_packet(struct ts_tsq *t, int hook, struct ts_pkt *p, const struct ts
 		ts_pool_put(&t->sh->pool, p); /* the packet keeps its first descriptor */
 		switch (t->state[i]) {
 		case D_UNC_TRANSIT:
-			t->state[i] = D_UNC_HELD;
+			set_state(t, i, D_UNC_HELD);
 			t->net_id[i] = kp->id;
 			break;
 		case D_SENT_TRANSIT:
-			t->state[i] = D_NONE;
+			set_state(t, i, D_NONE);
 			hand_over(t, dpkt(t, i), kp->id, t->sh->now);
 			break;
 		default: /* D_DROP_TRANSIT */
-			t->state[i] = D_NONE;
+			set_state(t, i, D_NONE);
 			net_verdict_drop(t, kp->id);
 			ts_pool_put(&t->sh->pool, dpkt(t, i));
 		}
@@ -558,7 +568,7 @@ bool ts_tsq_packet(struct ts_tsq *t, int hook, struct ts_pkt *p, const struct ts
 	if (hook != TS_H_UP_SENDER)
 		return false;
 	i = (int32_t)didx(t, p);
-	t->state[i] = D_NONE;
+	set_state(t, i, D_NONE);
 	if (!parse_tcp(kp, &k, &key))
 		return false;
 	fi = flow_find(t, &k);
@@ -568,7 +578,7 @@ bool ts_tsq_packet(struct ts_tsq *t, int hook, struct ts_pkt *p, const struct ts
 	}
 	struct flow *f = &t->flows[fi];
 
-	t->state[i] = D_CHARGED;
+	set_state(t, i, D_CHARGED);
 	t->flow[i] = (uint16_t)fi;
 	t->key[i] = key;
 	t->next[i] = -1;
@@ -601,16 +611,16 @@ bool ts_tsq_release(struct ts_tsq *t, struct ts_pkt *p, ts_ns_t when)
 		return false;
 	st = t->state[i];
 	flow_unlink(t, i, when);
-	t->state[i] = D_NONE;
+	set_state(t, i, D_NONE);
 	if (st == D_CHARGED)
 		return false;
 	if (sh->obs)
 		ts_obs_release(sh->obs, p, TS_UP, TS_PLACE_SENDER, when);
 	if (st == D_UNC_TRANSIT) {
-		t->state[i] = D_SENT_TRANSIT; /* enters the network pipe when the hook sees it */
+		set_state(t, i, D_SENT_TRANSIT); /* enters the network pipe when the hook sees it */
 		return true;
 	}
-	if (t->net_id[i] == UINT32_MAX) {
+	if (st == D_UNC_LOST) {
 		ts_pool_put(&sh->pool, p); /* lost in the kernel: nothing to release */
 		return true;
 	}
@@ -628,19 +638,25 @@ bool ts_tsq_drop(struct ts_tsq *t, struct ts_pkt *p, enum ts_drop_cause cause, t
 		return false;
 	st = t->state[i];
 	flow_unlink(t, i, when);
-	t->state[i] = D_NONE;
+	set_state(t, i, D_NONE);
 	if (st == D_CHARGED)
 		return false;
 	if (sh->obs)
 		ts_obs_drop(sh->obs, p, TS_UP, TS_PLACE_SENDER, cause, when);
 	if (st == D_UNC_TRANSIT) {
-		t->state[i] = D_DROP_TRANSIT; /* its NF_DROP goes out when the hook sees it */
+		set_state(t, i, D_DROP_TRANSIT); /* its NF_DROP goes out when the hook sees it */
 		return true;
 	}
-	if (t->net_id[i] != UINT32_MAX)
+	if (st == D_UNC_HELD)
 		net_verdict_drop(t, t->net_id[i]);
 	ts_pool_put(&sh->pool, p);
 	return true;
+}
+
+void ts_tsq_in_transit(const struct ts_tsq *t, uint64_t *verdicts, uint64_t *held_out)
+{
+	*verdicts -= t->nstate[D_UNC_TRANSIT] + t->nstate[D_UNC_LOST];
+	*held_out += t->nstate[D_SENT_TRANSIT] + t->nstate[D_DROP_TRANSIT];
 }
 
 /* ---- sockets ---- */

@@ -74,6 +74,15 @@ bool ts_tsq_packet(struct ts_tsq *t, int hook, struct ts_pkt *p, const struct ts
 bool ts_tsq_release(struct ts_tsq *t, struct ts_pkt *p, ts_ns_t when);
 bool ts_tsq_drop(struct ts_tsq *t, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns_t when);
 
+/*
+ * For the shaper's conservation check: packets in a pipe whose verdict
+ * already went out (released early, not yet queued again at the network
+ * hook) are taken off *@verdicts; descriptors outside every pipe (sent or
+ * dropped by the model before the network hook saw them) are added to
+ * *@held_out.
+ */
+void ts_tsq_in_transit(const struct ts_tsq *t, uint64_t *verdicts, uint64_t *held_out);
+
 /* Once per loop turn, before the verdicts go out: sample the sockets, release early. */
 void ts_tsq_tick(struct ts_tsq *t, ts_ns_t now);
 

@@ -1,15 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# 1. Two runs killed with SIGKILL (with their CMDs) leave their
-#    namespace(s), veth and iptables rules behind; `tasshape cleanup --pid
-#    A`, run in the namespace the runs were started in, removes all of run
-#    A's: no /run/netns/tas-A-*, no tasA-* link (`ip -o link` there and on
-#    the host), no rule with comment tas:A (iptables-save and
-#    ip6tables-save), and none of run B's; then `cleanup --pid B` removes
-#    B's. The test never runs cleanup without --pid: other runs (other
-#    tests, other users) may be going on this machine.
-# 2. A run sent SIGTERM ends within 10 s, ends its CMD (passes the signal
+# What is left when a run dies together with its guard (run/guard.h: the
+# process that otherwise cleans up after a SIGKILL; here as after a power
+# cut of the session, which kills them all):
+# 1. Two runs A and B, both started before either is killed, are killed
+#    with SIGKILL with their guards (A also with its CMD, B's CMD is left
+#    running in B's namespace): both leave their namespace(s), veth and
+#    iptables rules behind. `tasshape cleanup --pid A`, run in the
+#    namespace the runs were started in, removes all of run A's: no
+#    /run/netns/tas-A-*, no tasA-* link (`ip -o link` there and on the
+#    host), no rule with comment tas:A (iptables-save and ip6tables-save),
+#    and none of run B's; then `cleanup --pid B` kills B's CMD (it reports
+#    at least 1 process killed, and the sleep is gone) and removes B's.
+#    The test never runs cleanup without --pid: other runs (other tests,
+#    other users) may be going on this machine.
+# 2. The next start: a run C killed with its guard leaves its objects; the
+#    next tasshape run (D, `-- true`) removes them before it starts, and
+#    leaves nothing of its own.
+# 3. A run sent SIGTERM ends within 10 s, ends its CMD (passes the signal
 #    on: exit status 143, CMD's), and leaves nothing (no cleanup run).
 #
 # The runs are started with nsenter --net, not `ip netns exec`: the latter
@@ -50,22 +59,27 @@ started() {
 # shellcheck disable=SC2317 # called through ts_true
 has() { grep -q "^$1 " <<<"$2"; }
 
-# killed TAG: starts a run, waits until its CMD runs, then kills both with
-# SIGKILL; sets PID to the run's pid.
-killed() {
-	local cmd kids
+# start TAG: starts a run (CMD: sleep 60) and waits until its CMD runs;
+# sets PID to the run's pid and CMD to the sleep's.
+start() {
 	run_bg --trace const:10mbit --quiet -- sleep 60 2>"$TS_TMP/err-$1"
 	PID=$TS_RUN_PID
-	cmd=$(started "$PID") || {
+	CMD=$(started "$PID") || {
 		ts_show "$TS_TMP/err-$1"
 		ts_die "run $1: tasshape pid $PID did not start its CMD within 10 s"
 	}
-	kids=$(ts_descendants "$PID" | tr '\n' ' ')
-	ts_log "run $1: killing tasshape pid $PID and its CMD (sleep pid $cmd; descendants: $kids)" \
-		"with SIGKILL"
+}
+
+# kill_run TAG PID CMD with-cmd|keep-cmd: SIGKILL tasshape PID and its guard
+# (and CMD, unless keep-cmd), all at once.
+kill_run() {
+	local kids
+	kids=$(ts_descendants "$2" | tr '\n' ' ')
+	[ "$4" = keep-cmd ] && kids=$(tr ' ' '\n' <<<"$kids" | grep -vx "$3" | tr '\n' ' ')
+	ts_log "run $1: killing tasshape pid $2 and $kids with SIGKILL ($4, CMD sleep pid $3)"
 	# shellcheck disable=SC2086 # a list of pids
-	kill -KILL "$PID" $kids
-	wait "$PID" 2>/dev/null # reap it: a zombie would still count as running
+	kill -KILL "$2" $kids
+	wait "$2" 2>/dev/null # reap it: a zombie would still count as running
 }
 
 # cleanup_pid PID: runs `tasshape cleanup --pid PID -v` in the test namespace.
@@ -78,10 +92,14 @@ cleanup_pid() {
 }
 
 # --- 1. SIGKILL, then tasshape cleanup --pid
-killed A
+start A
 a=$PID
-killed B
+cmda=$CMD
+start B
 b=$PID
+cmdb=$CMD
+kill_run A "$a" "$cmda" with-cmd
+kill_run B "$b" "$cmdb" keep-cmd
 for pid in "$a" "$b"; do
 	left=$(ts_leftovers "$pid")
 	ts_log "pid $pid left behind:"
@@ -90,6 +108,7 @@ for pid in "$a" "$b"; do
 	ts_true "pid $pid: a link was left" has link "$left"
 	ts_true "pid $pid: an iptables rule was left" has rule "$left"
 done
+ts_true "run B's CMD still runs in its namespace" kill -0 "$cmdb"
 leftb=$(ts_leftovers "$b")
 cleanup_pid "$a"
 left=$(ts_leftovers "$a")
@@ -108,6 +127,19 @@ else
 	ts_leftovers "$b" | sed 's/^/    /'
 fi
 cleanup_pid "$b"
+killedn=$(sed -n 's/^tasshape cleanup: killed \([0-9]*\) processes.*/\1/p' "$TS_TMP/cleanup-$b.out")
+ts_check "cleanup --pid $b: processes killed in its namespace" "${killedn:-0}" ">=" 1
+for i in $(seq 20); do
+	[ "$(ps -o stat= -p "$cmdb" 2>/dev/null | cut -c1)" = Z ] && break
+	kill -0 "$cmdb" 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 "$cmdb" 2>/dev/null && [ "$(ps -o stat= -p "$cmdb" | cut -c1)" != Z ]; then
+	ts_fail "run B's CMD (sleep pid $cmdb) survived tasshape cleanup --pid $b"
+	kill -KILL "$cmdb"
+else
+	ts_log "run B's CMD is gone ok"
+fi
 left=$(ts_leftovers "$b")
 if [ -n "$left" ]; then
 	printf '%s\n' "$left" | sed 's/^/    /'
@@ -116,7 +148,21 @@ else
 	ts_log "after tasshape cleanup --pid $b nothing of pid $b remains ok"
 fi
 
-# --- 2. SIGTERM
+# --- 2. the next start removes what a dead run left
+start C
+c=$PID
+kill_run C "$c" "$CMD" with-cmd
+ts_true "pid $c: a namespace was left" has namespace "$(ts_leftovers "$c")"
+run_bg --trace const:10mbit --quiet -- true 2>"$TS_TMP/err-D"
+d=$TS_RUN_PID
+wait "$d"
+ts_check "run D: exit status" "$?" == 0
+left=$(ts_leftovers "$c")
+[ -z "$left" ] || printf '%s\n' "$left" | sed 's/^/    /'
+ts_true "run D's start removed what run C left" test -z "$left"
+ts_true "run D left nothing" test -z "$(ts_leftovers "$d")"
+
+# --- 3. SIGTERM
 run_bg --trace const:10mbit --quiet -- sleep 60 2>"$TS_TMP/err2"
 pid=$TS_RUN_PID
 cmd=$(started "$pid") || {

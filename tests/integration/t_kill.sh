@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Nothing survives tasshape (docs/reliability.md, "Cleanup"): a run whose
+# CMD started a background sleep and an iperf3 server is killed with
+# SIGKILL, tasshape alone (not its children). Within 2 s, without any
+# cleanup command:
+#  - no process of the run is left running: CMD, what it started, and the
+#    guard that did the cleanup (their pids are taken before the kill; a
+#    zombie waiting for init to reap it counts as gone);
+#  - no namespace /run/netns/tas-PID-*, no link tasPID-* (in the test's
+#    namespace and the host's), no iptables or ip6tables rule "tas:PID".
+# Only objects carrying this run's pid are compared: other runs may be
+# live on this machine. Started with nsenter --net (the host's mount
+# namespace), as t_cleanup.sh explains: the namespaces' bind mounts are
+# real there and would outlive the run if nothing removed them.
+. "$(dirname "$0")/lib.sh" || exit 2
+ts_init kill "${1:-}" ps nsenter iperf3
+
+nsenter --net="/run/netns/$TS_NS" "$TS_BIN" --quiet --trace const:10mbit -- \
+	sh -c 'sleep 60 & iperf3 -s -p 5999 >/dev/null 2>&1 & exec sleep 61' 2>"$TS_TMP/err" &
+PID=$!
+ts_own_pid "$PID"
+procs=
+for i in $(seq 100); do
+	procs=$(ts_descendants "$PID" | tr '\n' ' ')
+	# the guard, sh's exec'd sleep 61, sleep 60 and iperf3
+	[ "$(wc -w <<<"$procs")" -ge 4 ] && break
+	sleep 0.1
+done
+ts_check "processes of the run before the kill (guard, CMD, sleep, iperf3)" "$(wc -w <<<"$procs")" ">=" 4
+before=$(ts_leftovers "$PID")
+printf '%s\n' "$before" | sed 's/^/    before: /'
+ts_true "the run has its namespaces" grep -q "^namespace " <<<"$before"
+ts_true "the run has its rules" grep -q "^rule " <<<"$before"
+ts_true "the run has its outer link" grep -q "^link " <<<"$before"
+
+# running PID: true while PID exists and is not a zombie (a killed process whose parent
+# died waits for init to reap it; it holds nothing any more, namespaces included).
+running() {
+	local st
+	st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
+t0=$(date +%s.%N)
+kill -KILL "$PID"
+wait "$PID" 2>/dev/null
+# Poll cheaply (a tool run per poll would be the slowest thing here): the
+# processes, and the namespaces, which the cleanup removes last (after the
+# rules and the outer link); then check everything once.
+alive=$procs
+for i in $(seq 200); do
+	alive=
+	for p in $procs; do
+		running "$p" && alive="$alive $p"
+	done
+	[ -z "$alive" ] && ! compgen -G "/run/netns/tas-$PID-*" >/dev/null && break
+	sleep 0.02
+done
+took=$(ts_elapsed "$t0")
+left=$(ts_leftovers "$PID")
+[ -z "$left" ] || printf '%s\n' "$left" | sed 's/^/    left: /'
+ts_true "no process of the run left (were: $procs)" test -z "$alive"
+ts_true "no namespace, link or rule of the run left" test -z "$left"
+ts_check "seconds until the processes and namespaces were gone" "$took" "<=" 2
+exit 0

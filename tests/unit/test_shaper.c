@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shaper's event loop without a kernel: turns at made-up times through
+ * the in-memory packet I/O (run/pktio.h), and the end-of-run policy (ask
+ * CMD to end, drain, linger limit, signals), as ts_shaper_run drives them.
+ *
+ * The link: const:12mbit, so a 1500-byte packet takes 1 ms on the wire,
+ * then a 10 ms delay line; droptail of 4 packets; both directions at the
+ * network hooks.
+ */
+#include <signal.h>
+#include <string.h>
+
+#include "run/shaper.h"
+#include "tsu.h"
+
+#define MS   TS_NSEC_PER_MSEC
+#define T0   (1000 * TS_NSEC_PER_SEC)
+#define UP   TS_H_UP_NETWORK
+#define DOWN TS_H_DOWN_NETWORK
+
+static struct ts_linkcfg cfg;
+static struct ts_shaper sh;
+static struct ts_pktio_mem io[TS_H__COUNT];
+static ts_ns_t fake_now;
+static int open_socks;
+
+static ts_ns_t fake_clock(void)
+{
+	return fake_now;
+}
+
+static int count_socks(void *ctx)
+{
+	(void)ctx;
+	return open_socks;
+}
+
+static void setup(void)
+{
+	struct ts_err err;
+	int i;
+
+	ts_linkcfg_init(&cfg);
+	cfg.trace = "const:12mbit";
+	cfg.delay = 10 * MS;
+	cfg.queue[TS_UP] = cfg.queue[TS_DOWN] = "droptail:packets=4";
+	CU_ASSERT_EQUAL_FATAL(ts_linkcfg_load(&cfg, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ts_shaper_init(&sh, &cfg, T0, 64, &err), 0);
+	for (i = 0; i < TS_H__COUNT; i++) {
+		ts_pktio_mem_init(&io[i]);
+		if (ts_shaper_needs(&sh, i))
+			ts_shaper_use(&sh, i, &ts_pktio_mem_ops, &io[i]);
+	}
+	fake_now = T0;
+	sh.clock = fake_clock;
+	sh.check = true;
+	open_socks = 0;
+}
+
+static void teardown(void)
+{
+	ts_shaper_fini(&sh);
+	ts_linkcfg_free(&cfg);
+}
+
+/* One turn at T0 + @ms milliseconds; the conservation check runs in it. */
+static void turn(ts_ns_t at)
+{
+	struct ts_err err = {{0}};
+
+	fake_now = at;
+	TSU_EQ(ts_shaper_turn(&sh, at, TS_READY_HOOKS, &err), 0);
+	if (err.msg[0])
+		fprintf(stderr, "\n  %s\n", err.msg);
+}
+
+static unsigned int accepted(const struct ts_pktio_mem *m)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < m->nsent; i++)
+		n += m->sent[i].accept != 0;
+	return n;
+}
+
+/* Only the network hooks are used: the sender place has no stages by default. */
+static void test_hooks(void)
+{
+	setup();
+	CU_ASSERT_FALSE(ts_shaper_needs(&sh, TS_H_UP_SENDER));
+	CU_ASSERT_TRUE(ts_shaper_needs(&sh, UP));
+	CU_ASSERT_TRUE(ts_shaper_needs(&sh, DOWN));
+	teardown();
+}
+
+/*
+ * Three back-to-back packets at T0: on the wire until T0+1, +2, +3 ms,
+ * then 10 ms of delay: accepted at T0+11, +12, +13 ms, in order.
+ */
+static void test_release_times(void)
+{
+	uint32_t a, b, c;
+
+	setup();
+	ts_shaper_begin(&sh, 0, 0);
+	a = ts_pktio_mem_push(&io[UP], 1500);
+	b = ts_pktio_mem_push(&io[UP], 1500);
+	c = ts_pktio_mem_push(&io[UP], 1500);
+	turn(T0);
+	TSU_EQ(io[UP].nsent, 0);
+	/* The loop wakes for the model's next event: the first packet leaves the wire. */
+	TSU_EQ(ts_shaper_deadline(&sh), T0 + MS);
+	turn(T0 + 11 * MS - 1);
+	TSU_EQ(io[UP].nsent, 0);
+	turn(T0 + 11 * MS);
+	TSU_EQ(io[UP].nsent, 1);
+	turn(T0 + 13 * MS);
+	TSU_EQ(io[UP].nsent, 3);
+	TSU_EQ(io[UP].sent[0].id, a);
+	TSU_EQ(io[UP].sent[1].id, b);
+	TSU_EQ(io[UP].sent[2].id, c);
+	TSU_EQ(accepted(&io[UP]), 3);
+	TSU_EQ(io[DOWN].nsent, 0);
+	teardown();
+}
+
+/*
+ * Ten packets at once into 4 places of queue: one goes on the wire at
+ * once, four wait, five are dropped at once (NF_DROP, cause overlimit).
+ */
+static void test_overlimit(void)
+{
+	int i;
+
+	setup();
+	ts_shaper_begin(&sh, 0, 0);
+	for (i = 0; i < 10; i++)
+		ts_pktio_mem_push(&io[DOWN], 1500);
+	turn(T0);
+	TSU_EQ(io[DOWN].nsent, 5);
+	TSU_EQ(accepted(&io[DOWN]), 0);
+	TSU_EQ(sh.dir[TS_DOWN].pipe[TS_PLACE_NETWORK].stats.drops[TS_DROP_OVERLIMIT], 5);
+	turn(T0 + 15 * MS);
+	TSU_EQ(io[DOWN].nsent, 10);
+	TSU_EQ(accepted(&io[DOWN]), 5);
+	teardown();
+}
+
+/* A second verdict for one id is refused and the check says so. */
+static void test_double_verdict(void)
+{
+	struct ts_err err;
+	uint32_t id;
+
+	setup();
+	ts_shaper_begin(&sh, 0, 0);
+	id = ts_pktio_mem_push(&io[UP], 1500);
+	turn(T0);
+	turn(T0 + 11 * MS);
+	TSU_EQ(io[UP].nsent, 1);
+	TSU_EQ(ts_shaper_check(&sh, &err), 0);
+	TSU_EQ(ts_pktio_mem_ops.verdict(&io[UP], id, 0), -ENOENT);
+	TSU_EQ(ts_shaper_check(&sh, &err), -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "second verdict"));
+	teardown();
+}
+
+/*
+ * CMD exits at T0 with three packets held: the link drains them (at +11,
+ * +12, +13 ms), then waits for the connections to close (2 open until
+ * +20 ms), and only then ends, with nothing dropped.
+ */
+static void test_drain(void)
+{
+	ts_ns_t t;
+	int r = 0;
+
+	setup();
+	sh.linger = 2 * TS_NSEC_PER_SEC;
+	sh.sockets = count_socks;
+	ts_shaper_begin(&sh, 4242, 0);
+	ts_pktio_mem_push(&io[UP], 1500);
+	ts_pktio_mem_push(&io[UP], 1500);
+	ts_pktio_mem_push(&io[UP], 1500);
+	turn(T0);
+	ts_shaper_on_child_exit(&sh, 0);
+	open_socks = 2;
+	TSU_EQ(ts_shaper_policy(&sh, T0), 0);
+	TSU_EQ(sh.phase, TS_PH_DRAIN);
+	TSU_EQ(ts_shaper_deadline(&sh), T0 + MS);
+	for (t = T0 + MS; t <= T0 + 30 * MS && !r; t += MS) {
+		if (t == T0 + 20 * MS)
+			open_socks = 0;
+		turn(t);
+		r = ts_shaper_policy(&sh, t);
+		if (t < T0 + 20 * MS)
+			TSU_EQ(r, 0);
+	}
+	TSU_EQ(r, TS_STOP_CHILD);
+	/*
+	 * Counted once the queues are empty and nothing arrived for TS_DRAIN_QUIET
+	 * (the last arrival was at T0): at +13 ms, then TS_DRAIN_POLL apart: +18,
+	 * +23, when all are closed; the queues stay quiet TS_DRAIN_QUIET more.
+	 */
+	TSU_EQ(t - MS, T0 + 23 * MS + TS_DRAIN_QUIET);
+	CU_ASSERT_TRUE(sh.drain_complete);
+	TSU_EQ(accepted(&io[UP]), 3);
+	ts_shaper_finish(&sh);
+	TSU_EQ(sh.dir[TS_UP].pipe[TS_PLACE_NETWORK].stats.drops[TS_DROP_SHUTDOWN], 0);
+	TSU_EQ(sh.kill_sig, 0);
+	teardown();
+}
+
+/* A connection that never closes holds the run for --linger, no more; what is held then is dropped. */
+static void test_linger_limit(void)
+{
+	int r;
+
+	setup();
+	sh.linger = 100 * MS;
+	sh.sockets = count_socks;
+	open_socks = 1;
+	ts_shaper_begin(&sh, 4242, 0);
+	ts_shaper_on_child_exit(&sh, 0);
+	turn(T0);
+	TSU_EQ(ts_shaper_policy(&sh, T0), 0);
+	/* Counted (1 open) at T0: the next count is TS_DRAIN_POLL later. */
+	TSU_EQ(ts_shaper_deadline(&sh), T0 + TS_DRAIN_POLL);
+	turn(T0 + 99 * MS);
+	TSU_EQ(ts_shaper_policy(&sh, T0 + 99 * MS), 0);
+	/* A packet arriving now is still held at the limit. */
+	ts_pktio_mem_push(&io[DOWN], 1500);
+	turn(T0 + 100 * MS);
+	r = ts_shaper_policy(&sh, T0 + 100 * MS);
+	TSU_EQ(r, TS_STOP_CHILD);
+	CU_ASSERT_FALSE(sh.drain_complete);
+	ts_shaper_finish(&sh);
+	TSU_EQ(sh.dir[TS_DOWN].pipe[TS_PLACE_NETWORK].stats.drops[TS_DROP_SHUTDOWN], 1);
+	TSU_EQ(io[DOWN].nsent, 1);
+	TSU_EQ(io[DOWN].sent[0].accept, 0);
+	teardown();
+}
+
+/* --duration ends the run while CMD runs: SIGTERM, SIGKILL after the grace, then the drain. */
+static void test_duration_ends_cmd(void)
+{
+	ts_ns_t end = T0 + TS_NSEC_PER_SEC;
+
+	setup();
+	ts_shaper_begin(&sh, 4242, TS_NSEC_PER_SEC);
+	TSU_EQ(ts_shaper_deadline(&sh), end);
+	turn(end - 1);
+	TSU_EQ(ts_shaper_policy(&sh, end - 1), 0);
+	TSU_EQ(sh.kill_sig, 0);
+	turn(end);
+	TSU_EQ(ts_shaper_policy(&sh, end), 0);
+	TSU_EQ(sh.kill_sig, SIGTERM);
+	TSU_EQ(sh.phase, TS_PH_ENDING);
+	sh.kill_sig = 0;
+	TSU_EQ(ts_shaper_deadline(&sh), end + TS_TERM_GRACE);
+	turn(end + TS_TERM_GRACE);
+	TSU_EQ(ts_shaper_policy(&sh, end + TS_TERM_GRACE), 0);
+	TSU_EQ(sh.kill_sig, SIGKILL);
+	sh.kill_sig = 0;
+	ts_shaper_on_child_exit(&sh, SIGKILL);
+	/* No linger set: the drain ends at once; the reason stays the duration. */
+	TSU_EQ(ts_shaper_policy(&sh, end + TS_TERM_GRACE + 1), TS_STOP_DURATION);
+	teardown();
+}
+
+/* Signals: passed on to CMD unless the terminal sent them, the third kills; attach stops at once. */
+static void test_signals(void)
+{
+	setup();
+	ts_shaper_begin(&sh, 4242, 0);
+	ts_shaper_on_signal(&sh, SIGINT, true);
+	TSU_EQ(sh.kill_sig, 0);
+	ts_shaper_on_signal(&sh, SIGTERM, false);
+	TSU_EQ(sh.kill_sig, SIGTERM);
+	ts_shaper_on_signal(&sh, SIGHUP, false);
+	TSU_EQ(sh.kill_sig, SIGKILL);
+	TSU_EQ(ts_shaper_policy(&sh, T0), 0); /* the run ends when CMD has exited */
+	teardown();
+
+	setup();
+	ts_shaper_begin(&sh, 0, 0);
+	TSU_EQ(ts_shaper_policy(&sh, T0), 0);
+	ts_shaper_on_signal(&sh, SIGINT, true);
+	TSU_EQ(ts_shaper_policy(&sh, T0), TS_STOP_SIGNAL);
+	teardown();
+}
+
+/* A signal during the drain cuts it short. */
+static void test_signal_cuts_drain(void)
+{
+	setup();
+	sh.linger = TS_NSEC_PER_SEC;
+	sh.sockets = count_socks;
+	open_socks = 3;
+	ts_shaper_begin(&sh, 4242, 0);
+	ts_shaper_on_child_exit(&sh, 0);
+	turn(T0);
+	TSU_EQ(ts_shaper_policy(&sh, T0), 0);
+	ts_shaper_on_signal(&sh, SIGINT, true);
+	TSU_EQ(sh.kill_sig, 0);
+	TSU_EQ(ts_shaper_policy(&sh, T0 + MS), TS_STOP_CHILD);
+	CU_ASSERT_FALSE(sh.drain_complete);
+	teardown();
+}
+
+/*
+ * The default --linger. const:25mbit, 10 ms, droptail:packets=500: a full
+ * queue is 500 * 1500 = 750,000 bytes, 0.24 s at 3,125,000 bytes/s; held
+ * at most 0.24 + 0.01 s each way, 0.5 s both; twice that plus 1 s: 2 s.
+ * The default queue (1000 packets): 0.48 + 0.01 each way: 1 + 2 * 0.98 s.
+ */
+static void test_linger_default(void)
+{
+	struct ts_linkcfg c;
+	struct ts_err err;
+
+	ts_linkcfg_init(&c);
+	c.trace = "const:25mbit";
+	c.delay = 10 * MS;
+	c.queue[TS_UP] = c.queue[TS_DOWN] = "droptail:packets=500";
+	CU_ASSERT_EQUAL_FATAL(ts_linkcfg_load(&c, &err), 0);
+	TSU_EQ(ts_linkcfg_linger(&c), 2 * TS_NSEC_PER_SEC);
+	c.queue[TS_UP] = c.queue[TS_DOWN] = NULL;
+	TSU_EQ(ts_linkcfg_linger(&c), 2960 * MS);
+	c.queue[TS_UP] = c.queue[TS_DOWN] = "codel:bytes=150KB";
+	/* 150 KB = 153,600 bytes: 49.152 ms each way, (0.049152 + 0.01) * 2 * 2 + 1 s. */
+	TSU_EQ(ts_linkcfg_linger(&c), 1236608 * TS_NSEC_PER_USEC);
+	c.queue[TS_UP] = c.queue[TS_DOWN] = "infinite";
+	TSU_EQ(ts_linkcfg_linger(&c), TS_LINGER_MAX);
+	ts_linkcfg_free(&c);
+}
+
+static const struct tsu_test tests[] = {
+	{"the default linger", test_linger_default},
+	{"hooks in use", test_hooks},
+	{"release times through the in-memory queue", test_release_times},
+	{"tail drops get NF_DROP at once", test_overlimit},
+	{"a second verdict fails the conservation check", test_double_verdict},
+	{"drain: queues empty, connections closed", test_drain},
+	{"drain: the linger limit", test_linger_limit},
+	{"--duration ends CMD: SIGTERM, SIGKILL, drain", test_duration_ends_cmd},
+	{"signals", test_signals},
+	{"a signal cuts the drain short", test_signal_cuts_drain},
+};
+
+TSU_MAIN("shaper", tests)
