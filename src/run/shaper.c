@@ -246,6 +246,8 @@ ts_ns_t ts_shaper_deadline(const struct ts_shaper *sh)
 	/* The next stats window, socket sample or status line wakes the loop too. */
 	if (sh->obs)
 		d = ts_min(d, ts_obs_next_deadline(sh->obs));
+	if (sh->tsq)
+		d = ts_min(d, ts_tsq_next_deadline(sh->tsq));
 	return d;
 }
 

@@ -104,6 +104,9 @@ struct ts_tsq {
 	uint64_t untracked_pkts, ring_full, lost;
 	uint64_t nstate[D__COUNT]; /* descriptors per state */
 	ts_ns_t next_poll, last_net;
+	ts_ns_t resume;		/* early releases left for the next turn: when; TS_NEVER if none */
+	unsigned int burst;	/* early releases this turn */
+	unsigned int next_flow; /* where the next turn's refill starts (fairness) */
 	int poll_err;
 };
 
@@ -275,6 +278,7 @@ int ts_tsq_start(struct ts_tsq **out, struct ts_shaper *sh, int station_fd, stru
 	if (!t->state || !t->flow || !t->key || !t->net_id || !t->next || !t->prev)
 		goto nomem;
 	t->nstate[D_NONE] = t->cap;
+	t->resume = TS_NEVER;
 	read_tas_params(t);
 	ret = ts_sockdiag_open(&t->sd, station_fd, err);
 	if (ret < 0)
@@ -478,6 +482,11 @@ static void flow_refill(struct ts_tsq *t, struct flow *f, ts_ns_t now)
 			t->ring_full++;
 			return;
 		}
+		if (t->burst == TS_TSQ_BURST) {
+			t->resume = now + TS_TSQ_BURST_GAP;
+			return;
+		}
+		t->burst++;
 		ret = h->io->verdict(h->q, p->id, 1);
 		if (ret < 0 && !t->sh->fatal)
 			t->sh->fatal = ret;
@@ -516,16 +525,24 @@ static void net_verdict_drop(struct ts_tsq *t, uint32_t id)
 	h->dropped++;
 }
 
-/* At the network hook: is this one we released early? Its ring slot, or -1. */
+/*
+ * At the network hook: is this one we released early? Its descriptor, or
+ * -1. The first WINDOW packets still in transit are searched (slots already
+ * matched are skipped, at most 4 x WINDOW of them): the veth delivers in
+ * verdict order, give or take what two CPUs' backlogs reorder.
+ */
 static int32_t ring_match(struct ts_tsq *t, uint64_t key)
 {
-	uint32_t k, n = t->rcount < WINDOW ? t->rcount : WINDOW;
+	uint32_t k, live = 0;
 
-	for (k = 0; k < n; k++) {
+	for (k = 0; k < t->rcount && live < WINDOW && k < 4 * WINDOW; k++) {
 		uint32_t slot = (t->rhead + k) % TS_TSQ_RING;
 		int32_t i = t->ring[slot];
 
-		if (i >= 0 && t->key[i] == key) {
+		if (i < 0)
+			continue;
+		live++;
+		if (t->key[i] == key) {
 			t->ring[slot] = -1;
 			return i;
 		}
@@ -779,10 +796,18 @@ void ts_tsq_tick(struct ts_tsq *t, ts_ns_t now)
 		}
 		t->next_poll = now + TS_TSQ_POLL_NS;
 	}
-	if (t->conf.mode == TS_TSQ_KERNEL)
+	if (t->conf.mode == TS_TSQ_KERNEL || !t->nflows)
 		return;
+	t->burst = 0;
+	t->resume = TS_NEVER;
 	for (i = 0; i < t->nflows; i++)
-		flow_refill(t, &t->flows[i], now);
+		flow_refill(t, &t->flows[(t->next_flow + i) % t->nflows], now);
+	t->next_flow = (t->next_flow + 1) % t->nflows;
+}
+
+ts_ns_t ts_tsq_next_deadline(const struct ts_tsq *t)
+{
+	return t ? t->resume : TS_NEVER;
 }
 
 bool ts_tsq_sock_view(const struct ts_tsq *t, const struct ts_sockstat *st, uint64_t *rate,

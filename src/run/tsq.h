@@ -43,7 +43,15 @@
 #define TS_TSQ_POLL_NS (1 * TS_NSEC_PER_MSEC)
 #define TS_TSQ_FLOWS   64    /* flows tracked per run; more are left to the kernel, counted */
 #define TS_TSQ_RING    16384 /* packets released early and not yet seen on the link side */
-#define TS_TSQ_LOST_NS (200 * TS_NSEC_PER_MSEC) /* one not seen by then is given up (counted) */
+#define TS_TSQ_LOST_NS (50 * TS_NSEC_PER_MSEC) /* one not seen by then is given up (counted) */
+/*
+ * Early releases per loop turn. A verdict sends its packets through the
+ * veth into the receiving CPU's backlog, which drops beyond
+ * net.core.netdev_max_backlog (1000): with the MAC's own A-MPDUs (at most
+ * 256) a turn stays well below it. The rest goes TS_TSQ_BURST_GAP later.
+ */
+#define TS_TSQ_BURST	 128
+#define TS_TSQ_BURST_GAP (20 * TS_NSEC_PER_USEC)
 
 struct ts_shaper;
 struct ts_tsq;
@@ -85,6 +93,9 @@ void ts_tsq_in_transit(const struct ts_tsq *t, uint64_t *verdicts, uint64_t *hel
 
 /* Once per loop turn, before the verdicts go out: sample the sockets, release early. */
 void ts_tsq_tick(struct ts_tsq *t, ts_ns_t now);
+
+/* When the loop must turn again for early releases a turn's burst left over; TS_NEVER: none. */
+ts_ns_t ts_tsq_next_deadline(const struct ts_tsq *t);
 
 /*
  * The station's view of a socket for the socket-statistics series: the
