@@ -17,8 +17,11 @@
 # Every figure is the median of the repetitions; all of them are kept in the
 # table's raw file.
 #
+# With BASE_BIN=PATH (a tasshape built from before the budget was emulated), the
+# same uploads through it too, to compare with pacing_shift=kernel.
+#
 # Runs as root, inside a network namespace it creates (and removes), at nice 19.
-# Usage: sudo tools/wifi6_tsq_validate.sh [BUILD_DIR] [REPS]
+# Usage: sudo [BASE_BIN=PATH] tools/wifi6_tsq_validate.sh [BUILD_DIR] [REPS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,6 +59,8 @@ run() { # CCA PHYSPEC SHIFT REP -> one TSV row
 		--uplink-trace const:10gbit --quiet --summary-json "$tmp/$tag.sum.json" -- \
 		sh -c 'exec iperf3 -c "$TASSHAPE_BASE" "$@"' sh -p "$port" -t 4 -O 1 -C "$cca" -J \
 		>"$tmp/$tag.json" 2>"$tmp/$tag.err" || true
+	# The server's last exchange may be cut when CMD ends: do not wait for it.
+	kill "$server" 2>/dev/null || true
 	wait "$server" 2>/dev/null || true
 	server=
 	jq -r --arg cca "$cca" --arg phy "$phy" --arg shift "$shift" --argjson port "$port" -s '
@@ -66,18 +71,50 @@ run() { # CCA PHYSPEC SHIFT REP -> one TSV row
 		 $f.pacing_rate_bps, $u.wifi6.mean_n, $u.throughput_bps,
 		 $i.end.sum_received.bits_per_second, $i.end.sum_sent.retransmits,
 		 $i.end.streams[0].sender.mean_rtt, $i.end.streams[0].sender.min_rtt,
-		 $f.early_released_pkts] | @tsv' "$tmp/$tag.json" "$tmp/$tag.sum.json" ||
+		 $f.early_released_pkts, $f.tsq_budget_at_peak_bytes, $f.tsq_budget_max_bytes] | @tsv' \
+		"$tmp/$tag.json" "$tmp/$tag.sum.json" ||
+		echo "wifi6_tsq_validate: $tag failed: $(tail -3 "$tmp/$tag.err")" >&2
+}
+
+# A run through the older binary (no pacing_shift key, no per-flow record): N, rates, RTT.
+run_base() { # CCA PHYSPEC REP -> one TSV row
+	local cca=$1 phy=$2 rep=$3 tag="base-$1-$3-${2//[^a-z0-9]/}"
+	port=$((port + 1))
+	ip netns exec "$ns" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
+	server=$!
+	sleep 0.3
+	# shellcheck disable=SC2016 # expanded inside the link
+	nice -n 19 ip netns exec "$ns" "$BASE_BIN" --mac "wifi6:$phy" \
+		--uplink-trace const:10gbit --quiet --summary-json "$tmp/$tag.sum.json" -- \
+		sh -c 'exec iperf3 -c "$TASSHAPE_BASE" "$@"' sh -p "$port" -t 4 -O 1 -C "$cca" -J \
+		>"$tmp/$tag.json" 2>"$tmp/$tag.err" || true
+	# The server's last exchange may be cut when CMD ends: do not wait for it.
+	kill "$server" 2>/dev/null || true
+	wait "$server" 2>/dev/null || true
+	server=
+	jq -r --arg cca "$cca" --arg phy "$phy" -s '.[0] as $i | .[1] as $s | $s.directions[0] as $u |
+		[$cca, $phy, $u.wifi6.mean_n, $u.throughput_bps, $i.end.sum_received.bits_per_second,
+		 $i.end.sum_sent.retransmits, $i.end.streams[0].sender.mean_rtt,
+		 $i.end.streams[0].sender.min_rtt,
+		 ([$u.stages[] | select(.place == "sender") | .peak_bytes] | max)] | @tsv' \
+		"$tmp/$tag.json" "$tmp/$tag.sum.json" ||
 		echo "wifi6_tsq_validate: $tag failed: $(tail -3 "$tmp/$tag.err")" >&2
 }
 
 raw=$tmp/raw.tsv
+braw=$tmp/base.tsv
 : >"$raw"
+: >"$braw"
 for phy in "phy=1201mbit" "bw=40,mcs=11,ss=1"; do
 	for cca in cubic bbr; do
-		for shift in kernel 10 8 7; do
-			for rep in $(seq "$reps"); do
+		for rep in $(seq "$reps"); do
+			# Interleaved, so a change of load on the host hits every shift alike.
+			for shift in kernel 10 8 7; do
 				run "$cca" "$phy" "$shift" "$rep" >>"$raw"
 			done
+			if [ -n "${BASE_BIN:-}" ]; then
+				run_base "$cca" "$phy" "$rep" >>"$braw"
+			fi
 		done
 	done
 done
@@ -100,13 +137,13 @@ table() { # PHYSPEC NDBPS PREAMBLE
 			sym = int((22 + 8 * nn * 1544 + d - 1) / d)
 			t = 43 + 67.5 + p + sym * 13.6 + 16 + 40; return nn * 1500 * 8 / t }
 		$2 == phy { f = formula($12)
-		printf "| %s | %s | %d | %.0f | %.2f | %.0f | %.0f | %.2f | %.2f | %.2f | %.1f | %.0f | %.0f | %.0f | %.0f | %.2f / %.2f |\n",
-			$1, $3, $4, $5, $6, $7, $8, $9, $10, ($6 > 0 ? $9 / $6 : 0), $12,
+		printf "| %s | %s | %d | %.0f | %.2f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.1f | %.0f | %.0f | %.0f | %.0f | %.2f / %.2f |\n",
+			$1, $3, $4, $5, $6, $20, $7, $8, $9, $10, ($19 > 0 ? $7 / $19 : 0), $12,
 			$13 / 1e6, f, $14 / 1e6, $15, $16 / 1e3, $17 / 1e3 }' "$med"
 }
 
-hdr="| CCA | pacing_shift | shift | budget B | budget ms | station peak B | mean B | peak ms | mean ms | peak / budget | mean N | uplink IP Mbit/s | formula at N | goodput Mbit/s | retrans | RTT mean / min ms |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+hdr="| CCA | pacing_shift | shift | budget B | budget ms | budget max B | station peak B | mean B | peak ms | mean ms | peak / budget then | mean N | uplink IP Mbit/s | formula at N | goodput Mbit/s | retrans | RTT mean / min ms |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 {
 	cat <<EOF
@@ -125,8 +162,12 @@ One iperf3 upload (1 s omitted, 4 s measured) per run, $reps runs per row, media
   floor of 138,240 bytes dominates at these rates);
 - *station peak / mean*: the flow's packets held in the station's queue (charged and
   uncharged parts together), peak and time-weighted mean, in bytes and ms at the pacing rate;
-  *peak / budget* is the ratio of the two in ms (1.0: the budget binds; the kernel lets one
-  more 64 KB skb go while under it, as on a real station);
+  *peak / budget then* divides the peak by the budget in force at that moment (1.0 to 1.12
+  at shift 7 when the budget binds: the kernel lets one more 64 KB skb go while under the
+  limit, as on a real station; at shift 10 that skb is half the 138 KB floor, so 1.5);
+  *budget max* is the largest budget while the flow had packets queued; the ms figures use
+  the pacing rate of each moment, so a moment of low rate (slow start, BBR's PROBE_RTT)
+  weighs heavily in the peak ms;
 - *mean N*: MPDUs per A-MPDU of the station; *formula at N*: the saturated throughput of
   1500-byte packets at that N (docs/wifi6-model.md); the uplink IP throughput is below it
   whenever the station's queue runs empty between channel accesses;
@@ -143,10 +184,38 @@ $(table "phy=1201mbit" 16333 52)
 $hdr
 $(table "bw=40,mcs=11,ss=1" 3900 44)
 
+$(if [ -s "$braw" ]; then
+	echo "## pacing_shift=kernel against the binary from before the emulation"
+	echo
+	echo "Same uploads through a tasshape built before the budget was emulated (medians of $reps):"
+	echo "its mean N, uplink IP throughput, goodput, retransmissions, RTT and peak station queue"
+	echo "(the sender stage's peak, all flows), beside this binary's pacing_shift=kernel rows."
+	echo
+	echo "| CCA | PHY | binary | mean N | uplink IP Mbit/s | goodput Mbit/s | retrans | RTT mean / min ms | station peak B |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	awk -F'\t' '{ k = $1 "\t" $2; if (!(k in n)) order[++nk] = k; n[k]++
+		for (c = 3; c <= 9; c++) v[k, c, n[k]] = $c }
+		function median(k, c,   m, i, j, t, a) { m = n[k]; for (i = 1; i <= m; i++) a[i] = v[k, c, i] + 0
+			for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+		END { for (o = 1; o <= nk; o++) { k = order[o]; split(k, f, "\t")
+			printf "| %s | %s | before | %.1f | %.0f | %.0f | %.0f | %.2f / %.2f | %.0f |\n", f[1], f[2],
+				median(k, 3), median(k, 4) / 1e6, median(k, 5) / 1e6, median(k, 6),
+				median(k, 7) / 1e3, median(k, 8) / 1e3, median(k, 9) } }' "$braw"
+	awk -F'\t' '$3 == "kernel" { printf "| %s | %s | pacing_shift=kernel | %.1f | %.0f | %.0f | %.0f | %.2f / %.2f | %.0f |\n",
+		$1, $2, $12, $13 / 1e6, $14 / 1e6, $15, $16 / 1e3, $17 / 1e3, $7 }' "$med"
+	echo
+	echo '```'
+	echo "cca phy mean_n uplink_ip_bps goodput_bps retrans mean_rtt_us min_rtt_us sender_peak_B"
+	cat "$braw"
+	echo '```'
+	echo
+fi)
+
 ## Raw runs
 
 \`\`\`
-cca phy pacing_shift shift budget_B budget_ms peak_B mean_B peak_ms mean_ms pacing_bps mean_n uplink_ip_bps goodput_bps retrans mean_rtt_us min_rtt_us early_pkts
+cca phy pacing_shift shift budget_B budget_ms peak_B mean_B peak_ms mean_ms pacing_bps mean_n uplink_ip_bps goodput_bps retrans mean_rtt_us min_rtt_us early_pkts budget_at_peak_B budget_max_B
 $(cat "$raw")
 \`\`\`
 EOF

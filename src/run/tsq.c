@@ -70,7 +70,10 @@ struct flow {
 	unsigned int shift;
 	struct ts_tsq_qstat q;
 	uint64_t unc_peak;
-	uint64_t early; /* packets released early */
+	uint64_t budget_now; /* the station's limit in force (the kernel's with kernel), bytes */
+	uint64_t budget_max; /* its largest value while the flow had packets queued */
+	uint64_t budget_at_peak; /* its value when the station queue reached its peak */
+	uint64_t early;		 /* packets released early */
 	/* Per poll while the flow has packets queued: sums for the means. */
 	uint64_t nsamples;
 	double budget_sum, kbudget_sum, rate_sum;
@@ -407,7 +410,11 @@ static struct ts_pkt *dpkt(const struct ts_tsq *t, int32_t i)
 
 static void flow_count(struct flow *f, ts_ns_t now)
 {
+	uint64_t peak = f->q.peak_bytes;
+
 	ts_tsq_qstat_set(&f->q, now, f->chg_bytes + f->unc_bytes);
+	if (f->q.peak_bytes > peak)
+		f->budget_at_peak = f->budget_now;
 	if (f->unc_bytes > f->unc_peak)
 		f->unc_peak = f->unc_bytes;
 }
@@ -766,7 +773,10 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 	f->target = t->conf.mode == TS_TSQ_KERNEL ? 0 : f->plan.uncharged;
 	ts_tsq_qstat_rate(&f->q, c->now, f->plan.rate);
 	log_shift(f, c->now);
+	f->budget_now = t->conf.mode == TS_TSQ_KERNEL ? f->plan.kernel_budget : f->plan.budget;
 	if (f->chg_bytes + f->unc_bytes) {
+		if (f->budget_now > f->budget_max)
+			f->budget_max = f->budget_now;
 		f->nsamples++;
 		f->budget_sum += (double)(t->conf.mode == TS_TSQ_KERNEL ? f->plan.kernel_budget
 									: f->plan.budget);
@@ -854,12 +864,12 @@ void ts_tsq_print(FILE *f, const struct ts_tsq *t, ts_ns_t origin)
 
 		fprintf(f,
 			"    flow %s:%u %s shift %u, budget %.0f B (%.2f ms at %.1f Mbit/s), "
-			"station peak %" PRIu64
-			" B (%.2f ms), mean %.0f B (%.2f ms), early %" PRIu64 "\n",
+			"station peak %" PRIu64 " B (%.2f ms; budget then %" PRIu64
+			" B), mean %.0f B (%.2f ms), early %" PRIu64 "\n",
 			fl->src, fl->sport, fl->cca[0] ? fl->cca : "?", fl->shift,
 			mean_of(fl->budget_sum, fl->nsamples),
 			rate > 0 ? mean_of(fl->budget_sum, fl->nsamples) * 1e3 / rate : 0.0,
-			rate * 8 / 1e6, fl->q.peak_bytes, fl->q.peak_ms,
+			rate * 8 / 1e6, fl->q.peak_bytes, fl->q.peak_ms, fl->budget_at_peak,
 			ts_tsq_qstat_mean_bytes(&fl->q), ts_tsq_qstat_mean_ms(&fl->q), fl->early);
 		if (t->conf.mode != TS_TSQ_TAS)
 			continue;
@@ -901,6 +911,8 @@ static struct json_object *json_flow(const struct ts_tsq *t, const struct flow *
 	ts_json_put(o, "pacing_rate_bps", ts_json_count((uint64_t)(rate * 8)), nomem);
 	ts_json_put(o, "tsq_budget_ms", json_object_new_double(rate > 0 ? budget * 1e3 / rate : 0),
 		    nomem);
+	ts_json_put(o, "tsq_budget_max_bytes", ts_json_count(fl->budget_max), nomem);
+	ts_json_put(o, "tsq_budget_at_peak_bytes", ts_json_count(fl->budget_at_peak), nomem);
 	ts_json_put(o, "station_peak_bytes", ts_json_count(fl->q.peak_bytes), nomem);
 	ts_json_put(o, "station_mean_bytes",
 		    ts_json_count((uint64_t)ts_tsq_qstat_mean_bytes(&fl->q)), nomem);
