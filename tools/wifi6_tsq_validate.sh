@@ -174,6 +174,19 @@ One iperf3 upload (1 s omitted, 4 s measured) per run, $reps runs per row, media
 - *pacing_shift kernel*: no emulation (what tasshape did before the budget was emulated);
   *10*: the emulation running with the kernel's own shift (its overhead alone).
 
+Reading the tables. The host these figures come from was shared: the load average above
+counts other work on its 2 CPUs, and every run here is at nice 19. When the shaper does not
+get the CPU in time its verdicts go out late (the summary's release timing error, p50 0.3 to
+2 ms here and more with large queues), which adds to every RTT, keeps data in the kernel
+outside the model's queues and caps goodput well below the formula: the throughput columns
+measure this host, not the model. The queue figures do not depend on it: with shifts 8 and 7
+the station's peak queue sits at the budget in force at that moment (*peak / budget then*
+0.9 to 1.1 in most rows; 0.5 to 1.3 where the budget moved faster than the queue: CUBIC's
+slow start, BBR's probing), against 135 to 150 KB (the kernel's 2-skb floor plus one skb) with the
+kernel's shift, and the mean A-MPDU size grows with the budget. *pacing_shift=kernel* and 10
+give the figures of the binary from before the emulation within the run-to-run spread, with no
+extra retransmissions.
+
 ## 1201 Mbit/s (80 MHz, 2 SS, MCS 11, GI 0.8 us)
 
 $hdr
