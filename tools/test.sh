@@ -13,6 +13,9 @@ tools/setup-debian.sh
 echo "== unit tests =="
 (cd build && ctest -L unit --no-tests=error --output-on-failure)
 
+echo "== result interoperability (real Flent on files we write) =="
+(cd build && TS_REQUIRE=1 ctest -L interop --no-tests=error --output-on-failure)
+
 echo "== unit tests, Release build (gcc -O3) =="
 # -O3 finds what -O2 does not (maybe-uninitialized); every build type must build with -Werror.
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null

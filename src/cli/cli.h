@@ -26,6 +26,8 @@ int cmd_cleanup(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_exp(int argc, char **argv);
+int cmd_exp_agent(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 

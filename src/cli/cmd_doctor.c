@@ -252,25 +252,6 @@ static void check_bpf(struct doctor *d)
 		       "cannot be loaded");
 }
 
-/* The decision `tasshape vm --accel auto` makes (src/vm/kvm.c), in a directory removed after. */
-static int kvm_usable(const char *qemu, struct ts_err *err)
-{
-	char dir[] = "/tmp/tasshape-doctor-XXXXXX", img[64];
-	int ret;
-
-	if (!mkdtemp(dir)) {
-		ts_err_set(err, "cannot make a directory in /tmp: %s", strerror(errno));
-		return -errno;
-	}
-	ret = ts_vm_kvm_probe(err);
-	if (!ret)
-		ret = ts_vm_kvm_probe_qemu(qemu, dir, err);
-	snprintf(img, sizeof(img), "%s/kvm-probe.elf", dir);
-	unlink(img);
-	rmdir(dir);
-	return ret;
-}
-
 static void check_vm(struct doctor *d)
 {
 	char path[4096];
@@ -282,7 +263,7 @@ static void check_vm(struct doctor *d)
 		return;
 	}
 	dr_add(d, "qemu", false, DR_OK, NULL, "%s, for tasshape vm", path);
-	if (kvm_usable(path, &err) == 0)
+	if (ts_vm_kvm_usable(path, &err) == 0)
 		dr_add(d, "kvm", false, DR_OK, NULL,
 		       "a test guest booted with -accel kvm: tasshape vm runs at near native "
 		       "speed");

@@ -26,12 +26,16 @@ static const struct ts_cmd commands[] = {
 	 "Simulate the link model alone (no kernel, no root) and print the summary"},
 	{"attach", cmd_attach, "Shape the link of an existing namespace (ip netns, Mininet-style)"},
 	{"plot", cmd_plot, "Draw a recorded run (--out DIR) with gnuplot"},
+	{"exp", cmd_exp,
+	 "Experiments: expand a spec into runs, run the matrix, summarise and check (list, run, "
+	 "check)"},
 	{"trace", cmd_trace, "Check, inspect, convert, plot, generate and import capacity traces"},
 	{"vm", cmd_vm,
 	 "Run CMD under another kernel in a QEMU micro-VM (BBRv3, out-of-tree modules)"},
 	{"doctor", cmd_doctor, "Check what this host can run, and say how to fix what it cannot"},
 	{"cleanup", cmd_cleanup,
 	 "Remove namespaces, interfaces and rules a killed run left behind"},
+	{"exp-agent", cmd_exp_agent, "(internal) one side of a run of 'tasshape exp run'"},
 };
 
 int ts_cli_error(const char *fmt, ...)
