@@ -6,14 +6,27 @@
 # integration tests drive; jq reads JSON summaries in tests and scripts; gnuplot-nox draws the
 # plots of `tasshape plot` and `tasshape trace plot` (Debian's gnuplot without X11); procps gives
 # the tests ps; libclang-rt-14-dev holds libFuzzer's runtime for the fuzz build; kmod gives
-# modprobe, to load tcp_bbr where the kernel has it as a module; libjson-c-dev is the one JSON
-# library (summaries and manifests written, iperf3 and irtt output read); libmd gives SHA-256.
+# modprobe, to load tcp_bbr where the kernel has it as a module (and depmod, for the module indexes
+# of a kernel unpacked for `tasshape vm`); libjson-c-dev is the one JSON library (summaries and
+# manifests written, iperf3 and irtt output read); libmd gives SHA-256; qemu-system-x86 runs
+# `tasshape vm`'s micro-VM, and busybox-static is the shell of the small initramfs it builds for
+# kernels (Debian's) that have 9p, virtio or overlayfs as modules.
+# For `tasshape exp`: libinih-dev reads experiment specs (INI); libbpf-dev loads BPF struct_ops
+# congestion controls and bpftool dumps the kernel's BTF (vmlinux.h) to build the shipped
+# example; irtt measures UDP latency in Flent's DSCP classes.
+# For the experiments' results: zlib1g-dev gzips the Flent data files (<test>.flent.gz); flent
+# and python3-matplotlib (its plotting) are the real Flent that CI opens, summarises and plots
+# those files with; python3-yaml parses the CI and Kubernetes examples of docs/scale-out.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config libmnl-dev libnetfilter-queue-dev libpcap-dev libcunit1-dev
       clang clang-format iperf3 iputils-ping iproute2 iptables jq gnuplot-nox procps
-      libclang-rt-14-dev kmod libjson-c-dev libmd-dev)
+      libclang-rt-14-dev kmod libjson-c-dev libmd-dev libinih-dev libbpf-dev bpftool irtt
+      qemu-system-x86 busybox-static zlib1g-dev flent python3-matplotlib python3-yaml)
+# First-run experience and packaging: mandoc lints the man pages; lintian checks the .deb CPack
+# builds (json-c, for `tasshape doctor --json` too, is in the list above).
+pkgs+=(mandoc lintian)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

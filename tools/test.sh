@@ -13,6 +13,9 @@ tools/setup-debian.sh
 echo "== unit tests =="
 (cd build && ctest -L unit --no-tests=error --output-on-failure)
 
+echo "== result interoperability (real Flent on files we write) =="
+(cd build && TS_REQUIRE=1 ctest -L interop --no-tests=error --output-on-failure)
+
 echo "== unit tests, Release build (gcc -O3) =="
 # -O3 finds what -O2 does not (maybe-uninitialized); every build type must build with -Werror.
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -41,3 +44,7 @@ if [ "$(id -u)" -eq 0 ]; then
 else
 	echo "== integration tests skipped: they need root (namespaces, iptables, NFQUEUE) =="
 fi
+
+# Packaging: the .deb (dependencies, files, lintian) and, as root, the installed package's doctor.
+echo "== .deb package =="
+tools/check-deb.sh

@@ -125,6 +125,13 @@ struct ts_loss_model {
 size_t ts_loss_model_count(void);
 const struct ts_loss_model *ts_loss_model_at(size_t i); /* NULL past the end */
 
+/*
+ * ts_loss_spec_check - would the loss stage accept @spec ("ge:p=1%,r=30%")?
+ * For the command line, which names the option before anything is built.
+ * Returns 0, or -EINVAL with @err saying what is wrong.
+ */
+int ts_loss_spec_check(const char *spec, struct ts_err *err);
+
 /* True once a rate stage's --once trace has ended (the run should end too). */
 bool ts_rate_ended(const struct ts_stage *st);
 

@@ -12,6 +12,7 @@
 
 #include "run/linkcfg.h"
 #include "run/session.h"
+#include "tasshape/text.h"
 
 struct ts_cmd {
 	const char *name;
@@ -25,6 +26,10 @@ int cmd_cleanup(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_exp(int argc, char **argv);
+int cmd_exp_agent(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_vm(int argc, char **argv);
 
 /* Options of every shaping command (--summary-json, --quiet, --gso, ...): input struct ts_run_common. */
 extern const struct argp ts_common_argp;
@@ -35,6 +40,15 @@ extern const struct argp ts_common_argp;
  * struct ts_linkcfg.
  */
 extern const struct argp ts_link_argp;
+
+/* The subcommands and their one-line descriptions, from main.c's table, as help text. */
+void ts_cli_commands(struct ts_text *b);
+
+/*
+ * ts_cli_wrap - append @s and a newline, wrapped at blanks to argp's help
+ * width, continuation lines indented to column @col (where @s starts).
+ */
+void ts_cli_wrap(struct ts_text *b, const char *s, int col);
 
 /* Print "tasshape: MSG" to stderr; returns 1 (the usage-error exit status is 2, for argp). */
 int ts_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -71,10 +71,13 @@ static const struct argp attach_argp = {
 	NULL,
 	"Shape the link of an existing namespace until SIGINT/SIGTERM or --duration, then "
 	"remove the rules and print the summary.\v"
-	"Example:\n"
-	"  ip netns add sta; ip link add sta0 type veth peer name ap0; ip link set sta0 netns sta\n"
-	"  ... addresses, routes ...\n"
-	"  sudo tasshape attach --netns sta --trace traces/step-10-40mbit.csv --delay 10ms",
+	"Examples:\n"
+	"  # A station namespace joined to this one by a veth (addresses and routes as usual):\n"
+	"  sudo ip netns add sta\n"
+	"  sudo ip link add ap0 type veth peer name sta0 netns sta\n"
+	"  sudo tasshape attach --netns sta --trace lte-driving --delay 20ms\n"
+	"  # One minute of Starlink, recorded for 'tasshape plot run1':\n"
+	"  sudo tasshape attach --netns sta --trace starlink --duration 60s --out run1",
 	attach_children,
 	NULL,
 	NULL};

@@ -57,7 +57,10 @@ static const struct argp cleanup_argp = {
 	NULL,
 	"Remove the namespaces, interfaces and iptables rules that a killed tasshape left "
 	"behind (in this network namespace and /run/netns), killing the processes still "
-	"running in those namespaces first.",
+	"running in those namespaces first. Objects of runs still alive are kept unless --force.\v"
+	"Examples:\n"
+	"  sudo tasshape cleanup --verbose\n"
+	"  sudo tasshape cleanup --pid 12345 --verbose   # one run's leftovers only",
 	NULL,
 	NULL,
 	NULL};

@@ -86,10 +86,11 @@ static const struct argp plot_argp = {
 	"Draw a run's record (written with --out RUN_DIR) with gnuplot: throughput.png (throughput "
 	"and capacity over time), delay.png (queueing delay over time), delay-cdf.png (per-packet "
 	"queueing delay CDF) and tcp.png (cwnd and RTT per flow), each also as SVG.\v"
-	"Example:\n"
-	"  sudo tasshape --trace traces/step-10-40mbit.csv --out run1 -- sh -c 'iperf3 -c "
-	"$TASSHAPE_BASE'\n"
-	"  tasshape plot run1",
+	"Examples:\n"
+	"  sudo tasshape --trace step-10-40mbit --out run1 -- \\\n"
+	"      sh -c 'iperf3 -c $TASSHAPE_BASE -t 20'\n"
+	"  tasshape plot run1\n"
+	"  tasshape plot run1 --format svg --size 1600x900 --out figures",
 	NULL,
 	NULL,
 	NULL};

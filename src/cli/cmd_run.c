@@ -73,6 +73,20 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* Before the examples, the subcommands, from main.c's table. */
+static char *run_help(int key, const char *text, void *input)
+{
+	struct ts_text b;
+
+	(void)input;
+	if (key != ARGP_KEY_HELP_POST_DOC || !text)
+		return (char *)text;
+	ts_text_init(&b);
+	ts_cli_commands(&b);
+	ts_text_printf(&b, "\n%s", text);
+	return b.p ? b.p : (char *)text;
+}
+
 static const struct argp_child run_children[] = {
 	{&ts_link_argp, 0, NULL, 0}, {&ts_common_argp, 0, NULL, 0}, {0}};
 
@@ -82,13 +96,24 @@ static const struct argp run_argp = {
 	"[-- CMD [ARGS...]]",
 	"Run CMD (default: your shell) in a new network namespace whose only way out is the "
 	"emulated link, and exit with its status. The outside is reachable at $TASSHAPE_BASE "
-	"(also $MAHIMAHI_BASE). Needs root; through sudo, CMD runs as you.\v"
+	"(also $MAHIMAHI_BASE). Needs root; through sudo, CMD runs as you. TRACE names a "
+	"file or a bundled trace ('tasshape trace list').\v"
 	"Examples:\n"
-	"  sudo tasshape --trace traces/step-10-40mbit.csv --delay 20ms\n"
-	"  sudo tasshape --trace const:20mbit -- sh -c 'iperf3 -c $TASSHAPE_BASE -t 10'\n"
-	"  sudo tasshape --trace 5g.csv --uplink-at sender -- sh -c 'iperf3 -c $TASSHAPE_BASE'",
+	"  # A shell behind a 5G mmWave drive, 10 ms each way:\n"
+	"  sudo tasshape --trace 5g-mmwave-driving --delay 10ms\n"
+	"  # CI: iperf3 over Starlink; the exit status is iperf3's (124 if --duration\n"
+	"  # ended it first):\n"
+	"  iperf3 -s -D -1\n"
+	"  sudo tasshape --trace starlink --duration 60s -- \\\n"
+	"      sh -c 'iperf3 -c $TASSHAPE_BASE -t 20'; echo \"exit status $?\"\n"
+	"  # A Wi-Fi 6 station behind a 25 Mbit/s ISP link:\n"
+	"  sudo tasshape --mac wifi6:phy=1201mbit --uplink-trace const:25mbit \\\n"
+	"      --downlink-trace const:25mbit\n"
+	"  # Compare congestion controls; a failed --check fails the CI job:\n"
+	"  sudo tasshape exp run cca.ini --out res \\\n"
+	"      --check 'tcp_upload[cca=bbr].throughput_up_mbps.mean >= 18'",
 	run_children,
-	NULL,
+	run_help,
 	NULL};
 
 int cmd_run(int argc, char **argv)

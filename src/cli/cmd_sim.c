@@ -77,7 +77,11 @@ static const struct argp sim_argp = {
 	sim_parse,
 	NULL,
 	"Simulate the link model with a constant-bit-rate source in each direction, without "
-	"the kernel, and print the run summary.",
+	"the kernel, and print the run summary. No root needed.\v"
+	"Examples:\n"
+	"  tasshape sim --trace starlink --duration 30s\n"
+	"  tasshape sim --trace lte-driving --queue codel --offered 20mbit\n"
+	"  tasshape sim --trace const:25mbit --mac wifi6:phy=1201mbit --summary-json s.json",
 	sim_children,
 	NULL,
 	NULL};

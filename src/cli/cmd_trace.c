@@ -37,7 +37,12 @@ static void trace_usage(FILE *f)
 	/* The importers' own table (src/model/import.c), plus the capture importer of src/run. */
 	fprintf(f, "\nImport formats: %s, pcap\n", ts_import_names(names, sizeof(names)));
 	fprintf(f, "\n'tasshape trace COMMAND --help' lists a command's options; the formats and "
-		   "the bundled traces are described in docs/traces.md.\n");
+		   "the bundled traces are described in docs/traces.md.\n\n"
+		   "Examples:\n"
+		   "  tasshape trace list\n"
+		   "  tasshape trace stats starlink\n"
+		   "  tasshape trace plot 5g-mmwave-driving -o 5g.png\n"
+		   "  tasshape trace gen lte-driving --seed 7 --duration 60s -o lte7.csv\n");
 }
 
 int cmd_trace(int argc, char **argv)

@@ -6,6 +6,7 @@
  * rounding is described in include/tasshape/trace_conv.h and
  * docs/traces.md.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,7 +78,10 @@ static const struct argp conv_argp = {
 	"Convert a trace between native CSV and mahimahi. CSV to mahimahi: one direction, each "
 	"millisecond's capacity in whole 1500-byte opportunities, the remainder carried to the "
 	"next millisecond so the mean is kept; delay and loss columns are dropped. mahimahi to "
-	"CSV: the opportunities of each bin as a rate.",
+	"CSV: the opportunities of each bin as a rate.\v"
+	"Examples:\n"
+	"  tasshape trace convert lte-driving --dir down -o lte-down.mahi\n"
+	"  tasshape trace convert Verizon-LTE-driving.down --bin 50ms -o verizon.csv",
 	NULL,
 	NULL,
 	NULL};
@@ -134,8 +138,10 @@ int trace_convert(int argc, char **argv)
 			ts_text_printf(&note, "rewritten from %s", a.in);
 		}
 		if (ret || note.oom || ts_series_write_csv(&s, note.p, &b) < 0) {
+			ts_cli_error("%s: %s", a.in,
+				     ret == -E2BIG ? "more than 10000000 rows: use a wider --bin"
+						   : "out of memory");
 			ret = 1;
-			ts_cli_error("%s: out of memory", a.in);
 			goto out;
 		}
 	}

@@ -76,7 +76,11 @@ static const struct argp gen_argp = {
 	gen_parse,
 	"MODEL [KEY=VALUE...]",
 	"Generate a capacity trace (native CSV) from a stochastic model. The same model, seed, "
-	"duration and parameters give the same bytes on every machine.",
+	"duration and parameters give the same bytes on every machine.\v"
+	"Examples:\n"
+	"  tasshape trace gen --list\n"
+	"  tasshape trace gen lte-driving --seed 7 --duration 60s -o lte7.csv\n"
+	"  tasshape trace gen const --duration 60s down=25mbit up=5mbit -o isp.csv",
 	NULL,
 	NULL,
 	NULL};

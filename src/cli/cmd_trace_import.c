@@ -135,11 +135,18 @@ static char *import_help(int key, const char *text, void *input)
 	for (i = 0; i < ts_import_count(); i++) {
 		const struct ts_import_fmt *f = ts_import_at(i);
 
-		ts_text_printf(&b, "  %-11s %-15s %s\n", f->name, f->inputs, f->summary);
+		ts_text_printf(&b, "  %-11s %-15s ", f->name, f->inputs);
+		ts_cli_wrap(&b, f->summary, 30);
 	}
-	ts_text_printf(&b, "  %-11s %-15s %s\n", "pcap", "CAPTURE",
-		       "a capture of a saturating download (libpcap) into a mahimahi trace: one "
-		       "opportunity per 1500 bytes received, at the millisecond");
+	ts_text_printf(&b, "  %-11s %-15s ", "pcap", "CAPTURE");
+	ts_cli_wrap(&b,
+		    "a capture of a saturating download (libpcap) into a mahimahi trace: one "
+		    "opportunity per 1500 bytes received, at the millisecond",
+		    30);
+	ts_text_printf(&b, "\nExamples:\n"
+			   "  tasshape trace import lumos5g Lumos5G-v1.0.csv -o lumos.csv\n"
+			   "  tasshape trace import mahimahi up.mahi down.mahi -o link.csv\n"
+			   "  tasshape trace import pcap download.pcap -o download.mahi\n");
 	return b.p; /* argp frees it */
 }
 

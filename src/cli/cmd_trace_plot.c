@@ -83,7 +83,10 @@ static const struct argp plot_argp = {
 	plot_parse,
 	"FILE",
 	"Plot a trace's capacity per direction (and its one-way delay on the right axis) over "
-	"one period as a PNG, with gnuplot (Debian: apt-get install gnuplot-nox).",
+	"one period as a PNG, with gnuplot (Debian: apt-get install gnuplot-nox).\v"
+	"Examples:\n"
+	"  tasshape trace plot starlink -o starlink.png\n"
+	"  tasshape trace plot 5g-mmwave-driving --bin 100ms --size 1200x400 -o 5g.png",
 	NULL,
 	NULL,
 	NULL};

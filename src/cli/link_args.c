@@ -11,6 +11,7 @@
 #include "tasshape/stage.h"
 #include "tasshape/text.h"
 #include "tasshape/units.h"
+#include "tasshape/wifi6.h"
 
 enum {
 	OPT_UP_TRACE = 0x100,
@@ -80,6 +81,54 @@ static const char *loss_spec(char *buf, size_t len, const char *arg)
 	return buf;
 }
 
+static void no_drop(void *ctx, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns_t now)
+{
+	(void)ctx;
+	(void)p;
+	(void)cause;
+	(void)now;
+}
+
+/* A bad queue spec is a usage error naming @opt (argp adds where --help is). */
+static const char *check_queue(struct argp_state *state, const char *opt, const char *arg)
+{
+	struct ts_qdisc *q = NULL;
+	struct ts_err err;
+
+	if (ts_qdisc_create(&q, arg, 1, no_drop, NULL, &err) < 0)
+		argp_error(state, "%s: %s", opt, err.msg);
+	ts_qdisc_destroy(q, TS_DROP_SHUTDOWN, 0);
+	return arg;
+}
+
+/* The same for a loss spec, after "1%" became "bernoulli:p=1%". */
+static const char *check_loss(struct argp_state *state, const char *opt, const char *spec)
+{
+	struct ts_err err;
+
+	if (ts_loss_spec_check(spec, &err) < 0)
+		argp_error(state, "%s: %s", opt, err.msg);
+	return spec;
+}
+
+/* And a MAC spec: its name and keys (a phy_trace file is read when the link is built). */
+static const char *check_mac(struct argp_state *state, const char *arg)
+{
+	struct ts_wifi6_conf conf;
+	struct ts_spec spec;
+	struct ts_err err;
+
+	if (ts_spec_parse(&spec, arg, &err) < 0)
+		argp_error(state, "--mac: %s", err.msg);
+	if (strcmp(spec.name, ts_s_wifi6.name))
+		argp_error(state, "--mac: unknown MAC '%s' (expected %s:KEY=VALUE,...)", spec.name,
+			   ts_s_wifi6.name);
+	ts_wifi6_conf_init(&conf);
+	if (ts_wifi6_conf_parse(&conf, &spec, &err) < 0)
+		argp_error(state, "--mac: %s", err.msg);
+	return arg;
+}
+
 static int parse_place(const char *arg, enum ts_place *out)
 {
 	if (!strcmp(arg, "sender"))
@@ -121,23 +170,27 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--delay: '%s': expected at most 1 hour", arg);
 		break;
 	case 'l':
-		cfg->loss[TS_UP] = loss_spec(loss_buf[TS_UP], sizeof(loss_buf[0]), arg);
+		cfg->loss[TS_UP] = check_loss(state, "--loss",
+					      loss_spec(loss_buf[TS_UP], sizeof(loss_buf[0]), arg));
 		cfg->loss[TS_DOWN] = loss_spec(loss_buf[TS_DOWN], sizeof(loss_buf[0]), arg);
 		break;
 	case OPT_UP_LOSS:
-		cfg->loss[TS_UP] = loss_spec(loss_buf[TS_UP], sizeof(loss_buf[0]), arg);
+		cfg->loss[TS_UP] = check_loss(state, "--uplink-loss",
+					      loss_spec(loss_buf[TS_UP], sizeof(loss_buf[0]), arg));
 		break;
 	case OPT_DOWN_LOSS:
-		cfg->loss[TS_DOWN] = loss_spec(loss_buf[TS_DOWN], sizeof(loss_buf[0]), arg);
+		cfg->loss[TS_DOWN] =
+			check_loss(state, "--downlink-loss",
+				   loss_spec(loss_buf[TS_DOWN], sizeof(loss_buf[0]), arg));
 		break;
 	case 'q':
-		cfg->queue[TS_UP] = cfg->queue[TS_DOWN] = arg;
+		cfg->queue[TS_UP] = cfg->queue[TS_DOWN] = check_queue(state, "--queue", arg);
 		break;
 	case OPT_UP_QUEUE:
-		cfg->queue[TS_UP] = arg;
+		cfg->queue[TS_UP] = check_queue(state, "--uplink-queue", arg);
 		break;
 	case OPT_DOWN_QUEUE:
-		cfg->queue[TS_DOWN] = arg;
+		cfg->queue[TS_DOWN] = check_queue(state, "--downlink-queue", arg);
 		break;
 	case OPT_UP_AT:
 		/* Only the uplink has a sending host inside the emulated namespace. */
@@ -153,10 +206,10 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 		cfg->seed = seed;
 		break;
 	case OPT_MAC:
-		cfg->mac = arg;
+		cfg->mac = check_mac(state, arg);
 		break;
 	case OPT_MAC_QUEUE:
-		cfg->mac_queue = arg;
+		cfg->mac_queue = check_queue(state, "--mac-queue", arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

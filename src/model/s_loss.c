@@ -134,6 +134,21 @@ static int loss_init(struct ts_stage *st, const struct ts_stage_conf *conf, stru
 	return 0;
 }
 
+int ts_loss_spec_check(const char *spec_str, struct ts_err *err)
+{
+	struct loss_priv lp = {0};
+	struct ts_stage st = {.ops = &ts_s_loss, .priv = &lp};
+	struct ts_stage_conf conf = {0};
+	struct ts_spec spec;
+	int ret;
+
+	ret = ts_spec_parse(&spec, spec_str, err);
+	if (ret < 0)
+		return ret;
+	conf.spec = &spec;
+	return loss_init(&st, &conf, err);
+}
+
 static bool loss_decide(struct loss_priv *lp, ts_ns_t now)
 {
 	bool lost;

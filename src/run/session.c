@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,9 +247,32 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 }
 
 /*
+ * The summary is written when the run ends: a directory that does not
+ * exist (or cannot be written) is reported now, not after the run.
+ */
+static int check_summary_path(const char *path, struct ts_err *err)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) + (slash == path), path);
+	if (access(dir, W_OK | X_OK) < 0) {
+		int e = errno;
+
+		ts_err_set(err, "%s: cannot write the summary: %s: %s", path, dir, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/*
  * What both ways of starting share: privileges and tools first, then the
  * traces (read before anything is created, so a bad file leaves nothing
- * behind), then the signals. The caller's fail path closes the session.
+ * behind) and the summary's directory, then the signals. The caller's
+ * fail path closes the session.
  */
 static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 			 struct ts_run_common *common, const char *const *netns, struct ts_err *err)
@@ -268,6 +292,11 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 	ret = ts_linkcfg_load(link, err);
 	if (ret < 0)
 		return ret;
+	if (common->summary_json) {
+		ret = check_summary_path(common->summary_json, err);
+		if (ret < 0)
+			return ret;
+	}
 	ret = block_signals(s, err);
 	if (ret < 0)
 		return ret;
@@ -527,6 +556,7 @@ static void print_summary(struct ts_session *s, int *ret, struct ts_err *err)
 	FILE *f;
 
 	ts_shaper_summary(&s->shaper, &sum, "tasshape");
+	sum.base_rtt = 2 * s->link->delay;
 	if (!s->common->quiet)
 		ts_summary_print(stderr, &sum);
 	if (!s->summary_path[0])

@@ -277,6 +277,13 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 			fprintf(f, "  WARNING: unexplained drops: %" PRIu64 "\n", x->unexplained);
 		else
 			fprintf(f, "  unexplained drops: 0\n");
+		if (x->unexplained || x->kernel_dropped || x->user_dropped ||
+		    (x->have_release_err && x->release_err_p99 > ts_fell_behind_limit(s->base_rtt)))
+			fprintf(f,
+				"  WARNING: the emulator fell behind (release timing p99 above "
+				"%" PRIu64 " us, or packets lost outside the model): this run's "
+				"timing is not trustworthy\n",
+				ts_fell_behind_limit(s->base_rtt) / 1000);
 	}
 }
 

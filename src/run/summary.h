@@ -30,7 +30,21 @@ struct ts_summary {
 	ts_ns_t start, end; /* run interval, for capacity and rates */
 	const struct ts_dir *dir[2];
 	struct ts_dir_extra extra[2];
+	ts_ns_t base_rtt; /* the link's two-way delay, for the fell-behind rule; 0: unknown */
 };
+
+/*
+ * Did the emulator fall behind (the rule `tasshape exp` flags runs by):
+ * release timing error p99 above max(200 us, 2% of the base RTT), or any
+ * unexplained or kernel drop. Times in ns.
+ */
+#define TS_FELL_BEHIND_FLOOR_NS 200000
+static inline uint64_t ts_fell_behind_limit(ts_ns_t base_rtt)
+{
+	uint64_t pct = base_rtt > 0 ? (uint64_t)base_rtt / 50 : 0;
+
+	return pct > TS_FELL_BEHIND_FLOOR_NS ? pct : TS_FELL_BEHIND_FLOOR_NS;
+}
 
 void ts_summary_print(FILE *f, const struct ts_summary *s);
 

@@ -68,12 +68,25 @@ for args in "--no-such-option" "--trace const:12mbit --duration -1s" \
 		ts_show "$TS_TMP/usage.out"
 done
 
-# A queue spec is read when the link is built, after the options: a bad
-# one is an error of the run (1), with a message naming it.
+# A queue or loss spec is checked as its option is read: a bad one is a
+# usage error (64) naming the option, the value and where --help is.
 "$TS_BIN" sim --trace const:12mbit --queue droptail:packets=oops >"$TS_TMP/queue.out" 2>&1
 rc=$?
-ts_check "sim --queue droptail:packets=oops: exit status" "$rc" == 1
-ts_true "sim --queue droptail:packets=oops: the message names 'oops'" grep -q "'oops'" "$TS_TMP/queue.out"
+ts_check "sim --queue droptail:packets=oops: exit status" "$rc" == 64
+ts_true "sim --queue droptail:packets=oops: the message names --queue and 'oops'" \
+	grep -q -- "--queue: .*'oops'" "$TS_TMP/queue.out"
+ts_true "sim --queue droptail:packets=oops: it points to sim's --help" \
+	grep -q "tasshape sim --help" "$TS_TMP/queue.out"
+"$TS_BIN" sim --trace const:12mbit --uplink-loss ge:p=1%,q=2% >"$TS_TMP/loss.out" 2>&1
+rc=$?
+ts_check "sim --uplink-loss ge:p=1%,q=2%: exit status" "$rc" == 64
+ts_true "sim --uplink-loss ge:p=1%,q=2%: the message names the option and the key" \
+	grep -q -- "--uplink-loss: ge: unknown key 'q'" "$TS_TMP/loss.out"
+"$TS_BIN" sim --trace const:12mbit --mac wifi6:mcs=12 >"$TS_TMP/mac.out" 2>&1
+rc=$?
+ts_check "sim --mac wifi6:mcs=12: exit status" "$rc" == 64
+ts_true "sim --mac wifi6:mcs=12: the message names --mac and mcs" \
+	grep -q -- "--mac: wifi6: mcs: 12" "$TS_TMP/mac.out"
 
 # --- no root needed
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tasshape exp: experiments (docs/experiments.md). list expands a spec
+ * into its runs; run carries them out and summarises; check gates on a
+ * finished results directory. Subcommands from a table, as in main.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "cli/cli.h"
+#include "cli/cmd_exp.h"
+#include "cli/cmd_exp_results.h"
+#include "exp/check.h"
+#include "exp/matrix.h"
+#include "run/sha256.h"
+#include "tasshape/units.h"
+
+static int exp_list(int argc, char **argv);
+static int exp_check(int argc, char **argv);
+
+static const struct ts_cmd exp_cmds[] = {
+	{"run", exp_run,
+	 "Run the matrix of a spec into --out DIR, summarise it, evaluate --check; needs root"},
+	{"list", exp_list, "Print the runs a spec expands to, in order, without running anything"},
+	{"check", exp_check,
+	 "Evaluate checks on a finished results directory; exit 1 when one fails"},
+	{"flent", cmd_exp_flent, "Write Flent data files (<test>.flent.gz) for finished runs"},
+	{"merge", cmd_exp_merge, "Combine shard directories of one matrix into one, summarised"},
+	{"report", cmd_exp_report,
+	 "Figures (PNG, SVG, each with its data) and report.md for an experiment directory"},
+	{"resume", cmd_exp_resume,
+	 "Finish an interrupted exp run: keep the runs that are done, redo the partial ones"},
+};
+
+#define NCMDS (sizeof(exp_cmds) / sizeof(exp_cmds[0]))
+
+enum {
+	OPT_LENGTH = 0x500,
+	OPT_DELAY,
+	OPT_REPS,
+	OPT_ONLY,
+};
+
+static const struct argp_option plan_options[] = {
+	{"length", OPT_LENGTH, "TIME", 0, "Measured part of each test (overrides the spec)", 0},
+	{"delay", OPT_DELAY, "TIME", 0,
+	 "Time before the flows start and after they end (overrides the spec)", 0},
+	{"repetitions", OPT_REPS, "N", 0, "Repetitions of each configuration (overrides the spec)",
+	 0},
+	{"only", OPT_ONLY, "AXIS=VALUE", 0,
+	 "Keep only configurations with this axis value (repeatable: values of one axis are "
+	 "alternatives, different axes must all match)",
+	 0},
+	{0}};
+
+static error_t plan_parse(int key, char *arg, struct argp_state *state)
+{
+	struct plan_args *a = state->input;
+	struct ts_err err;
+	uint64_t v;
+
+	switch (key) {
+	case OPT_LENGTH:
+		if (ts_parse_time(arg, &a->opts.length, &err) < 0)
+			argp_error(state, "--length: %s", err.msg);
+		if (a->opts.length < TS_NSEC_PER_MSEC ||
+		    a->opts.length > 24 * 3600 * TS_NSEC_PER_SEC)
+			argp_error(state, "--length: expected a time from 1ms to 24h, got '%s'",
+				   arg);
+		break;
+	case OPT_DELAY:
+		if (ts_parse_time(arg, &a->opts.delay, &err) < 0)
+			argp_error(state, "--delay: %s", err.msg);
+		if (a->opts.delay > 24 * 3600 * TS_NSEC_PER_SEC)
+			argp_error(state, "--delay: expected at most 24h, got '%s'", arg);
+		a->opts.delay_set = 1;
+		break;
+	case OPT_REPS:
+		if (ts_parse_u64(arg, &v, &err) < 0 || v < 1 || v > 10000)
+			argp_error(state, "--repetitions: expected 1 to 10000, got '%s'", arg);
+		a->opts.repetitions = (unsigned)v;
+		break;
+	case OPT_ONLY:
+		if (a->opts.nonly == TS_EXP_MAX_ONLY)
+			argp_error(state, "--only: at most %d", TS_EXP_MAX_ONLY);
+		a->opts.only[a->opts.nonly++] = arg;
+		break;
+	case ARGP_KEY_ARG:
+		if (a->spec_path)
+			argp_error(state, "one SPEC only (got '%s' too)", arg);
+		a->spec_path = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!a->spec_path)
+			argp_error(state, "expected SPEC, an experiment file");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp exp_plan_argp = {plan_options, plan_parse, NULL, NULL, NULL, NULL, NULL};
+
+static error_t linkcfg_parse(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	if (key == ARGP_KEY_INIT)
+		state->child_inputs[0] = state->input;
+	return ARGP_ERR_UNKNOWN;
+}
+
+/*
+ * Build every link of @spec as the wrapper would (traces loaded, queues,
+ * losses and the Wi-Fi MAC made) and throw it away: a wrong queue spec or
+ * a missing trace file is found before the first run, not in run 17.
+ */
+static int check_links(const struct ts_exp_spec *spec)
+{
+	struct argp_child children[] = {{&ts_link_argp, 0, NULL, 0}, {0}};
+	struct argp argp = {NULL, linkcfg_parse, NULL, NULL, children, NULL, NULL};
+	size_t i;
+	int d, ret = 0;
+
+	for (i = 0; i < spec->nlinks && !ret; i++) {
+		const struct ts_exp_link *l = &spec->links[i];
+		char *argv[2 * 16 + 2];
+		struct ts_linkcfg cfg;
+		struct ts_dir dir;
+		struct ts_err err;
+		size_t k;
+
+		if (l->argc + 2 > sizeof(argv) / sizeof(argv[0]))
+			return ts_cli_error("%s:%u: [link %s]: too many options", spec->path,
+					    l->line, l->name);
+		argv[0] = (char *)"tasshape";
+		for (k = 0; k <= l->argc; k++)
+			argv[k + 1] = l->argv[k];
+		ts_linkcfg_init(&cfg);
+		err.msg[0] = '\0';
+		/* The options were each checked by this parser already: it cannot fail here. */
+		argp_parse(&argp, (int)l->argc + 1, argv, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, &cfg);
+		if (ts_linkcfg_load(&cfg, &err) < 0)
+			ret = ts_cli_error("%s:%u: [link %s]: %s", spec->path, l->line, l->name,
+					   err.msg);
+		for (d = 0; d < 2 && !ret; d++) {
+			if (ts_linkcfg_build(&cfg, d, &dir, 0, NULL, NULL, NULL, &err) < 0) {
+				ret = ts_cli_error("%s:%u: [link %s]: %s", spec->path, l->line,
+						   l->name, err.msg);
+				break;
+			}
+			ts_dir_fini(&dir, 0);
+		}
+		ts_linkcfg_free(&cfg);
+	}
+	return ret;
+}
+
+int exp_load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_matrix *plan,
+		  char sha[2 * TS_SHA256_LEN + 1])
+{
+	char err[1024];
+
+	if (ts_exp_spec_load(spec, a->spec_path, &ts_link_argp, err, sizeof(err)) < 0)
+		return ts_cli_error("%s", err);
+	if (ts_sha256_file(a->spec_path, sha) == 0)
+		spec->sha256 = sha;
+	if (check_links(spec)) {
+		ts_exp_spec_free(spec);
+		return 1;
+	}
+	if (ts_exp_matrix_build(spec, &a->opts, plan, err, sizeof(err)) < 0) {
+		ts_exp_spec_free(spec);
+		return ts_cli_error("%s", err);
+	}
+	return 0;
+}
+
+static int exp_list(int argc, char **argv)
+{
+	struct argp_child children[] = {{&exp_plan_argp, 0, NULL, 0}, {0}};
+	struct argp argp = {
+		NULL,
+		NULL,
+		"SPEC",
+		"Print the runs SPEC expands to, in the order exp run carries them out: "
+		"index, repetition, emulator seed, configuration id, link options.",
+		children,
+		NULL,
+		NULL};
+	struct plan_args a;
+	struct ts_exp_spec spec;
+	struct ts_exp_matrix plan;
+	char sha[2 * TS_SHA256_LEN + 1];
+
+	memset(&a, 0, sizeof(a));
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return EX_USAGE;
+	if (exp_load_plan(&a, &spec, &plan, sha))
+		return EX_USAGE; /* an invalid spec, like a bad option */
+	ts_exp_matrix_print(&plan, stdout);
+	ts_exp_matrix_free(&plan);
+	ts_exp_spec_free(&spec);
+	return fflush(stdout) ? 1 : 0;
+}
+
+int exp_parse_checks(char **exprs, size_t n, struct ts_exp_check **out)
+{
+	struct ts_exp_check *c = calloc(n ? n : 1, sizeof(*c));
+	char err[1024];
+	size_t i;
+
+	*out = c;
+	if (!c)
+		return ts_cli_error("out of memory");
+	for (i = 0; i < n; i++)
+		if (ts_exp_check_parse(&c[i], exprs[i], err, sizeof(err)) < 0)
+			return ts_cli_error("%s", err);
+	return 0;
+}
+
+int exp_resolve_checks(struct ts_exp_check *c, size_t n, const struct ts_exp_point *pts,
+		       size_t npts)
+{
+	char err[2048];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ts_exp_check_resolve(&c[i], pts, npts, err, sizeof(err)) < 0)
+			return ts_cli_error("%s", err);
+	return 0;
+}
+
+unsigned exp_eval_checks(const struct ts_exp_check *c, size_t n, const struct ts_exp_summary *s)
+{
+	unsigned failed = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		failed += !ts_exp_check_eval(&c[i], s, stdout);
+	if (n)
+		printf("checks: %zu, %u failed\n", n, failed);
+	return failed;
+}
+
+struct check_args {
+	const char *dir;
+	size_t nexprs;
+	char **exprs;
+};
+
+static error_t check_parse(int key, char *arg, struct argp_state *state)
+{
+	struct check_args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_ARG:
+		a->dir = arg;
+		a->exprs = state->argv + state->next;
+		a->nexprs = (size_t)(state->argc - state->next);
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!a->dir || !a->nexprs)
+			argp_error(state, "expected DIR and at least one EXPR");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int exp_check(int argc, char **argv)
+{
+	struct argp argp = {
+		NULL,
+		check_parse,
+		"DIR EXPR...",
+		"Summarise the results directory DIR again (from its result.json files) "
+		"and evaluate each check EXPR on it, printing both sides and PASS or "
+		"FAIL. Exit 0 when all pass, 1 when one fails (or has no value), 64 when a "
+		"check is malformed or names no single configuration. "
+		"The grammar is in docs/experiments.md (\"Checks\"), e.g. "
+		"'rrul[cca=bbr].ping_icmp_ms.p95 < rrul[cca=cubic].ping_icmp_ms.p95'.",
+		NULL,
+		NULL,
+		NULL};
+	struct ts_exp_check *checks = NULL;
+	struct ts_exp_point *pts = NULL;
+	struct check_args a = {0};
+	struct ts_exp_summary s;
+	char err[1024];
+	int ret = EX_USAGE; /* a check that cannot be evaluated is a usage error, not a failure */
+
+	/* Checks may start with a digit or '-' ("-5 < ..."): stop option parsing at DIR. */
+	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
+		return EX_USAGE;
+	ts_exp_summary_init(&s, NULL);
+	if (exp_parse_checks(a.exprs, a.nexprs, &checks))
+		goto out;
+	if (ts_exp_summary_from_dir(&s, a.dir, err, sizeof(err)) < 0) {
+		ts_cli_error("%s", err);
+		goto out;
+	}
+	pts = ts_exp_summary_points(&s);
+	if (!pts) {
+		ts_cli_error("out of memory");
+		goto out;
+	}
+	if (exp_resolve_checks(checks, a.nexprs, pts, s.nconfigs))
+		goto out;
+	ret = exp_eval_checks(checks, a.nexprs, &s) ? 1 : 0;
+out:
+	free(pts);
+	free(checks);
+	ts_exp_summary_free(&s);
+	return ret;
+}
+
+static void exp_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: tasshape exp COMMAND [OPTIONS]\n\nCommands:\n");
+	for (i = 0; i < NCMDS; i++)
+		fprintf(f, "  %-6s %s\n", exp_cmds[i].name, exp_cmds[i].description);
+	fprintf(f, "\n'tasshape exp COMMAND --help' lists a command's options; specs are described "
+		   "in docs/experiments.md.\n");
+}
+
+int cmd_exp(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		exp_usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? EX_USAGE : 0;
+	}
+	for (i = 0; i < NCMDS; i++) {
+		if (!strcmp(argv[1], exp_cmds[i].name)) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "tasshape exp %s", exp_cmds[i].name);
+			argv[1] = name;
+			return exp_cmds[i].fn(argc - 1, argv + 1);
+		}
+	}
+	ts_cli_error("exp: unknown command '%s'", argv[1]);
+	exp_usage(stderr);
+	return EX_USAGE;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* What the tasshape exp subcommands share (cmd_exp.c), used by exp run (cmd_exp_run.c). */
+#ifndef TS_CLI_CMD_EXP_H
+#define TS_CLI_CMD_EXP_H
+
+#include "exp/check.h"
+#include "exp/matrix.h"
+#include "run/sha256.h"
+
+/* SPEC and the planner's overrides (--length, --delay, --repetitions, --only). */
+struct plan_args {
+	const char *spec_path;
+	struct ts_exp_matrix_opts opts;
+};
+
+/* The argp child reading them; its input is a struct plan_args. */
+extern const struct argp exp_plan_argp;
+
+/*
+ * Read the spec, build each link once as the wrapper would, expand the
+ * matrix. Prints the error and returns 1 when any of it fails (nothing
+ * to free then); @sha holds the spec's SHA-256 the spec points to.
+ */
+int exp_load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_matrix *plan,
+		  char sha[2 * TS_SHA256_LEN + 1]);
+
+/* Parse every check of @exprs into *@out (freed by the caller); prints the first error, 1. */
+int exp_parse_checks(char **exprs, size_t n, struct ts_exp_check **out);
+
+/* Resolve the checks against @pts (the plan's or a summary's configurations); 1 on error. */
+int exp_resolve_checks(struct ts_exp_check *c, size_t n, const struct ts_exp_point *pts,
+		       size_t npts);
+
+/* Evaluate and print every check on @s; the number that failed. */
+unsigned exp_eval_checks(const struct ts_exp_check *c, size_t n, const struct ts_exp_summary *s);
+
+int exp_run(int argc, char **argv);
+
+#endif

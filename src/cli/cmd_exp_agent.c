@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tasshape exp-agent JOB.json: one side (client or servers) of a run of
+ * `tasshape exp run`, started by the executor inside the run's
+ * namespaces (src/exp/exec_agent.h). Not meant to be run by hand.
+ */
+#include "cli/cli.h"
+#include "exp/exec_agent.h"
+
+int cmd_exp_agent(int argc, char **argv)
+{
+	return ts_exp_agent_main(argc, argv);
+}

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tasshape vm: run CMD under another kernel in a micro-VM (src/vm/). The
+ * guest sees the host's files read-only with a tmpfs overlay, the current
+ * directory and --out writable, and no network device; CMD runs as root,
+ * its output streams back and tasshape exits with its status.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "tasshape/units.h"
+#include "vm/vm.h"
+
+/* Exit statuses of tasshape vm itself, as timeout(1) and container runners use them. */
+#define VM_EXIT_TIMEOUT 124
+#define VM_EXIT_FAILED	125
+
+struct vm_args {
+	struct ts_vm_conf conf;
+	bool guest_init;
+	const char *info_json;
+	char **cmd;
+};
+
+enum {
+	OPT_KERNEL = 'k',
+	OPT_MODULES = 'M',
+	OPT_ACCEL = 0x400,
+	OPT_CPUS,
+	OPT_MEMORY,
+	OPT_APPEND,
+	OPT_TIMEOUT,
+	OPT_OUT,
+	OPT_MODPROBE,
+	OPT_QEMU,
+	OPT_VERBOSE,
+	OPT_QUIET,
+	OPT_GUEST_INIT,
+	OPT_INFO_JSON,
+};
+
+static const struct argp_option vm_options[] = {
+	{"kernel", OPT_KERNEL, "BZIMAGE|debian", 0,
+	 "Kernel to boot: an x86 bzImage, or 'debian' for Debian's stock kernel (downloaded with "
+	 "apt-get download into the cache, never installed)",
+	 0},
+	{"modules", OPT_MODULES, "DIR", 0,
+	 "The kernel's modules directory (lib/modules/RELEASE, with depmod's files): modules the "
+	 "root file system needs go into an initramfs, the rest are modprobe'd from it",
+	 0},
+	{"accel", OPT_ACCEL, "kvm|tcg|auto", 0,
+	 "Accelerator (default auto: KVM if a test guest runs on /dev/kvm, else TCG with a "
+	 "warning)",
+	 0},
+	{"cpus", OPT_CPUS, "N", 0, "Virtual CPUs (default 2)", 0},
+	{"memory", OPT_MEMORY, "SIZE", 0, "Guest memory, e.g. 1g, 512m (default 1g)", 0},
+	{"append", OPT_APPEND, "ARGS", 0, "Extra kernel command-line arguments", 0},
+	{"timeout", OPT_TIMEOUT, "TIME", 0,
+	 "Kill the guest after TIME (e.g. 60s, 5min), boot included; exit status 124", 0},
+	{"out", OPT_OUT, "DIR", 0, "A second directory shared writable, at the same path", 0},
+	{"modprobe", OPT_MODPROBE, "'NAME [PARAM=V]...'", 0,
+	 "Load a module in the guest before CMD (repeatable), e.g. "
+	 "'tcp_bbr_tas tas_pacing_shift_startup=7'",
+	 0},
+	{"info-json", OPT_INFO_JSON, "FILE", 0,
+	 "Write the run's record as JSON: kernel version string, release and SHA-256, "
+	 "accelerator, clock source, boot time, CMD's status",
+	 0},
+	{"qemu", OPT_QEMU, "PATH", 0, "QEMU binary (default qemu-system-x86_64)", 0},
+	{"verbose", OPT_VERBOSE, NULL, 0, "Show QEMU's command line and the guest's console", 0},
+	{"quiet", OPT_QUIET, NULL, 0, "No notes on stderr (warnings still)", 0},
+	{"guest-init", OPT_GUEST_INIT, NULL, OPTION_HIDDEN, "The guest's PID 1", 0},
+	{0}};
+
+static error_t vm_parse(int key, char *arg, struct argp_state *state)
+{
+	struct vm_args *a = state->input;
+	struct ts_err err = {{0}};
+	uint64_t v;
+	ts_ns_t t;
+
+	switch (key) {
+	case OPT_KERNEL:
+		a->conf.kernel = arg;
+		break;
+	case OPT_MODULES:
+		a->conf.modules = arg;
+		break;
+	case OPT_ACCEL:
+		if (!strcmp(arg, "kvm"))
+			a->conf.accel = TS_VM_ACCEL_KVM;
+		else if (!strcmp(arg, "tcg"))
+			a->conf.accel = TS_VM_ACCEL_TCG;
+		else if (!strcmp(arg, "auto"))
+			a->conf.accel = TS_VM_ACCEL_AUTO;
+		else
+			argp_error(state, "--accel: expected kvm, tcg or auto, got '%s'", arg);
+		break;
+	case OPT_CPUS:
+		if (ts_parse_u64(arg, &v, &err) < 0 || v < 1 || v > 64)
+			argp_error(state, "--cpus: expected 1 to 64, got '%s'", arg);
+		a->conf.cpus = (unsigned)v;
+		break;
+	case OPT_MEMORY:
+		if (ts_parse_size(arg, &v, &err) < 0)
+			argp_error(state, "--memory: %s", err.msg);
+		if (v < (128ULL << 20) || v > (64ULL << 30))
+			argp_error(state, "--memory: expected 128m to 64g, got '%s'", arg);
+		a->conf.memory = v;
+		break;
+	case OPT_APPEND:
+		a->conf.append = arg;
+		break;
+	case OPT_TIMEOUT:
+		if (ts_parse_time(arg, &t, &err) < 0)
+			argp_error(state, "--timeout: %s", err.msg);
+		if (t <= 0)
+			argp_error(state, "--timeout: expected a positive time, got '%s'", arg);
+		a->conf.timeout = t;
+		break;
+	case OPT_OUT:
+		if (access(arg, W_OK) < 0)
+			argp_error(state,
+				   "--out %s: %s (it must be an existing writable directory)", arg,
+				   strerror(errno));
+		a->conf.out = arg;
+		break;
+	case OPT_MODPROBE:
+		if (a->conf.nmodprobe >= TS_VM_MAX_MODPROBE)
+			argp_error(state, "--modprobe: at most %d", TS_VM_MAX_MODPROBE);
+		a->conf.modprobe[a->conf.nmodprobe++] = arg;
+		break;
+	case OPT_INFO_JSON:
+		a->info_json = arg;
+		break;
+	case OPT_QEMU:
+		a->conf.qemu = arg;
+		break;
+	case OPT_VERBOSE:
+		a->conf.verbose = true;
+		break;
+	case OPT_QUIET:
+		a->conf.quiet = true;
+		break;
+	case OPT_GUEST_INIT:
+		a->guest_init = true;
+		break;
+	case ARGP_KEY_ARG:
+		a->cmd = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!a->guest_init && !a->conf.kernel)
+			argp_error(state, "--kernel BZIMAGE|debian is required");
+		if (!a->guest_init && (!a->cmd || !a->cmd[0]))
+			argp_error(state, "no command: tasshape vm --kernel K -- CMD [ARGS...]");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp vm_argp = {
+	vm_options,
+	vm_parse,
+	"-- CMD [ARGS...]",
+	"Boot a kernel in a QEMU micro-VM and run CMD in it as root: the guest sees the host's / "
+	"read-only (with a tmpfs overlay: writes stay in the guest), the current directory and "
+	"--out writable, and has no network device. CMD's output streams back; tasshape exits "
+	"with its status (124 after --timeout, 125 when the VM could not run it).\v"
+	"Examples:\n"
+	"  tasshape vm --kernel debian -- cat /proc/version\n"
+	"  tasshape vm --kernel debian -- tasshape --trace const:10mbit -- sh -c 'iperf3 ...'\n"
+	"  tasshape vm --kernel out/bzImage --modules out/lib/modules/6.12.117 \\\n"
+	"      --modprobe 'tcp_bbr_tas tas_pacing_shift_startup=7 tas_pacing_shift_steady=8' \\\n"
+	"      -- tasshape exp run bbr3.ini\n"
+	"Build kernels with tools/kernel/build.sh; docs/kernels.md has the details.",
+	NULL,
+	NULL,
+	NULL};
+
+int cmd_vm(int argc, char **argv)
+{
+	char kernel[4096], modules[4096];
+	struct vm_args a = {0};
+	struct ts_vm_result res;
+	struct ts_err err = {{0}};
+
+	argp_parse(&vm_argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	if (a.guest_init)
+		return ts_vm_guest_main();
+	if (!strcmp(a.conf.kernel, "debian")) {
+		if (ts_vm_debian_kernel(kernel, modules, sizeof(kernel), a.conf.quiet, &err) < 0) {
+			ts_cli_error("vm: --kernel debian: %s", err.msg);
+			return VM_EXIT_FAILED;
+		}
+		a.conf.kernel = kernel;
+		if (!a.conf.modules)
+			a.conf.modules = modules;
+	}
+	if (ts_vm_run(&a.conf, a.cmd, &res, &err) < 0) {
+		ts_cli_error("vm: %s", err.msg);
+		/* Stopped by a signal: the shell's convention, as if CMD had been killed by it. */
+		return res.signal ? 128 + res.signal : VM_EXIT_FAILED;
+	}
+	if (a.info_json && ts_vm_info_json(a.info_json, &a.conf, &res, &err) < 0) {
+		ts_cli_error("vm: %s", err.msg);
+		return VM_EXIT_FAILED;
+	}
+	if (!a.conf.quiet && !res.timed_out)
+		fprintf(stderr,
+			"tasshape vm: %s under %s, clock source %s, CMD started %.1f s after "
+			"boot, exit status %d\n",
+			res.release, res.kvm ? "KVM" : "TCG", res.clocksource, res.boot_s,
+			res.status);
+	return res.timed_out ? VM_EXIT_TIMEOUT : res.status;
+}

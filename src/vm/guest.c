@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guest's init (PID 1 in the VM), started as "tasshape vm --guest-init"
+ * on the host's root, which the kernel (or the initramfs) mounted read-only
+ * over 9p. It builds the guest's view: a tmpfs overlay on the host's /, so
+ * that CMD may write anywhere and nothing reaches the host; fresh /proc,
+ * /sys, /dev, /tmp and /run; the current directory and --out mounted
+ * writable from their shares at their host paths; the kernel's modules
+ * directory at /lib/modules/RELEASE. Then it loads the modules asked for,
+ * runs CMD as root with stdout and stderr on two virtio serial ports,
+ * reaps everything, writes CMD's status to the control share and powers
+ * the VM off. Any failure is reported in the status file as error=...
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vm/plan.h"
+#include "vm/proc.h"
+#include "vm/vm.h"
+
+#define BASE "/tmp/.tasshape-vm"
+
+static int ctl_fd = -1;
+
+static void console(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void console(const char *fmt, ...)
+{
+	va_list ap;
+	int fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	dprintf(fd, "tasshape vm guest: ");
+	va_start(ap, fmt);
+	vdprintf(fd, fmt, ap);
+	va_end(ap);
+	dprintf(fd, "\n");
+	close(fd);
+}
+
+/* Writes the status file (and fsyncs it: 9p passes it to the host at once). */
+static void report(const char *text)
+{
+	int fd;
+
+	if (ctl_fd < 0)
+		return;
+	fd = openat(ctl_fd, "status", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, text, strlen(text)) < 0)
+		console("cannot write the status file: %s", strerror(errno));
+	fsync(fd);
+	close(fd);
+}
+
+static __attribute__((noreturn)) void power_off(void)
+{
+	sync();
+	reboot(RB_POWER_OFF);
+	/* No ACPI power-off: a reboot ends QEMU too (-no-reboot). */
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}
+
+static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...)
+{
+	char msg[300], line[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	console("%s", msg);
+	snprintf(line, sizeof(line), "error=%s\n", msg);
+	report(line);
+	power_off();
+}
+
+static void must_mount(const char *src, const char *dst, const char *type, unsigned long flags,
+		       const char *opts)
+{
+	if (mount(src, dst, type, flags, opts) < 0)
+		die("mount %s on %s (%s): %s", src, dst, type ? type : "bind", strerror(errno));
+}
+
+static void try_mount(const char *src, const char *dst, const char *type, const char *opts)
+{
+	if (mkdir(dst, 0755) < 0 && errno != EEXIST)
+		return;
+	mount(src, dst, type, 0, opts);
+}
+
+static char *read_ctl(const char *name, size_t *len)
+{
+	char *buf = NULL, chunk[8192];
+	size_t n = 0;
+	ssize_t r;
+	int fd = openat(ctl_fd, name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die("control file %s: %s", name, strerror(errno));
+	while ((r = read(fd, chunk, sizeof(chunk))) > 0) {
+		char *b = realloc(buf, n + (size_t)r + 1);
+
+		if (!b)
+			die("out of memory reading %s", name);
+		buf = b;
+		memcpy(buf + n, chunk, (size_t)r);
+		n += (size_t)r;
+	}
+	close(fd);
+	if (!buf && !(buf = calloc(1, 1)))
+		die("out of memory reading %s", name);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Splits NUL-terminated strings into a NULL-terminated vector. */
+static char **unpack_vec(char *buf, size_t len)
+{
+	size_t n = 0, i, k = 0;
+	char **v;
+
+	for (i = 0; i < len; i++)
+		n += buf[i] == '\0';
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		die("out of memory");
+	for (i = 0; i < len; i += strlen(buf + i) + 1)
+		v[k++] = buf + i;
+	v[k] = NULL;
+	return v;
+}
+
+/* /dev/vportNpM of the virtio serial port named @name. */
+static int open_port(const char *name)
+{
+	DIR *d = opendir("/sys/class/virtio-ports");
+	struct dirent *de;
+	int fd = -1;
+
+	while (d && (de = readdir(d))) {
+		char p[512], n[64] = "";
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "/sys/class/virtio-ports/%s/name", de->d_name);
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		if (fgets(n, sizeof(n), f))
+			n[strcspn(n, "\n")] = '\0';
+		fclose(f);
+		if (!strcmp(n, name)) {
+			snprintf(p, sizeof(p), "/dev/%s", de->d_name);
+			fd = open(p, O_WRONLY | O_NOCTTY);
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+	return fd;
+}
+
+static void lo_up(void)
+{
+	struct ifreq ifr = {0};
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	close(s);
+}
+
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Runs modprobe with the words of @line; dies when it fails. */
+static void modprobe(const char *line)
+{
+	char copy[512], *words[34], *save = NULL, *w;
+	size_t n = 0;
+	pid_t pid;
+	int st;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	words[n++] = (char *)"modprobe";
+	for (w = strtok_r(copy, " \t", &save); w && n < 33; w = strtok_r(NULL, " \t", &save))
+		words[n++] = w;
+	words[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/console", O_WRONLY | O_NOCTTY);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp("modprobe", words);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		die("modprobe %s failed (see the console above)", line);
+}
+
+static double uptime_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void setup_root(const struct ts_vm_guest_conf *g, const char *release)
+{
+	char p[4200];
+
+	/* The overlay: the host's / (the 9p root) under a tmpfs upper layer. */
+	must_mount("tmpfs", "/tmp", "tmpfs", 0, "mode=0755");
+	if (mkdir(BASE, 0755) < 0 || mkdir(BASE "/upper", 0755) < 0 ||
+	    mkdir(BASE "/work", 0755) < 0 || mkdir(BASE "/root", 0755) < 0)
+		die("mkdir in /tmp: %s", strerror(errno));
+	must_mount("overlay", BASE "/root", "overlay", 0,
+		   "lowerdir=/,upperdir=" BASE "/upper,workdir=" BASE "/work");
+	if (chdir(BASE "/root") < 0 || chroot(".") < 0 || chdir("/") < 0)
+		die("chroot into the overlay: %s", strerror(errno));
+	must_mount("proc", "/proc", "proc", 0, NULL);
+	must_mount("sysfs", "/sys", "sysfs", 0, NULL);
+	must_mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	try_mount("devpts", "/dev/pts", "devpts", "newinstance,ptmxmode=0666");
+	try_mount("tmpfs", "/dev/shm", "tmpfs", NULL);
+	try_mount("cgroup2", "/sys/fs/cgroup", "cgroup2", NULL);
+	try_mount("bpf", "/sys/fs/bpf", "bpf", NULL);
+	must_mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
+	must_mount("tmpfs", "/run", "tmpfs", 0, "mode=0755");
+	if (g->modules[0]) {
+		snprintf(p, sizeof(p), "/lib/modules/%s", release);
+		if (ts_vm_mkdir_p(p, 0755) < 0)
+			die("mkdir %s: %s", p, strerror(errno));
+		must_mount(g->modules, p, NULL, MS_BIND, NULL);
+	}
+	/* The writable shares last, so that they cover what the overlay shows at their paths. */
+	if (ts_vm_mkdir_p(g->cwd, 0755) < 0)
+		die("mkdir %s: %s", g->cwd, strerror(errno));
+	must_mount(TS_VM_TAG_CWD, g->cwd, "9p", 0, TS_VM_9P_OPTS);
+	if (g->out[0]) {
+		if (ts_vm_mkdir_p(g->out, 0755) < 0)
+			die("mkdir %s: %s", g->out, strerror(errno));
+		must_mount(TS_VM_TAG_OUT, g->out, "9p", 0, TS_VM_9P_OPTS);
+	}
+}
+
+static pid_t start_cmd(const struct ts_vm_guest_conf *g, char **argv, char **envp)
+{
+	int out = open_port(TS_VM_PORT_STDOUT), err = open_port(TS_VM_PORT_STDERR);
+	pid_t pid;
+
+	if (out < 0 || err < 0)
+		die("virtio serial ports %s/%s not found", TS_VM_PORT_STDOUT, TS_VM_PORT_STDERR);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+		sigset_t all;
+
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		setsid();
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		if (chdir(g->cwd) < 0) {
+			dprintf(2, "tasshape vm: cd %s: %s\n", g->cwd, strerror(errno));
+			_exit(126);
+		}
+		environ = envp;
+		execvp(argv[0], argv);
+		dprintf(2, "tasshape vm: %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(out);
+	close(err);
+	return pid;
+}
+
+int ts_vm_guest_main(void)
+{
+	char *conf_txt, *argv_buf, *env_buf, **argv, **envp, status[512], cs[32];
+	struct ts_vm_guest_conf g;
+	struct ts_err err = {{0}};
+	size_t len, alen, elen;
+	struct utsname u;
+	unsigned i;
+	int st = 0;
+	pid_t pid, w;
+
+	if (getpid() != 1) {
+		fprintf(stderr,
+			"tasshape vm --guest-init: this is the init of tasshape's VM guest; "
+			"it runs as PID 1 only\n");
+		return 2;
+	}
+	umask(022);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL); /* may exist already */
+	must_mount("proc", "/proc", "proc", 0, NULL);
+	must_mount("sysfs", "/sys", "sysfs", 0, NULL);
+	/* The control share sits outside the overlay; the descriptor outlives the chroot. */
+	must_mount("tmpfs", "/tmp", "tmpfs", 0, "mode=0755");
+	if (mkdir("/tmp/ctl", 0700) < 0)
+		die("mkdir /tmp/ctl: %s", strerror(errno));
+	must_mount(TS_VM_TAG_CTL, "/tmp/ctl", "9p", 0, TS_VM_9P_OPTS);
+	ctl_fd = open("/tmp/ctl", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ctl_fd < 0)
+		die("open /tmp/ctl: %s", strerror(errno));
+	conf_txt = read_ctl("conf", &len);
+	argv_buf = read_ctl("argv", &alen);
+	env_buf = read_ctl("env", &elen);
+	if (ts_vm_conf_parse(conf_txt, &g, &err) < 0)
+		die("%s", err.msg);
+	argv = unpack_vec(argv_buf, alen);
+	envp = unpack_vec(env_buf, elen);
+	if (!argv[0])
+		die("no command");
+	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs,
+		  sizeof(cs));
+	uname(&u);
+	/* The first /tmp stays mounted under the overlay's; only its descriptors are used. */
+	setup_root(&g, u.release);
+	sethostname("tasshape-vm", strlen("tasshape-vm"));
+	lo_up();
+	for (i = 0; i < g.nmodprobe; i++)
+		modprobe(g.modprobe[i]);
+
+	snprintf(status, sizeof(status), "clocksource=%s\nrelease=%s\nboot=%.3f\n", cs, u.release,
+		 uptime_s());
+	pid = start_cmd(&g, argv, envp);
+	/* PID 1 reaps every orphan; CMD's own status is the one that counts. */
+	for (;;) {
+		int s;
+
+		w = waitpid(-1, &s, 0);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			die("waitpid: %s", strerror(errno));
+		if (w == pid) {
+			st = s;
+			break;
+		}
+	}
+	/* Nothing CMD left behind survives it. */
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	sync();
+	if (WIFEXITED(st))
+		snprintf(status + strlen(status), sizeof(status) - strlen(status), "exit=%d\n",
+			 WEXITSTATUS(st));
+	else
+		snprintf(status + strlen(status), sizeof(status) - strlen(status), "signal=%d\n",
+			 WTERMSIG(st));
+	report(status);
+	power_off();
+}

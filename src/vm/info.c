@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* The JSON record of one VM run (see ts_vm_info_json in vm.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "run/json.h"
+#include "vm/vm.h"
+
+int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct ts_vm_result *r,
+		    struct ts_err *err)
+{
+	struct json_object *o = json_object_new_object(), *k = json_object_new_object();
+	bool nomem = false;
+	FILE *f = NULL;
+	int ret = 0;
+
+	ts_json_put_str(k, "path", c->kernel, &nomem);
+	ts_json_put_str(k, "version", r->version, &nomem);
+	ts_json_put_str(k, "release", r->release[0] ? r->release : NULL, &nomem);
+	ts_json_put_str(k, "sha256", r->sha256, &nomem);
+	ts_json_put_str(k, "modules", c->modules, &nomem);
+	ts_json_put(o, "kernel", k, &nomem);
+	ts_json_put_str(o, "accel", r->kvm ? "kvm" : "tcg", &nomem);
+	ts_json_put_str(o, "accel_note", r->accel_note[0] ? r->accel_note : NULL, &nomem);
+	/* Under TCG the guest's timers are emulated: results carry that flag. */
+	ts_json_put_str(o, "fidelity", r->kvm ? "kvm" : "tcg", &nomem);
+	ts_json_put_str(o, "clocksource", r->clocksource[0] ? r->clocksource : NULL, &nomem);
+	ts_json_put(o, "cpus", json_object_new_int(c->cpus ? (int)c->cpus : 2), &nomem);
+	ts_json_put(o, "memory_bytes", ts_json_count(c->memory ? c->memory : 1ULL << 30), &nomem);
+	{
+		char b[32];
+
+		snprintf(b, sizeof(b), "%.3f", r->boot_s); /* the guest reports milliseconds */
+		ts_json_put(o, "boot_s", json_object_new_double_s(r->boot_s, b), &nomem);
+	}
+	ts_json_put(o, "status", json_object_new_int(r->status), &nomem);
+	ts_json_put(o, "timed_out", json_object_new_boolean(r->timed_out), &nomem);
+	if (nomem) {
+		ts_err_set(err, "out of memory for %s", path);
+		ret = -ENOMEM;
+		goto out;
+	}
+	f = fopen(path, "we");
+	if (!f) {
+		ret = -errno;
+		ts_err_set(err, "--info-json %s: %s", path, strerror(errno));
+		goto out;
+	}
+	ret = ts_json_write(f, o, TS_JSON_PRETTY);
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	if (ret)
+		ts_err_set(err, "--info-json %s: write error", path);
+out:
+	json_object_put(o);
+	return ret;
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Builds the small initramfs a modular kernel (Debian's, for one) needs
+ * before it can mount the host's root over 9p: the modules come from the
+ * kernel's own modules directory, the shell from Debian's busybox-static.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vm/cpio.h"
+#include "vm/initramfs.h"
+#include "vm/plan.h"
+#include "vm/proc.h"
+
+static const char *const busybox_paths[] = {"/bin/busybox", "/usr/bin/busybox",
+					    "/usr/lib/initramfs-tools/bin/busybox"};
+
+/* A static ELF has no PT_INTERP program header. */
+static bool elf_is_static(const char *img, size_t len)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	size_t i;
+
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return false;
+	for (i = 0; i < eh->e_phnum; i++) {
+		size_t off = eh->e_phoff + i * eh->e_phentsize;
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(img + off);
+
+		if (off + sizeof(*ph) > len)
+			return false;
+		if (ph->p_type == PT_INTERP)
+			return false;
+	}
+	return true;
+}
+
+static int load_busybox(char **img, size_t *len, struct ts_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(busybox_paths) / sizeof(busybox_paths[0]); i++) {
+		if (ts_vm_read_file(busybox_paths[i], img, len) < 0)
+			continue;
+		if (elf_is_static(*img, *len))
+			return 0;
+		free(*img);
+	}
+	ts_err_set(err, "this kernel needs an initramfs (9p, virtio or overlay are modules) and "
+			"that needs a static busybox: apt-get install busybox-static");
+	return -ENOENT;
+}
+
+/* A module's bytes, decompressed with xz, zstd or gzip when its name says so. */
+static int load_module(const char *dir, const char *rel, char **img, size_t *len,
+		       struct ts_err *err)
+{
+	char path[4096];
+	const char *tool = NULL;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	if (strstr(rel, ".ko.xz"))
+		tool = "xz";
+	else if (strstr(rel, ".ko.zst"))
+		tool = "zstd";
+	else if (strstr(rel, ".ko.gz"))
+		tool = "gzip";
+	if (!tool) {
+		ret = ts_vm_read_file(path, img, len);
+		if (ret < 0)
+			ts_err_set(err, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	{
+		char *argv[] = {(char *)tool, (char *)"-dc", path, NULL};
+
+		ret = ts_vm_capture(argv, NULL, 0, img, len, err);
+		if (ret > 0) {
+			free(*img);
+			ts_err_set(err, "%s -dc %s failed (exit %d)", tool, path, ret);
+			ret = -EIO;
+		}
+	}
+	return ret;
+}
+
+int ts_vm_initramfs_build(const char *modules, const char *init, const char *path, bool *needed,
+			  struct ts_err *err)
+{
+	struct ts_vm_modlist mods = {0};
+	char *dep = NULL, *builtin = NULL, *bb = NULL, *script = NULL, p[4096];
+	const char *names[64];
+	char files[64][300];
+	size_t dlen, blen, bblen, i;
+	struct ts_cpio c;
+	FILE *f = NULL;
+	int ret;
+
+	*needed = false;
+	snprintf(p, sizeof(p), "%s/modules.dep", modules);
+	ret = ts_vm_read_file(p, &dep, &dlen);
+	if (ret < 0) {
+		ts_err_set(err, "%s: %s (run depmod -b on the tree that holds lib/modules)", p,
+			   strerror(-ret));
+		goto out;
+	}
+	snprintf(p, sizeof(p), "%s/modules.builtin", modules);
+	if (ts_vm_read_file(p, &builtin, &blen) < 0)
+		builtin = NULL;
+	ret = ts_vm_moddep_resolve(dep, builtin, ts_vm_boot_modules, ts_vm_nboot_modules, &mods,
+				   err);
+	if (ret < 0 || !mods.n)
+		goto out;
+	*needed = true;
+	ret = load_busybox(&bb, &bblen, err);
+	if (ret < 0)
+		goto out;
+	for (i = 0; i < mods.n; i++) {
+		char name[256];
+
+		ts_vm_modname(mods.path[i], name, sizeof(name));
+		snprintf(files[i], sizeof(files[i]), "%02zu-%s.ko", i, name);
+		names[i] = files[i];
+	}
+	script = ts_vm_init_script(names, mods.n, init);
+	f = fopen(path, "we");
+	if (!script || !f) {
+		ret = script ? -errno : -ENOMEM;
+		ts_err_set(err, "%s: %s", path, strerror(-ret));
+		goto out;
+	}
+	ts_cpio_init(&c, f);
+	ts_cpio_add(&c, "bin", S_IFDIR | 0755, 0, NULL, 0);
+	ts_cpio_add(&c, "dev", S_IFDIR | 0755, 0, NULL, 0);
+	ts_cpio_add(&c, "dev/console", S_IFCHR | 0600, 5 << 8 | 1, NULL, 0);
+	ts_cpio_add(&c, "proc", S_IFDIR | 0755, 0, NULL, 0);
+	ts_cpio_add(&c, "newroot", S_IFDIR | 0755, 0, NULL, 0);
+	ts_cpio_add(&c, "lib", S_IFDIR | 0755, 0, NULL, 0);
+	ts_cpio_add(&c, "lib/modules", S_IFDIR | 0755, 0, NULL, 0);
+	ts_cpio_add(&c, "bin/busybox", S_IFREG | 0755, 0, bb, bblen);
+	ts_cpio_add(&c, "init", S_IFREG | 0755, 0, script, strlen(script));
+	for (i = 0; i < mods.n; i++) {
+		char *img, dst[400];
+		size_t ilen;
+
+		ret = load_module(modules, mods.path[i], &img, &ilen, err);
+		if (ret < 0)
+			goto out;
+		snprintf(dst, sizeof(dst), "lib/modules/%.299s", files[i]);
+		ts_cpio_add(&c, dst, S_IFREG | 0644, 0, img, ilen);
+		free(img);
+	}
+	ret = ts_cpio_finish(&c);
+	if (ret < 0)
+		ts_err_set(err, "%s: write error", path);
+out:
+	if (f && fclose(f) && !ret) {
+		ret = -EIO;
+		ts_err_set(err, "%s: write error", path);
+	}
+	ts_vm_modlist_free(&mods);
+	free(dep);
+	free(builtin);
+	free(bb);
+	free(script);
+	return ret;
+}

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Is /dev/kvm usable? Its presence says little: a paravirtual hypervisor
+ * may expose a /dev/kvm that creates VMs but cannot enter an ordinary
+ * guest, and QEMU then fails late or hangs. So the probe runs a real guest:
+ * one vCPU in real mode executing "mov dx,0x3f8; mov al,42; out dx,al; hlt",
+ * expecting an I/O exit with 42 on port 0x3f8 and then a HLT exit (the
+ * sequence of the KVM API documentation's example). It runs in a child
+ * with an alarm, so a KVM_RUN that never returns cannot hang tasshape.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vm/plan.h"
+#include "vm/proc.h"
+#include "vm/vm.h"
+
+#define PROBE_PORT 0x3f8
+#define PROBE_BYTE 42
+
+/* Runs in the child; writes one line to @fd on failure and returns its exit code. */
+static int probe_child(int fd)
+{
+	static const unsigned char code[] = {0xba, 0xf8,       0x03, /* mov dx, 0x3f8 */
+					     0xb0, PROBE_BYTE,	     /* mov al, 42 */
+					     0xee,		     /* out dx, al */
+					     0xf4};		     /* hlt */
+	struct kvm_userspace_memory_region region;
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+	struct kvm_run *run;
+	int kvm, vm, vcpu, ver;
+	unsigned char *mem;
+	long mmap_size;
+	const char *what;
+
+	what = "open /dev/kvm";
+	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (kvm < 0)
+		goto fail;
+	what = "KVM_GET_API_VERSION";
+	ver = ioctl(kvm, KVM_GET_API_VERSION, 0);
+	if (ver != KVM_API_VERSION) {
+		dprintf(fd, "KVM API version %d, expected %d", ver, KVM_API_VERSION);
+		return 1;
+	}
+	what = "KVM_CREATE_VM";
+	vm = ioctl(kvm, KVM_CREATE_VM, 0UL);
+	if (vm < 0)
+		goto fail;
+	what = "guest memory";
+	mem = mmap(NULL, 0x1000, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		goto fail;
+	memcpy(mem, code, sizeof(code));
+	region = (struct kvm_userspace_memory_region){.slot = 0,
+						      .guest_phys_addr = 0x1000,
+						      .memory_size = 0x1000,
+						      .userspace_addr = (unsigned long)mem};
+	what = "KVM_SET_USER_MEMORY_REGION";
+	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region) < 0)
+		goto fail;
+	what = "KVM_CREATE_VCPU";
+	vcpu = ioctl(vm, KVM_CREATE_VCPU, 0UL);
+	if (vcpu < 0)
+		goto fail;
+	what = "KVM_GET_VCPU_MMAP_SIZE";
+	mmap_size = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, NULL);
+	if (mmap_size < (long)sizeof(*run))
+		goto fail;
+	run = mmap(NULL, (size_t)mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu, 0);
+	if (run == MAP_FAILED)
+		goto fail;
+	what = "KVM_GET_SREGS";
+	if (ioctl(vcpu, KVM_GET_SREGS, &sregs) < 0)
+		goto fail;
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	what = "KVM_SET_SREGS";
+	if (ioctl(vcpu, KVM_SET_SREGS, &sregs) < 0)
+		goto fail;
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = 0x1000;
+	regs.rflags = 0x2;
+	what = "KVM_SET_REGS";
+	if (ioctl(vcpu, KVM_SET_REGS, &regs) < 0)
+		goto fail;
+	what = "KVM_RUN";
+	if (ioctl(vcpu, KVM_RUN, NULL) < 0)
+		goto fail;
+	if (run->exit_reason != KVM_EXIT_IO || run->io.direction != KVM_EXIT_IO_OUT ||
+	    run->io.port != PROBE_PORT ||
+	    *((unsigned char *)run + run->io.data_offset) != PROBE_BYTE) {
+		dprintf(fd,
+			"the test guest's first exit was reason %u, not the expected OUT to "
+			"port 0x%x",
+			run->exit_reason, PROBE_PORT);
+		return 1;
+	}
+	if (ioctl(vcpu, KVM_RUN, NULL) < 0)
+		goto fail;
+	if (run->exit_reason != KVM_EXIT_HLT) {
+		dprintf(fd, "the test guest's second exit was reason %u, not HLT",
+			run->exit_reason);
+		return 1;
+	}
+	return 0;
+fail:
+	dprintf(fd, "%s: %s", what, strerror(errno));
+	return 1;
+}
+
+int ts_vm_kvm_probe(struct ts_err *why)
+{
+	char msg[256] = "";
+	int pfd[2], st, ret;
+	ssize_t n;
+	pid_t pid;
+
+	if (access("/dev/kvm", R_OK | W_OK) < 0) {
+		ret = -errno;
+		ts_err_set(why, "/dev/kvm: %s", strerror(errno));
+		return ret;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		ret = -errno;
+		ts_err_set(why, "pipe: %s", strerror(errno));
+		return ret;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		ts_err_set(why, "fork: %s", strerror(errno));
+		return ret;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		signal(SIGALRM, SIG_DFL);
+		alarm(3);
+		_exit(probe_child(pfd[1]));
+	}
+	close(pfd[1]);
+	n = read(pfd[0], msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(pfd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+		ts_err_set(why, "KVM_RUN of a 4-instruction test guest did not return within 3 s");
+	else if (WIFSIGNALED(st))
+		ts_err_set(why, "the KVM probe died of signal %d", WTERMSIG(st));
+	else
+		ts_err_set(why, "%s", msg[0] ? msg : "the KVM probe failed");
+	return -ENODEV;
+}
+
+int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
+{
+	unsigned char img[TS_VM_PROBE_LEN];
+	char path[4200], *out = NULL, dev[64], *p;
+	size_t len;
+	int fd, st;
+
+	ts_vm_probe_image(img);
+	snprintf(path, sizeof(path), "%s/kvm-probe.elf", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, img, sizeof(img)) != (ssize_t)sizeof(img)) {
+		ts_err_set(why, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -EIO;
+	}
+	close(fd);
+	snprintf(dev, sizeof(dev), "isa-debug-exit,iobase=0x%x,iosize=1", TS_VM_PROBE_PORT);
+	{
+		/* timeout(1) bounds a QEMU that hangs in KVM_RUN; stderr is QEMU's reason. */
+		char *argv[] = {(char *)"timeout",
+				(char *)"-s",
+				(char *)"KILL",
+				(char *)"10",
+				(char *)qemu,
+				(char *)"-nodefaults",
+				(char *)"-no-user-config",
+				(char *)"-display",
+				(char *)"none",
+				(char *)"-no-reboot",
+				(char *)"-machine",
+				(char *)"pc,accel=kvm",
+				(char *)"-cpu",
+				(char *)"host",
+				(char *)"-m",
+				(char *)"64",
+				(char *)"-device",
+				dev,
+				(char *)"-kernel",
+				path,
+				NULL};
+		char *err2[] = {(char *)"sh", (char *)"-c", (char *)"exec \"$@\" 2>&1",
+				(char *)"sh", NULL};
+		struct ts_vm_argv a = {0};
+		size_t i;
+
+		for (i = 0; i < sizeof(err2) / sizeof(err2[0]) - 1; i++)
+			ts_vm_argv_add(&a, err2[i]);
+		for (i = 0; argv[i]; i++)
+			ts_vm_argv_add(&a, argv[i]);
+		st = a.v ? ts_vm_capture(a.v, NULL, 0, &out, &len, why) : -ENOMEM;
+		ts_vm_argv_free(&a);
+	}
+	unlink(path);
+	if (st == 2 * TS_VM_PROBE_VALUE + 1) {
+		free(out);
+		return 0;
+	}
+	if (st >= 0) {
+		for (p = out; p && *p; p++)
+			if (*p == '\n')
+				*p = *(p + 1) ? ';' : '\0';
+		if (st == 128 + SIGKILL || st == 137)
+			ts_err_set(why, "QEMU with accel=kvm did not finish a test boot in 10 s");
+		else
+			ts_err_set(why, "QEMU with accel=kvm failed a test boot (exit %d): %.300s",
+				   st, out && *out ? out : "no message");
+	}
+	free(out);
+	return -ENODEV;
+}
+
+int ts_vm_kvm_usable(const char *qemu, struct ts_err *why)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096];
+	int ret;
+
+	ret = ts_vm_kvm_probe(why);
+	if (ret < 0)
+		return ret;
+	snprintf(dir, sizeof(dir), "%s/tasshape-kvm-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		ret = -errno;
+		ts_err_set(why, "mkdtemp %s: %s", dir, strerror(errno));
+		return ret;
+	}
+	ret = ts_vm_kvm_probe_qemu(qemu, dir, why);
+	rmdir(dir);
+	return ret;
+}

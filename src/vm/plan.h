@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pure parts of the micro-VM runner: the kernel command line, QEMU's
+ * argument vector, the initramfs init script, the control files passed
+ * between host and guest, the module dependency closure and the bzImage
+ * header. No syscalls: the unit tests drive them with made-up inputs.
+ */
+#ifndef TS_VM_PLAN_H
+#define TS_VM_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tasshape/err.h"
+
+/* 9p mount tags of the four shares. */
+#define TS_VM_TAG_ROOT "tasroot"
+#define TS_VM_TAG_CTL  "tasctl"
+#define TS_VM_TAG_CWD  "tascwd"
+#define TS_VM_TAG_OUT  "tasout"
+/* virtio-serial port names of CMD's stdout and stderr. */
+#define TS_VM_PORT_STDOUT "tas.stdout"
+#define TS_VM_PORT_STDERR "tas.stderr"
+/* 9p options: 512 KB messages (virtio's largest); the read-only root may cache. */
+#define TS_VM_9P_OPTS	   "trans=virtio,version=9p2000.L,msize=512000"
+#define TS_VM_9P_ROOT_OPTS TS_VM_9P_OPTS ",cache=loose"
+
+/* Modules the guest needs before its root filesystem exists. */
+extern const char *const ts_vm_boot_modules[];
+extern const size_t ts_vm_nboot_modules;
+
+/* A growable NULL-terminated vector of owned strings. */
+struct ts_vm_argv {
+	char **v;
+	size_t n, cap;
+};
+
+int ts_vm_argv_add(struct ts_vm_argv *a, const char *s);
+int ts_vm_argv_addf(struct ts_vm_argv *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ts_vm_argv_free(struct ts_vm_argv *a);
+
+/* What QEMU is asked to do. */
+struct ts_vm_plan {
+	const char *qemu, *kernel, *initrd; /* initrd NULL: none */
+	bool kvm;
+	unsigned cpus;
+	uint64_t memory_mib;
+	const char *cmdline;
+	const char *ctl, *cwd, *out;	 /* host directories; out may be NULL */
+	bool passthrough;		 /* 9p security model: passthrough (root) or none */
+	const char *sock_out, *sock_err; /* unix sockets for CMD's stdout and stderr */
+	const char *console;		 /* file or unix socket for the kernel console */
+	bool console_is_socket;
+};
+
+/*
+ * ts_vm_qemu_argv - QEMU's argv for @p into @a (which must be empty).
+ * Paths with a comma are escaped as QEMU's option syntax wants (",,").
+ * Returns 0 or -ENOMEM.
+ */
+int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a);
+
+/*
+ * ts_vm_cmdline - the guest kernel's command line into @buf: console on
+ * ttyS0, panic reboots (and so ends QEMU), the HPET clock source under
+ * TCG, then either the 9p root and init=@init (no initramfs) or nothing
+ * more (the initramfs mounts the root), then @append, then (no initramfs)
+ * "-- vm --guest-init" for init. Returns 0, -EINVAL (a path with
+ * white space) or -ENOSPC.
+ */
+int ts_vm_cmdline(char *buf, size_t len, bool kvm, bool initramfs, const char *init,
+		  const char *append, struct ts_err *err);
+
+/*
+ * ts_vm_init_script - the initramfs's /init (run by a static busybox):
+ * insmod each of @mods (file names in /lib/modules of the initramfs, in
+ * load order), mount the 9p root read-only on /newroot and switch_root
+ * to "@init vm --guest-init". Returns a malloc'ed string or NULL.
+ */
+char *ts_vm_init_script(const char *const *mods, size_t nmods, const char *init);
+
+/*
+ * Module dependency closure from depmod's files: the modules of @want
+ * that @builtin (modules.builtin) does not list, with everything they
+ * depend on (modules.dep), dependencies first, each once. Names compare
+ * as the kernel does ("-" and "_" alike, no ".ko"/".ko.xz" suffix). Fills
+ * @out with paths relative to the modules directory. Returns 0, -ENOENT
+ * with @err set for a module found in neither file, or -ENOMEM.
+ */
+struct ts_vm_modlist {
+	size_t n;
+	char *path[64];
+};
+int ts_vm_moddep_resolve(const char *dep, const char *builtin, const char *const *want,
+			 size_t nwant, struct ts_vm_modlist *out, struct ts_err *err);
+void ts_vm_modlist_free(struct ts_vm_modlist *l);
+
+/* Kernel-style module name of @path ("kernel/fs/9p/9p.ko.xz" -> "9p") into @name. */
+void ts_vm_modname(const char *path, char *name, size_t len);
+
+/*
+ * ts_vm_bzimage_version - the version string a bzImage carries in its
+ * setup header (kernel_version at 0x20e, offset from 0x200), e.g.
+ * "6.1.0-28-amd64 (debian-kernel@...) #1 SMP ...". @img holds the file's
+ * first @len bytes. Returns 0 or -EINVAL (not a bzImage, or no string).
+ */
+int ts_vm_bzimage_version(const unsigned char *img, size_t len, char *out, size_t outlen);
+
+/* What the host tells the guest's init (the control share's "conf" file). */
+struct ts_vm_guest_conf {
+	char cwd[4096], out[4096], modules[4096];
+	char modprobe[8][512];
+	unsigned nmodprobe;
+};
+
+/* Writes @g as "key=value" lines into a malloc'ed string; NULL on ENOMEM. */
+char *ts_vm_conf_format(const struct ts_vm_guest_conf *g);
+/* Parses what ts_vm_conf_format wrote. Returns 0 or -EINVAL with @err naming the line. */
+int ts_vm_conf_parse(const char *text, struct ts_vm_guest_conf *g, struct ts_err *err);
+
+/* What the guest's init reports (the control share's "status" file). */
+struct ts_vm_status {
+	bool have_exit;
+	int exit_code; /* exit status, or 128+N after signal N */
+	char error[256];
+	char clocksource[32], release[128];
+	double boot_s;
+};
+/* Parses "exit=N", "signal=N", "error=...", "clocksource=...", "release=...", "boot=S" lines. */
+int ts_vm_status_parse(const char *text, struct ts_vm_status *s, struct ts_err *err);
+
+/*
+ * ts_vm_probe_image - a 40-byte multiboot (v1, "a.out kludge" flag) kernel
+ * whose only code writes TS_VM_PROBE_VALUE to isa-debug-exit's port
+ * TS_VM_PROBE_PORT: QEMU then exits with status 2 * value + 1. Booting it
+ * with accel=kvm tells whether QEMU can run a guest on this KVM (a KVM
+ * may run a 4-instruction vCPU and still refuse the MSRs QEMU sets).
+ * Fills @img (TS_VM_PROBE_LEN bytes).
+ */
+#define TS_VM_PROBE_LEN	  40
+#define TS_VM_PROBE_PORT  0xf4
+#define TS_VM_PROBE_VALUE 0x10
+void ts_vm_probe_image(unsigned char img[TS_VM_PROBE_LEN]);
+
+/* Packs a NULL-terminated vector as NUL-terminated strings; returns the byte count. */
+size_t ts_vm_pack(char *const v[], char *buf, size_t len);
+
+#endif

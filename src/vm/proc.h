@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* Small process and file helpers of the VM runner (host side). */
+#ifndef TS_VM_PROC_H
+#define TS_VM_PROC_H
+
+#include <stddef.h>
+
+#include "tasshape/err.h"
+
+/*
+ * ts_vm_capture - run @argv (argv[0] looked up in PATH) with stdin from
+ * /dev/null, stdout captured into a malloc'ed NUL-terminated *@out
+ * (*@len bytes), stderr passed through unless @quiet_stderr, in @cwd (NULL:
+ * unchanged). Returns the exit status (>= 0) or a negative errno with
+ * @err set when it could not be run.
+ */
+int ts_vm_capture(char *const argv[], const char *cwd, int quiet_stderr, char **out, size_t *len,
+		  struct ts_err *err);
+
+/* Whole file into a malloc'ed NUL-terminated buffer; returns 0 or a negative errno. */
+int ts_vm_read_file(const char *path, char **out, size_t *len);
+
+/* mkdir -p; returns 0 or a negative errno. */
+int ts_vm_mkdir_p(const char *path, unsigned mode);
+
+/* rm -r of a directory tree this program made (no symlinks followed). */
+void ts_vm_rm_rf(const char *path);
+
+#endif

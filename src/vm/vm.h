@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The micro-VM runner: boot a kernel under test in QEMU with the host's
+ * root filesystem shared read-only over virtio-9p (a tmpfs overlay on
+ * top, so the guest may write anywhere and nothing reaches the host), the
+ * current directory and an output directory shared writable, run one
+ * command as root inside, stream its stdout and stderr back, and return
+ * its exit status. The guest has no network device. This is the one
+ * interface other layers (the front end, the experiment executor's kernel
+ * axis) use: boot this kernel with these modules, run this argv, get its
+ * status.
+ */
+#ifndef TS_VM_H
+#define TS_VM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tasshape/err.h"
+#include "tasshape/time.h"
+
+enum ts_vm_accel {
+	TS_VM_ACCEL_AUTO, /* KVM when a probe shows it runs guests, else TCG with a warning */
+	TS_VM_ACCEL_KVM,
+	TS_VM_ACCEL_TCG,
+};
+
+#define TS_VM_MAX_MODPROBE 8
+
+struct ts_vm_conf {
+	const char *kernel;  /* bzImage path (required) */
+	const char *modules; /* NULL or the kernel's modules directory (lib/modules/RELEASE) */
+	enum ts_vm_accel accel;
+	unsigned cpus;	    /* 0: default (2) */
+	uint64_t memory;    /* bytes; 0: default (1 GiB) */
+	const char *append; /* NULL or extra kernel command-line arguments */
+	ts_ns_t timeout;    /* 0: none; else the guest is killed after this long */
+	const char *out;    /* NULL or a host directory shared writable at the same path */
+	const char *cwd;    /* NULL: the current directory; shared writable, CMD starts there */
+	const char *qemu;   /* NULL: qemu-system-x86_64 from PATH */
+	/* Modules loaded in the guest before CMD, each "NAME [PARAM=VALUE]..." as for modprobe. */
+	const char *modprobe[TS_VM_MAX_MODPROBE];
+	unsigned nmodprobe;
+	bool verbose; /* stream the guest kernel's console to stderr */
+	bool quiet;   /* no notes on stderr (the TCG warning still goes there) */
+};
+
+struct ts_vm_result {
+	int status;	/* CMD's exit status (128+N when killed by signal N) */
+	bool timed_out; /* killed at --timeout; status is 124 */
+	int signal;	/* SIGINT, SIGTERM or SIGHUP that stopped the VM (then -EINTR) */
+	bool kvm;	/* ran under KVM (else TCG) */
+	char accel_note[TS_ERR_MAX]; /* why TCG, when auto fell back */
+	char clocksource[32];	     /* the guest's clock source, as it reported it */
+	char release[128];	     /* uname -r of the guest */
+	char version[256];	     /* the kernel's version string (from the bzImage header) */
+	char sha256[65];	     /* of the bzImage */
+	double boot_s;		     /* the guest kernel's uptime when CMD started */
+};
+
+/*
+ * ts_vm_run - boot @c->kernel and run @argv (NULL-terminated, argv[0]
+ * looked up in the guest's PATH) inside. Returns 0 when CMD ran (its exit
+ * status, or 124 after a timeout, is in @res->status) and a negative
+ * errno with @err set when the VM could not be started or the guest did
+ * not report a status (after a boot failure the guest console's last
+ * lines are also printed on stderr), or -EINTR when SIGINT, SIGTERM or
+ * SIGHUP stopped it (@res->signal). Leaves no process, mount or temporary
+ * file behind (after a SIGKILL of tasshape, QEMU still dies with it, but
+ * the temporary directory stays).
+ */
+int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_result *res,
+	      struct ts_err *err);
+
+/*
+ * ts_vm_kernel_identify - the version string in @bzimage's setup header and
+ * the file's SHA-256 (lower-case hex), without booting it: what a run
+ * manifest records of the kernel under test. Returns 0, or -EINVAL (not a
+ * bzImage) or another negative errno, with @err set.
+ */
+int ts_vm_kernel_identify(const char *bzimage, char version[256], char sha256[65],
+			  struct ts_err *err);
+
+/*
+ * ts_vm_info_json - the record of one VM run as JSON to @path: the kernel
+ * (path, version string, release, SHA-256), accelerator (and why not
+ * KVM), clock source, vCPUs, memory, boot time, CMD's status and whether
+ * it timed out, and "fidelity": "tcg" under software emulation (timing is
+ * coarser; docs/kernels.md). Returns 0 or a negative errno with @err set.
+ */
+int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct ts_vm_result *r,
+		    struct ts_err *err);
+
+/*
+ * ts_vm_kvm_usable - can tasshape vm use KVM here? ts_vm_kvm_probe, then
+ * ts_vm_kvm_probe_qemu with @qemu (in a temporary directory it removes).
+ * Returns 0 or a negative errno with @why saying which step failed and how.
+ */
+int ts_vm_kvm_usable(const char *qemu, struct ts_err *why);
+
+/*
+ * ts_vm_kvm_probe - does /dev/kvm run a guest? Creates a VM with one vCPU
+ * and runs four real-mode instructions (an OUT and a HLT) in a child
+ * process with a 3 s limit. Returns 0 when both exits came back as
+ * expected, else a negative errno with @why saying what failed.
+ */
+int ts_vm_kvm_probe(struct ts_err *why);
+
+/*
+ * ts_vm_kvm_probe_qemu - can QEMU (@qemu) boot a guest with accel=kvm?
+ * Boots ts_vm_probe_image() (written into directory @dir) with a 10 s
+ * limit. Returns 0 when it ran, else -ENODEV with @why quoting QEMU.
+ */
+int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why);
+
+/*
+ * ts_vm_debian_kernel - Debian's stock kernel (the package linux-image-amd64
+ * depends on), downloaded with apt-get download into the cache directory
+ * and unpacked there with dpkg-deb (never installed). Fills @kernel and
+ * @modules (paths of at least 4096 bytes). Returns 0 or a negative errno.
+ */
+int ts_vm_debian_kernel(char *kernel, char *modules, size_t len, bool quiet, struct ts_err *err);
+
+/*
+ * ts_vm_guest_main - the guest's init (PID 1 inside the VM): overlay,
+ * shares, modules, runs CMD, reports its status, powers off. Never
+ * returns when it is PID 1; returns 2 with a message otherwise.
+ */
+int ts_vm_guest_main(void);
+
+#endif

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# tasshape vm: Debian's stock kernel (--kernel debian, fetched with apt-get
+# download into the cache on first use) boots in QEMU with the host's / as
+# its read-only root. Checked:
+#  1. CMD's output and exit status: `cat /proc/version` prints the Debian
+#     kernel's version (not the host's), a file written in the current
+#     directory and in --out reaches the host, a file written in /etc does
+#     not (tmpfs overlay), stderr stays stderr, and `exit 7` gives 7.
+#  2. A guest that never ends is killed at --timeout: status 124, within
+#     the timeout plus 5 s.
+#  3. The link inside the guest: tasshape --trace const:10mbit around an
+#     iperf3 client, its server in the guest: the receiver's goodput is
+#     within 5% of 10 * 1448/1500 = 9.653 Mbit/s (IP bytes on the link,
+#     1448-byte payloads in 1500-byte packets; see t_rate.sh). The margin is
+#     wider than t_rate.sh's because the guest's timers run under TCG.
+#  4. Nothing is left: no QEMU process, no temporary directory, no mount.
+# When KVM does not work (this kind of machine: /dev/kvm of a paravirtual
+# hypervisor), the run must say so on stderr and use TCG.
+. "$(dirname "$0")/lib.sh" || exit 2
+ts_init vm "${1:-}" qemu-system-x86_64 iperf3 ps pgrep apt-get dpkg-deb depmod
+
+VMTMP=$TS_TMP/vmtmp
+WORK=$TS_TMP/work
+OUT=$TS_TMP/out
+mkdir -p "$VMTMP" "$WORK" "$OUT"
+cd "$WORK" || ts_die "cd $WORK"
+# The host's mounts of the kinds a VM run could leave (9p, overlay, anything under our
+# directory); other tests' namespaces come and go meanwhile, so these only are compared.
+vm_mounts() { awk -v t="$TS_TMP" '$3 == "9p" || $3 == "overlay" || index($2, t) == 1' /proc/mounts | sort; }
+vm_mounts >"$TS_TMP/mounts.before"
+
+# vm LIMIT ARGS...: tasshape vm in the test namespace, temporary files under $VMTMP.
+vm() {
+	local limit=$1
+	shift
+	TMPDIR=$VMTMP TS_RUN_LIMIT=$limit ts_shape vm --kernel debian "$@"
+}
+
+# 1. Output, files and exit status.
+t0=$(date +%s.%N)
+# shellcheck disable=SC2016 # expanded by the guest's shell
+vm 120 --out "$OUT" --info-json "$TS_TMP/1.info.json" -- sh -c 'cat /proc/version; uname -r >release.txt; echo in-out >"$0/o.txt";
+	touch /etc/tasshape-vm-test; echo to-stderr >&2; exit 7' "$OUT" \
+	>"$TS_TMP/1.out" 2>"$TS_TMP/1.err"
+rc=$?
+ts_log "boot + cat /proc/version: $(ts_elapsed "$t0") s"
+ts_check "exit 7 comes back" "$rc" == 7
+ts_show "$TS_TMP/1.err"
+if ! grep -q "^Linux version .*Debian" "$TS_TMP/1.out"; then
+	ts_fail "/proc/version in the guest is not a Debian kernel's"
+	ts_show "$TS_TMP/1.out"
+fi
+guest_rel=$(cat release.txt 2>/dev/null)
+ts_log "guest kernel $guest_rel, host kernel $(uname -r)"
+[ -n "$guest_rel" ] || ts_fail "release.txt was not written into the shared current directory"
+[ "$guest_rel" != "$(uname -r)" ] || ts_fail "the guest ran the host's kernel"
+grep -q "^Linux version $guest_rel " "$TS_TMP/1.out" ||
+	ts_fail "/proc/version does not name release $guest_rel"
+# The record a manifest takes: the release the guest ran, the bzImage's hash, the accelerator.
+kpath=$(jq -r .kernel.path "$TS_TMP/1.info.json")
+[ "$(jq -r .kernel.release "$TS_TMP/1.info.json")" = "$guest_rel" ] ||
+	ts_fail "--info-json: kernel.release is not $guest_rel"
+[ "$(jq -r .kernel.sha256 "$TS_TMP/1.info.json")" = "$(sha256sum "$kpath" | cut -d' ' -f1)" ] ||
+	ts_fail "--info-json: kernel.sha256 is not the SHA-256 of $kpath"
+case "$(jq -r .kernel.version "$TS_TMP/1.info.json")" in
+"$guest_rel "*) ;;
+*) ts_fail "--info-json: kernel.version does not start with $guest_rel" ;;
+esac
+ts_log "accelerator $(jq -r .accel "$TS_TMP/1.info.json"), clock source" \
+	"$(jq -r .clocksource "$TS_TMP/1.info.json"), CMD started $(jq -r .boot_s "$TS_TMP/1.info.json") s after boot"
+[ "$(cat "$OUT/o.txt" 2>/dev/null)" = in-out ] || ts_fail "--out: o.txt not written"
+[ ! -e /etc/tasshape-vm-test ] || ts_fail "a write to /etc in the guest reached the host"
+grep -q "^to-stderr$" "$TS_TMP/1.err" || ts_fail "CMD's stderr did not come back on stderr"
+! grep -q "to-stderr" "$TS_TMP/1.out" || ts_fail "CMD's stderr came back on stdout"
+if grep -q "under TCG" "$TS_TMP/1.err"; then
+	grep -q "warning: KVM is not usable" "$TS_TMP/1.err" || [ ! -e /dev/kvm ] ||
+		ts_fail "TCG was chosen with /dev/kvm present but without a warning saying why"
+fi
+
+# 2. A guest that never ends.
+t0=$(date +%s.%N)
+vm 60 --quiet --accel tcg --timeout 6s -- sleep 1000 >"$TS_TMP/2.out" 2>"$TS_TMP/2.err"
+rc=$?
+took=$(ts_elapsed "$t0")
+ts_check "--timeout 6s: exit status" "$rc" == 124
+ts_range "--timeout 6s: time to kill the guest" "$took" 6 11 "s "
+grep -q "killed after --timeout" "$TS_TMP/2.err" || ts_fail "--timeout: no message"
+
+# 3. The emulated link inside the guest.
+EXPECTED=$(awk 'BEGIN { printf "%.4f", 10 * 1448 / 1500 }')
+LO=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.3f", e * 0.95 }')
+HI=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.3f", e * 1.05 }')
+t0=$(date +%s.%N)
+# shellcheck disable=SC2016 # expanded by the guest's shell
+vm 150 --quiet -- sh -c 'iperf3 -s -1 -p 5201 >/dev/null 2>&1 & sleep 1;
+	exec "$0" --trace const:10mbit --quiet -- sh -c "exec iperf3 -c \$TASSHAPE_BASE -p 5201 -t 8 -O 2 -J"' \
+	"$TS_BIN" >"$TS_TMP/3.json" 2>"$TS_TMP/3.err"
+rc=$?
+ts_log "boot + 10 s iperf3 through tasshape in the guest: $(ts_elapsed "$t0") s"
+if [ "$rc" -ne 0 ]; then
+	ts_fail "iperf3 through tasshape in the guest: exit $rc"
+	ts_show "$TS_TMP/3.err"
+else
+	bps=$(jq -r '.end.sum_received.bits_per_second' "$TS_TMP/3.json")
+	ts_log "retransmits $(jq -r '.end.sum_sent.retransmits // "?"' "$TS_TMP/3.json")," \
+		"congestion control $(jq -r '.end.sender_tcp_congestion // "?"' "$TS_TMP/3.json")"
+	ts_range "goodput through const:10mbit in the guest (s 2-10)" "$(ts_mbit "$bps")" \
+		"$LO" "$HI" "Mbit/s "
+fi
+
+# 4. Nothing left behind on the host.
+left=$(pgrep -f "$VMTMP" | tr '\n' ' ')
+[ -z "$left" ] || ts_fail "processes left running: $left"
+[ -z "$(ls -A "$VMTMP")" ] || ts_fail "temporary files left: $(ls -A "$VMTMP")"
+vm_mounts >"$TS_TMP/mounts.after"
+new=$(comm -13 "$TS_TMP/mounts.before" "$TS_TMP/mounts.after")
+[ -z "$new" ] || ts_fail "mounts left on the host: $new"
+ts_log "done in $((SECONDS - TS_START)) s"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# exp merge on made-up results: a matrix written whole, and the same runs written as two shards
+# (--shard 1/2 and 2/2, as exp run --shard slices the order), merge into directories with
+# byte-identical summary.json, summary.csv and summary.md; a missing shard and an overlapping one
+# are refused with every run listed and nothing written. No root needed. Usage: t_merge.sh TASSHAPE
+set -euo pipefail
+bin=$1
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mk() { /usr/bin/python3 "$here/make_results.py" "$@" tcp_upload rrul; }
+mk "$tmp/whole"
+mk --shard 1/2 "$tmp/s1"
+mk --shard 2/2 "$tmp/s2"
+fail=0
+
+"$bin" exp merge "$tmp/m-whole" "$tmp/whole" >/dev/null
+"$bin" exp merge "$tmp/m-shards" "$tmp/s1" "$tmp/s2" >/dev/null
+for f in summary.json summary.csv summary.md; do
+	if cmp -s "$tmp/m-whole/$f" "$tmp/m-shards/$f"; then
+		echo "ok   $f of the merged shards is the whole matrix's"
+	else
+		echo "FAIL $f differs:" >&2; diff "$tmp/m-whole/$f" "$tmp/m-shards/$f" >&2 || true; fail=1
+	fi
+done
+n=$(jq '[.configs[] | .n] | add' "$tmp/m-shards/summary.json")
+[ "$n" = 8 ] && echo "ok   8 runs summarised" || { echo "FAIL summary counts $n runs, expected 8" >&2; fail=1; }
+
+# Shard 2 missing: its four runs (2, 4, 6, 8) are listed and nothing is written.
+if "$bin" exp merge "$tmp/m-bad" "$tmp/s1" 2>"$tmp/err"; then
+	echo "FAIL a merge with a shard missing succeeded" >&2; fail=1
+fi
+for i in 2 4 6 8; do
+	grep -q "^missing: run $i " "$tmp/err" || { echo "FAIL run $i not listed as missing" >&2; fail=1; }
+done
+grep -q "0 run(s) overlap and 4 are missing" "$tmp/err" || { cat "$tmp/err" >&2; fail=1; }
+[ ! -e "$tmp/m-bad" ] || { echo "FAIL a refused merge wrote $tmp/m-bad" >&2; fail=1; }
+# A shard given twice: its runs overlap.
+if "$bin" exp merge "$tmp/m-bad" "$tmp/s1" "$tmp/s2" "$tmp/s1" 2>"$tmp/err"; then
+	echo "FAIL a merge with a shard given twice succeeded" >&2; fail=1
+fi
+[ "$(grep -c '^overlap: run ' "$tmp/err")" = 4 ] && echo "ok   overlapping and missing runs refused, each listed" ||
+	{ echo "FAIL overlaps not listed:" >&2; cat "$tmp/err" >&2; fail=1; }
+exit $fail

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The executor's readers (src/exp/exec_parse.c) on output captured from
+ * the real tools on this project's link (tests/data/exp: iperf3 3.12,
+ * iputils ping -D, irtt 0.9.0, the wrapper's --summary-json and
+ * --sockstats, from one 2 s rrul run of CUBIC over a 20 Mbit/s, 20 ms
+ * link). Expected numbers are the files' own, read by eye.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exp/exec_parse.h"
+#include "exp/exec_result.h"
+#include "tsu.h"
+
+#define NEAR(a, b) CU_ASSERT(fabs((a) - (b)) < 1e-6)
+
+static char *fixture(const char *name)
+{
+	char *t = ts_exp_slurp(TS_TEST_DATA "/exp", name);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	return t;
+}
+
+static double at(json_object *series, const char *key, size_t i)
+{
+	json_object *a = json_object_object_get(series, key);
+
+	return json_object_get_double(json_object_array_get_idx(a, i));
+}
+
+static size_t len(json_object *series, const char *key)
+{
+	return json_object_array_length(json_object_object_get(series, key));
+}
+
+static void test_iperf3_upload(void)
+{
+	char *t = fixture("iperf3-up.json"), err[256] = "";
+	struct ts_exp_iperf ip;
+
+	/* Started 2.5 s after t0. */
+	TSU_EQ(ts_exp_parse_iperf3(t, 1002.5, 1000.0, &ip, err, sizeof(err)), 0);
+	TSU_EQ(ip.bytes, 1203288);
+	NEAR(ip.seconds, 2.106015);
+	NEAR(ip.throughput_mbps, 1203288 * 8 / 2.106015 / 1e6); /* 4.5709 */
+	TSU_EQ(ip.retransmits, 4);
+	CU_ASSERT_STRING_EQUAL(ip.sender_cca, "cubic");
+	CU_ASSERT_STRING_EQUAL(ip.receiver_cca, "cubic");
+	TSU_EQ(ip.local_port, 38802);
+	TSU_EQ(ip.tos, 0);
+	CU_ASSERT_FALSE(ip.reverse);
+	TSU_EQ(len(ip.series, "t"), 10);
+	TSU_EQ(len(ip.series, "mbps"), 10);
+	NEAR(at(ip.series, "t", 0), 2.5 + 0.369506);
+	NEAR(at(ip.series, "mbps", 0), 4.138195); /* 4138195.30 bit/s, to 1e-6 Mbit/s */
+	NEAR(at(ip.series, "t", 9), 2.5 + 2.000176);
+	NEAR(at(ip.series, "mbps", 9), 0);
+	json_object_put(ip.series);
+	free(t);
+}
+
+static void test_iperf3_download(void)
+{
+	char *t = fixture("iperf3-down.json"), err[256] = "";
+	struct ts_exp_iperf ip;
+
+	TSU_EQ(ts_exp_parse_iperf3(t, 10.0, 10.0, &ip, err, sizeof(err)), 0);
+	/* -R: the client receives; sum_received is its count. */
+	TSU_EQ(ip.bytes, 1081656);
+	NEAR(ip.seconds, 2.000184);
+	NEAR(ip.throughput_mbps, 1081656 * 8 / 2.000184 / 1e6);
+	TSU_EQ(ip.retransmits, 13); /* the server's, sent back to the client */
+	TSU_EQ(ip.tos, 184);	    /* EF: DSCP 46 << 2 */
+	CU_ASSERT_TRUE(ip.reverse);
+	TSU_EQ(ip.local_port, 57866);
+	TSU_EQ(len(ip.series, "t"), 10);
+	NEAR(at(ip.series, "t", 0), 0.200103);
+	NEAR(at(ip.series, "mbps", 0), 1.736706); /* 1736705.598 bit/s rounded */
+	NEAR(at(ip.series, "mbps", 9), 9.437185);
+	json_object_put(ip.series);
+	free(t);
+}
+
+static void test_iperf3_errors(void)
+{
+	char *t = fixture("iperf3-error.json"), err[256] = "";
+	struct ts_exp_iperf ip;
+
+	TSU_EQ(ts_exp_parse_iperf3(t, 0, 0, &ip, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "iperf3: unable to connect to server: Connection refused");
+	CU_ASSERT_PTR_NULL(ip.series);
+	TSU_EQ(ts_exp_parse_iperf3("{\"start\": {", 0, 0, &ip, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not JSON"));
+	TSU_EQ(ts_exp_parse_iperf3("{\"start\": {}}", 0, 0, &ip, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "iperf3 JSON has no end.sum_received");
+	free(t);
+}
+
+static void test_ping(void)
+{
+	char *t = fixture("ping.txt");
+	long sent = 0;
+	json_object *s = ts_exp_parse_ping(t, 1796118975.0, &sent);
+
+	TSU_EQ(sent, 15);
+	TSU_EQ(len(s, "t"), 15);
+	TSU_EQ(len(s, "seq"), 15);
+	NEAR(at(s, "t", 0), 0.589318);
+	TSU_EQ((long)at(s, "seq", 0), 1);
+	NEAR(at(s, "rtt_ms", 0), 68.0);
+	NEAR(at(s, "t", 1), 1.196296);
+	NEAR(at(s, "rtt_ms", 1), 64.4);
+	NEAR(at(s, "t", 14), 3.969912);
+	TSU_EQ((long)at(s, "seq", 14), 15);
+	NEAR(at(s, "rtt_ms", 14), 128);
+	json_object_put(s);
+	free(t);
+
+	/* No statistics line (ping killed), a timeout line and an unreachable reply are skipped. */
+	s = ts_exp_parse_ping("PING 10.0.0.1 (10.0.0.1) 56(84) bytes of data.\n"
+			      "[100.5] 64 bytes from 10.0.0.1: icmp_seq=3 ttl=63 time=40.25 ms\n"
+			      "[101.0] no answer yet for icmp_seq=4\n"
+			      "[101.5] From 10.0.0.2 icmp_seq=5 Destination Host Unreachable\n",
+			      100.0, &sent);
+	TSU_EQ(sent, -1);
+	TSU_EQ(len(s, "t"), 1);
+	NEAR(at(s, "t", 0), 0.5);
+	NEAR(at(s, "rtt_ms", 0), 40.25);
+	json_object_put(s);
+}
+
+static void test_irtt(void)
+{
+	char *t = fixture("irtt.json"), err[256] = "";
+	long lost = -1;
+	json_object *s = ts_exp_parse_irtt(t, 1796118976.0, &lost, err, sizeof(err));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	TSU_EQ(lost, 0);
+	TSU_EQ(len(s, "t"), 14);
+	NEAR(at(s, "t", 0), 0.306811);	   /* client send wall 1796118976306811000 ns */
+	NEAR(at(s, "rtt_ms", 0), 170.032); /* 170032000 ns */
+	TSU_EQ((long)at(s, "seq", 13), 13);
+	NEAR(at(s, "t", 13), 3.100391);
+	NEAR(at(s, "rtt_ms", 13), 114.453939);
+	json_object_put(s);
+	free(t);
+
+	s = ts_exp_parse_irtt(
+		"{\"round_trips\":[{\"seqno\":0,\"lost\":\"true\"},"
+		"{\"seqno\":1,\"lost\":\"true_down\",\"delay\":{}},"
+		"{\"seqno\":2,\"lost\":\"false\",\"timestamps\":{\"client\":{\"send\":"
+		"{\"wall\":2500000000}}},\"delay\":{\"rtt\":41000000}}]}",
+		2.0, &lost, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	TSU_EQ(lost, 2);
+	TSU_EQ(len(s, "t"), 1);
+	NEAR(at(s, "t", 0), 0.5);
+	NEAR(at(s, "rtt_ms", 0), 41.0);
+	json_object_put(s);
+	CU_ASSERT_PTR_NULL(ts_exp_parse_irtt("{}", 0, &lost, err, sizeof(err)));
+	CU_ASSERT_STRING_EQUAL(err, "irtt JSON has no round_trips");
+}
+
+static void test_summary_and_fidelity(void)
+{
+	char *t = fixture("summary.json"), err[256] = "", why[128] = "";
+	struct ts_exp_fidelity f[2], g;
+
+	TSU_EQ(ts_exp_parse_summary(t, f, err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(f[0].present && f[1].present);
+	NEAR(f[0].utilisation, 0.38640886242693917);
+	NEAR(f[0].release_err_p50_us, 60.416);
+	NEAR(f[0].release_err_p99_us, 106954.752);
+	NEAR(f[0].release_err_max_us, 129804.164);
+	NEAR(f[1].release_err_p99_us, 26214.4);
+	TSU_EQ(f[0].unexplained + f[0].kernel_drops + f[0].no_descriptor, 0);
+	/* This run fell behind (a loaded 2-core machine): p99 107 ms > max(200 us, 2% of 40 ms). */
+	CU_ASSERT_TRUE(ts_exp_fell_behind(&f[0], 40 * 1000000LL, why, sizeof(why)));
+	CU_ASSERT_STRING_EQUAL(why, "release timing error p99 106955 us > 800 us");
+	free(t);
+
+	g = (struct ts_exp_fidelity){
+		.present = true, .have_release_err = true, .release_err_p99_us = 700};
+	CU_ASSERT_FALSE(ts_exp_fell_behind(&g, 40 * 1000000LL, why, sizeof(why))); /* 700 < 800 */
+	CU_ASSERT_TRUE(
+		ts_exp_fell_behind(&g, 20 * 1000000LL, why, sizeof(why))); /* 2% of 20 ms: 400 us */
+	CU_ASSERT_STRING_EQUAL(why, "release timing error p99 700 us > 400 us");
+	g.release_err_p99_us = 150;
+	CU_ASSERT_FALSE(ts_exp_fell_behind(&g, 0, why, sizeof(why))); /* floor 200 us */
+	g.kernel_drops = 3;
+	CU_ASSERT_TRUE(ts_exp_fell_behind(&g, 0, why, sizeof(why)));
+	CU_ASSERT_STRING_EQUAL(why, "3 packets dropped by the kernel");
+	g.unexplained = 1;
+	CU_ASSERT_TRUE(ts_exp_fell_behind(&g, 0, why, sizeof(why)));
+	CU_ASSERT_STRING_EQUAL(why, "1 unexplained drops");
+	g = (struct ts_exp_fidelity){0};
+	CU_ASSERT_FALSE(ts_exp_fell_behind(&g, 0, why, sizeof(why))); /* absent direction */
+	TSU_EQ(ts_exp_parse_summary("{\"title\":\"x\"}", f, err, sizeof(err)), -EINVAL);
+}
+
+static void test_sockstats(void)
+{
+	char *t = fixture("sockstats.csv"), err[256] = "";
+	struct ts_exp_sock s[3] = {{.port = 38802}, {.port = 38802, .peer = 5999}, {.port = 45790}};
+
+	TSU_EQ(ts_exp_parse_sockstats(t, 0.5, s, 3, err, sizeof(err)), 0);
+	/* Six rows of the data socket; only the two after it sent its 37-byte cookie count. */
+	TSU_EQ(s[0].rows, 6);
+	TSU_EQ(s[0].evidence, 2);
+	CU_ASSERT_STRING_EQUAL(s[0].cca, "cubic");
+	TSU_EQ(len(s[0].series, "t"), 6);
+	NEAR(at(s[0].series, "t", 0), 1.601 + 0.5);
+	NEAR(at(s[0].series, "rtt_ms", 5), 179.551);
+	NEAR(at(s[0].series, "pacing_rate_bps", 5), 1290320);
+	NEAR(at(s[0].series, "delivery_rate_bps", 5), 114392);
+	CU_ASSERT_PTR_NULL(json_object_array_get_idx(
+		json_object_object_get(s[0].series, "pacing_rate_bps"), 0)); /* empty field: null */
+	TSU_EQ(s[1].rows, 0);						     /* wrong peer */
+	TSU_EQ(s[2].rows, 1);
+	TSU_EQ(s[2].evidence, 0);
+	CU_ASSERT_STRING_EQUAL(s[2].cca, "");
+	for (int i = 0; i < 3; i++)
+		json_object_put(s[i].series);
+	free(t);
+
+	/* Two controls on one sending socket are both reported, in order of appearance. */
+	s[0] = (struct ts_exp_sock){.port = 1};
+	TSU_EQ(ts_exp_parse_sockstats("bytes_sent,time_s,sport,dport,cca,cwnd_pkts,srtt_ms,"
+				      "pacing_rate_bps,delivery_rate_bps\n"
+				      "10,0.1,1,2,cubic,10,1,,\n10,0.2,1,2,bbr,10,1,,\n"
+				      "10,0.3,1,2,cubic,10,1,,\n",
+				      0, s, 1, err, sizeof(err)),
+	       0);
+	CU_ASSERT_STRING_EQUAL(s[0].cca, "cubic,bbr");
+	json_object_put(s[0].series);
+	TSU_EQ(ts_exp_parse_sockstats("time_s,sport\n", 0, s, 1, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "socket statistics: no column dport");
+	json_object_put(s[0].series);
+}
+
+static const struct tsu_test tests[] = {
+	{"iperf3 upload", test_iperf3_upload},
+	{"iperf3 download (-R)", test_iperf3_download},
+	{"iperf3 errors", test_iperf3_errors},
+	{"ping -D", test_ping},
+	{"irtt", test_irtt},
+	{"summary and fidelity", test_summary_and_fidelity},
+	{"socket statistics", test_sockstats},
+};
+
+TSU_MAIN("exec_parse", tests)

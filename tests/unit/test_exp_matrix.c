@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Experiment specs and the planner: what a spec's keys become, the line
+ * and expectation every kind of mistake is reported with, the matrix
+ * (tas_shift multiplies only cca=tas), ids, run order, seeds, --only and
+ * shards. Counts are worked out in the comments.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "exp/matrix.h"
+#include "tsu.h"
+
+static const char spec_text[] = "[experiment]\n"		 /* 1 */
+				"name = t\n"			 /* 2 */
+				"repetitions = 3\n"		 /* 3 */
+				"length = 8s\n"			 /* 4 */
+				"delay = 2s\n"			 /* 5 */
+				"seed = 10\n"			 /* 6 */
+				"[matrix]\n"			 /* 7 */
+				"cca = cubic, bbr, tas\n"	 /* 8 */
+				"link = a, w\n"			 /* 9 */
+				"test = tcp_upload, rrul\n"	 /* 10 */
+				"tas_shift = 9/10, 8/8 ; note\n" /* 11 */
+				"[link a]\n"			 /* 12 */
+				"trace = t/x.csv\n"		 /* 13 */
+				"delay = 20ms\n"		 /* 14 */
+				"queue = droptail:packets=200\n" /* 15 */
+				"[link w]\n"			 /* 16 */
+				"mac = wifi6:phy=1201mbit\n"	 /* 17 */
+				"uplink-trace = const:25mbit\n"	 /* 18 */
+				"once = true\n"			 /* 19 */
+				"[sysctl]\n"			 /* 20 */
+				"net.ipv4.tcp_ecn = 0\n";	 /* 21 */
+
+static void parse_ok(struct ts_exp_spec *s, const char *text)
+{
+	char err[1024] = "";
+	int ret = ts_exp_spec_parse(s, "dir/t.ini", text, &ts_link_argp, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "\n  unexpected error: %s\n", err);
+	TSU_EQ(ret, 0);
+}
+
+static void test_spec_values(void)
+{
+	struct ts_exp_spec s;
+	const struct ts_exp_link *a, *w;
+
+	parse_ok(&s, spec_text);
+	CU_ASSERT_STRING_EQUAL(s.name, "t");
+	TSU_EQ(s.repetitions, 3);
+	TSU_EQ(s.length, 8 * TS_NSEC_PER_SEC);
+	TSU_EQ(s.delay, 2 * TS_NSEC_PER_SEC);
+	TSU_EQ(s.seed, 10);
+	TSU_EQ(s.naxes, 4);
+	TSU_EQ(s.axes[0].line, 8);
+	TSU_EQ(s.axes[3].nvalues, 2);
+	CU_ASSERT_STRING_EQUAL(s.axes[3].values[1], "8/8"); /* inline comment stripped */
+	a = ts_exp_spec_link(&s, "a");
+	w = ts_exp_spec_link(&s, "w");
+	CU_ASSERT_FATAL(a && w);
+	/* Keys become the wrapper's options; a relative FILE is where the spec is. */
+	TSU_EQ(a->argc, 6);
+	CU_ASSERT_STRING_EQUAL(a->argv[0], "--trace");
+	CU_ASSERT_STRING_EQUAL(a->argv[1], "dir/t/x.csv");
+	CU_ASSERT_STRING_EQUAL(a->argv[2], "--delay");
+	CU_ASSERT_STRING_EQUAL(a->argv[3], "20ms");
+	CU_ASSERT_PTR_NULL(a->argv[6]);
+	/* const:RATE is not a file; a flag set to true is the bare option. */
+	TSU_EQ(w->argc, 5);
+	CU_ASSERT_STRING_EQUAL(w->argv[3], "const:25mbit");
+	CU_ASSERT_STRING_EQUAL(w->argv[4], "--once");
+	TSU_EQ(s.nsysctl, 1);
+	CU_ASSERT_STRING_EQUAL(s.sysctl[0].key, "net.ipv4.tcp_ecn");
+	CU_ASSERT_STRING_EQUAL(s.sysctl[0].value, "0");
+	ts_exp_spec_free(&s);
+}
+
+static void test_spec_defaults(void)
+{
+	struct ts_exp_spec s;
+
+	parse_ok(&s, "[matrix]\ncca=cubic\nlink=l\ntest=rtt_fair\n[link l]\ndelay=5ms\n");
+	TSU_EQ(s.repetitions, 1);
+	TSU_EQ(s.length, 30 * TS_NSEC_PER_SEC); /* Flent's defaults */
+	TSU_EQ(s.delay, 5 * TS_NSEC_PER_SEC);
+	TSU_EQ(s.seed, 1);
+	TSU_EQ(s.upload_streams, 4);
+	TSU_EQ(s.server_delay[3], 70 * TS_NSEC_PER_MSEC);
+	ts_exp_spec_free(&s);
+}
+
+/* @text must be rejected with a message starting "t.ini:LINE:" and containing @phrase. */
+static void reject(const char *text, unsigned line, const char *phrase)
+{
+	struct ts_exp_spec s;
+	char err[1024] = "", want[32];
+	int ret = ts_exp_spec_parse(&s, "t.ini", text, &ts_link_argp, err, sizeof(err));
+
+	if (line)
+		snprintf(want, sizeof(want), "t.ini:%u: ", line);
+	else
+		snprintf(want, sizeof(want), "t.ini: ");
+	if (ret != -EINVAL || strncmp(err, want, strlen(want)) || !strstr(err, phrase))
+		fprintf(stderr, "\n  for %u/%s got %d: %s\n", line, phrase, ret, err);
+	TSU_EQ(ret, -EINVAL);
+	CU_ASSERT(strncmp(err, want, strlen(want)) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, phrase));
+}
+
+#define BASE "[matrix]\ncca = cubic\nlink = a\ntest = tcp_upload\n[link a]\ntrace = const:10mbit\n"
+
+static void test_spec_errors(void)
+{
+	reject(BASE "dealy = 20ms\n", 7,
+	       "unknown key 'dealy' (expected a link option of the wrapper: "
+	       "trace, uplink-trace");
+	reject(BASE "delay = -5ms\n", 7, "--delay: '-5ms': negative");
+	reject(BASE "delay = 7200s\n", 7, "expected at most 1 hour");
+	reject(BASE "uplink-at = middle\n", 7, "expected sender or network");
+	reject(BASE "once = maybe\n", 7, "expected true or false");
+	reject(BASE "delay = 1ms\ndelay = 2ms\n", 8, "delay given twice");
+	reject(BASE "seed = 3\n", 7, "[experiment] seed");
+	reject(BASE "[links]\n", 7, "unknown section [links]");
+	reject(BASE "[foo]\nx = 1\n", 7, "unknown section [foo]");
+	reject(BASE "junk\n", 7, "not an INI line");
+	reject("[experiment]\nrepetitons = 3\n", 2, "unknown key 'repetitons'");
+	reject("[experiment]\nrepetitions = 0\n", 2, "from 1 to 10000");
+	reject("[experiment]\norder = random\n", 2, "expected interleave or shuffle");
+	reject("[experiment]\nlength = 10 parsecs\n", 2, "length:");
+	reject("[experiment]\nserver_delays = 1ms, 2ms\n", 2, "expected 4 times");
+	reject("[matrix]\ncc = cubic\n", 2, "unknown axis 'cc'");
+	reject("[matrix]\ncca = cubic,, bbr\n", 2, "empty value");
+	reject("[matrix]\ncca = cubic, cubic\n", 2, "'cubic' given twice");
+	reject("[matrix]\ncca = CUBIC\n", 2, "expected a congestion control name");
+	reject("[matrix]\ncca = bpf:reno.o\n", 2, "expected bpf:FILE.bpf.o");
+	reject("[matrix]\ncca = cubic\nlink = b\ntest = rrul\n", 3, "no section [link b]");
+	reject("[matrix]\ncca = cubic\nlink = a\ntest = rrul_bk\n[link a]\ndelay=1ms\n", 4,
+	       "unknown test 'rrul_bk' (expected tcp_upload");
+	reject(BASE "[matrix]\ncca = bbr\n", 8, "axis 'cca' given twice");
+	reject("[matrix]\ncca = cubic\nlink = a\n[link a]\ndelay=1ms\n", 0, "no 'test' axis");
+	reject("[matrix]\ncca = cubic\nlink = a\ntest = rrul\ntas_shift = 9/10\n[link "
+	       "a]\ndelay=1ms\n",
+	       5, "applies to cca=tas only");
+	reject("[matrix]\ncca = tas\ntas_shift = 9-10\n", 3, "expected STARTUP/STEADY");
+	reject("[matrix]\nkernel = host, bbr3=k/bzImage\n", 2,
+	       "kernel axis: VM runs not built yet");
+	reject(BASE "[sysctl]\nkernel.panic = 1\n", 8, "per-namespace sysctl (net.*)");
+	reject("x = 1\n", 1, "outside a section");
+}
+
+static void plan_ok(struct ts_exp_matrix *p, const struct ts_exp_spec *s,
+		    const struct ts_exp_matrix_opts *o)
+{
+	char err[512] = "";
+	int ret = ts_exp_matrix_build(s, o, p, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "\n  plan: %s\n", err);
+	TSU_EQ(ret, 0);
+}
+
+static void test_plan_matrix(void)
+{
+	struct ts_exp_spec s;
+	struct ts_exp_matrix p;
+	size_t i;
+
+	parse_ok(&s, spec_text);
+	plan_ok(&p, &s, NULL);
+	/* cubic, bbr: 2 links x 2 tests = 4 each; tas: 4 x 2 shifts = 8; 16 in all, x 3 reps. */
+	TSU_EQ(p.nconfigs, 16);
+	TSU_EQ(p.nruns, 48);
+	CU_ASSERT_STRING_EQUAL(p.configs[0].id, "cca=cubic,link=a,test=tcp_upload");
+	CU_ASSERT_STRING_EQUAL(p.configs[1].id, "cca=cubic,link=a,test=rrul");
+	CU_ASSERT_STRING_EQUAL(p.configs[8].id, "cca=tas,link=a,test=tcp_upload,tas_shift=9-10");
+	CU_ASSERT_STRING_EQUAL(p.configs[9].id, "cca=tas,link=a,test=tcp_upload,tas_shift=8-8");
+	TSU_EQ(p.configs[9].tmpl.tas_shift_startup, 8);
+	TSU_EQ(p.configs[8].tmpl.tas_shift_steady, 10);
+	TSU_EQ(p.configs[0].tmpl.tas_shift_startup, -1);
+	TSU_EQ(p.configs[0].tmpl.naxes, 3);
+	TSU_EQ(p.configs[8].tmpl.naxes, 4);
+	/* rrul: 4 + 4 streams; tcp_upload: 1 + 0. */
+	TSU_EQ(p.configs[1].tmpl.upload_streams, 4);
+	TSU_EQ(p.configs[1].tmpl.download_streams, 4);
+	TSU_EQ(p.configs[0].tmpl.download_streams, 0);
+	CU_ASSERT_STRING_EQUAL(p.configs[2].tmpl.link_name, "w");
+	CU_ASSERT_STRING_EQUAL(p.configs[2].tmpl.link_argv[0], "--mac");
+	TSU_EQ(p.configs[0].tmpl.length, 8 * TS_NSEC_PER_SEC);
+	TSU_EQ(p.configs[0].tmpl.nsysctl, 1);
+	/* Interleaved: round 1 is the 16 configurations in matrix order, then round 2. */
+	for (i = 0; i < p.nruns; i++) {
+		TSU_EQ(p.runs[i].index, i + 1);
+		TSU_EQ(p.runs[i].rep, i / 16 + 1);
+		TSU_EQ(p.runs[i].seed, 10 + i / 16 + 1); /* seed + k */
+		CU_ASSERT_PTR_EQUAL(p.runs[i].config_id, p.configs[i % 16].id);
+	}
+	ts_exp_matrix_free(&p);
+	ts_exp_spec_free(&s);
+}
+
+/* The config index order of @p's runs, as a string of letters. */
+static void order_of(const struct ts_exp_matrix *p, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < p->nruns; i++)
+		out[i] = (char)('a' + (ts_exp_matrix_config(p, &p->runs[i]) - p->configs));
+	out[p->nruns] = '\0';
+}
+
+static void shuffled(const char *seed, char *out)
+{
+	char text[sizeof(spec_text) + 64];
+	struct ts_exp_spec s;
+	struct ts_exp_matrix p;
+	size_t i, k;
+
+	snprintf(text, sizeof(text),
+		 "[experiment]\norder = shuffle\nseed = %s\nrepetitions = 3\n%s", seed,
+		 strstr(spec_text, "[matrix]"));
+	parse_ok(&s, text);
+	plan_ok(&p, &s, NULL);
+	order_of(&p, out);
+	/* Each round still holds every configuration exactly once. */
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < 16; i++)
+			CU_ASSERT_PTR_NOT_NULL(memchr(out + 16 * k, 'a' + (int)i, 16));
+	ts_exp_matrix_free(&p);
+	ts_exp_spec_free(&s);
+}
+
+static void test_plan_shuffle(void)
+{
+	char a[64], b[64], c[64];
+
+	shuffled("7", a);
+	shuffled("7", b);
+	shuffled("8", c);
+	CU_ASSERT_STRING_EQUAL(a, b);
+	CU_ASSERT(strcmp(a, c) != 0);
+	CU_ASSERT(strncmp(a, "abcdefghijklmnop", 16) != 0);
+	CU_ASSERT(strncmp(a, a + 16, 16) != 0); /* each round is drawn afresh */
+}
+
+static void test_plan_only_and_overrides(void)
+{
+	struct ts_exp_matrix_opts o = {.length = 3 * TS_NSEC_PER_SEC,
+				       .delay = 0,
+				       .delay_set = 1,
+				       .repetitions = 2,
+				       .nonly = 3,
+				       .only = {"cca=cubic", "test=rrul", "cca=tas"}};
+	struct ts_exp_spec s;
+	struct ts_exp_matrix p;
+	char err[512];
+
+	parse_ok(&s, spec_text);
+	plan_ok(&p, &s, &o);
+	/* (cubic or tas) and rrul: cubic 2 links, tas 2 links x 2 shifts = 6, x 2 reps. */
+	TSU_EQ(p.nconfigs, 6);
+	TSU_EQ(p.nruns, 12);
+	TSU_EQ(p.runs[0].length, 3 * TS_NSEC_PER_SEC);
+	TSU_EQ(p.runs[0].delay, 0);
+	CU_ASSERT_STRING_EQUAL(p.runs[0].config_id, "cca=cubic,link=a,test=rrul");
+	/* Shard 2 of 5: positions 2, 7, 12, keeping their indexes. */
+	TSU_EQ(ts_exp_matrix_shard(&p, 2, 5), 0);
+	TSU_EQ(p.nruns, 3);
+	TSU_EQ(p.runs[0].index, 2);
+	TSU_EQ(p.runs[2].index, 12);
+	TSU_EQ(ts_exp_matrix_shard(&p, 0, 5), -EINVAL);
+	ts_exp_matrix_free(&p);
+
+	/* A value may be given as the spec writes it or as the id does: 8/8 or 8-8. */
+	o.nonly = 2;
+	o.only[0] = "tas_shift=8-8";
+	o.only[1] = "link=w";
+	o.repetitions = 1;
+	plan_ok(&p, &s, &o);
+	TSU_EQ(p.nconfigs, 2); /* tas on w with 8/8: tcp_upload and rrul */
+	CU_ASSERT_STRING_EQUAL(p.configs[0].id, "cca=tas,link=w,test=tcp_upload,tas_shift=8-8");
+	ts_exp_matrix_free(&p);
+
+	o.nonly = 1;
+	o.only[0] = "cca=reno";
+	TSU_EQ(ts_exp_matrix_build(&s, &o, &p, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'reno' is not a value of axis cca (dir/t.ini:8)"));
+	o.only[0] = "queue=x";
+	TSU_EQ(ts_exp_matrix_build(&s, &o, &p, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no axis 'queue'"));
+	ts_exp_spec_free(&s);
+}
+
+static void test_plan_ids(void)
+{
+	struct ts_exp_spec s;
+	struct ts_exp_matrix p;
+	char err[512];
+
+	parse_ok(&s, "[matrix]\ncca = bpf:progs/reno.bpf.o, bbr3\nlink = a\ntest = tcp_8up, "
+		     "rtt_fair\nkernel = host\n[link a]\ndelay = 1ms\n");
+	plan_ok(&p, &s, NULL);
+	TSU_EQ(p.nconfigs, 4);
+	CU_ASSERT_STRING_EQUAL(p.configs[0].id, "cca=bpf:reno,link=a,test=tcp_8up,kernel=host");
+	CU_ASSERT_STRING_EQUAL(p.configs[0].tmpl.cca, "bpf:progs/reno.bpf.o");
+	CU_ASSERT(ts_exp_value_matches("bpf:progs/reno.bpf.o", "bpf:reno"));
+	CU_ASSERT(ts_exp_value_matches("bpf:progs/reno.bpf.o", "bpf:progs/reno.bpf.o"));
+	CU_ASSERT(!ts_exp_value_matches("bpf:progs/reno.bpf.o", "reno"));
+	CU_ASSERT_STRING_EQUAL(p.configs[0].tmpl.test, "tcp_nup"); /* tcp_8up is tcp_nup, 8 */
+	TSU_EQ(p.configs[0].tmpl.upload_streams, 8);
+	CU_ASSERT_STRING_EQUAL(p.configs[0].tmpl.kernel, "host");
+	TSU_EQ(p.configs[1].tmpl.nservers, 4);
+	TSU_EQ(p.configs[1].tmpl.server_delay[2], 30 * TS_NSEC_PER_MSEC);
+	TSU_EQ(p.configs[0].tmpl.nservers, 1);
+	ts_exp_matrix_free(&p);
+	ts_exp_spec_free(&s);
+	/* Two objects with one file name would share a directory: refused. */
+	parse_ok(&s, "[matrix]\ncca = bpf:a/reno.bpf.o, bpf:b/reno.bpf.o\nlink = a\ntest = rrul\n"
+		     "[link a]\ndelay = 1ms\n");
+	TSU_EQ(ts_exp_matrix_build(&s, NULL, &p, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "two configurations have the id"));
+	ts_exp_spec_free(&s);
+}
+
+static const struct tsu_test tests[] = {
+	{"spec values", test_spec_values},
+	{"spec defaults", test_spec_defaults},
+	{"spec errors name file, line, expectation", test_spec_errors},
+	{"matrix, ids, interleaved order, seeds", test_plan_matrix},
+	{"shuffle: seeded, per round", test_plan_shuffle},
+	{"--only, overrides, shards", test_plan_only_and_overrides},
+	{"ids of bpf, streams, servers", test_plan_ids},
+};
+
+TSU_MAIN("exp plan", tests)

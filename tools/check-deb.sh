@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Build the .deb with CPack (build-deb/, prefix /usr), check it, and, as root,
+# install it once and run `tasshape doctor` from the installed files:
+#   - dpkg-deb --info: Depends has the runtime libraries and iptables, Recommends
+#     exactly iperf3, irtt, gnuplot-nox, qemu-system-x86, flent;
+#   - dpkg-deb --contents: the binary, man pages, completion, bundled traces, docs;
+#   - lintian: any error fails;
+#   - installed: doctor passes, --trace starlink finds /usr/share/tasshape/traces,
+#     man finds the pages; then the package is removed again (dpkg --purge), unless
+#     it was installed before this script ran.
+# Exit 0 when everything passed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fail=0
+check() { # check LABEL COMMAND...
+	local what=$1
+	shift
+	if "$@"; then
+		echo "deb: $what: ok"
+	else
+		echo "deb: FAIL: $what" >&2
+		fail=1
+	fi
+}
+
+# Only what the package holds is built (not the tests and benchmarks).
+cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
+	-DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON >/dev/null
+cmake --build build-deb -j"$(nproc)" --target tasshape ts_man ts_changelog >/dev/null
+rm -f build-deb/tasshape_*.deb
+(cd build-deb && cpack -G DEB >/dev/null)
+deb=$(ls build-deb/tasshape_*.deb)
+echo "deb: built $deb"
+
+info=$(dpkg-deb --info "$deb")
+depends=$(dpkg-deb --field "$deb" Depends)
+for d in iptables libc6 libmnl0 libnetfilter-queue1 libpcap0.8 libjson-c5 libmd0; do
+	check "Depends names $d" grep -qE "(^|, )$d( |,|$)" <<<"$depends"
+done
+check "Recommends: iperf3, irtt, gnuplot-nox, qemu-system-x86, flent" \
+	[ "$(dpkg-deb --field "$deb" Recommends)" = "iperf3, irtt, gnuplot-nox, qemu-system-x86, flent" ]
+check "Section net" grep -q "^ Section: net$" <<<"$info"
+check "Architecture $(dpkg --print-architecture)" \
+	grep -q "^ Architecture: $(dpkg --print-architecture)$" <<<"$info"
+
+contents=$(dpkg-deb --contents "$deb" | awk '{ print $6 }')
+for f in ./usr/bin/tasshape ./usr/share/man/man1/tasshape.1.gz ./usr/share/man/man1/tasshape-trace.1.gz \
+	./usr/share/man/man1/tasshape-exp.1.gz ./usr/share/man/man1/tasshape-vm.1.gz \
+	./usr/share/man/man5/tasshape-traces.5.gz ./usr/share/bash-completion/completions/tasshape \
+	./usr/share/tasshape/traces/starlink.csv ./usr/share/tasshape/traces/README.md \
+	./usr/share/doc/tasshape/README.md ./usr/share/doc/tasshape/copyright \
+	./usr/share/doc/tasshape/changelog.gz; do
+	check "contains $f" grep -qxF "$f" <<<"$contents"
+done
+if [ -d docs/examples ]; then
+	check "contains the example experiment specs" grep -q '^./usr/share/doc/tasshape/examples/' \
+		<<<"$contents"
+fi
+ntraces=$(ls traces/*.csv traces/*.mahi | wc -l)
+check "contains all $ntraces bundled traces" \
+	[ "$(grep -cE '^./usr/share/tasshape/traces/.*\.(csv|mahi)$' <<<"$contents")" = "$ntraces" ]
+
+lintian --fail-on error "$deb" 2>&1 | grep -v "running with root privileges" || true
+check "lintian: no errors" lintian --fail-on error "$deb" 2>/dev/null
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deb: not root: the package is not installed"
+	exit "$fail"
+fi
+had=0
+dpkg-query -W -f='${Status}' tasshape 2>/dev/null | grep -q "install ok installed" && had=1
+dpkg -i "$deb" >/dev/null
+check "installed /usr/bin/tasshape doctor passes" /usr/bin/tasshape doctor
+check "installed --trace starlink resolves to /usr/share/tasshape/traces" \
+	bash -c 'cd / && /usr/bin/tasshape trace check starlink | grep -q "ok: native CSV"'
+check "man finds tasshape-traces(5)" \
+	[ "$(man -w 5 tasshape-traces)" = /usr/share/man/man5/tasshape-traces.5.gz ]
+if [ "$had" = 0 ]; then
+	dpkg --purge tasshape >/dev/null
+fi
+exit "$fail"
