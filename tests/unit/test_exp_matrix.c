@@ -294,6 +294,30 @@ static void test_plan_only_and_overrides(void)
 	ts_exp_spec_free(&s);
 }
 
+static void test_plan_streams_servers(void)
+{
+	struct ts_exp_spec s;
+	struct ts_exp_matrix p;
+
+	parse_ok(&s, "[experiment]\nupload_streams = 2\ndownload_streams = 6\n"
+		     "server_delays = 0ms, 5ms, 10ms, 20ms\n[matrix]\ncca = cubic\nlink = a\n"
+		     "test = tcp_nup, tcp_ndown, rtt_fair\n[link a]\ndelay = 1ms\n");
+	plan_ok(&p, &s, NULL);
+	TSU_EQ(p.nconfigs, 3);
+	TSU_EQ(p.configs[0].tmpl.upload_streams, 2); /* tcp_nup takes upload_streams */
+	TSU_EQ(p.configs[0].tmpl.download_streams, 0);
+	TSU_EQ(p.configs[1].tmpl.download_streams, 6);
+	TSU_EQ(p.configs[2].tmpl.nservers, 4);
+	TSU_EQ(p.configs[2].tmpl.server_delay[1], 5 * TS_NSEC_PER_MSEC);
+	TSU_EQ(p.configs[2].tmpl.server_delay[3], 20 * TS_NSEC_PER_MSEC);
+	TSU_EQ(p.configs[0].tmpl.server_delay[3], 0); /* one server: no extra delays */
+	ts_exp_matrix_free(&p);
+	ts_exp_spec_free(&s);
+	reject("[experiment]\nupload_streams = 65\n", 2, "from 1 to 64");
+	reject("[sysctl]\nnet.ipv4.tcp_ecn = 0\nnet.ipv4.tcp_ecn = 1\n", 3, "given twice");
+	reject("[sysctl]\nnet.ipv4.tcp_ecn =\n", 2, "expected a value");
+}
+
 static void test_plan_ids(void)
 {
 	struct ts_exp_spec s;
@@ -332,6 +356,7 @@ static const struct tsu_test tests[] = {
 	{"matrix, ids, interleaved order, seeds", test_plan_matrix},
 	{"shuffle: seeded, per round", test_plan_shuffle},
 	{"--only, overrides, shards", test_plan_only_and_overrides},
+	{"streams and rtt_fair servers", test_plan_streams_servers},
 	{"ids of bpf, streams, servers", test_plan_ids},
 };
 
