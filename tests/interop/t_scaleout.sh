@@ -4,7 +4,8 @@
 # matrix, a Job with completionMode Indexed); for every shard index each example passes to
 # `tasshape exp run --shard`, the arguments it gives are accepted: exp run, run as an unprivileged
 # user, gets past its option and spec checks to "needs root" (exit 1), never a usage error
-# (exit 64). And the shards of the example spec cover its runs exactly once (exp list --shard).
+# (exit 64). And the shards of the example spec cover its runs exactly once (exp list --shard);
+# --jobs beyond half the CPUs is refused, saying why.
 # No root needed (as root, the commands run as nobody). Usage: t_scaleout.sh TASSHAPE
 set -euo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -118,4 +119,15 @@ for i in 1 2 3 4; do "$bin" exp list docs/examples/ci-small.ini --shard "$i/4" |
 "$bin" exp list docs/examples/ci-small.ini | grep -v '^#' | sort >"$tmp/whole"
 cmp -s "$tmp/sharded" "$tmp/whole" && echo "ok   the 4 shards cover the $(wc -l <"$tmp/whole") runs once" ||
 	{ echo "FAIL shards do not cover the runs once" >&2; diff "$tmp/whole" "$tmp/sharded" >&2; fail=1; }
+
+# --jobs: more runs at once than half the usable CPUs is refused, saying why; --jobs 1 is accepted.
+n=$(nproc)
+nobody "$bin" exp run docs/examples/ci-small.ini --out "$tmp/never" --jobs $((n + 1)) 2>"$tmp/err" && rc=0 || rc=$?
+if [ "$rc" = 1 ] && grep -q "use $n CPUs, and each run needs 2 of its own" "$tmp/err" && grep -q "releases packets late" "$tmp/err"; then
+	echo "ok   --jobs $((n + 1)) refused on $n CPUs, saying why"
+else
+	echo "FAIL --jobs $((n + 1)) on $n CPUs: exit $rc: $(cat "$tmp/err")" >&2
+	fail=1
+fi
+accepted run docs/examples/ci-small.ini --out "$tmp/never" --jobs 1 && echo "ok   --jobs 1 accepted" || fail=1
 exit $fail
