@@ -26,8 +26,10 @@ check() { # check LABEL COMMAND...
 	fi
 }
 
-cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
-cmake --build build-deb -j"$(nproc)" >/dev/null
+# Only what the package holds is built (not the tests and benchmarks).
+cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
+	-DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON >/dev/null
+cmake --build build-deb -j"$(nproc)" --target tasshape ts_man ts_changelog >/dev/null
 rm -f build-deb/tasshape_*.deb
 (cd build-deb && cpack -G DEB >/dev/null)
 deb=$(ls build-deb/tasshape_*.deb)

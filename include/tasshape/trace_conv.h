@@ -39,7 +39,9 @@ int ts_trace_write_mahimahi(const struct ts_trace *t, struct ts_text *out, struc
  * ts_opps_to_series - rows of width @bin (> 0) over [0, @period) from the
  * opportunity traces @down and @up (either may be NULL; a trace shorter
  * than @period loops, as a replay would). @out must be empty, with the
- * columns of the traces given; its period is set. Returns 0 or -ENOMEM.
+ * columns of the traces given; its period is set. Memory and time grow
+ * with the rows made, not with @period / @bin. Returns 0, -E2BIG (more
+ * than 10,000,000 rows, the most a trace may hold) or -ENOMEM.
  */
 int ts_opps_to_series(const struct ts_trace *down, const struct ts_trace *up, ts_ns_t bin,
 		      ts_ns_t period, struct ts_series *out);

@@ -44,14 +44,21 @@ struct ts_trace_stats {
 };
 
 /*
+ * Most bins a period may be cut into (as many as a trace may have rows):
+ * a 49-day trace in 1 ms bins would need 69 GB.
+ */
+#define TS_TRACE_BINS_MAX 10000000u
+
+/*
  * ts_trace_bins - the rate of each bin of one period: *@bps (bit/s, owned
- * by the caller, free()) and *@n. @bin > 0. Returns 0 or -ENOMEM.
+ * by the caller, free()) and *@n. @bin > 0. Returns 0, -E2BIG (more than
+ * TS_TRACE_BINS_MAX bins) or -ENOMEM.
  */
 int ts_trace_bins(const struct ts_trace *t, ts_ns_t bin, uint64_t **bps, size_t *n);
 
 /*
  * ts_trace_stats - fill @st for @t with bins of @bin (> 0) and outages of
- * at least @outage_min. Returns 0 or -ENOMEM.
+ * at least @outage_min. Returns 0, -E2BIG (as ts_trace_bins) or -ENOMEM.
  */
 int ts_trace_stats(const struct ts_trace *t, ts_ns_t bin, ts_ns_t outage_min,
 		   struct ts_trace_stats *st);

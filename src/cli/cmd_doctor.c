@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "run/probe.h"
 #include "tasshape/units.h"
+#include "vm/vm.h"
 
 enum dr_status { DR_OK, DR_WARN, DR_FAIL, DR_INFO };
 
@@ -262,7 +263,7 @@ static void check_vm(struct doctor *d)
 		return;
 	}
 	dr_add(d, "qemu", false, DR_OK, NULL, "%s, for tasshape vm", path);
-	if (ts_probe_kvm(path, &err) == 0)
+	if (ts_vm_kvm_usable(path, &err) == 0)
 		dr_add(d, "kvm", false, DR_OK, NULL,
 		       "a test guest booted with -accel kvm: tasshape vm runs at near native "
 		       "speed");

@@ -308,7 +308,7 @@ static int one_run(const struct run_args *a, const struct ts_exp_run *run, char 
 		   size_t rlen)
 {
 	char dir[4096], err[1024] = "";
-	int n;
+	int n, ret;
 
 	if (exp_results_before_run(&a->res, run, a->out))
 		return 1;
@@ -321,12 +321,22 @@ static int one_run(const struct run_args *a, const struct ts_exp_run *run, char 
 	n = snprintf(result, rlen, "%.4000s/result.json", dir);
 	if (n < 0 || (size_t)n >= rlen)
 		return ts_cli_error("--out: path too long");
-	if (ts_exp_exec_run(run, dir, err, sizeof(err)) < 0) {
+	ret = ts_exp_exec_run(run, dir, err, sizeof(err));
+	if (ret < 0) {
 		/* Recorded as a failed run, so the summary and the exit status say so. */
-		if (ts_exp_result_write_unrun(run, result,
-					      err[0] ? err : "the run could not start") < 0)
+		if (!err[0])
+			snprintf(err, sizeof(err), "the run could not start: %s", strerror(-ret));
+		if (ts_exp_result_write_unrun(run, result, err) < 0)
 			return ts_cli_error("%s: cannot write", result);
 		return 0; /* never started: not done, so resume tries it again */
+	}
+	if (access(result, F_OK) < 0) {
+		/* Success without a result would vanish from the summary: a failure, not done. */
+		if (ts_exp_result_write_unrun(run, result,
+					      "the executor reported success but wrote no "
+					      "result.json") < 0)
+			return ts_cli_error("%s: cannot write", result);
+		return 0;
 	}
 	return exp_results_after_run(run, dir);
 }

@@ -6,6 +6,7 @@
  * rounding is described in include/tasshape/trace_conv.h and
  * docs/traces.md.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -137,8 +138,10 @@ int trace_convert(int argc, char **argv)
 			ts_text_printf(&note, "rewritten from %s", a.in);
 		}
 		if (ret || note.oom || ts_series_write_csv(&s, note.p, &b) < 0) {
+			ts_cli_error("%s: %s", a.in,
+				     ret == -E2BIG ? "more than 10000000 rows: use a wider --bin"
+						   : "out of memory");
 			ret = 1;
-			ts_cli_error("%s: out of memory", a.in);
 			goto out;
 		}
 	}

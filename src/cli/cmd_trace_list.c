@@ -87,7 +87,11 @@ static void describe(FILE *readme, const char *file, char *out, size_t len)
 		end = strstr(start, " |");
 		if (end)
 			*end = '\0';
-		snprintf(out, len, "%s", start);
+		/* Markdown code spans read as plain text on a terminal. */
+		for (end = out; *start && end < out + len - 1; start++)
+			if (*start != '`')
+				*end++ = *start;
+		*end = '\0';
 		return;
 	}
 }

@@ -6,6 +6,7 @@
  * largest bin, outages and delay; --series for the per-bin rates, --json
  * for a machine-readable form, --markdown for traces/README.md's table.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,8 +277,8 @@ static int series(struct ts_text *b, struct json_object *json, const struct stat
 	int d, ret = 0;
 
 	for (d = 0; d < 2; d++) {
-		if (tr[d] && ts_trace_bins(tr[d], a->bin, &bps[d], &n[d]) < 0)
-			ret = -1;
+		if (tr[d] && !ret)
+			ret = ts_trace_bins(tr[d], a->bin, &bps[d], &n[d]);
 		if (n[d] > nmax)
 			nmax = n[d];
 	}
@@ -342,6 +343,13 @@ out:
 	return ret;
 }
 
+/* The message of a ts_trace_bins / ts_trace_stats error. */
+static const char *bins_error(int ret)
+{
+	return ret == -E2BIG ? "more than 10000000 bins in the trace's period: use a wider --bin"
+			     : "out of memory";
+}
+
 static struct json_object *stats_json(const struct stats_cli *a, struct ts_trace *tr[2],
 				      const struct ts_trace_stats st[2],
 				      const struct ts_trace_file_info *info, const char *names[2],
@@ -377,7 +385,7 @@ int trace_stats(int argc, char **argv)
 	const char *names[2];
 	struct json_object *json = NULL;
 	struct ts_text b;
-	int d, ret = 1;
+	int d, r, ret = 1;
 	bool nomem = false;
 
 	argp_parse(&stats_argp, argc, argv, 0, NULL, &a);
@@ -387,8 +395,9 @@ int trace_stats(int argc, char **argv)
 	/* Down first, as people read a link's figures. */
 	for (d = 1; d >= 0; d--) {
 		names[d] = trace_dir_name(d, info.phy);
-		if (tr[d] && ts_trace_stats(tr[d], a.bin, a.outage_min, &st[d]) < 0) {
-			ts_cli_error("%s: out of memory", a.file);
+		r = tr[d] ? ts_trace_stats(tr[d], a.bin, a.outage_min, &st[d]) : 0;
+		if (r < 0) {
+			ts_cli_error("%s: %s", a.file, bins_error(r));
 			goto out;
 		}
 	}
@@ -415,9 +424,12 @@ int trace_stats(int argc, char **argv)
 				text_dir(&b, names[d], &st[d], a.outage_min);
 		delay_out(&b, &st[tr[1] ? 1 : 0]);
 	}
-	if (a.series && !a.md_name && series(&b, json, &a, tr, names) < 0) {
-		ts_cli_error("%s: out of memory", a.file);
-		goto out;
+	if (a.series && !a.md_name) {
+		r = series(&b, json, &a, tr, names);
+		if (r < 0) {
+			ts_cli_error("%s: %s", a.file, bins_error(r));
+			goto out;
+		}
 	}
 	if (json && !nomem)
 		ts_text_printf(&b, "%s\n", json_object_to_json_string_ext(json, TS_JSON_PRETTY));

@@ -204,7 +204,8 @@ int cmd_vm(int argc, char **argv)
 	}
 	if (ts_vm_run(&a.conf, a.cmd, &res, &err) < 0) {
 		ts_cli_error("vm: %s", err.msg);
-		return VM_EXIT_FAILED;
+		/* Stopped by a signal: the shell's convention, as if CMD had been killed by it. */
+		return res.signal ? 128 + res.signal : VM_EXIT_FAILED;
 	}
 	if (a.info_json && ts_vm_info_json(a.info_json, &a.conf, &res, &err) < 0) {
 		ts_cli_error("vm: %s", err.msg);

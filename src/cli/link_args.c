@@ -11,6 +11,7 @@
 #include "tasshape/stage.h"
 #include "tasshape/text.h"
 #include "tasshape/units.h"
+#include "tasshape/wifi6.h"
 
 enum {
 	OPT_UP_TRACE = 0x100,
@@ -110,6 +111,24 @@ static const char *check_loss(struct argp_state *state, const char *opt, const c
 	return spec;
 }
 
+/* And a MAC spec: its name and keys (a phy_trace file is read when the link is built). */
+static const char *check_mac(struct argp_state *state, const char *arg)
+{
+	struct ts_wifi6_conf conf;
+	struct ts_spec spec;
+	struct ts_err err;
+
+	if (ts_spec_parse(&spec, arg, &err) < 0)
+		argp_error(state, "--mac: %s", err.msg);
+	if (strcmp(spec.name, ts_s_wifi6.name))
+		argp_error(state, "--mac: unknown MAC '%s' (expected %s:KEY=VALUE,...)", spec.name,
+			   ts_s_wifi6.name);
+	ts_wifi6_conf_init(&conf);
+	if (ts_wifi6_conf_parse(&conf, &spec, &err) < 0)
+		argp_error(state, "--mac: %s", err.msg);
+	return arg;
+}
+
 static int parse_place(const char *arg, enum ts_place *out)
 {
 	if (!strcmp(arg, "sender"))
@@ -187,7 +206,7 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 		cfg->seed = seed;
 		break;
 	case OPT_MAC:
-		cfg->mac = arg;
+		cfg->mac = check_mac(state, arg);
 		break;
 	case OPT_MAC_QUEUE:
 		cfg->mac_queue = check_queue(state, "--mac-queue", arg);

@@ -248,7 +248,7 @@ static int point_matches(const struct ts_exp_check_side *sd, const struct ts_exp
 	for (i = 0; i < sd->nsel; i++) {
 		for (j = 0; j < p->naxes; j++)
 			if (!strcmp(p->axes[j].axis, sd->sel[i].axis) &&
-			    !strcmp(p->axes[j].value, sd->sel[i].value))
+			    ts_exp_value_matches(p->axes[j].value, sd->sel[i].value))
 				break;
 		if (j == p->naxes)
 			return 0;

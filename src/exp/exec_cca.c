@@ -19,7 +19,7 @@
 #endif
 #define TS_BPF_STRUCT_OPS_ATTACH 44 /* enum bpf_attach_type: BPF_STRUCT_OPS */
 
-#define TAS_PARAMS "/sys/module/tcp_bbr_tas/parameters/"
+#define TAS_PARAMS "/sys/module/tcp_bbr_tas/parameters"
 
 static int read_line(const char *path, char *buf, size_t len)
 {
@@ -73,34 +73,56 @@ static void bbr_version(char *ver, size_t len)
 	close(fd);
 }
 
-static int write_param(const char *name, int v, char *back, size_t backlen, char *why,
-		       size_t whylen)
+static int write_param(const char *dir, const char *name, int v, char *back, size_t backlen,
+		       char *why, size_t whylen)
 {
-	char path[256], val[16];
+	char path[4096], val[16];
 	FILE *f;
 
-	snprintf(path, sizeof(path), TAS_PARAMS "%s", name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "w");
 	if (!f || fprintf(f, "%d\n", v) < 0 || fclose(f) != 0) {
-		snprintf(why, whylen, "tas: cannot write %s", path);
+		snprintf(why, whylen, "tas: cannot write %.300s", path);
 		return -EIO;
 	}
 	if (read_line(path, back, backlen) < 0) {
-		snprintf(why, whylen, "tas: cannot read back %s", path);
+		snprintf(why, whylen, "tas: cannot read back %.300s", path);
 		return -EIO;
 	}
 	snprintf(val, sizeof(val), "%d", v);
 	if (strcmp(val, back)) {
-		snprintf(why, whylen, "tas: wrote %s to %s, read back %s", val, path, back);
+		snprintf(why, whylen, "tas: wrote %s to %.300s, read back %s", val, path, back);
 		return -EIO;
 	}
 	return 0;
 }
 
-static int acquire_tas(struct ts_exp_cca *c, int startup, int steady, char *why, size_t whylen)
+int ts_exp_tas_shifts(const char *dir, int startup, int steady, char su[16], char st[16], char *why,
+		      size_t whylen)
 {
+	char path[4096];
 	int ret;
 
+	if (access(dir, F_OK) < 0) {
+		snprintf(why, whylen, "tas: module tcp_bbr_tas not loaded (no %.300s)", dir);
+		return -ENOENT;
+	}
+	if (startup >= 0 &&
+	    (ret = write_param(dir, "tas_pacing_shift_startup", startup, su, 16, why, whylen)) < 0)
+		return ret;
+	if (steady >= 0 &&
+	    (ret = write_param(dir, "tas_pacing_shift_steady", steady, st, 16, why, whylen)) < 0)
+		return ret;
+	/* Record what the module runs with, written or not. */
+	snprintf(path, sizeof(path), "%s/tas_pacing_shift_startup", dir);
+	read_line(path, su, 16);
+	snprintf(path, sizeof(path), "%s/tas_pacing_shift_steady", dir);
+	read_line(path, st, 16);
+	return 0;
+}
+
+static int acquire_tas(struct ts_exp_cca *c, int startup, int steady, char *why, size_t whylen)
+{
 	if (access(TAS_PARAMS, F_OK) < 0) {
 		snprintf(why, whylen, "tas: module tcp_bbr_tas not loaded (no %s)", TAS_PARAMS);
 		return -ENOENT;
@@ -111,16 +133,8 @@ static int acquire_tas(struct ts_exp_cca *c, int startup, int steady, char *why,
 	}
 	c->tas = true;
 	snprintf(c->name, sizeof(c->name), "tas");
-	if (startup >= 0 && (ret = write_param("tas_pacing_shift_startup", startup, c->tas_startup,
-					       sizeof(c->tas_startup), why, whylen)) < 0)
-		return ret;
-	if (steady >= 0 && (ret = write_param("tas_pacing_shift_steady", steady, c->tas_steady,
-					      sizeof(c->tas_steady), why, whylen)) < 0)
-		return ret;
-	/* Record what the module runs with, written or not. */
-	read_line(TAS_PARAMS "tas_pacing_shift_startup", c->tas_startup, sizeof(c->tas_startup));
-	read_line(TAS_PARAMS "tas_pacing_shift_steady", c->tas_steady, sizeof(c->tas_steady));
-	return 0;
+	return ts_exp_tas_shifts(TAS_PARAMS, startup, steady, c->tas_startup, c->tas_steady, why,
+				 whylen);
 }
 
 /*

@@ -52,6 +52,16 @@ int ts_exp_cca_acquire(struct ts_exp_cca *c, const char *cca, int shift_startup,
 /* Unregister what acquire registered (closes the BPF link). Idempotent. */
 void ts_exp_cca_release(struct ts_exp_cca *c);
 
+/*
+ * ts_exp_tas_shifts - write BBR-TAS's pacing shifts (@startup, @steady; -1:
+ * leave it) into the module parameter directory @dir (normally
+ * /sys/module/tcp_bbr_tas/parameters), read both back into @su and @st.
+ * Returns 0, -ENOENT when @dir does not exist, -EIO when a value cannot be
+ * written or reads back differently; @why says which file and values.
+ */
+int ts_exp_tas_shifts(const char *dir, int startup, int steady, char su[16], char st[16], char *why,
+		      size_t whylen);
+
 /* Is @name listed in this kernel's tcp_available_congestion_control? */
 bool ts_exp_cca_available(const char *name);
 

@@ -9,6 +9,7 @@
 
 #include "exp/exec_parse.h"
 #include "exp/exec_result.h"
+#include "run/bundled.h"
 #include "run/manifest.h"
 #include "run/sha256.h"
 
@@ -321,6 +322,48 @@ static json_object *fid_json(const struct ts_exp_fidelity *f)
 	return j;
 }
 
+/*
+ * rtt_fair's far-side hosts sit behind delay-only links of their own
+ * wrappers: one that fell behind delayed its flow by more than asked, so
+ * it flags the run too ("fell_behind:server-N"), judged against that
+ * link's base RTT. Their fidelity goes under "servers" [N-1].
+ */
+static void servers_fidelity(struct ctx *x, json_object *fj)
+{
+	const struct ts_exp_plan *p = x->o->plan;
+	json_object *arr;
+	size_t i;
+
+	if (!p || p->nservers < 2)
+		return;
+	arr = json_object_new_array();
+	for (i = 0; i < p->nservers; i++) {
+		struct ts_exp_fidelity f[2];
+		char name[64], why[128], perr[256], flag[48], *text;
+		json_object *sj = json_object_new_object();
+		int d;
+
+		snprintf(name, sizeof(name), "server-%zu-summary.json", i + 1);
+		text = ts_exp_slurp(x->o->rundir, name);
+		if (text && ts_exp_parse_summary(text, f, perr, sizeof(perr)) == 0) {
+			for (d = 0; d < 2; d++) {
+				if (!f[d].present)
+					continue;
+				json_object_object_add(sj, d ? "down" : "up", fid_json(&f[d]));
+				if (ts_exp_fell_behind(&f[d], 2 * x->o->run->server_delay[i], why,
+						       sizeof(why))) {
+					snprintf(flag, sizeof(flag), "fell_behind:server-%zu",
+						 i + 1);
+					add_flag(x->flags, flag);
+				}
+			}
+		}
+		free(text);
+		json_object_array_add(arr, sj);
+	}
+	json_object_object_add(fj, "servers", arr);
+}
+
 static void fidelity_json(struct ctx *x)
 {
 	static const char *const key[2] = {"up", "down"};
@@ -350,6 +393,7 @@ static void fidelity_json(struct ctx *x)
 					       json_object_new_string(why));
 		}
 	}
+	servers_fidelity(x, fj);
 	json_object_object_add(x->r, "fidelity", fj);
 }
 
@@ -403,8 +447,10 @@ static json_object *traces_json(const struct ts_exp_run *run)
 		}
 		if (file && strncmp(file, "const:", 6)) {
 			json_object *t = json_object_new_object();
-			char hex[2 * TS_SHA256_LEN + 1];
+			char hex[2 * TS_SHA256_LEN + 1], buf[4096];
 
+			/* A bundled trace's name, resolved as the wrapper resolves it. */
+			file = ts_trace_resolve(file, buf, sizeof(buf));
 			json_object_object_add(t, "path", json_object_new_string(file));
 			json_object_object_add(t, "sha256",
 					       ts_sha256_file(file, hex) == 0
@@ -416,8 +462,8 @@ static json_object *traces_json(const struct ts_exp_run *run)
 	return a;
 }
 
-static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sysctl, char *err,
-			  size_t errlen)
+static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sysctl,
+			  json_object *warnings, char *err, size_t errlen)
 {
 	const struct ts_exp_run *run = o->run;
 	json_object *m = json_object_new_object(), *ts = json_object_new_object();
@@ -464,6 +510,8 @@ static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sy
 			       o->sysctl_srv ? json_object_get(o->sysctl_srv) : NULL);
 	json_object_object_add(m, "sysctl", sys);
 	json_object_object_add(m, "servers", o->servers ? json_object_get(o->servers) : NULL);
+	/* What the client's namespace could not be given (the default congestion control). */
+	json_object_object_add(m, "warnings", warnings ? json_object_get(warnings) : NULL);
 	snprintf(path, sizeof(path), "%s/%s", o->rundir, TS_EXP_F_MANIFEST);
 	ret = json_object_to_file_ext(path, m,
 				      JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -490,7 +538,7 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 {
 	const struct ts_exp_run *run = o->run;
 	struct ctx x = {.o = o};
-	json_object *report = NULL, *v, *client_sysctl = NULL;
+	json_object *report = NULL, *v, *client_sysctl = NULL, *warnings = NULL;
 	char path[4096], *text;
 	size_t i;
 	int ret;
@@ -508,8 +556,10 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 		x.t0 = json_object_get_double(v);
 	if (report)
 		json_object_object_get_ex(report, "procs", &x.procs);
-	if (report)
+	if (report) {
 		json_object_object_get_ex(report, "sysctl", &client_sysctl);
+		json_object_object_get_ex(report, "warnings", &warnings);
+	}
 	if (!report)
 		set_error(x.error, sizeof(x.error),
 			  "the client side left no report (see %s in the run directory)",
@@ -537,7 +587,7 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 	json_object_object_add(x.r, "ok", json_object_new_boolean(!x.error[0]));
 	json_object_object_add(x.r, "error", str_or_null(x.error));
 
-	ret = write_manifest(o, client_sysctl, err, errlen);
+	ret = write_manifest(o, client_sysctl, warnings, err, errlen);
 	json_object_object_add(x.r, "files", files_json(o->rundir));
 	snprintf(path, sizeof(path), "%s/%s", o->rundir, TS_EXP_F_RESULT);
 	if (ret == 0 &&

@@ -31,39 +31,50 @@ const char *ts_exp_run_axis(const struct ts_exp_run *run, const char *axis)
 	return NULL;
 }
 
-/* Append "axis=value" to @id, with the value made safe for a directory name. */
-static void id_append(char *id, size_t len, const char *axis, const char *value)
+const char *ts_exp_id_value(char *buf, size_t len, const char *value)
 {
-	size_t n = strlen(id);
-	const char *p;
+	const char *p = value;
+	size_t n = 0;
 
 	if (!strncmp(value, "bpf:", 4)) {
 		/* bpf:dir/reno.bpf.o -> bpf:reno (the object's name, not where it lies) */
 		const char *base = strrchr(value, '/');
 
-		base = base ? base + 1 : value + 4;
-		n += (size_t)snprintf(id + n, n < len ? len - n : 0, "%s%s=bpf:", n ? "," : "",
-				      axis);
-		for (p = base; *p && strcmp(p, ".bpf.o") && n + 1 < len; p++)
-			id[n++] = *p;
-		id[n < len ? n : len - 1] = '\0';
-		value = NULL;
-	} else {
-		n += (size_t)snprintf(id + n, n < len ? len - n : 0, "%s%s=", n ? "," : "", axis);
-		for (p = value; *p && n + 1 < len; p++)
-			id[n++] = *p;
-		id[n < len ? n : len - 1] = '\0';
+		p = base ? base + 1 : value + 4;
+		n = (size_t)snprintf(buf, len, "bpf:");
 	}
-	/* Keep [A-Za-z0-9._:+-] (and the separators); '/' (tas_shift 9/10) becomes '-'. */
-	for (n = 0; id[n]; n++) {
-		char ch = id[n];
+	for (; *p && n + 1 < len; p++) {
+		char ch = *p;
 
+		if (!strncmp(value, "bpf:", 4) && !strcmp(p, ".bpf.o"))
+			break;
+		/* Keep [A-Za-z0-9._:+-]; '/' (tas_shift 9/10) becomes '-', the rest '_'. */
 		if (ch == '/')
-			id[n] = '-';
+			ch = '-';
 		else if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			   (ch >= '0' && ch <= '9') || strchr("._:+-=,", ch)))
-			id[n] = '_';
+			   (ch >= '0' && ch <= '9') || strchr("._:+-", ch)))
+			ch = '_';
+		buf[n++] = ch;
 	}
+	buf[n < len ? n : len - 1] = '\0';
+	return buf;
+}
+
+int ts_exp_value_matches(const char *raw, const char *given)
+{
+	char id[512];
+
+	return !strcmp(raw, given) || !strcmp(ts_exp_id_value(id, sizeof(id), raw), given);
+}
+
+/* Append "axis=value" to @id, the value in its directory-safe form. */
+static void id_append(char *id, size_t len, const char *axis, const char *value)
+{
+	size_t n = strlen(id);
+	char v[512];
+
+	snprintf(id + n, n < len ? len - n : 0, "%s%s=%s", n ? "," : "", axis,
+		 ts_exp_id_value(v, sizeof(v), value));
 }
 
 static int only_keeps(const struct ts_exp_matrix_opts *opts, const struct ts_exp_run *run)
@@ -89,7 +100,7 @@ static int only_keeps(const struct ts_exp_matrix_opts *opts, const struct ts_exp
 				snprintf(axis, sizeof(axis), "%.*s", (int)alen, opts->only[i]);
 				v = ts_exp_run_axis(run, axis);
 			}
-			if (v && !strcmp(v, opts->only[j] + alen + 1))
+			if (v && ts_exp_value_matches(v, opts->only[j] + alen + 1))
 				match = 1;
 		}
 		if (same_axis && !match)
@@ -117,7 +128,7 @@ static int check_only(const struct ts_exp_spec *spec, const struct ts_exp_matrix
 			return plan_err(err, errlen, -EINVAL,
 					"--only '%s': %s has no axis '%s' in [matrix]",
 					opts->only[i], spec->path, axis);
-		for (j = 0; j < a->nvalues && strcmp(a->values[j], eq + 1); j++)
+		for (j = 0; j < a->nvalues && !ts_exp_value_matches(a->values[j], eq + 1); j++)
 			;
 		if (j == a->nvalues)
 			return plan_err(err, errlen, -EINVAL,

@@ -65,6 +65,16 @@ int ts_exp_matrix_shard(struct ts_exp_matrix *plan, unsigned i, unsigned n);
 const struct ts_exp_config *ts_exp_matrix_config(const struct ts_exp_matrix *plan,
 						 const struct ts_exp_run *run);
 
+/*
+ * ts_exp_id_value - @value as configuration ids write it, into @buf:
+ * characters outside [A-Za-z0-9._:+-] replaced ('/' by '-', others by
+ * '_'), bpf:DIR/NAME.bpf.o shortened to bpf:NAME. Returns @buf.
+ */
+const char *ts_exp_id_value(char *buf, size_t len, const char *value);
+
+/* Does @given name the axis value @raw, as written in the spec or in its id form ("9-10")? */
+int ts_exp_value_matches(const char *raw, const char *given);
+
 /* The value of axis @axis in @run, or NULL when the run does not have that axis. */
 const char *ts_exp_run_axis(const struct ts_exp_run *run, const char *axis);
 

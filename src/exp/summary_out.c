@@ -405,6 +405,13 @@ int ts_exp_matrix_write_json(const struct ts_exp_matrix *plan, const struct ts_e
 							      ? "shuffle"
 							      : "interleave"));
 	json_object_object_add(root, "repetitions", json_object_new_int((int)plan->repetitions));
+	/* With --length/--delay the runs' times differ from the spec's: record what ran. */
+	if (plan->nruns) {
+		json_object_object_add(root, "length_s",
+				       jnum((double)plan->runs[0].length / TS_NSEC_PER_SEC));
+		json_object_object_add(root, "delay_s",
+				       jnum((double)plan->runs[0].delay / TS_NSEC_PER_SEC));
+	}
 	json_object_object_add(root, "skipped", skipped_json(s));
 	for (i = 0; i < plan->nconfigs; i++) {
 		const struct ts_exp_run *r = &plan->configs[i].tmpl;

@@ -106,6 +106,9 @@ static int gnet_time(const char *f, size_t flen, int64_t *out)
 	}
 	if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 || v[4] > 59 || v[5] > 60)
 		return -EINVAL;
+	/* Times become nanoseconds in 64 bits: 1970 to 2200 fits with room to spare. */
+	if (v[0] < 1970 || v[0] > 2200)
+		return -ERANGE;
 	*out = civil_days(v[0], v[1], v[2]) * 86400 + v[3] * 3600 + v[4] * 60 + v[5];
 	return 0;
 }
@@ -143,7 +146,7 @@ static int gnet_flush(struct ts_import *im, struct ts_err *err)
 	g->have_out = true;
 	ret = imp_push(im, (g->sec - g->shift) * TS_NSEC_PER_SEC, v[0], v[1], 0);
 	if (ret)
-		return imp_fail(im, 0, err, ret, "out of memory");
+		return imp_push_fail(im, 0, ret, err);
 	return 0;
 }
 
@@ -190,7 +193,12 @@ static int gnet_line(struct ts_import *im, size_t input, const char *s, size_t l
 	if (ret)
 		return ret;
 	ts_csv_field(s, len, (size_t)g->c_ts, &f, &flen);
-	if (gnet_time(f, flen, &sec))
+	ret = gnet_time(f, flen, &sec);
+	if (ret == -ERANGE)
+		return imp_fail(im, 0, err, -ERANGE,
+				"Timestamp '%s': expected a year from 1970 to 2200",
+				imp_quote(q, sizeof(q), f, flen));
+	if (ret)
 		return imp_fail(im, 0, err, -EINVAL,
 				"Timestamp: expected YYYY.MM.DD_hh.mm.ss such as "
 				"2019.11.28_07.00.01, got '%s'",
@@ -371,7 +379,7 @@ static int lumos_line(struct ts_import *im, size_t input, const char *s, size_t 
 	l->prev_seq = seq;
 	l->prev_line = im->line[0];
 	ret = imp_push(im, (ts_ns_t)seq * TS_NSEC_PER_SEC, bps, 0, 0);
-	return ret ? imp_fail(im, 0, err, ret, "out of memory") : 0;
+	return ret ? imp_push_fail(im, 0, ret, err) : 0;
 }
 
 static int lumos_finish(struct ts_import *im, struct ts_series *out, struct ts_text *notes,
@@ -522,7 +530,7 @@ static int g5_line(struct ts_import *im, size_t input, const char *s, size_t len
 	g->prev_seq = seq;
 	g->prev_line = im->line[0];
 	ret = imp_push(im, (ts_ns_t)seq * TS_NSEC_PER_SEC, bps, 0, 0);
-	return ret ? imp_fail(im, 0, err, ret, "out of memory") : 0;
+	return ret ? imp_push_fail(im, 0, ret, err) : 0;
 }
 
 static int g5_finish(struct ts_import *im, struct ts_series *out, struct ts_text *notes,

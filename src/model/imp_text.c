@@ -105,6 +105,10 @@ static int mm_finish(struct ts_import *im, struct ts_series *out, struct ts_text
 		out->cols = im->o.up ? TS_COL_UP : TS_COL_DOWN;
 	}
 	ret = ts_opps_to_series(down, up, bin, period, out);
+	if (ret == -E2BIG)
+		ret = imp_fail_file(im, 0, err, -E2BIG,
+				    "more than %u rows in bins of %lld ms: use a wider --bin",
+				    TR_ENTRIES_MAX, (long long)(bin / TS_NSEC_PER_MSEC));
 	if (ret)
 		goto out;
 	ts_text_printf(notes, "imported from ");
@@ -199,7 +203,7 @@ static int pens_line(struct ts_import *im, size_t input, const char *s, size_t l
 	p->prev_line = im->line[0];
 	imp_quote(p->prev_q, sizeof(p->prev_q), tok[0], tlen[0]);
 	ret = imp_push(im, (ts_ns_t)t, bps, 0, 0);
-	return ret ? imp_fail(im, 0, err, ret, "out of memory") : 0;
+	return ret ? imp_push_fail(im, 0, ret, err) : 0;
 }
 
 static int pens_finish(struct ts_import *im, struct ts_series *out, struct ts_text *notes,
@@ -317,6 +321,10 @@ static int leo_finish(struct ts_import *im, struct ts_series *out, struct ts_tex
 		goto out;
 	}
 	ret = ts_trace_bins(t, bin, &bps, &n);
+	if (ret == -E2BIG)
+		ret = imp_fail_file(im, 0, err, -E2BIG,
+				    "more than %u rows in bins of %lld ms: use a wider --bin",
+				    TS_TRACE_BINS_MAX, (long long)(bin / TS_NSEC_PER_MSEC));
 	if (ret)
 		goto out;
 	out->cols = (im->o.up ? TS_COL_UP : TS_COL_DOWN) | TS_COL_DELAY;

@@ -197,6 +197,30 @@ int ts_import_line(struct ts_import *im, size_t input, const char *s, size_t len
 	return im->fmt->ops->line(im, input, s, len, err);
 }
 
+/*
+ * A direction that is 0 in every row is a link that never delivers: the
+ * trace reader refuses it, so the import does too, rather than writing a
+ * file that --trace would not take.
+ */
+static int imp_check_nonzero(struct ts_import *im, const struct ts_series *s, struct ts_err *err)
+{
+	bool any[2] = {false, false};
+	size_t i;
+	int d;
+
+	for (i = 0; i < s->n; i++) {
+		any[0] |= s->rows[i].down > 0;
+		any[1] |= s->rows[i].up > 0;
+	}
+	for (d = 0; d < 2; d++)
+		if ((s->cols & (d ? TS_COL_UP : TS_COL_DOWN)) && !any[d])
+			return imp_fail_file(im, 0, err, -EINVAL,
+					     "the %s capacity is 0 in every row: a link that never "
+					     "delivers",
+					     d ? "uplink" : "downlink");
+	return 0;
+}
+
 int ts_import_finish(struct ts_import *im, struct ts_series *out, struct ts_text *notes,
 		     struct ts_err *err)
 {
@@ -209,6 +233,8 @@ int ts_import_finish(struct ts_import *im, struct ts_series *out, struct ts_text
 	ret = im->fmt->ops->finish(im, out, notes, err);
 	if (!ret && notes->oom)
 		ret = -ENOMEM;
+	if (!ret)
+		ret = imp_check_nonzero(im, out, err);
 	if (ret == -ENOMEM)
 		ts_err_set(err, "%s: out of memory", im->name[0]);
 	return ret;
@@ -216,6 +242,8 @@ int ts_import_finish(struct ts_import *im, struct ts_series *out, struct ts_text
 
 int imp_push(struct ts_import *im, ts_ns_t t, uint64_t down, uint64_t up, ts_ns_t delay)
 {
+	if (im->n == TR_ENTRIES_MAX)
+		return -E2BIG;
 	if (im->n == im->cap) {
 		size_t cap = im->cap ? im->cap * 2 : 256;
 		struct imp_row *p = realloc(im->rows, cap * sizeof(*p));
@@ -233,6 +261,14 @@ int imp_push(struct ts_import *im, ts_ns_t t, uint64_t down, uint64_t up, ts_ns_
 	return 0;
 }
 
+int imp_push_fail(struct ts_import *im, size_t input, int ret, struct ts_err *err)
+{
+	if (ret == -E2BIG)
+		return imp_fail(im, input, err, ret, "more than %u rows, the most a trace may hold",
+				TR_ENTRIES_MAX);
+	return imp_fail(im, input, err, ret, "out of memory");
+}
+
 int imp_rows_to_series(struct ts_import *im, ts_ns_t last_len, struct ts_series *out,
 		       struct ts_err *err)
 {
@@ -248,9 +284,11 @@ int imp_rows_to_series(struct ts_import *im, ts_ns_t last_len, struct ts_series 
 	if (!last_len && TS_MEDIAN_GAP(im->rows, im->n, &last_len) < 0)
 		return -ENOMEM;
 	t0 = im->rows[0].t;
-	out->period = im->rows[im->n - 1].t - t0 + last_len;
-	if (out->period > TR_PERIOD_MAX)
+	/* Each part checked alone first: their sum can exceed what ts_ns_t holds. */
+	if (im->rows[im->n - 1].t - t0 > TR_PERIOD_MAX || last_len > TR_PERIOD_MAX ||
+	    im->rows[im->n - 1].t - t0 + last_len > TR_PERIOD_MAX)
 		return imp_fail_file(im, 0, err, -EINVAL, "longer than 49.7 days");
+	out->period = im->rows[im->n - 1].t - t0 + last_len;
 	for (i = 0; i < im->n; i++) {
 		struct ts_series_row r = {.t = im->rows[i].t - t0,
 					  .down = im->rows[i].down,

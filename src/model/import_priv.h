@@ -62,8 +62,11 @@ int imp_fail_file(struct ts_import *im, size_t input, struct ts_err *err, int re
 /* An ops->fini that frees im->priv. */
 void imp_free_priv(struct ts_import *im);
 
-/* Append a row. Returns 0 or -ENOMEM. */
+/* Append a row. Returns 0, -E2BIG (more rows than a trace may hold) or -ENOMEM. */
 int imp_push(struct ts_import *im, ts_ns_t t, uint64_t down, uint64_t up, ts_ns_t delay);
+
+/* The message of a failed imp_push (@ret) for the current line of @input; returns @ret. */
+int imp_push_fail(struct ts_import *im, size_t input, int ret, struct ts_err *err);
 
 /*
  * Copy the collected rows into @out (times from the first row's), with

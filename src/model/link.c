@@ -7,17 +7,24 @@
 /* Stream numbers for ts_rng_derive: fixed, so a seed's meaning never shifts. */
 enum { SEED_LOSS = 1, SEED_QUEUE = 2, SEED_MAC_QUEUE = 3 };
 
+/* Put "DIR: WHAT" in front of the message in @err. */
+static void prefix(struct ts_err *err, const char *dir, const char *what)
+{
+	char msg[TS_ERR_MAX];
+
+	if (!err)
+		return;
+	snprintf(msg, sizeof(msg), "%s", err->msg);
+	ts_err_set(err, "%s: %s%s", dir, what, msg);
+}
+
 static int add_stage(struct ts_pipe *pipe, const char *dir, const struct ts_stage_ops *ops,
 		     const struct ts_stage_conf *conf, struct ts_err *err)
 {
 	int ret = ts_pipe_add(pipe, ops, conf, err);
 
-	if (ret < 0 && err) {
-		char msg[TS_ERR_MAX];
-
-		snprintf(msg, sizeof(msg), "%s", err->msg);
-		ts_err_set(err, "%s: %s", dir, msg);
-	}
+	if (ret < 0)
+		prefix(err, dir, "");
 	return ret;
 }
 
@@ -70,8 +77,10 @@ int ts_dir_build(struct ts_dir *d, const struct ts_dir_conf *conf, ts_release_fn
 		sc.spec = NULL;
 		if (conf->loss) {
 			ret = ts_spec_parse(&spec, conf->loss, err);
-			if (ret < 0)
+			if (ret < 0) {
+				prefix(err, conf->name, "loss: ");
 				goto fail;
+			}
 			sc.spec = &spec;
 		}
 		sc.seed = ts_rng_derive(conf->seed, SEED_LOSS);

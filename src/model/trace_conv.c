@@ -78,48 +78,91 @@ int ts_trace_write_mahimahi(const struct ts_trace *t, struct ts_text *out, struc
 	return ret;
 }
 
-/* Add the opportunities of @t, looped, that fall in (0, total] to @acc. */
-static void opps_bin_loop(const struct ts_trace *t, ts_ns_t bin, ts_ns_t total, u128 *acc)
+/* The opportunities of a trace looped over (0, total], in time order. */
+struct opp_iter {
+	const struct ts_trace *t;
+	ts_ns_t base; /* start of the current pass */
+	size_t i;     /* next entry */
+	ts_ns_t x;    /* time of the current entry, or TS_NEVER at the end */
+	uint32_t count;
+};
+
+static void opp_next(struct opp_iter *it, ts_ns_t total)
 {
-	ts_ns_t base;
-	size_t i;
+	const struct ts_trace *t = it->t;
 
-	for (base = 0; base < total; base += t->period) {
-		for (i = 0; i < t->n; i++) {
-			ts_ns_t x = base + (ts_ns_t)t->opps[i].ms * TS_NSEC_PER_MSEC;
+	it->x = TS_NEVER;
+	if (!t)
+		return;
+	for (;;) {
+		if (it->i == t->n) {
+			it->i = 0;
+			it->base += t->period;
+			if (it->base >= total)
+				return;
+		}
+		if (t->opps[it->i].ms) {
+			ts_ns_t x = it->base + (ts_ns_t)t->opps[it->i].ms * TS_NSEC_PER_MSEC;
 
-			if (t->opps[i].ms == 0)
-				continue;
 			if (x > total)
 				return;
-			acc[(x - 1) / bin] += (u128)t->opps[i].count * OPP_BITNS;
+			it->x = x;
+			it->count = t->opps[it->i++].count;
+			return;
 		}
+		it->i++;
 	}
 }
 
+/*
+ * Bins are filled from the opportunities in time order, so memory and
+ * time grow with the rows written, not with period / bin: a sparse
+ * trace with a long period (one opportunity at 49 days) makes two rows.
+ */
 int ts_opps_to_series(const struct ts_trace *down, const struct ts_trace *up, ts_ns_t bin,
 		      ts_ns_t period, struct ts_series *out)
 {
-	size_t n = (size_t)((period + bin - 1) / bin), j;
-	u128 *acc = calloc(2 * n, sizeof(*acc));
-	int ret = 0;
+	struct opp_iter it[2] = {{.t = down}, {.t = up}};
+	int64_t n = (period + bin - 1) / bin, j = 0;
+	int ret = 0, d;
 
-	if (!acc)
-		return -ENOMEM;
-	if (down)
-		opps_bin_loop(down, bin, period, acc);
-	if (up)
-		opps_bin_loop(up, bin, period, acc + n);
 	out->period = period;
-	for (j = 0; j < n && !ret; j++) {
-		ts_ns_t len = ts_min(bin, period - (ts_ns_t)j * bin);
-		struct ts_series_row row = {.t = (ts_ns_t)j * bin};
+	opp_next(&it[0], period);
+	opp_next(&it[1], period);
+	while (j < n && !ret) {
+		ts_ns_t x = ts_min(it[0].x, it[1].x), len;
+		struct ts_series_row row = {0};
+		u128 acc[2] = {0, 0};
+		int64_t jb;
 
-		row.down = (uint64_t)(acc[j] / (u128)len);
-		row.up = (uint64_t)(acc[n + j] / (u128)len);
+		if (x == TS_NEVER) {
+			/* The rest of the period is empty: one row of nothing. */
+			row.t = j * bin;
+			ret = ts_series_add(out, &row);
+			break;
+		}
+		jb = (x - 1) / bin;
+		if (jb > j) {
+			row.t = j * bin;
+			ret = ts_series_add(out, &row);
+			j = jb;
+			continue;
+		}
+		for (d = 0; d < 2; d++) {
+			while (it[d].x != TS_NEVER && (it[d].x - 1) / bin == j) {
+				acc[d] += (u128)it[d].count * OPP_BITNS;
+				opp_next(&it[d], period);
+			}
+		}
+		len = ts_min(bin, period - j * bin);
+		row.t = j * bin;
+		row.down = (uint64_t)(acc[0] / (u128)len);
+		row.up = (uint64_t)(acc[1] / (u128)len);
 		ret = ts_series_add(out, &row);
+		if (!ret && out->n > TR_ENTRIES_MAX)
+			ret = -E2BIG;
+		j++;
 	}
-	free(acc);
 	return ret;
 }
 

@@ -43,7 +43,7 @@ static const struct csv_name {
 	"or delay_us; loss or loss_pct"
 
 /* Limits: they catch a wrong unit, not a plausible value. */
-#define CSV_RATE_MAX  10000000000000ull	       /* 10 Tbit/s */
+#define CSV_RATE_MAX  TR_RATE_MAX
 #define CSV_DELAY_MAX (3600 * TS_NSEC_PER_SEC) /* one hour */
 
 struct tr_csv {
@@ -477,6 +477,9 @@ static int csv_row(struct ts_trace_reader *r, struct tr_csv *c, const char *s, s
 	if (t >= TR_PERIOD_MAX)
 		return tr_fail(r, err, -ERANGE,
 			       "row starts more than 49.7 days after the first row");
+	if (c->n == TR_ENTRIES_MAX)
+		return tr_fail(r, err, -E2BIG, "more than %u rows, the most a trace may hold",
+			       TR_ENTRIES_MAX);
 	if (c->n == c->cap) {
 		ret = csv_grow(r, c, err);
 		if (ret)

@@ -89,6 +89,10 @@ int tr_mm_line(struct ts_trace_reader *r, const char *s, size_t len, struct ts_e
 				       "not decrease",
 				       (unsigned long)ms, (unsigned long)last->ms, r->last_line);
 	}
+	if (r->n == TR_ENTRIES_MAX)
+		return tr_fail(r, err, -E2BIG,
+			       "more than %u distinct timestamps, the most a trace may hold",
+			       TR_ENTRIES_MAX);
 	if (r->n == r->cap) {
 		ret = mm_grow(r, err);
 		if (ret)

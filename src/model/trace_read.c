@@ -287,6 +287,10 @@ int ts_trace_open_spec(const char *spec, struct ts_trace **down, struct ts_trace
 		ts_err_set(err, "%s: %s", spec, inner.msg);
 		return ret;
 	}
+	if (bps > TR_RATE_MAX) {
+		ts_err_set(err, "%s: above the limit of 10 Tbit/s (wrong unit?)", spec);
+		return -ERANGE;
+	}
 	*down = ts_trace_const(bps);
 	if (!*down) {
 		ts_err_set(err, "%s: out of memory", spec);

@@ -26,6 +26,20 @@
  */
 #define TR_PERIOD_MAX ((ts_ns_t)UINT32_MAX * TS_NSEC_PER_MSEC)
 
+/*
+ * Highest capacity a trace may give, the same for every reader (CSV rows,
+ * const:RATE): it catches a wrong unit, not a plausible value.
+ */
+#define TR_RATE_MAX 10000000000000ull /* 10 Tbit/s */
+
+/*
+ * Most entries a trace may hold: mahimahi distinct milliseconds, CSV rows
+ * (2.8 hours at 1 ms). It bounds memory (at most about 0.6 GB for a CSV
+ * with both directions, delay and loss) and the time a runaway file or
+ * conversion takes; no public trace comes near it.
+ */
+#define TR_ENTRIES_MAX 10000000u
+
 struct tr_csv;
 
 struct ts_trace_reader {

@@ -28,8 +28,12 @@ static size_t nbins_of(const struct ts_trace *t, ts_ns_t bin)
 static int bin_work(const struct ts_trace *t, ts_ns_t bin, u128 **acc)
 {
 	size_t n = nbins_of(t, bin), i;
-	u128 *a = calloc(n, sizeof(*a));
+	u128 *a;
 
+	*acc = NULL;
+	if (n > TS_TRACE_BINS_MAX)
+		return -E2BIG;
+	a = calloc(n, sizeof(*a));
 	*acc = a;
 	if (!a)
 		return -ENOMEM;

@@ -128,6 +128,9 @@ static int row(struct phy_reader *r, const char *s, size_t len, struct ts_err *e
 			    "increase");
 	if ((ts_ns_t)t - r->t0 >= TR_PERIOD_MAX)
 		return fail(r, err, -ERANGE, "row starts more than 49.7 days after the first");
+	_Static_assert(TR_ENTRIES_MAX == 10000000u, "the message names the limit");
+	if (r->n == TR_ENTRIES_MAX)
+		return fail(r, err, -E2BIG, "more than 10000000 rows, the most a trace may hold");
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 64;
 		struct ts_trace_row *p = realloc(r->rows, cap * sizeof(*p));

@@ -690,6 +690,15 @@ void ts_nfq_close(struct ts_nfq *q)
 	free(q);
 }
 
+int ts_nfq_set_rcvbuf(struct ts_nfq *q, uint32_t bytes)
+{
+	int sz = (int)(bytes > (1u << 30) ? (1u << 30) : bytes);
+
+	if (setsockopt(q->fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
+		return -errno;
+	return 0;
+}
+
 int ts_nfq_set_mtu(struct ts_nfq *q, uint32_t mtu)
 {
 	if (mtu < 68 || mtu > 65535)

@@ -110,6 +110,15 @@ int ts_nfq_open(struct ts_nfq **out, uint16_t queue_num, uint32_t queue_maxlen, 
  */
 int ts_nfq_set_mtu(struct ts_nfq *q, uint32_t mtu);
 
+/*
+ * ts_nfq_set_rcvbuf - replace the receive buffer size ts_nfq_open chose
+ * (SO_RCVBUFFORCE, at most 1 GiB; the kernel doubles it). Only to
+ * reproduce a netlink overrun (ENOBUFS) on purpose: the size chosen at
+ * open makes the queue length, not the buffer, the limit. Returns 0 or a
+ * negative errno.
+ */
+int ts_nfq_set_rcvbuf(struct ts_nfq *q, uint32_t bytes);
+
 /* ts_nfq_fd - the socket, for epoll (level-triggered: EPOLLIN, EPOLLERR). */
 int ts_nfq_fd(const struct ts_nfq *q);
 

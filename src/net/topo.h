@@ -161,6 +161,12 @@ int ts_topo_destroy(struct ts_topo *t, struct ts_err *err);
 struct ts_cleanup_opts {
 	bool force;	/* also remove objects whose owner pid is alive */
 	pid_t only_pid; /* > 0: only objects of this owner pid */
+	/*
+	 * Only namespaces of runs started from the calling thread's namespace
+	 * (their outer link tas<pid>-<n>o is there): what a start sweeps, so
+	 * that it never reaches into runs started elsewhere.
+	 */
+	bool local;
 	/* Optional: told one line per object removed or kept. */
 	void (*note)(void *arg, const char *line);
 	void *note_arg;

@@ -82,11 +82,16 @@ int ts_topo_netns_pid(const char *name, pid_t *pid)
 	return 0;
 }
 
+#define LOCAL_MAX 64
+
 struct sweep {
 	const struct ts_cleanup_opts *o;
 	struct ts_cleanup_stats *st;
 	struct ts_err *err;
 	int ret; /* first error */
+	/* o->local: owners with an outer link here, whose namespaces may go */
+	pid_t local[LOCAL_MAX];
+	unsigned int nlocal;
 };
 
 static void note(const struct sweep *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -267,6 +272,41 @@ out:
 	ts_rtnl_close(&r);
 }
 
+/* o->local: was the run of @pid started from this namespace (its outer link is here)? */
+static bool is_local(const struct sweep *s, pid_t pid)
+{
+	unsigned int i;
+
+	if (!s->o->local)
+		return true;
+	for (i = 0; i < s->nlocal; i++)
+		if (s->local[i] == pid)
+			return true;
+	return false;
+}
+
+/* o->local: note the owners whose outer link (tas<pid>-<n>o) is in this namespace. */
+static void find_local(struct sweep *s)
+{
+	struct ts_rtnl r = {0};
+	struct names l = {0};
+	struct ts_err e1;
+	size_t i, len;
+
+	if (!s->o->local || ts_rtnl_open(&r, -1, &e1) < 0)
+		return;
+	if (ts_rtnl_link_list(&r, collect_link, &l, &e1) == 0) {
+		for (i = 0; i < l.n && s->nlocal < LOCAL_MAX; i++) {
+			len = strlen(l.v[i]);
+			if (len && l.v[i][len - 1] == 'o')
+				s->local[s->nlocal++] = l.pid[i];
+		}
+	}
+	free(l.v);
+	free(l.pid);
+	ts_rtnl_close(&r);
+}
+
 static void sweep_netns(struct sweep *s)
 {
 	char path[sizeof(TS_NETNS_DIR) + 256], what[300];
@@ -289,7 +329,7 @@ static void sweep_netns(struct sweep *s)
 		if (ts_topo_netns_pid(de->d_name, &pid) < 0)
 			continue;
 		snprintf(what, sizeof(what), "namespace %s", de->d_name);
-		if (!doomed(s, pid, what))
+		if (!is_local(s, pid) || !doomed(s, pid, what))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", TS_NETNS_DIR, de->d_name);
 		ret = ts_netns_unpin(path);
@@ -354,7 +394,7 @@ static void sweep_procs(struct sweep *s)
 		if (ts_topo_netns_pid(de->d_name, &pid) < 0)
 			continue;
 		snprintf(what, sizeof(what), "namespace %s", de->d_name);
-		if (!doomed(&probe, pid, what))
+		if (!is_local(s, pid) || !doomed(&probe, pid, what))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", TS_NETNS_DIR, de->d_name);
 		n = kill_inside(path);
@@ -373,6 +413,7 @@ int ts_topo_cleanup(const struct ts_cleanup_opts *o, struct ts_cleanup_stats *st
 	struct sweep s = {.o = o, .st = st ? st : &local, .err = err};
 
 	memset(s.st, 0, sizeof(*s.st));
+	find_local(&s);
 	sweep_procs(&s);
 	sweep_rules(&s, AF_INET);
 	sweep_rules(&s, AF_INET6);

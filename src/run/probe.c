@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Host probes for `tasshape doctor` (probe.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "net/nfq.h"
@@ -87,106 +83,6 @@ int ts_probe_output(char *const argv[], char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)strcspn(src, "\n"), src);
 	ts_buf_free(&out);
 	return ret;
-}
-
-/* ---- KVM ------------------------------------------------------------------ */
-
-/*
- * A boot sector that writes 0x42 to QEMU's isa-debug-exit port, which ends
- * QEMU with status (0x42 << 1) | 1: it proves the firmware ran and booted a
- * guest, which is what `tasshape vm` needs from the accelerator.
- */
-static const uint8_t boot_code[] = {0xb0, 0x42, 0xe6, 0xf4, 0xf4, 0xeb, 0xfd}; /* mov, out, hlt */
-#define BOOT_EXIT   ((0x42 << 1) | 1)
-#define BOOT_WAIT_S 4
-
-static int write_boot_sector(char *path)
-{
-	uint8_t sector[512] = {0};
-	int fd, ret = 0;
-
-	memcpy(sector, boot_code, sizeof(boot_code));
-	sector[510] = 0x55;
-	sector[511] = 0xaa;
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, sector, sizeof(sector)) != (ssize_t)sizeof(sector))
-		ret = -EIO;
-	close(fd);
-	if (ret < 0)
-		unlink(path);
-	return ret;
-}
-
-/* Run QEMU on the boot sector; its exit status, or -ETIMEDOUT after BOOT_WAIT_S. */
-static int boot_qemu(const char *qemu, const char *image)
-{
-	struct timespec pause = {0, 20 * 1000 * 1000};
-	char drive[4200];
-	int status, i, devnull;
-	pid_t pid, w = 0;
-
-	snprintf(drive, sizeof(drive), "file=%s,format=raw,if=floppy", image);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		devnull = open("/dev/null", O_RDWR);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 1);
-			dup2(devnull, 2);
-		}
-		execl(qemu, qemu, "-accel", "kvm", "-display", "none", "-nodefaults",
-		      "-no-user-config", "-m", "16", "-device",
-		      "isa-debug-exit,iobase=0xf4,iosize=1", "-drive", drive, "-boot", "a",
-		      (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < BOOT_WAIT_S * 50 && w == 0; i++) {
-		w = waitpid(pid, &status, WNOHANG);
-		if (w == 0)
-			nanosleep(&pause, NULL);
-	}
-	if (w == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		return -ETIMEDOUT;
-	}
-	if (w < 0)
-		return -errno;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-int ts_probe_kvm(const char *qemu, struct ts_err *err)
-{
-	char image[] = "/tmp/tasshape-kvm-XXXXXX";
-	int ret;
-
-	if (access("/dev/kvm", F_OK) < 0) {
-		ts_err_set(err, "no /dev/kvm (no KVM module, or not passed to this container)");
-		return -ENOENT;
-	}
-	if (access("/dev/kvm", R_OK | W_OK) < 0) {
-		ts_err_set(err, "/dev/kvm: %s", strerror(errno));
-		return -EACCES;
-	}
-	ret = write_boot_sector(image);
-	if (ret < 0) {
-		ts_err_set(err, "cannot write a test boot sector in /tmp: %s", strerror(-ret));
-		return ret;
-	}
-	ret = boot_qemu(qemu, image);
-	unlink(image);
-	if (ret == BOOT_EXIT)
-		return 0;
-	if (ret == -ETIMEDOUT)
-		ts_err_set(err, "/dev/kvm exists but a test guest did not boot within %d s",
-			   BOOT_WAIT_S);
-	else
-		ts_err_set(err, "QEMU with -accel kvm failed (exit status %d)", ret);
-	return ret < 0 ? ret : -EIO;
 }
 
 /* ---- namespaces, veth and NFQUEUE ----------------------------------------- */

@@ -44,16 +44,6 @@ int ts_probe_which(const char *name, char *buf, size_t len);
  */
 int ts_probe_output(char *const argv[], char *buf, size_t len);
 
-/*
- * ts_probe_kvm - boot a one-sector guest with QEMU (@qemu, the path of
- * qemu-system-x86_64) and -accel kvm, killed after 4 s. Booting is what
- * tells a KVM that runs guests from one that only exists (some hypervisors
- * expose a /dev/kvm whose guests never start). The test image in /tmp is
- * removed. Returns 0 when the guest booted, else a negative errno with
- * @err saying what happened.
- */
-int ts_probe_kvm(const char *qemu, struct ts_err *err);
-
 /* What ts_probe_link established, each step needing the one before. */
 struct ts_probe_link {
 	bool topo; /* namespaces, veth pairs, addresses and routes were made */

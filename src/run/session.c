@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -10,9 +12,46 @@
 #include "run/child.h"
 #include "run/clock.h"
 #include "run/session.h"
+#include "tasshape/units.h"
 
 /* Queue numbers: a pid-derived start keeps parallel shapers apart; binding settles ties. */
 #define QBASE(pid) ((uint16_t)(1000 + ((unsigned int)(pid) % 60000u)))
+
+static void keep_first(int *ret, int r, struct ts_err *err, const struct ts_err *e)
+{
+	if (r < 0 && !*ret) {
+		*ret = r;
+		if (err && e)
+			*err = *e;
+	}
+}
+
+bool ts_conservation_wanted(void)
+{
+	const char *v = getenv(TS_CHECK_ENV);
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+/* Check mode, after the last verdicts: every packet seen got exactly one. */
+static void final_check(struct ts_session *s, int *ret, struct ts_err *err)
+{
+	struct ts_err e;
+	int r;
+
+	if (!s->shaper.check)
+		return;
+	r = ts_shaper_check(&s->shaper, &e);
+	if (!r && s->shaper.pool.used) {
+		ts_err_set(&e, "conservation: %zu packets still held after the end of the run",
+			   s->shaper.pool.used);
+		r = -EPROTO;
+	}
+	if (r < 0) {
+		fprintf(stderr, "tasshape: %s\n", e.msg);
+		keep_first(ret, r, err, &e);
+	}
+}
 
 void ts_run_common_init(struct ts_run_common *c)
 {
@@ -90,6 +129,31 @@ static const struct {
 	[TS_H_DOWN_NETWORK] = {"PREROUTING", TS_IPT_IN},
 };
 
+/*
+ * TASSHAPE_NFQ_RCVBUF=SIZE: a netlink receive buffer of SIZE instead of
+ * the one sized from --kernel-queue, so that the fault tests can make the
+ * socket overrun (ENOBUFS) on purpose (docs/reliability.md).
+ */
+static int small_rcvbuf(void *nfq, struct ts_err *err)
+{
+	const char *v = getenv("TASSHAPE_NFQ_RCVBUF");
+	struct ts_err e;
+	uint64_t bytes;
+	int ret;
+
+	if (!v || !*v)
+		return 0;
+	if (ts_parse_size(v, &bytes, &e) < 0 || bytes < 4096 || bytes > (1u << 30)) {
+		ts_err_set(err, "TASSHAPE_NFQ_RCVBUF: expected a size from 4KB to 1GB, got '%s'",
+			   v);
+		return -EINVAL;
+	}
+	ret = ts_nfq_set_rcvbuf(nfq, (uint32_t)bytes);
+	if (ret < 0)
+		ts_err_set(err, "TASSHAPE_NFQ_RCVBUF: %s", strerror(-ret));
+	return ret;
+}
+
 /* Open the queues and install their rules, for every place that has stages. */
 static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 {
@@ -101,6 +165,7 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 	if (ret < 0)
 		return ret;
 	s->shaper.quiet = s->common->quiet;
+	s->shaper.check = ts_conservation_wanted();
 	for (i = 0; i < TS_H__COUNT; i++) {
 		int fd = s->hook_fd[i];
 		const char *dev = s->hook_dev[i];
@@ -109,6 +174,9 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 			continue;
 		ret = ts_shaper_open(&s->shaper, i, fd, QBASE(getpid()) + (uint16_t)(i * 64),
 				     s->common->queue_len, nfq_flags, err);
+		if (ret < 0)
+			return ret;
+		ret = small_rcvbuf(s->shaper.hook[i].q, err);
 		if (ret < 0)
 			return ret;
 		ret = ts_ipt_add_nfqueue(&s->rules, fd, AF_INET, "mangle", hook_rule[i].chain,
@@ -178,14 +246,37 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 }
 
 /*
+ * The summary is written when the run ends: a directory that does not
+ * exist (or cannot be written) is reported now, not after the run.
+ */
+static int check_summary_path(const char *path, struct ts_err *err)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) + (slash == path), path);
+	if (access(dir, W_OK | X_OK) < 0) {
+		int e = errno;
+
+		ts_err_set(err, "%s: cannot write the summary: %s: %s", path, dir, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/*
  * What both ways of starting share: privileges and tools first, then the
  * traces (read before anything is created, so a bad file leaves nothing
- * behind), then the signals. The caller's fail path closes the session.
+ * behind) and the summary's directory, then the signals. The caller's
+ * fail path closes the session.
  */
 static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 			 struct ts_run_common *common, const char *const *netns, struct ts_err *err)
 {
-	struct ts_cleanup_opts dead = {0};
+	struct ts_cleanup_opts dead = {.local = true};
 	int ret;
 
 	session_init(s, link, common);
@@ -200,13 +291,18 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 	ret = ts_linkcfg_load(link, err);
 	if (ret < 0)
 		return ret;
+	if (common->summary_json) {
+		ret = check_summary_path(common->summary_json, err);
+		if (ret < 0)
+			return ret;
+	}
 	ret = block_signals(s, err);
 	if (ret < 0)
 		return ret;
 	/*
-	 * What runs that died with their guard left (a power cut, a kill of
-	 * the whole process group): only objects whose owner pid is not
-	 * running; processes in their namespaces are killed first.
+	 * What runs started from this namespace left when they died with their
+	 * guard (a power cut, a kill of the whole process group): only objects
+	 * whose owner pid is not running; processes inside are killed first.
 	 */
 	ts_topo_cleanup(&dead, NULL, NULL);
 	return ts_guard_start(&s->guard, netns, err);
@@ -437,15 +533,6 @@ int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 	return ret;
 }
 
-static void keep_first(int *ret, int r, struct ts_err *err, const struct ts_err *e)
-{
-	if (r < 0 && !*ret) {
-		*ret = r;
-		if (err && e)
-			*err = *e;
-	}
-}
-
 static void print_summary(struct ts_session *s, int *ret, struct ts_err *err)
 {
 	struct ts_summary sum;
@@ -505,6 +592,7 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 		/* Stop new packets first, then drop (and count) what is still held. */
 		keep_first(&ret, ts_ipt_clear(&s->rules, &e), err, &e);
 		ts_shaper_finish(&s->shaper);
+		final_check(s, &ret, err);
 		/* The held packets' drops are recorded; now the files are complete. */
 		if (ts_obs_finish(&s->obs, s->shaper.now, &e) < 0) {
 			keep_first(&ret, -EIO, err, &e);

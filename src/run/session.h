@@ -38,6 +38,16 @@ struct ts_run_common {
 
 void ts_run_common_init(struct ts_run_common *c);
 
+/*
+ * Conservation check mode (docs/reliability.md): with TASSHAPE_CHECK set
+ * (and not "0") in the environment, the shaper checks after every turn
+ * that every counter adds up (ts_shaper_check) and that no packet is held
+ * after the end, and a run that breaks it fails with the count that
+ * disagrees. The integration tests run with it.
+ */
+#define TS_CHECK_ENV "TASSHAPE_CHECK"
+bool ts_conservation_wanted(void);
+
 struct ts_session {
 	struct ts_run_common *common;
 	struct ts_linkcfg *link;

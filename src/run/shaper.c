@@ -292,45 +292,88 @@ void ts_shaper_on_signal(struct ts_shaper *sh, int signo, bool from_kernel)
 		sh->kill_sig = signo;
 }
 
+static uint64_t sum_drops(const uint64_t *drops)
+{
+	uint64_t n = 0;
+	int c;
+
+	for (c = 0; c < TS_DROP__COUNT; c++)
+		n += drops[c];
+	return n;
+}
+
+/* In each stage of @p: in = out + dropped + held. */
+static int check_stages(const struct ts_pipe *p, const char *dir, struct ts_err *err)
+{
+	unsigned int k;
+
+	for (k = 0; k < p->nstages; k++) {
+		const struct ts_stage_stats *st = &p->stage[k]->stats;
+
+		if (st->pkts_in == st->pkts_out + sum_drops(st->drops) + st->held_pkts)
+			continue;
+		ts_err_set(err,
+			   "conservation: %s stage %s: in %llu != out %llu + dropped %llu + held "
+			   "%u",
+			   dir, p->stage[k]->ops->name, (unsigned long long)st->pkts_in,
+			   (unsigned long long)st->pkts_out,
+			   (unsigned long long)sum_drops(st->drops), st->held_pkts);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 int ts_shaper_check(const struct ts_shaper *sh, struct ts_err *err)
 {
 	uint64_t seen = 0, verdicts = 0, held = 0, drops;
-	int i, d, pl, c;
+	int i, d, pl, ret;
 
 	for (d = 0; d < 2; d++) {
 		for (pl = 0; pl < 2; pl++) {
 			const struct ts_pipe *p = &sh->dir[d].pipe[pl];
+			const char *dn = sh->dir[d].name ? sh->dir[d].name : "?";
 			uint64_t h = ts_pipe_held_pkts(p);
 
-			for (drops = 0, c = 0; c < TS_DROP__COUNT; c++)
-				drops += p->stats.drops[c];
+			drops = sum_drops(p->stats.drops);
 			held += h;
 			if (p->stats.pkts_in != p->stats.pkts_out + drops + h) {
 				ts_err_set(err,
 					   "conservation: %s %s pipe: in %llu != out %llu + "
 					   "dropped %llu + held %llu",
-					   sh->dir[d].name ? sh->dir[d].name : "?",
-					   pl == TS_PLACE_SENDER ? "sender" : "network",
+					   dn, pl == TS_PLACE_SENDER ? "sender" : "network",
 					   (unsigned long long)p->stats.pkts_in,
 					   (unsigned long long)p->stats.pkts_out,
 					   (unsigned long long)drops, (unsigned long long)h);
 				return -EPROTO;
 			}
+			ret = check_stages(p, dn, err);
+			if (ret < 0)
+				return ret;
 		}
 	}
 	for (i = 0; i < TS_H__COUNT; i++) {
 		const struct ts_hook *h = &sh->hook[i];
+		const struct ts_nfq_stats *ns;
 
 		if (!h->io)
 			continue;
+		ns = h->io->stats(h->q);
 		seen += h->seen;
 		verdicts += h->accepted + h->dropped;
-		if (h->io->stats(h->q)->nl_errors) {
+		if (ns->nl_errors) {
 			ts_err_set(err,
 				   "conservation: queue %u refused %llu verdicts (last: %s): a "
 				   "packet id got a second verdict, or one it never had",
-				   h->qnum, (unsigned long long)h->io->stats(h->q)->nl_errors,
-				   strerror(-h->io->stats(h->q)->last_nl_error));
+				   h->qnum, (unsigned long long)ns->nl_errors,
+				   strerror(-ns->last_nl_error));
+			return -EPROTO;
+		}
+		if (ns->accepts + ns->drops != h->accepted + h->dropped) {
+			ts_err_set(err,
+				   "conservation: queue %u: %llu verdicts appended, the shaper "
+				   "gave %llu",
+				   h->qnum, (unsigned long long)(ns->accepts + ns->drops),
+				   (unsigned long long)(h->accepted + h->dropped));
 			return -EPROTO;
 		}
 	}

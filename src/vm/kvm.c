@@ -238,3 +238,23 @@ int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
 	free(out);
 	return -ENODEV;
 }
+
+int ts_vm_kvm_usable(const char *qemu, struct ts_err *why)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096];
+	int ret;
+
+	ret = ts_vm_kvm_probe(why);
+	if (ret < 0)
+		return ret;
+	snprintf(dir, sizeof(dir), "%s/tasshape-kvm-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		ret = -errno;
+		ts_err_set(why, "mkdtemp %s: %s", dir, strerror(errno));
+		return ret;
+	}
+	ret = ts_vm_kvm_probe_qemu(qemu, dir, why);
+	rmdir(dir);
+	return ret;
+}

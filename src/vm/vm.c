@@ -400,8 +400,8 @@ int ts_vm_kernel_identify(const char *kernel, char version[256], char sha256[65]
  * KVM ioctls, then a test boot in QEMU itself (a KVM may pass the first
  * and still fail QEMU's vCPU set-up, as a paravirtual hypervisor's does).
  */
-static int choose_accel(const struct ts_vm_conf *c, const char *qemu, const char *dir,
-			struct ts_vm_result *res, struct ts_err *err)
+static int choose_accel(const struct ts_vm_conf *c, const char *qemu, struct ts_vm_result *res,
+			struct ts_err *err)
 {
 	struct ts_err why = {{0}};
 
@@ -409,7 +409,7 @@ static int choose_accel(const struct ts_vm_conf *c, const char *qemu, const char
 		res->kvm = false;
 		return 0;
 	}
-	if (ts_vm_kvm_probe(&why) == 0 && ts_vm_kvm_probe_qemu(qemu, dir, &why) == 0) {
+	if (ts_vm_kvm_usable(qemu, &why) == 0) {
 		res->kvm = true;
 		return 0;
 	}
@@ -445,7 +445,8 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 	      struct ts_err *err)
 {
 	char tmpl[PATH_MAX], ctl[PATH_MAX + 8], initrd[PATH_MAX + 16], cwd[PATH_MAX],
-		self[PATH_MAX], socks[3][PATH_MAX + 16], cmdline[4096], outdir[PATH_MAX];
+		self[PATH_MAX], socks[3][PATH_MAX + 16], cmdline[4096], outdir[PATH_MAX],
+		moddir[PATH_MAX];
 	struct relay r = {.lfd = {-1, -1, -1}, .cfd = {-1, -1, -1}, .verbose = c->verbose};
 	struct ts_vm_argv qa = {0};
 	struct ts_vm_plan plan = {0};
@@ -481,6 +482,12 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		ts_err_set(err, "--out %s: %s", c->out, strerror(errno));
 		return ret;
 	}
+	/* The guest bind-mounts the modules directory by its host path: make it absolute. */
+	if (c->modules && !realpath(c->modules, moddir)) {
+		ret = -errno;
+		ts_err_set(err, "--modules %s: %s", c->modules, strerror(errno));
+		return ret;
+	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0) {
 		ret = -errno;
@@ -496,7 +503,7 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		tmpl[0] = '\0';
 		goto out;
 	}
-	ret = choose_accel(c, c->qemu ? c->qemu : "qemu-system-x86_64", tmpl, res, err);
+	ret = choose_accel(c, c->qemu ? c->qemu : "qemu-system-x86_64", res, err);
 	if (ret < 0)
 		goto out;
 	snprintf(ctl, sizeof(ctl), "%s/ctl", tmpl);
@@ -507,7 +514,7 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 	}
 	if (c->modules) {
 		snprintf(initrd, sizeof(initrd), "%s/initrd.cpio", tmpl);
-		ret = ts_vm_initramfs_build(c->modules, self, initrd, &have_initrd, err);
+		ret = ts_vm_initramfs_build(moddir, self, initrd, &have_initrd, err);
 		if (ret < 0)
 			goto out;
 	}
@@ -518,6 +525,7 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		struct ts_vm_conf cc = *c;
 
 		cc.out = c->out ? outdir : NULL;
+		cc.modules = c->modules ? moddir : NULL;
 		ret = write_ctl(ctl, &cc, cwd, argv, err);
 	}
 	if (ret < 0)
@@ -583,6 +591,7 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		goto out_sig;
 	}
 	if (signo) {
+		res->signal = signo;
 		ts_err_set(err, "interrupted by signal %d: the VM was stopped", signo);
 		ret = -EINTR;
 		goto out_sig;

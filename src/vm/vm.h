@@ -46,15 +46,16 @@ struct ts_vm_conf {
 };
 
 struct ts_vm_result {
-	int status;		     /* CMD's exit status (128+N when killed by signal N) */
-	bool timed_out;		     /* killed at --timeout; status is 124 */
-	bool kvm;		     /* ran under KVM (else TCG) */
+	int status;	/* CMD's exit status (128+N when killed by signal N) */
+	bool timed_out; /* killed at --timeout; status is 124 */
+	int signal;	/* SIGINT, SIGTERM or SIGHUP that stopped the VM (then -EINTR) */
+	bool kvm;	/* ran under KVM (else TCG) */
 	char accel_note[TS_ERR_MAX]; /* why TCG, when auto fell back */
 	char clocksource[32];	     /* the guest's clock source, as it reported it */
 	char release[128];	     /* uname -r of the guest */
 	char version[256];	     /* the kernel's version string (from the bzImage header) */
 	char sha256[65];	     /* of the bzImage */
-	double boot_s;		     /* from QEMU's start until CMD started */
+	double boot_s;		     /* the guest kernel's uptime when CMD started */
 };
 
 /*
@@ -62,9 +63,11 @@ struct ts_vm_result {
  * looked up in the guest's PATH) inside. Returns 0 when CMD ran (its exit
  * status, or 124 after a timeout, is in @res->status) and a negative
  * errno with @err set when the VM could not be started or the guest did
- * not report a status (a boot failure: the console's last lines are in
- * @err's message's stderr report). Leaves no process, mount or temporary
- * file behind.
+ * not report a status (after a boot failure the guest console's last
+ * lines are also printed on stderr), or -EINTR when SIGINT, SIGTERM or
+ * SIGHUP stopped it (@res->signal). Leaves no process, mount or temporary
+ * file behind (after a SIGKILL of tasshape, QEMU still dies with it, but
+ * the temporary directory stays).
  */
 int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_result *res,
 	      struct ts_err *err);
@@ -87,6 +90,13 @@ int ts_vm_kernel_identify(const char *bzimage, char version[256], char sha256[65
  */
 int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct ts_vm_result *r,
 		    struct ts_err *err);
+
+/*
+ * ts_vm_kvm_usable - can tasshape vm use KVM here? ts_vm_kvm_probe, then
+ * ts_vm_kvm_probe_qemu with @qemu (in a temporary directory it removes).
+ * Returns 0 or a negative errno with @why saying which step failed and how.
+ */
+int ts_vm_kvm_usable(const char *qemu, struct ts_err *why);
 
 /*
  * ts_vm_kvm_probe - does /dev/kvm run a guest? Creates a VM with one vCPU

@@ -29,11 +29,17 @@
 # ts_init_user is the same without root and without a namespace, for
 # tests of the commands that need neither (tasshape sim).
 #
+# The tests run tasshape in conservation check mode (TASSHAPE_CHECK=1).
+#
 # Assertions print the measured value, the accepted range and ok/FAIL; a
 # failed assertion does not stop the test (so every number is printed),
 # but the test exits 1 at the end. ts_die stops at once.
 
 set -u
+
+# Every tasshape run of the tests checks conservation after each loop turn
+# (docs/reliability.md): a count that does not add up fails the run loudly.
+export TASSHAPE_CHECK=1
 
 TS_NAME=
 TS_BIN=

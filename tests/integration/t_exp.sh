@@ -18,7 +18,7 @@
 #  - a BPF congestion control (the shipped ts_reno.bpf.o) runs a flow
 #    through exp run, verified from the socket, and is gone after exit.
 # A matrix whose emulator fell behind (this machine is shared) is run
-# again once before its numbers are judged.
+# again once before its numbers are judged (the less disturbed of the two).
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init exp "${1:-}" iperf3 irtt ping
 
@@ -40,16 +40,27 @@ queue = droptail:packets=200
 INI
 CHECK='rrul[cca=bbr].ping_icmp_ms.p95 < rrul[cca=cubic].ping_icmp_ms.p95'
 
+# Two tries at most; judged: the first whose emulator kept up, else the one with fewer runs
+# that fell behind.
+BEST= BEST_N=
 for try in 1 2; do
 	OUT=$TS_TMP/out-$try
 	ts_ns "$TS_BIN" exp run "$TS_TMP/ci.ini" --out "$OUT" --no-progress --check "$CHECK" \
 		>"$TS_TMP/run-$try.log" 2>&1
-	RC=$?
+	echo $? >"$TS_TMP/rc-$try"
 	[ -s "$OUT/summary.json" ] || { ts_show "$TS_TMP/run-$try.log"; ts_die "no summary.json"; }
-	[ "$(jq '.fell_behind' "$OUT/summary.json")" = 0 ] && break
-	ts_log "try $try: $(jq '.fell_behind' "$OUT/summary.json") runs fell behind: again"
+	n=$(jq '.fell_behind' "$OUT/summary.json")
+	if [ -z "$BEST" ] || [ "$n" -lt "$BEST_N" ]; then
+		BEST=$try BEST_N=$n
+	fi
+	[ "$n" = 0 ] && break
+	ts_log "try $try: $n runs fell behind: again"
 done
+try=$BEST
+OUT=$TS_TMP/out-$try
+RC=$(cat "$TS_TMP/rc-$try")
 S=$OUT/summary.json
+ts_log "judging try $try ($BEST_N runs fell behind)"
 ts_show "$TS_TMP/run-$try.log"
 ts_check "exp run exit status (bbr3 skipped, check passed)" "$RC" "==" 0
 ts_true "bbr3 reported with its reason" grep -q "bbr3: this kernel's bbr is version" \

@@ -36,6 +36,9 @@ delay = 20ms
 queue = droptail:packets=200
 INI
 
+# jqt FILTER FILE: jq -e, quietly (so that ts_true's own line is still printed).
+jqt() { jq -e "$1" "$2" >/dev/null; }
+
 # exp ARGS...: tasshape exp in the test namespace; stdout, stderr in $TS_TMP/out, err; sets RC.
 exp() {
 	local pid
@@ -78,15 +81,19 @@ ts_check "exp run: exit status" "$RC" == 0 || ts_show "$TS_TMP/run.out" "$TS_TMP
 ts_true "nosuchcc reported with the reason" grep -q "skipping cca=nosuchcc: " "$TS_TMP/run.err"
 ts_check "nosuchcc reported once" "$(grep -c 'nosuchcc' "$TS_TMP/run.err")" == 1
 ts_true "one line for the finished run" grep -q "^exp 1/1 $ID rep 1: ok in " "$TS_TMP/run.err"
-for f in experiment.json summary.json summary.csv summary.md "$ID/rep-1/result.json"; do
+for f in spec.ini experiment.json summary.json summary.csv summary.md "$ID/rep-1/result.json"; do
 	ts_true "file $f" test -s "$OUT/$f"
 done
+ts_true "spec.ini is the spec" cmp -s "$TS_TMP/spec.ini" "$OUT/spec.ini"
+ts_true "experiment.json: the plan, with the length that ran" \
+	jqt '.length_s == 3 and .delay_s == 1 and (.runs | length) == 2 and .runs[0].seed == 2' \
+	"$OUT/experiment.json"
 ts_true "no directory for the skipped configuration" \
 	test ! -e "$OUT/cca=nosuchcc,link=c20,test=tcp_upload"
 S=$OUT/summary.json
-ts_true "summary flags list the skip" jq -e '.flags | index("cca_skipped:nosuchcc")' "$S" >/dev/null
+ts_true "summary flags list the skip" jqt '.flags | index("cca_skipped:nosuchcc")' "$S"
 ts_true "skipped configuration: n = 0, skipped" \
-	jq -e '.configs[] | select(.cca == "nosuchcc") | .n == 0 and .skipped' "$S" >/dev/null
+	jqt '.configs[] | select(.cca == "nosuchcc") | .n == 0 and .skipped' "$S"
 MEAN=$(jq -r --arg id "$ID" '.configs[] | select(.id == $id) | .metrics.throughput_up_mbps.mean' "$S")
 SUM=$(jq -r '[.flows[] | select(.dir == "up") | .throughput_mbps] | add' "$OUT/$ID/rep-1/result.json")
 if ts__num "$MEAN" && ts__num "$SUM"; then

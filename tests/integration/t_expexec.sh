@@ -17,8 +17,8 @@
 #    without its module) are refused with the reason, before anything runs;
 #  - nothing is left behind: no namespace of the executor, no process
 #    of the run.
-# A run whose emulator fell behind (this machine is shared) is run again
-# once before its throughput is judged.
+# A run whose emulator fell behind (this machine is shared) is run again,
+# up to three tries, before its throughput is judged.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init expexec "${1:-}" iperf3 irtt ping ps
 
@@ -75,11 +75,20 @@ fi
 EXPECTED=$(awk 'BEGIN { printf "%.4f", 20 * 1448 / 1500 }')
 LO=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.3f", e * 0.95 }')
 HI=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.3f", e * 1.01 }')
+# Up to three tries; judged: the first that did not fall behind, else the least disturbed
+# (smallest release timing error p99 of the two directions).
+BEST= BEST_P99=
 for try in 1 2 3; do
 	run "cubic-up-$try" cubic tcp_upload 6s 1s || ts_die "cubic tcp_upload: not carried out"
-	fell_behind || break
-	ts_log "try $try: the emulator fell behind ($(jq -c .flags "$RES")): running it again"
+	p99=$(jq '[.fidelity.up.release_err_p99_us, .fidelity.down.release_err_p99_us] | max' "$RES")
+	if [ -z "$BEST" ] || awk -v a="$p99" -v b="$BEST_P99" 'BEGIN { exit !(a < b) }'; then
+		BEST=$RES BEST_P99=$p99
+	fi
+	fell_behind || { BEST=$RES; break; }
+	ts_log "try $try: the emulator fell behind (release p99 $p99 us): running it again"
 done
+RES=$BEST
+ts_log "judging $(dirname "$RES") (release p99 $(jq '[.fidelity.up.release_err_p99_us, .fidelity.down.release_err_p99_us] | max' "$RES") us)"
 ts_true "cubic tcp_upload: run ok" jq -e '.ok' "$RES" >/dev/null
 ts_range "cubic tcp_upload goodput" "$(jq '.flows[0].throughput_mbps' "$RES")" "$LO" "$HI" "Mbit/s "
 ts_true "cubic: flow, its socket and iperf3 all cubic" \

@@ -30,8 +30,8 @@ n=$(jq '[.checks[] | select(.status != "ok" and (.fix // "") == "")] | length' "
 ts_check "doctor: checks that are not ok but name no fix (cpus may)" "$n" "<=" 1
 left=$(ts_leftovers "$pid")
 ts_true "doctor: no namespace, link or rule of pid $pid left" [ -z "$left" ] || echo "$left"
-ts_true "doctor: no KVM test image left in /tmp" \
-	bash -c "! compgen -G '/tmp/tasshape-kvm-*' >/dev/null"
+ts_true "doctor: no KVM probe directory left in /tmp" \
+	bash -c "! compgen -G '/tmp/tasshape-doctor-*' >/dev/null"
 "$TS_BIN" doctor >"$TS_TMP/doctor.txt" 2>&1
 ts_true "doctor (text): one line per check, OK first" grep -q '^OK    privileges' "$TS_TMP/doctor.txt"
 
@@ -106,6 +106,16 @@ for sub in list check stats convert plot gen import; do
 	missing=$(comm -23 <(opts trace "$sub") \
 		<(page tasshape-trace.1 | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u))
 	ts_true "tasshape-trace(1) documents trace $sub's options (missing: ${missing:-none})" \
+		[ -z "$missing" ]
+done
+
+# The pages written from the exp and vm specifications follow the commands once they exist.
+for cmd in "vm:tasshape-vm.1" "exp run:tasshape-exp.1"; do
+	read -r -a words <<<"${cmd%%:*}"
+	"$TS_BIN" "${words[@]}" --help >/dev/null 2>&1 || continue
+	missing=$(comm -23 <(opts "${words[@]}") \
+		<(page "${cmd#*:}" | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u))
+	ts_true "${cmd#*:} documents every option of tasshape ${cmd%%:*} (missing: ${missing:-none})" \
 		[ -z "$missing" ]
 done
 

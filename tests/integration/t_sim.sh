@@ -82,6 +82,11 @@ rc=$?
 ts_check "sim --uplink-loss ge:p=1%,q=2%: exit status" "$rc" == 64
 ts_true "sim --uplink-loss ge:p=1%,q=2%: the message names the option and the key" \
 	grep -q -- "--uplink-loss: ge: unknown key 'q'" "$TS_TMP/loss.out"
+"$TS_BIN" sim --trace const:12mbit --mac wifi6:mcs=12 >"$TS_TMP/mac.out" 2>&1
+rc=$?
+ts_check "sim --mac wifi6:mcs=12: exit status" "$rc" == 64
+ts_true "sim --mac wifi6:mcs=12: the message names --mac and mcs" \
+	grep -q -- "--mac: wifi6: mcs: 12" "$TS_TMP/mac.out"
 
 # --- no root needed
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then

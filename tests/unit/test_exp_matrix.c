@@ -274,6 +274,16 @@ static void test_plan_only_and_overrides(void)
 	TSU_EQ(ts_exp_matrix_shard(&p, 0, 5), -EINVAL);
 	ts_exp_matrix_free(&p);
 
+	/* A value may be given as the spec writes it or as the id does: 8/8 or 8-8. */
+	o.nonly = 2;
+	o.only[0] = "tas_shift=8-8";
+	o.only[1] = "link=w";
+	o.repetitions = 1;
+	plan_ok(&p, &s, &o);
+	TSU_EQ(p.nconfigs, 2); /* tas on w with 8/8: tcp_upload and rrul */
+	CU_ASSERT_STRING_EQUAL(p.configs[0].id, "cca=tas,link=w,test=tcp_upload,tas_shift=8-8");
+	ts_exp_matrix_free(&p);
+
 	o.nonly = 1;
 	o.only[0] = "cca=reno";
 	TSU_EQ(ts_exp_matrix_build(&s, &o, &p, err, sizeof(err)), -EINVAL);
@@ -282,6 +292,30 @@ static void test_plan_only_and_overrides(void)
 	TSU_EQ(ts_exp_matrix_build(&s, &o, &p, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no axis 'queue'"));
 	ts_exp_spec_free(&s);
+}
+
+static void test_plan_streams_servers(void)
+{
+	struct ts_exp_spec s;
+	struct ts_exp_matrix p;
+
+	parse_ok(&s, "[experiment]\nupload_streams = 2\ndownload_streams = 6\n"
+		     "server_delays = 0ms, 5ms, 10ms, 20ms\n[matrix]\ncca = cubic\nlink = a\n"
+		     "test = tcp_nup, tcp_ndown, rtt_fair\n[link a]\ndelay = 1ms\n");
+	plan_ok(&p, &s, NULL);
+	TSU_EQ(p.nconfigs, 3);
+	TSU_EQ(p.configs[0].tmpl.upload_streams, 2); /* tcp_nup takes upload_streams */
+	TSU_EQ(p.configs[0].tmpl.download_streams, 0);
+	TSU_EQ(p.configs[1].tmpl.download_streams, 6);
+	TSU_EQ(p.configs[2].tmpl.nservers, 4);
+	TSU_EQ(p.configs[2].tmpl.server_delay[1], 5 * TS_NSEC_PER_MSEC);
+	TSU_EQ(p.configs[2].tmpl.server_delay[3], 20 * TS_NSEC_PER_MSEC);
+	TSU_EQ(p.configs[0].tmpl.server_delay[3], 0); /* one server: no extra delays */
+	ts_exp_matrix_free(&p);
+	ts_exp_spec_free(&s);
+	reject("[experiment]\nupload_streams = 65\n", 2, "from 1 to 64");
+	reject("[sysctl]\nnet.ipv4.tcp_ecn = 0\nnet.ipv4.tcp_ecn = 1\n", 3, "given twice");
+	reject("[sysctl]\nnet.ipv4.tcp_ecn =\n", 2, "expected a value");
 }
 
 static void test_plan_ids(void)
@@ -296,6 +330,9 @@ static void test_plan_ids(void)
 	TSU_EQ(p.nconfigs, 4);
 	CU_ASSERT_STRING_EQUAL(p.configs[0].id, "cca=bpf:reno,link=a,test=tcp_8up,kernel=host");
 	CU_ASSERT_STRING_EQUAL(p.configs[0].tmpl.cca, "bpf:progs/reno.bpf.o");
+	CU_ASSERT(ts_exp_value_matches("bpf:progs/reno.bpf.o", "bpf:reno"));
+	CU_ASSERT(ts_exp_value_matches("bpf:progs/reno.bpf.o", "bpf:progs/reno.bpf.o"));
+	CU_ASSERT(!ts_exp_value_matches("bpf:progs/reno.bpf.o", "reno"));
 	CU_ASSERT_STRING_EQUAL(p.configs[0].tmpl.test, "tcp_nup"); /* tcp_8up is tcp_nup, 8 */
 	TSU_EQ(p.configs[0].tmpl.upload_streams, 8);
 	CU_ASSERT_STRING_EQUAL(p.configs[0].tmpl.kernel, "host");
@@ -319,6 +356,7 @@ static const struct tsu_test tests[] = {
 	{"matrix, ids, interleaved order, seeds", test_plan_matrix},
 	{"shuffle: seeded, per round", test_plan_shuffle},
 	{"--only, overrides, shards", test_plan_only_and_overrides},
+	{"streams and rtt_fair servers", test_plan_streams_servers},
 	{"ids of bpf, streams, servers", test_plan_ids},
 };
 

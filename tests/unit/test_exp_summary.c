@@ -426,6 +426,8 @@ static void test_check_resolve_eval(void)
 	TSU_EQ(ts_exp_check_parse(&c, "rrul[cca=reno].n > 0", err, sizeof(err)), 0);
 	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "rrul[cca=reno].n matches no configuration"));
+	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "rrul[cca=reno].n matches no configuration"));
 	TSU_EQ(ts_exp_check_parse(&c, "rrul[cca=bbr].n > 0", err, sizeof(err)), 0);
 	TSU_EQ(ts_exp_summary_declare(
 		       &s, "cca=bbr,test=rrul,link=x",

@@ -276,6 +276,10 @@ static void test_bad_options(void)
 	c.loss = "bernoulli:q=1%";
 	CU_ASSERT_EQUAL(ts_dir_build(&d, &c, fx_release, fx_drop, &sink, &err), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'q'"));
+	/* a spec that does not split names the direction and the option too (found by fuzz_link) */
+	c.loss = "bernoulli:p=\x08";
+	CU_ASSERT_EQUAL(ts_dir_build(&d, &c, fx_release, fx_drop, &sink, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "uplink: loss: spec 'bernoulli:p="));
 	fx_trace_free(t);
 }
 

@@ -131,6 +131,59 @@ static void test_opps_to_series(void)
 	fx_trace_free(u);
 }
 
+/*
+ * A sparse trace with the longest period (found by fuzz_import_mahimahi: the
+ * bins used to be one dense array, 1.4 GB here): one opportunity at 1 ms and
+ * one at 4294967295 ms in 100 ms bins give three rows, and the 42,949,673 bins
+ * of the period are refused by ts_trace_bins (more than 10,000,000).
+ */
+static void test_opps_sparse(void)
+{
+	const uint32_t ms[] = {1, 4294967295u}, count[] = {1, 1};
+	struct ts_trace *d = fx_opps(ms, count, 2);
+	uint64_t *bps = NULL;
+	struct ts_series s;
+	size_t n = 0;
+
+	ts_series_init(&s, TS_COL_DOWN);
+	TSU_EQ(ts_opps_to_series(d, NULL, 100 * MS, d->period, &s), 0);
+	TSU_EQ(s.n, 3);
+	TSU_EQ(s.period, 4294967295LL * MS);
+	/* (0, 100 ms]: 12000 bits in 0.1 s */
+	TSU_EQ(s.rows[0].t, 0);
+	TSU_EQ(s.rows[0].down, 120000);
+	TSU_EQ(s.rows[1].t, 100 * MS);
+	TSU_EQ(s.rows[1].down, 0);
+	/* the last bin, 42949672 * 100 ms, is 95 ms long: 12000 bits / 0.095 s = 126315.7 */
+	TSU_EQ(s.rows[2].t, 4294967200LL * MS);
+	TSU_EQ(s.rows[2].down, 126315);
+	ts_series_fini(&s);
+	TSU_EQ(ts_trace_bins(d, 100 * MS, &bps, &n), -E2BIG);
+	CU_ASSERT_PTR_NULL(bps);
+	TSU_EQ(n, 0);
+	/* one more row than a trace may hold: 1 ms bins of 10,000,001 opportunities */
+	{
+		uint32_t *many = malloc(10000001 * sizeof(*many)), *ones;
+		struct ts_trace *t;
+		size_t i;
+
+		ones = malloc(10000001 * sizeof(*ones));
+		for (i = 0; i < 10000001; i++) {
+			many[i] = (uint32_t)(2 * i + 1);
+			ones[i] = 1;
+		}
+		t = fx_opps(many, ones, 10000001);
+		ts_series_init(&s, TS_COL_DOWN);
+		/* each opportunity has its bin, each gap an empty one: the limit is passed */
+		TSU_EQ(ts_opps_to_series(t, NULL, MS, t->period, &s), -E2BIG);
+		ts_series_fini(&s);
+		fx_trace_free(t);
+		free(many);
+		free(ones);
+	}
+	fx_trace_free(d);
+}
+
 /* |a - b| <= b / 1000: within 0.1% */
 static void expect_close(uint64_t a, uint64_t b)
 {
@@ -212,6 +265,7 @@ static const struct tsu_test tests[] = {
 	{"rows shorter than a millisecond", test_sub_ms_rows},
 	{"an opportunity trace is written as it is", test_opps_as_is},
 	{"opportunities to rows, looping", test_opps_to_series},
+	{"a sparse trace with the longest period, the row limit", test_opps_sparse},
 	{"CSV -> mahimahi -> CSV keeps the mean within 0.1%", test_round_trip},
 	{"rate trace rows with delay back to CSV", test_rate_to_series},
 };

@@ -393,6 +393,21 @@ static void test_malformed(void)
 	expect_fail("cellsim", "1\n", NULL, NULL, "unknown format 'cellsim'");
 }
 
+/* Inputs the fuzzers (tests/fuzz/fuzz_import.c) found, each once a crash or a wrong answer. */
+static void test_fuzz_found(void)
+{
+	/* rows 7.8e9 s apart: the period (last row + the median interval) overflowed ts_ns_t */
+	expect_fail("pensieve", "0 1\n7777771776.2 1\n", NULL, NULL, "a: longer than 49.7 days");
+	/* the trace reader refuses a direction without capacity: the import must too */
+	expect_fail("pensieve", "0 0\n1 0\n", NULL, NULL,
+		    "a: the downlink capacity is 0 in every row: a link that never delivers");
+	expect_fail("lumos5g", "run_num,seq_num,Throughput\n1,1,0\n1,2,0\n", NULL, NULL,
+		    "a: the downlink capacity is 0 in every row");
+	/* year 0: seconds since 1970 times 10^9 overflowed 64 bits */
+	expect_fail("gnettrack", GNET_HEAD GNET_ROW("0000.11.28_07.00.01", "5000", "D"), NULL, NULL,
+		    "a:2: Timestamp '0000.11.28_07.00.01': expected a year from 1970 to 2200");
+}
+
 static void test_binary(void)
 {
 	const char junk[] = "Timestamp,DL_bitrate\0\x01\x02";
@@ -420,6 +435,7 @@ static const struct tsu_test tests[] = {
 	{"mahimahi: up/down pair, loops, one file", test_mahimahi_pair},
 	{"malformed inputs give their own message", test_malformed},
 	{"binary junk", test_binary},
+	{"inputs the fuzzers found", test_fuzz_found},
 };
 
 TSU_MAIN("trace_import", tests)

@@ -690,11 +690,65 @@ static void test_open_spec(void)
 	expect_msg(&err, "const:0bit: ");
 	CU_ASSERT(ts_trace_open_spec("const:fast", &d, &u, &err) < 0);
 	expect_msg(&err, "const:fast: ");
+	/* the CSV reader's limit applies to const: too (found by fuzz_trace_const) */
+	TSU_EQ(ts_trace_open_spec("const:10tbit", &d, &u, &err), 0);
+	TSU_EQ(d->rows[0].bps, 10000000000000ull);
+	ts_trace_free(d);
+	TSU_EQ(ts_trace_open_spec("const:222222222222kBps", &d, &u, &err), -ERANGE);
+	CU_ASSERT_PTR_NULL(d);
+	expect_msg(&err, "const:222222222222kBps: above the limit of 10 Tbit/s (wrong unit?)");
 	TSU_EQ(ts_trace_open_spec("/nonexistent.csv", &d, &u, &err), -ENOENT);
 	expect_msg(&err, "/nonexistent.csv: cannot open:");
 }
 
+/*
+ * At most 10,000,000 entries per trace, so a runaway file (the bad-input
+ * test feeds 10^8 lines) is refused at a bounded size: the 10,000,001st
+ * distinct millisecond or CSV row is an error naming its line, while
+ * repeated milliseconds (one entry) are not counted against it.
+ */
+static void test_entry_limit(void)
+{
+	struct ts_trace_reader *r = ts_trace_read_init("big", TS_FMT_AUTO);
+	struct ts_trace *d, *u;
+	struct ts_err err;
+	char line[32];
+	unsigned long i;
+	int ret = 0, len;
+
+	for (i = 1; i <= 10000001 && !ret; i++) {
+		len = snprintf(line, sizeof(line), "%lu\n", i);
+		ret = ts_trace_read_line(r, line, (size_t)len, &err);
+	}
+	TSU_EQ(ret, -E2BIG);
+	TSU_EQ(i - 1, 10000001);
+	expect_msg(&err, "big:10000001: more than 10000000 distinct timestamps, the most a trace "
+			 "may hold");
+	ts_trace_read_free(r);
+
+	r = ts_trace_read_init("rep", TS_FMT_AUTO);
+	ret = 0;
+	for (i = 0; i < 20000000 && !ret; i++)
+		ret = ts_trace_read_line(r, i < 10000000 ? "1\n" : "2\n", 2, &err);
+	TSU_EQ(ret, 0);
+	TSU_EQ(ts_trace_read_finish(r, &d, &u, &err), 0);
+	TSU_EQ(d->n, 2);
+	TSU_EQ(d->opps[0].count, 10000000);
+	ts_trace_free(d);
+
+	r = ts_trace_read_init("rows", TS_FMT_AUTO);
+	ret = ts_trace_read_line(r, "time_ms,down_kbps", 17, &err);
+	for (i = 0; i <= 10000000 && !ret; i++) {
+		len = snprintf(line, sizeof(line), "%lu,1", i);
+		ret = ts_trace_read_line(r, line, (size_t)len, &err);
+	}
+	TSU_EQ(ret, -E2BIG);
+	expect_msg(&err, "rows:10000002: more than 10000000 rows, the most a trace may hold");
+	ts_trace_read_free(r);
+}
+
 static const struct tsu_test tests[] = {
+	{"at most 10,000,000 entries", test_entry_limit},
 	{"mahimahi single line", test_mm_single},
 	{"mahimahi run lengths", test_mm_runs},
 	{"mahimahi CRLF, blanks, comments", test_mm_friendly},
