@@ -462,6 +462,20 @@ static json_object *traces_json(const struct ts_exp_run *run)
 	return a;
 }
 
+static void host_sysctl(json_object *o, const char *name)
+{
+	char path[128], *text;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/%s", name);
+	text = ts_exp_slurp("/", path + 1);
+	n = text ? strlen(text) : 0;
+	while (n && text[n - 1] == '\n')
+		text[--n] = 0;
+	json_object_object_add(o, name, text ? json_object_new_string(text) : NULL);
+	free(text);
+}
+
 static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sysctl,
 			  json_object *warnings, char *err, size_t errlen)
 {
@@ -485,6 +499,9 @@ static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sy
 		json_object_object_add(k, "machine", json_object_new_string(u.machine));
 	}
 	json_object_object_add(k, "requested", str_or_null(run->kernel));
+	/* Host-wide lists (the initial namespace's): what can run, and what may be a default. */
+	host_sysctl(k, "tcp_available_congestion_control");
+	host_sysctl(k, "tcp_allowed_congestion_control");
 	json_object_object_add(m, "kernel", k);
 	json_object_object_add(m, "id",
 			       json_object_new_string(run->config_id ? run->config_id : ""));
