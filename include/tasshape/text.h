@@ -41,4 +41,12 @@ int ts_text_add(struct ts_text *b, const char *s, size_t len);
  */
 int ts_text_fixed(struct ts_text *b, unsigned long long v, int digits);
 
+/*
+ * ts_join - @at(@ctx, 0) .. @at(@ctx, @n - 1) separated by @sep into @buf
+ * (truncated to @len, always terminated when @len > 0): the name lists of
+ * the plug-in tables for messages and help. Returns @buf.
+ */
+char *ts_join(char *buf, size_t len, size_t n, const char *(*at)(const void *ctx, size_t i),
+	      const void *ctx, const char *sep);
+
 #endif

@@ -37,6 +37,7 @@
 #include "tasshape/stage.h"
 #include "tasshape/time.h"
 #include "tasshape/trace.h"
+#include "tasshape/tsq.h"
 
 /* 802.11 constants for the 5 GHz band (docs/wifi6-model.md). */
 #define TS_WIFI6_SLOT_NS	   9000LL
@@ -107,6 +108,7 @@ struct ts_wifi6_conf {
 	uint32_t mpdu_err_ppm;	 /* probability one MPDU of an acknowledged A-MPDU failed */
 	uint32_t stations;	 /* other saturated stations contending (0) */
 	int32_t backoff;	 /* fixed backoff in slots (calibration), or -1: random [0, CW] */
+	struct ts_tsq_conf tsq;	 /* pacing_shift=: the station's TSQ budget (tsq.h) */
 };
 
 /* Defaults: 80 MHz, MCS 11, 2 SS, GI 0.8 us (1201 Mbit/s) and the MAC constants of docs/wifi6-model.md. */
@@ -116,7 +118,7 @@ void ts_wifi6_conf_init(struct ts_wifi6_conf *c);
  * ts_wifi6_conf_parse - read the keys of a "wifi6:k=v,..." spec over the
  * defaults in @c: phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes,
  * ppdu_max, aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err,
- * stations, backoff. Unknown keys and out-of-range values are -EINVAL
+ * stations, backoff, pacing_shift. Unknown keys and out-of-range values are -EINVAL
  * (or -ERANGE) with @err naming the key. The spec's name is not checked.
  */
 int ts_wifi6_conf_parse(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err);

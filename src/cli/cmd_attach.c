@@ -16,7 +16,7 @@ struct attach_args {
 	const char *netns, *dev, *peer;
 };
 
-enum { OPT_NETNS = 0x500, OPT_DEV, OPT_PEER };
+enum { OPT_NETNS = 0x500, OPT_DEV, OPT_PEER, OPT_FORCE };
 
 static const struct argp_option attach_options[] = {
 	{"netns", OPT_NETNS, "NAME", 0, "The station's namespace (/run/netns/NAME); required", 0},
@@ -24,6 +24,8 @@ static const struct argp_option attach_options[] = {
 	 "Its interface towards the network (default: its only interface besides lo)", 0},
 	{"peer-netns", OPT_PEER, "NAME", 0,
 	 "Namespace of the other end of that veth (default: the one tasshape runs in)", 0},
+	{"force", OPT_FORCE, NULL, 0,
+	 "Shape even when NAME is the host's own network namespace (refused otherwise)", 0},
 	{0}};
 
 static error_t attach_parse(int key, char *arg, struct argp_state *state)
@@ -43,6 +45,9 @@ static error_t attach_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PEER:
 		a->peer = arg;
+		break;
+	case OPT_FORCE:
+		a->common.force_host = true;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);

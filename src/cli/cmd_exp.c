@@ -179,19 +179,38 @@ int exp_load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_m
 	return 0;
 }
 
+struct list_args {
+	struct plan_args plan;
+	struct exp_results res; /* --shard */
+};
+
+static error_t list_parse(int key, char *arg, struct argp_state *state)
+{
+	struct list_args *a = state->input;
+
+	(void)arg;
+	if (key != ARGP_KEY_INIT)
+		return ARGP_ERR_UNKNOWN;
+	state->child_inputs[0] = &a->plan;
+	state->child_inputs[1] = &a->res;
+	return 0;
+}
+
 static int exp_list(int argc, char **argv)
 {
-	struct argp_child children[] = {{&exp_plan_argp, 0, NULL, 0}, {0}};
+	struct argp_child children[] = {
+		{&exp_plan_argp, 0, NULL, 0}, {&exp_results_argp, 0, NULL, 0}, {0}};
 	struct argp argp = {
 		NULL,
-		NULL,
+		list_parse,
 		"SPEC",
 		"Print the runs SPEC expands to, in the order exp run carries them out: "
-		"index, repetition, emulator seed, configuration id, link options.",
+		"index, repetition, emulator seed, configuration id, link options "
+		"(with --shard i/N: the runs that shard carries out).",
 		children,
 		NULL,
 		NULL};
-	struct plan_args a;
+	struct list_args a;
 	struct ts_exp_spec spec;
 	struct ts_exp_matrix plan;
 	char sha[2 * TS_SHA256_LEN + 1];
@@ -199,8 +218,10 @@ static int exp_list(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EX_USAGE;
-	if (exp_load_plan(&a, &spec, &plan, sha))
+	if (exp_load_plan(&a.plan, &spec, &plan, sha))
 		return EX_USAGE; /* an invalid spec, like a bad option */
+	if (a.res.shard.n > 1)
+		ts_exp_matrix_shard(&plan, a.res.shard.i, a.res.shard.n);
 	ts_exp_matrix_print(&plan, stdout);
 	ts_exp_matrix_free(&plan);
 	ts_exp_spec_free(&spec);

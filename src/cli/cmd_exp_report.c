@@ -148,7 +148,8 @@ static void box_figures(struct report *r, const struct ts_rep_test *t)
 			"set ylabel 'Mbit/s (per run, sum of the flows)'\nset xtics rotate by -20\n"
 			"set boxwidth 0.5\nset xrange [-0.6:%zu.6]\nset key top right\n"
 			"plot %s using 1:6:5:9:8:xtic(2) with candlesticks "
-			"title 'min, q1-q3, max' whiskerbars 0.5, '' using 1:7:7:7:7 with candlesticks lt -1 lw 2 "
+			"title 'min, q1-q3, max' whiskerbars 0.5, '' using 1:7:7:7:7 with "
+			"candlesticks lt -1 lw 2 "
 			"title 'median', '' using 1:4 with points pt 7 ps 1.2 title 'mean'\n",
 			t->n ? t->n - 1 : 0, ref);
 		snprintf(title, sizeof(title), "%s: %s throughput per configuration", t->test,
@@ -169,15 +170,15 @@ static void box_figures(struct report *r, const struct ts_rep_test *t)
 		have = ts_rep_write_latency(f, t, udp);
 		fclose(f);
 		file_ref(ref, sizeof(ref), r, name);
-		snprintf(
-			body, sizeof(body),
-			"set ylabel 'ms (every sample under load)'\nset xtics rotate by -20\n"
-			"set boxwidth 0.5\nset xrange [-0.6:%zu.6]\nset key top right\n"
-			"plot %s using 1:6:5:9:8:xtic(2) with candlesticks "
-			"title 'p5, p25-p75, p95' whiskerbars 0.5, '' using 1:7:7:7:7 with candlesticks lt -1 lw 2 "
-			"title 'p50', '' using 1:10 with points pt 2 ps 1.2 title 'p99', '' using "
-			"1:4 with points pt 7 ps 1.2 title 'mean'\n",
-			t->n ? t->n - 1 : 0, ref);
+		snprintf(body, sizeof(body),
+			 "set ylabel 'ms (every sample under load)'\nset xtics rotate by -20\n"
+			 "set boxwidth 0.5\nset xrange [-0.6:%zu.6]\nset key top right\n"
+			 "plot %s using 1:6:5:9:8:xtic(2) with candlesticks "
+			 "title 'p5, p25-p75, p95' whiskerbars 0.5, '' using 1:7:7:7:7 with "
+			 "candlesticks lt -1 lw 2 "
+			 "title 'p50', '' using 1:10 with points pt 2 ps 1.2 title 'p99', '' using "
+			 "1:4 with points pt 7 ps 1.2 title 'mean'\n",
+			 t->n ? t->n - 1 : 0, ref);
 		snprintf(title, sizeof(title), "%s: %s latency under load per configuration",
 			 t->test, udp ? "UDP" : "ICMP");
 		figure(r, name, title, body,

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "exp/expdir.h"
@@ -53,5 +54,28 @@ int exp_results_before_run(const struct exp_results *x, const struct ts_exp_run 
 
 /* After @run wrote @rundir: its Flent file, then its done record. 1 (printed) on error. */
 int exp_results_after_run(const struct ts_exp_run *run, const char *rundir);
+
+/* --jobs N: 1 (printed, saying why) when N runs would need more than half the usable CPUs. */
+int exp_results_check_jobs(const struct exp_results *x);
+
+/* What exp run's loop does for one run, for exp_results_run_jobs. */
+struct exp_job_ops {
+	void *ctx;
+	bool (*wanted)(void *ctx, const struct ts_exp_run *run);
+	/* In the job's own process, pinned to its CPUs: carry @run out; non-zero when it could not. */
+	int (*run)(void *ctx, const struct ts_exp_run *run, char *result, size_t rlen);
+	/* Back in exp run: @run (the @pos-th of @total) ended after @took_s seconds. */
+	void (*finished)(void *ctx, const struct ts_exp_run *run, size_t pos, size_t total,
+			 double took_s);
+};
+
+/*
+ * exp_results_run_jobs - carry out the wanted runs of @plan, in order, up to
+ * x->jobs at once, each in a child process pinned to two CPUs of its own;
+ * nothing new starts once *@stop is set. 1 (printed) when a run could not
+ * be carried out or a job could not start.
+ */
+int exp_results_run_jobs(const struct exp_results *x, const struct ts_exp_matrix *plan,
+			 const struct exp_job_ops *ops, volatile sig_atomic_t *stop);
 
 #endif

@@ -341,10 +341,54 @@ static int one_run(const struct run_args *a, const struct ts_exp_run *run, char 
 	return exp_results_after_run(run, dir);
 }
 
+/* --jobs N (cmd_exp_jobs.c): the same steps per run, several runs at once. */
+struct job_ctx {
+	const struct run_args *a;
+	const struct ts_exp_summary *skips;
+	struct progress *p;
+};
+
+static bool job_wanted(void *ctx, const struct ts_exp_run *run)
+{
+	const struct job_ctx *j = ctx;
+
+	return !cca_skipped(j->skips, run->cca) && exp_results_selected(&j->a->res, run, j->a->out);
+}
+
+static int job_run(void *ctx, const struct ts_exp_run *run, char *result, size_t rlen)
+{
+	const struct job_ctx *j = ctx;
+
+	return one_run(j->a, run, result, rlen);
+}
+
+static void job_finished(void *ctx, const struct ts_exp_run *run, size_t pos, size_t total,
+			 double took_s)
+{
+	const struct job_ctx *j = ctx;
+	char result[4096];
+
+	snprintf(result, sizeof(result), "%.2000s/%.1000s/rep-%u/result.json", j->a->out,
+		 run->config_id, run->rep);
+	pthread_mutex_lock(&j->p->lock);
+	j->p->done++;
+	live_erase(j->p);
+	run_line(run, pos, total, result, (ts_ns_t)(took_s * TS_NSEC_PER_SEC));
+	pthread_mutex_unlock(&j->p->lock);
+}
+
 static int run_all(const struct run_args *a, const struct ts_exp_matrix *plan,
 		   const struct ts_exp_summary *skips, struct progress *p)
 {
 	size_t i, todo = 0, pos = 0;
+
+	if (a->res.jobs > 1) {
+		struct job_ctx j = {a, skips, p};
+		struct exp_job_ops ops = {&j, job_wanted, job_run, job_finished};
+
+		p->start = mono_now();
+		return exp_results_run_jobs(&a->res, plan, &ops, &stop_signal);
+	}
 
 	for (i = 0; i < plan->nruns; i++)
 		todo += !cca_skipped(skips, plan->runs[i].cca) &&
@@ -466,6 +510,8 @@ int exp_run(int argc, char **argv)
 	if (!pts || exp_resolve_checks(checks, a.nchecks, pts, plan.nconfigs))
 		goto out;
 	ret = 1;
+	if (exp_results_check_jobs(&a.res))
+		goto out;
 	if (geteuid() != 0) {
 		ts_cli_error("exp run needs root (namespaces, iptables, NFQUEUE); 'exp list' shows "
 			     "the plan without it");

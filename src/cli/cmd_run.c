@@ -145,6 +145,8 @@ int cmd_run(int argc, char **argv)
 	cc.base = s.base;
 	cc.base6 = s.topo.v6 ? s.base6 : NULL;
 	cc.prompt = prompt;
+	cc.set_umask = true;
+	cc.umask = s.old_umask;
 	child = ts_child_spawn(&cc, &err);
 	if (child < 0) {
 		ts_cli_error("%s", err.msg);

@@ -61,8 +61,9 @@ static const struct argp_option link_options[] = {
 	 "wifi6[:KEY=VALUE,...] with phy=RATE (default 1201mbit: 80 MHz, 2 SS, MCS 11) or "
 	 "bw/mcs/ss/gi, phy_trace=FILE (time_s,phy_mbps), mpdus=256, ampdu_bytes, "
 	 "ppdu_max=5484us, aifsn=3, cwmin=15, cwmax=1023, ba=256, retry=7, collision=P, "
-	 "mpdu_err=P, stations=N, backoff=SLOTS. The uplink is the station's queue (held "
-	 "at its egress, so TCP Small Queues limits what it aggregates) then the --uplink-* "
+	 "mpdu_err=P, stations=N, backoff=SLOTS, pacing_shift=7|8|kernel|tas:STARTUP/STEADY "
+	 "(the station's TSQ budget, default 7 as mac80211). The uplink is the station's queue "
+	 "(held at its egress, so TCP Small Queues limits what it aggregates) then the --uplink-* "
 	 "hop; the downlink is the --downlink-* hop then the access point's queue. "
 	 "Example: --mac wifi6:phy=1201mbit --uplink-trace const:25mbit (docs/wifi6-model.md)",
 	 1},

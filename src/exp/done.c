@@ -101,7 +101,7 @@ static int list_files(const char *rundir, struct file_list *l)
 
 	if (ret)
 		list_free(l);
-	else
+	else if (l->n)
 		qsort(l->path, l->n, sizeof(*l->path), cmp_str);
 	return ret;
 }

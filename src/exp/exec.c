@@ -498,7 +498,7 @@ static void sample_row(void *ctx, const struct ts_sockstat *st)
 {
 	struct sampler *sm = ctx;
 
-	ts_sockstats_row(sm->f, sm->t, st);
+	ts_sockstats_row(sm->f, sm->t, st, NULL);
 }
 
 static bool any_download(const struct exec *e)

@@ -68,6 +68,20 @@ static int find_series(const struct build *b, const char *name, enum ts_flent_ki
 	return -1;
 }
 
+/* Does a record of the result carry @name exactly (so that series is its, even if not taken yet)? */
+static int find_series_claimed_by_name(const struct build *b, const char *name,
+				       enum ts_flent_kind kind)
+{
+	struct json_object *arr =
+		ts_rj_arr(b->result, kind == TS_FLENT_FLOW ? "flows" : "latency", NULL);
+	size_t n = arr ? json_object_array_length(arr) : 0, i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(ts_rj_str(json_object_array_get_idx(arr, i), "name", ""), name))
+			return 1;
+	return 0;
+}
+
 /* The names Flent expects for @kind, for an error message. */
 static void list_names(const struct build *b, enum ts_flent_kind kind, char *buf, size_t len)
 {
@@ -139,83 +153,127 @@ static int read_samples(struct samples *s, const struct json_object *series, con
 	return 0;
 }
 
-static int take_flows(struct build *b)
+/*
+ * The series a record of @kind goes to: the one of its name; else (a name
+ * that is not Flent's, as "TCP upload BE1" for rrul_be's "TCP upload BE" or
+ * "TCP upload::2" for rtt_fair's "TCP upload BE2 HOST") the first free one
+ * of the same kind, direction and server, and for probes the same
+ * protocol, in the definition's order. -1 when there is none.
+ */
+static int series_for(const struct build *b, const struct json_object *rec, enum ts_flent_kind kind)
 {
-	struct json_object *flows = ts_rj_arr(b->result, "flows", NULL);
-	size_t n = flows ? json_object_array_length(flows) : 0, i;
+	const char *name = ts_rj_str(rec, "name", "");
+	unsigned server = (unsigned)ts_rj_num(rec, "server", 0);
+	const char *dir = ts_rj_str(rec, "dir", ""), *proto;
+	int k = find_series(b, name, kind);
+	size_t i;
+
+	if (k >= 0)
+		return b->s[k].src ? -2 : k;
+	proto = !strcmp(ts_rj_str(rec, "kind", ""), "udp") ? "UDP" : "ICMP";
+	for (i = 0; i < b->def.n; i++) {
+		const struct ts_flent_series *s = &b->def.s[i];
+
+		if (s->kind != kind || s->server != server || b->s[i].src)
+			continue;
+		if (kind == TS_FLENT_FLOW && s->dir != (!strcmp(dir, "up") ? 'u' : 'd'))
+			continue;
+		if (kind == TS_FLENT_PING && !strstr(s->name, proto))
+			continue;
+		/* A record named as another series of the test waits for that one. */
+		if (find_series_claimed_by_name(b, s->name, kind))
+			continue;
+		return (int)i;
+	}
+	return -1;
+}
+
+static int take_records(struct build *b, const char *key, enum ts_flent_kind kind,
+			int (*take)(struct build *, size_t k, struct json_object *rec))
+{
+	struct json_object *arr = ts_rj_arr(b->result, key, NULL);
+	size_t n = arr ? json_object_array_length(arr) : 0, i;
 	char names[1024];
+	int pass, ret;
 
-	for (i = 0; i < n; i++) {
-		struct json_object *f = json_object_array_get_idx(flows, i);
-		const char *name = ts_rj_str(f, "name", "");
-		int k = find_series(b, name, TS_FLENT_FLOW), ret;
+	/* Records named as Flent names them first, then the others into the free series. */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n; i++) {
+			struct json_object *rec = json_object_array_get_idx(arr, i);
+			const char *name = ts_rj_str(rec, "name", "");
+			int exact = find_series(b, name, kind) >= 0, k;
 
-		if (k < 0) {
-			list_names(b, TS_FLENT_FLOW, names, sizeof(names));
-			snprintf(b->err, b->errlen,
-				 "flows[%zu]: '%s' is not a flow of Flent's test %s (expected %s)",
-				 i, name, b->def.n ? ts_rj_str(b->result, "test", "") : "", names);
-			return -EINVAL;
-		}
-		if (b->s[k].src) {
-			snprintf(b->err, b->errlen, "flows[%zu]: '%s' appears twice", i, name);
-			return -EINVAL;
-		}
-		b->s[k].src = f;
-		b->s[k].mean = ts_rj_num(f, "throughput_mbps", NAN);
-		ret = read_samples(&b->s[k], ts_rj_obj(f, "series"), "t", "mbps", b->t0);
-		if (ret) {
-			snprintf(b->err, b->errlen,
-				 "flows[%zu] '%s': series.t and series.mbps must be numbers of "
-				 "equal "
-				 "length, t ascending",
-				 i, name);
-			return ret;
+			if (exact != (pass == 0))
+				continue;
+			k = series_for(b, rec, kind);
+			if (k == -2) {
+				snprintf(b->err, b->errlen, "%s[%zu]: '%s' appears twice", key, i,
+					 name);
+				return -EINVAL;
+			}
+			if (k < 0) {
+				list_names(b, kind, names, sizeof(names));
+				snprintf(b->err, b->errlen,
+					 "%s[%zu]: '%s' is not a %s of Flent's test %s, and none "
+					 "of its "
+					 "(%s) is left for it",
+					 key, i, name, kind == TS_FLENT_FLOW ? "flow" : "probe",
+					 ts_rj_str(b->result, "test", ""), names);
+				return -EINVAL;
+			}
+			b->s[k].src = rec;
+			ret = take(b, (size_t)k, rec);
+			if (ret)
+				return ret;
 		}
 	}
 	return 0;
 }
 
+static int take_flow(struct build *b, size_t k, struct json_object *f)
+{
+	int ret;
+
+	b->s[k].mean = ts_rj_num(f, "throughput_mbps", NAN);
+	ret = read_samples(&b->s[k], ts_rj_obj(f, "series"), "t", "mbps", b->t0);
+	if (ret)
+		snprintf(b->err, b->errlen,
+			 "flow '%s': series.t and series.mbps must be numbers of equal length, t "
+			 "ascending",
+			 ts_rj_str(f, "name", ""));
+	return ret;
+}
+
+static int take_ping(struct build *b, size_t k, struct json_object *l)
+{
+	double sum = 0;
+	size_t j;
+	int ret;
+
+	ret = read_samples(&b->s[k], ts_rj_obj(l, "samples"), "t", "rtt_ms", b->t0);
+	if (ret) {
+		snprintf(
+			b->err, b->errlen,
+			"probe '%s': samples.t and samples.rtt_ms must be numbers of equal length, "
+			"t ascending",
+			ts_rj_str(l, "name", ""));
+		return ret;
+	}
+	/* Like ping's own summary line (Flent's MEAN_VALUE for a ping): every sample. */
+	for (j = 0; j < b->s[k].n; j++)
+		sum += b->s[k].v[j];
+	b->s[k].mean = b->s[k].n ? sum / (double)b->s[k].n : NAN;
+	return 0;
+}
+
+static int take_flows(struct build *b)
+{
+	return take_records(b, "flows", TS_FLENT_FLOW, take_flow);
+}
+
 static int take_pings(struct build *b)
 {
-	struct json_object *lat = ts_rj_arr(b->result, "latency", NULL);
-	size_t n = lat ? json_object_array_length(lat) : 0, i, j;
-	char names[1024];
-
-	for (i = 0; i < n; i++) {
-		struct json_object *l = json_object_array_get_idx(lat, i);
-		const char *name = ts_rj_str(l, "name", "");
-		int k = find_series(b, name, TS_FLENT_PING), ret;
-		double sum = 0;
-
-		if (k < 0) {
-			list_names(b, TS_FLENT_PING, names, sizeof(names));
-			snprintf(b->err, b->errlen,
-				 "latency[%zu]: '%s' is not a probe of Flent's test %s (expected "
-				 "%s)",
-				 i, name, ts_rj_str(b->result, "test", ""), names);
-			return -EINVAL;
-		}
-		if (b->s[k].src) {
-			snprintf(b->err, b->errlen, "latency[%zu]: '%s' appears twice", i, name);
-			return -EINVAL;
-		}
-		b->s[k].src = l;
-		ret = read_samples(&b->s[k], ts_rj_obj(l, "samples"), "t", "rtt_ms", b->t0);
-		if (ret) {
-			snprintf(b->err, b->errlen,
-				 "latency[%zu] '%s': samples.t and samples.rtt_ms must be numbers "
-				 "of "
-				 "equal length, t ascending",
-				 i, name);
-			return ret;
-		}
-		/* Like ping's own summary line (Flent's MEAN_VALUE for a ping): every sample. */
-		for (j = 0; j < b->s[k].n; j++)
-			sum += b->s[k].v[j];
-		b->s[k].mean = b->s[k].n ? sum / (double)b->s[k].n : NAN;
-	}
-	return 0;
+	return take_records(b, "latency", TS_FLENT_PING, take_ping);
 }
 
 /* Flent's grid: from the earliest sample of any series to past the latest, in STEP_SIZE. */
@@ -391,7 +449,8 @@ static struct json_object *raw_points(struct build *b, size_t i)
 		}
 		json_object_array_add(raw, p);
 	}
-	if (def->kind == TS_FLENT_FLOW && add_sockstats(b, def->name, raw)) {
+	if (def->kind == TS_FLENT_FLOW && s->src &&
+	    add_sockstats(b, ts_rj_str(s->src, "name", def->name), raw)) {
 		json_object_put(raw);
 		return NULL;
 	}
@@ -413,6 +472,9 @@ static struct json_object *series_meta(const struct build *b, size_t i)
 	json_object_object_add(m, "MEAN_VALUE", num_or_null(b->s[i].mean));
 	if (def->group != TS_FLENT_G_NONE)
 		json_object_object_add(m, "COMPUTED_LATE", json_object_new_boolean(0));
+	if (src && strcmp(ts_rj_str(src, "name", ""), def->name))
+		json_object_object_add(m, "TASSHAPE_NAME",
+				       json_object_new_string(ts_rj_str(src, "name", "")));
 	if (def->kind == TS_FLENT_FLOW && src) {
 		json_object_object_add(m, "ELAPSED_TIME",
 				       num_or_null(ts_rj_num(src, "seconds", NAN)));

@@ -64,7 +64,8 @@ static int list_reps(const char *dir, char ***out, size_t *n)
 		k++;
 	}
 	closedir(d);
-	qsort(v, k, sizeof(*v), cmp_rep);
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_rep);
 	*out = v;
 	*n = k;
 	return 0;
@@ -256,10 +257,10 @@ int ts_report_load(struct ts_report *r, const char *dir, char *err, size_t errle
 		for (k = 0; k < nreps; k++)
 			free(reps[k]);
 		free(reps);
-		if (!ret) {
+		if (!ret && c->nicmp)
 			ts_stats_sort(c->icmp, c->nicmp);
+		if (!ret && c->nudp)
 			ts_stats_sort(c->udp, c->nudp);
-		}
 	}
 	ts_exp_summary_free(&s);
 	if (ret == -ENOMEM)

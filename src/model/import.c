@@ -45,21 +45,15 @@ const struct ts_import_fmt *ts_import_at(size_t i)
 	return i < NFMTS ? &fmts[i] : NULL;
 }
 
+static const char *fmt_name(const void *ctx, size_t i)
+{
+	(void)ctx;
+	return fmts[i].name;
+}
+
 char *ts_import_names(char *buf, size_t len)
 {
-	size_t i, n = 0;
-	int w;
-
-	if (!len)
-		return buf;
-	buf[0] = '\0';
-	for (i = 0; i < NFMTS && n < len; i++) {
-		w = snprintf(buf + n, len - n, "%s%s", i ? ", " : "", fmts[i].name);
-		if (w < 0)
-			break;
-		n += (size_t)w;
-	}
-	return buf;
+	return ts_join(buf, len, NFMTS, fmt_name, NULL, ", ");
 }
 
 const char *imp_quote(char *buf, size_t size, const char *s, size_t len)

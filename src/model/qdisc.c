@@ -4,11 +4,11 @@
  * queue disciplines exist.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tasshape/qdisc.h"
+#include "tasshape/text.h"
 
 static const struct ts_qdisc_ops *const qdisc_table[] = {
 	&ts_q_droptail, &ts_q_drophead, &ts_q_codel, &ts_q_pie, &ts_q_infinite,
@@ -36,21 +36,15 @@ const struct ts_qdisc_ops *ts_qdisc_at(size_t i)
 	return i < QDISC_COUNT ? qdisc_table[i] : NULL;
 }
 
+static const char *qdisc_name(const void *ctx, size_t i)
+{
+	(void)ctx;
+	return qdisc_table[i]->name;
+}
+
 char *ts_qdisc_names(char *buf, size_t len)
 {
-	size_t i, n = 0;
-	int w;
-
-	if (!len)
-		return buf;
-	buf[0] = '\0';
-	for (i = 0; i < QDISC_COUNT && n < len; i++) {
-		w = snprintf(buf + n, len - n, "%s%s", i ? ", " : "", qdisc_table[i]->name);
-		if (w < 0)
-			break;
-		n += (size_t)w;
-	}
-	return buf;
+	return ts_join(buf, len, QDISC_COUNT, qdisc_name, NULL, ", ");
 }
 
 int ts_qdisc_create(struct ts_qdisc **out, const char *spec_str, uint64_t seed, ts_drop_fn drop,

@@ -18,10 +18,10 @@
  * generator, so a seed reproduces the same losses.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "tasshape/stage.h"
+#include "tasshape/text.h"
 #include "tasshape/units.h"
 
 enum loss_model {
@@ -48,20 +48,16 @@ const struct ts_loss_model *ts_loss_model_at(size_t i)
 	return i < LOSS_NAMED ? &loss_models[i] : NULL;
 }
 
+static const char *loss_help(const void *ctx, size_t i)
+{
+	(void)ctx;
+	return loss_models[i].help;
+}
+
 /* "bernoulli:p=P or ge:p=P,r=R..." for messages. */
 static const char *loss_expected(char *buf, size_t len)
 {
-	size_t i, n = 0;
-	int w;
-
-	buf[0] = '\0';
-	for (i = 0; i < LOSS_NAMED && n < len; i++) {
-		w = snprintf(buf + n, len - n, "%s%s", i ? " or " : "", loss_models[i].help);
-		if (w < 0)
-			break;
-		n += (size_t)w;
-	}
-	return buf;
+	return ts_join(buf, len, LOSS_NAMED, loss_help, NULL, " or ");
 }
 
 struct loss_priv {

@@ -89,3 +89,21 @@ int ts_text_fixed(struct ts_text *b, unsigned long long v, int digits)
 	}
 	return ts_text_printf(b, "%llu.%0*llu", v / div, digits, frac);
 }
+
+char *ts_join(char *buf, size_t len, size_t n, const char *(*at)(const void *ctx, size_t i),
+	      const void *ctx, const char *sep)
+{
+	size_t i, used = 0;
+	int w;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < n && used < len; i++) {
+		w = snprintf(buf + used, len - used, "%s%s", i ? sep : "", at(ctx, i));
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	return buf;
+}

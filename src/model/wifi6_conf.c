@@ -12,7 +12,7 @@
 
 const char ts_wifi6_keys[] = "phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes, ppdu_max, "
 			     "aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err, stations, "
-			     "backoff";
+			     "backoff, pacing_shift";
 
 #define UNSET UINT64_MAX
 
@@ -29,6 +29,7 @@ void ts_wifi6_conf_init(struct ts_wifi6_conf *c)
 	c->ba = 256;
 	c->retry = 7; /* 802.11 dot11ShortRetryLimit */
 	c->backoff = -1;
+	ts_tsq_conf_init(&c->tsq);
 }
 
 /* An integer key in [lo, hi]; *@given tells whether it was present. */
@@ -71,6 +72,21 @@ static int get_path(struct ts_spec *spec, const char *key, char *out, size_t len
 		snprintf(out, len, "%s", spec->arg[i].val);
 	}
 	return 0;
+}
+
+/* pacing_shift=7|8|kernel|tas:STARTUP/STEADY: the station's TSQ budget. */
+static int get_pacing_shift(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < spec->nargs && !ret; i++) {
+		if (strcmp(spec->arg[i].key, "pacing_shift"))
+			continue;
+		spec->arg[i].used = true;
+		ret = ts_tsq_conf_parse(&c->tsq, spec->arg[i].val, err);
+	}
+	return ret;
 }
 
 static int parse_phy(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
@@ -141,6 +157,8 @@ int ts_wifi6_conf_parse(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts
 		ret = get_uint(spec, "stations", 0, TS_WIFI6_STATIONS_MAX, &stations, NULL, err);
 	if (!ret)
 		ret = get_uint(spec, "backoff", 0, 32767, &backoff, &backoff_given, err);
+	if (!ret)
+		ret = get_pacing_shift(c, spec, err);
 	if (!ret)
 		ret = ts_spec_check_used(spec, ts_wifi6_keys, err);
 	if (ret < 0)

@@ -267,6 +267,27 @@ int ts_sysctl_write(const char *key, const char *value, struct ts_err *err)
 	return ret;
 }
 
+/*
+ * The initial network namespace's inode number, fixed since Linux 6.18
+ * (NET_NS_INIT_INO, uapi/linux/nsfs.h). Earlier kernels number every
+ * namespace from 0xF0000000 up, so no other namespace can have it.
+ */
+#define NETNS_INIT_INO 0xEFFFFFF9u
+
+bool ts_netns_is_host(int fd)
+{
+	struct stat a, b;
+
+	if (fd < 0 || fstat(fd, &a) < 0)
+		return false;
+	if (a.st_ino == NETNS_INIT_INO)
+		return true;
+	/* Older kernels: compare with pid 1's (not readable in every container). */
+	if (stat("/proc/1/ns/net", &b) < 0)
+		return false;
+	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
 int ts_netns_kill_all(int fd, int sig)
 {
 	struct stat ns, st;

@@ -98,6 +98,13 @@ int ts_netns_run(int fd, int (*fn)(void *arg), void *arg, struct ts_err *err);
 int ts_sysctl_write(const char *key, const char *value, struct ts_err *err);
 
 /*
+ * ts_netns_is_host - true when namespace @fd is the host's own (the
+ * kernel's initial one): known by its fixed inode number on Linux >= 6.18,
+ * else by comparing with pid 1's. False when it cannot be told.
+ */
+bool ts_netns_is_host(int fd);
+
+/*
  * ts_netns_kill_all - send @sig to every process whose network namespace
  * is @fd (what `ip netns pids` lists), except the caller. Used before a
  * run removes its namespace, so nothing CMD started outlives the link.

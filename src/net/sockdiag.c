@@ -106,7 +106,9 @@ static int on_msg(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int dump_family(struct ts_sockdiag *sd, int family, struct dump_ctx *d)
+/* One request and its answer: a dump of @family, or the one socket @id names. */
+static int request(struct ts_sockdiag *sd, int family, const struct inet_diag_sockid *id,
+		   struct dump_ctx *d)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(sd->buf);
 	struct inet_diag_req_v2 *req;
@@ -115,7 +117,7 @@ static int dump_family(struct ts_sockdiag *sd, int family, struct dump_ctx *d)
 	int ret;
 
 	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_flags = NLM_F_REQUEST | (id ? 0 : NLM_F_DUMP);
 	nlh->nlmsg_seq = seq;
 	req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
 	req->sdiag_family = (uint8_t)family;
@@ -124,6 +126,8 @@ static int dump_family(struct ts_sockdiag *sd, int family, struct dump_ctx *d)
 	/* BBR answers to the VEGASINFO bit: INET_DIAG_BBRINFO (16) does not fit in 8 bits. */
 	req->idiag_ext = (1u << (INET_DIAG_INFO - 1)) | (1u << (INET_DIAG_CONG - 1)) |
 			 (1u << (INET_DIAG_VEGASINFO - 1));
+	if (id)
+		req->id = *id;
 	if (mnl_socket_sendto(sd->nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	for (;;) {
@@ -131,12 +135,38 @@ static int dump_family(struct ts_sockdiag *sd, int family, struct dump_ctx *d)
 		if (n < 0)
 			return -errno;
 		ret = mnl_cb_run(sd->buf, (size_t)n, seq, sd->portid, on_msg, d);
-		if (ret == MNL_CB_STOP)
+		if (ret == MNL_CB_STOP || (id && ret > 0 && d->count))
 			return 0;
 		if (ret < 0)
-			/* An IPv6-less kernel answers ENOENT for AF_INET6: no sockets, not an error. */
+			/*
+			 * An IPv6-less kernel answers ENOENT for AF_INET6: no sockets, not an
+			 * error; so does a lookup of a socket that is gone.
+			 */
 			return errno == ENOENT ? 0 : -errno;
 	}
+}
+
+static int dump_family(struct ts_sockdiag *sd, int family, struct dump_ctx *d)
+{
+	return request(sd, family, NULL, d);
+}
+
+int ts_sockdiag_get(struct ts_sockdiag *sd, int family, const void *laddr, uint16_t lport,
+		    const void *raddr, uint16_t rport, ts_sockdiag_fn cb, void *ctx)
+{
+	struct dump_ctx d = {.cb = cb, .ctx = ctx};
+	struct inet_diag_sockid id;
+	size_t alen = family == AF_INET6 ? 16 : 4;
+	int ret;
+
+	memset(&id, 0, sizeof(id));
+	memcpy(id.idiag_src, laddr, alen);
+	memcpy(id.idiag_dst, raddr, alen);
+	id.idiag_sport = htons(lport);
+	id.idiag_dport = htons(rport);
+	id.idiag_cookie[0] = id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	ret = request(sd, family, &id, &d);
+	return ret < 0 ? ret : d.count;
 }
 
 int ts_sockdiag_dump(struct ts_sockdiag *sd, ts_sockdiag_fn cb, void *ctx)

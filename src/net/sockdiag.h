@@ -70,6 +70,17 @@ typedef void (*ts_sockdiag_fn)(void *ctx, const struct ts_sockstat *st);
  */
 int ts_sockdiag_dump(struct ts_sockdiag *sd, ts_sockdiag_fn cb, void *ctx);
 
+/*
+ * ts_sockdiag_get - the one TCP socket with local address @laddr:@lport
+ * and remote @raddr:@rport (4 or 16 bytes by @family, ports in host
+ * order), one @cb call if it exists. A lookup costs what one socket does,
+ * where a dump walks the kernel's whole established hash (every
+ * namespace's buckets). Returns 1, 0 when there is no such socket, or a
+ * negative errno.
+ */
+int ts_sockdiag_get(struct ts_sockdiag *sd, int family, const void *laddr, uint16_t lport,
+		    const void *raddr, uint16_t rport, ts_sockdiag_fn cb, void *ctx);
+
 /* Close and free; NULL is fine. */
 void ts_sockdiag_close(struct ts_sockdiag *sd);
 

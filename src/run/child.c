@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,6 +116,8 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 		if (!c->as_root && (e = drop_to_sudo_user()) < 0)
 			report_and_exit(pfd[1], -e);
 		child_env(c, shell);
+		if (c->set_umask)
+			umask(c->umask);
 		sigemptyset(&empty);
 		sigprocmask(SIG_SETMASK, &empty, NULL);
 		signal(SIGPIPE, SIG_DFL); /* tasshape ignores it; CMD gets the default */

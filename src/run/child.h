@@ -17,6 +17,8 @@ struct ts_child_conf {
 	const char *base;  /* TASSHAPE_BASE / MAHIMAHI_BASE: the outside's address */
 	const char *base6;
 	const char *prompt; /* prefix for an interactive shell's PS1, e.g. "[tasshape] " */
+	bool set_umask;	    /* give the command @umask (the user's, before tasshape tightened it) */
+	mode_t umask;
 };
 
 /*

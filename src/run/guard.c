@@ -63,14 +63,24 @@ static void guard_main(int rfd, pid_t owner, char netns[][TS_NETNS_NAME_MAX], in
 		(void)w;
 		close(fd);
 	}
-	/* Nothing of the owner's stays open here but the pipe and stderr. */
+	/*
+	 * Nothing of the owner's stays open here but the pipe: not even its
+	 * stdout and stderr, which a caller reading them to the end (`$(tasshape
+	 * ...)`) would otherwise wait on until the guard exits.
+	 */
 	if (rfd != 3) {
 		dup2(rfd, 3);
 		close(rfd);
 	}
 	close_range(4, ~0U, 0);
-	close(STDIN_FILENO);
-	close(STDOUT_FILENO);
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
 	do
 		r = read(3, &c, 1);
 	while (r < 0 && errno == EINTR);

@@ -10,6 +10,7 @@
 #include "net/sockdiag.h"
 #include "run/obs.h"
 #include "run/sockstats_out.h"
+#include "run/tsq.h"
 
 static const char *const dir_name[2] = {"uplink", "downlink"};
 static const char *const mm_name[2] = {"Uplink", "Downlink"};
@@ -303,6 +304,13 @@ void ts_obs_arrival(struct ts_obs *ob, const struct ts_pkt *p, const struct ts_n
 		ts_mmlog_arrival(&ob->mm[dir], now, kp->wire_len);
 }
 
+void ts_obs_handover(struct ts_obs *ob, const struct ts_pkt *p, int dir, enum ts_place place,
+		     ts_ns_t t)
+{
+	if (place == ob->link[dir] && ob->mm_on[dir])
+		ts_mmlog_arrival(&ob->mm[dir], t, p->len);
+}
+
 void ts_obs_nodesc(struct ts_obs *ob, const struct ts_nfq_pkt *kp, int dir, enum ts_place place,
 		   ts_ns_t now)
 {
@@ -366,9 +374,12 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 {
 	struct sample_ctx *c = arg;
 	struct ts_obs *ob = c->ob;
+	struct ts_sockstats_station stn;
+	bool station =
+		ts_tsq_sock_view(ob->env.tsq, st, &stn.pacing_rate, &stn.shift, &stn.emulated);
 	unsigned int i;
 
-	ts_sockstats_row(ob->sock_f, c->t_s, st);
+	ts_sockstats_row(ob->sock_f, c->t_s, st, station ? &stn : NULL);
 	ob->sock_rows++;
 	if (!st->cca[0])
 		return;

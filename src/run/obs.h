@@ -35,6 +35,7 @@
 #include "run/stats_out.h"
 
 struct ts_sockdiag; /* net/sockdiag.h */
+struct ts_tsq;	    /* run/tsq.h */
 
 /* What the user asked for (common options of the wrapper and attach). */
 struct ts_obs_opts {
@@ -60,12 +61,13 @@ struct ts_obs_env {
 	const struct ts_linkcfg *link;
 	const struct ts_dir *dir[2];
 	const struct ts_pool *pool;
-	ts_ns_t origin;	     /* model time 0 of the link (CLOCK_MONOTONIC) */
-	ts_ns_t duration;    /* --duration, 0: none */
-	const char *cmdline; /* the full command line, for the logs */
-	int cmd_netns_fd;    /* namespace whose sockets --sockstats samples */
-	bool quiet;	     /* --quiet: never a status line */
-	bool interactive;    /* CMD is an interactive shell: no status line unless --progress */
+	ts_ns_t origin;		  /* model time 0 of the link (CLOCK_MONOTONIC) */
+	ts_ns_t duration;	  /* --duration, 0: none */
+	const char *cmdline;	  /* the full command line, for the logs */
+	int cmd_netns_fd;	  /* namespace whose sockets --sockstats samples */
+	const struct ts_tsq *tsq; /* the Wi-Fi station's TSQ budget, for --sockstats; or NULL */
+	bool quiet;		  /* --quiet: never a status line */
+	bool interactive; /* CMD is an interactive shell: no status line unless --progress */
 };
 
 #define TS_OBS_PATH 4096
@@ -119,6 +121,14 @@ int ts_obs_start(struct ts_obs *ob, const struct ts_obs_opts *o, const struct ts
 /* A packet the kernel queued at direction @dir, place @place, at @now; @kp has its header. */
 void ts_obs_arrival(struct ts_obs *ob, const struct ts_pkt *p, const struct ts_nfq_pkt *kp, int dir,
 		    enum ts_place place, ts_ns_t now);
+
+/*
+ * Packet @p enters pipe @place of @dir at @t without a new arrival from the
+ * kernel (the station's TSQ emulation, run/tsq.h, matched it): what an
+ * arrival records, except its header, which @p's descriptor already has.
+ */
+void ts_obs_handover(struct ts_obs *ob, const struct ts_pkt *p, int dir, enum ts_place place,
+		     ts_ns_t t);
 
 /* A packet dropped on arrival for want of a descriptor. */
 void ts_obs_nodesc(struct ts_obs *ob, const struct ts_nfq_pkt *kp, int dir, enum ts_place place,

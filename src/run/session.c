@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "net/rtnl.h"
@@ -191,7 +192,8 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 				return ret;
 		}
 	}
-	return 0;
+	/* The Wi-Fi station's TSQ budget (run/tsq.h): sockets are sampled in its namespace. */
+	return ts_tsq_start(&s->shaper.tsq, &s->shaper, s->hook_fd[TS_H_UP_SENDER], err);
 }
 
 static void manifest_if(struct ts_session *s, unsigned int k, int fd, const char *ifname,
@@ -217,6 +219,7 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 		.duration = c->duration,
 		.cmdline = ts_cmdline_join(s->cmdline, sizeof(s->cmdline), c->argc, c->argv),
 		.cmd_netns_fd = cmd_fd,
+		.tsq = s->shaper.tsq,
 		.quiet = c->quiet,
 		.interactive = c->interactive,
 	};
@@ -299,6 +302,13 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 	ret = block_signals(s, err);
 	if (ret < 0)
 		return ret;
+	/*
+	 * Nothing tasshape writes (captures, logs, summaries, manifests, the
+	 * namespace files) is group- or world-writable, whatever the umask.
+	 */
+	s->old_umask = umask(022);
+	umask(s->old_umask | 022);
+	s->umask_set = true;
 	/*
 	 * What runs started from this namespace left when they died with their
 	 * guard (a power cut, a kill of the whole process group): only objects
@@ -446,6 +456,15 @@ int ts_session_attach(struct ts_session *s, struct ts_linkcfg *link, struct ts_r
 	ret = ts_netns_open(&s->attached, netns, err);
 	if (ret < 0)
 		goto fail;
+	if (ts_netns_is_host(s->attached.fd) && !common->force_host) {
+		ts_err_set(err,
+			   "namespace %s is the host's own network namespace (that of pid 1): "
+			   "shaping it shapes the machine's own traffic; add --force if that is "
+			   "meant",
+			   netns);
+		ret = -EPERM;
+		goto fail;
+	}
 	if (peer_netns) {
 		ret = ts_netns_open(&s->peer, peer_netns, err);
 	} else {
@@ -630,5 +649,9 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 	}
 	/* Everything is removed: the guard has nothing left to do. */
 	ts_guard_stop(&s->guard);
+	if (s->umask_set) {
+		umask(s->old_umask);
+		s->umask_set = false;
+	}
 	return ret;
 }

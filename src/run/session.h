@@ -32,6 +32,7 @@ struct ts_run_common {
 	uint32_t pool;		/* descriptors */
 	struct ts_obs_opts obs; /* --out, --pcap-*, --*-log, --stats, --sockstats, progress */
 	bool interactive;	/* the wrapper runs an interactive shell: no status line */
+	bool force_host;	/* attach --force: the host's own namespace may be shaped */
 	int argc;		/* the full command line, for logs and the manifest */
 	char **argv;
 };
@@ -68,7 +69,9 @@ struct ts_session {
 	char cmdline[4096];
 	struct ts_manifest manifest;  /* path NULL: no --out */
 	struct ts_sockdiag *drain_sd; /* the inner namespace's sockets, for the drain */
-	struct ts_guard guard;	      /* removes what the run made if tasshape dies (run/guard.h) */
+	mode_t old_umask;	      /* the caller's, restored at the end (and given to CMD) */
+	bool umask_set;
+	struct ts_guard guard; /* removes what the run made if tasshape dies (run/guard.h) */
 	char manifest_path[TS_OBS_PATH], summary_path[TS_OBS_PATH];
 };
 

@@ -27,8 +27,11 @@ static void on_release(void *ctx, struct ts_pkt *p, ts_ns_t t)
 {
 	struct ts_shaper *sh = ctx;
 	struct ts_hook *h = &sh->hook[p->src];
-	int ret = h->io->verdict(h->q, p->id, 1);
+	int ret;
 
+	if (sh->tsq && ts_tsq_release(sh->tsq, p, t))
+		return;
+	ret = h->io->verdict(h->q, p->id, 1);
 	if (ret < 0 && !sh->fatal)
 		sh->fatal = ret;
 	if (sh->obs)
@@ -46,8 +49,11 @@ static void on_drop(void *ctx, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns
 {
 	struct ts_shaper *sh = ctx;
 	struct ts_hook *h = &sh->hook[p->src];
-	int ret = h->io->verdict(h->q, p->id, 0);
+	int ret;
 
+	if (sh->tsq && ts_tsq_drop(sh->tsq, p, cause, t))
+		return;
+	ret = h->io->verdict(h->q, p->id, 0);
 	/* The cause is counted by the stage and the pipe. */
 	if (ret < 0 && !sh->fatal)
 		sh->fatal = ret;
@@ -85,6 +91,8 @@ static void on_packet(void *ctx, const struct ts_nfq_pkt *kp)
 	p->src = (uint16_t)(h - sh->hook);
 	p->hash = 0;
 	p->user = 0;
+	if (sh->tsq && ts_tsq_packet(sh->tsq, p->src, p, kp))
+		return;
 	if (sh->obs)
 		ts_obs_arrival(sh->obs, p, kp, h->dir, h->place, sh->now);
 	ts_pipe_enqueue(&sh->dir[h->dir].pipe[h->place], p, sh->now);
@@ -130,7 +138,8 @@ int ts_shaper_init(struct ts_shaper *sh, struct ts_linkcfg *cfg, ts_ns_t origin,
 
 bool ts_shaper_needs(const struct ts_shaper *sh, enum ts_hook_id id)
 {
-	return sh->dir[hook_map[id].dir].pipe[hook_map[id].place].nstages > 0;
+	return sh->dir[hook_map[id].dir].pipe[hook_map[id].place].nstages > 0 ||
+	       (id == TS_H_UP_NETWORK && ts_tsq_wanted(sh->cfg));
 }
 
 struct open_arg {
@@ -237,6 +246,8 @@ ts_ns_t ts_shaper_deadline(const struct ts_shaper *sh)
 	/* The next stats window, socket sample or status line wakes the loop too. */
 	if (sh->obs)
 		d = ts_min(d, ts_obs_next_deadline(sh->obs));
+	if (sh->tsq)
+		d = ts_min(d, ts_tsq_next_deadline(sh->tsq));
 	return d;
 }
 
@@ -325,7 +336,7 @@ static int check_stages(const struct ts_pipe *p, const char *dir, struct ts_err 
 
 int ts_shaper_check(const struct ts_shaper *sh, struct ts_err *err)
 {
-	uint64_t seen = 0, verdicts = 0, held = 0, drops;
+	uint64_t seen = 0, verdicts = 0, held = 0, held_out = 0, drops;
 	int i, d, pl, ret;
 
 	for (d = 0; d < 2; d++) {
@@ -377,7 +388,10 @@ int ts_shaper_check(const struct ts_shaper *sh, struct ts_err *err)
 			return -EPROTO;
 		}
 	}
-	if (seen != verdicts + held || held != sh->pool.used) {
+	/* The station's TSQ emulation moves some verdicts ahead of the pipes (run/tsq.h). */
+	if (sh->tsq)
+		ts_tsq_in_transit(sh->tsq, &verdicts, &held_out);
+	if (seen != verdicts + held || held + held_out != sh->pool.used) {
 		ts_err_set(err,
 			   "conservation: packets seen %llu != verdicts %llu + held %llu "
 			   "(descriptors in use %zu)",
@@ -409,6 +423,8 @@ int ts_shaper_turn(struct ts_shaper *sh, ts_ns_t now, unsigned int ready, struct
 		ts_pipe_advance(&sh->dir[i].pipe[TS_PLACE_SENDER], now);
 		ts_pipe_advance(&sh->dir[i].pipe[TS_PLACE_NETWORK], now);
 	}
+	if (sh->tsq)
+		ts_tsq_tick(sh->tsq, now);
 	ret = flush_all(sh);
 	if (ret < 0 || sh->fatal) {
 		ret = ret < 0 ? ret : sh->fatal;
@@ -689,6 +705,7 @@ void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *t
 	s->title = title;
 	s->start = sh->origin;
 	s->end = sh->now;
+	s->tsq = sh->tsq;
 	for (d = 0; d < 2; d++) {
 		struct ts_dir_extra *x = &s->extra[d];
 		struct ts_hist *h = &sh->release_err[d];
@@ -741,5 +758,7 @@ void ts_shaper_fini(struct ts_shaper *sh)
 	if (sh->tfd >= 0)
 		close(sh->tfd);
 	sh->epfd = sh->tfd = -1;
+	ts_tsq_stop(sh->tsq);
+	sh->tsq = NULL;
 	ts_pool_fini(&sh->pool);
 }

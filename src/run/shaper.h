@@ -25,6 +25,7 @@
 #include "run/pktio.h"
 #include "run/obs.h"
 #include "run/summary.h"
+#include "run/tsq.h"
 
 enum ts_hook_id { TS_H_UP_SENDER, TS_H_UP_NETWORK, TS_H_DOWN_NETWORK, TS_H__COUNT };
 
@@ -127,6 +128,7 @@ struct ts_shaper {
 	 * Not owned.
 	 */
 	struct ts_obs *obs;
+	struct ts_tsq *tsq; /* the station's TSQ budget (run/tsq.h), or NULL */
 };
 
 /*

@@ -17,7 +17,8 @@ void ts_sockstats_header(FILE *f)
 	fputs("time_s,flow,src,sport,dst,dport,state,cca,cwnd_pkts,ssthresh_pkts,mss,srtt_ms,"
 	      "rttvar_ms,min_rtt_ms,pacing_rate_bps,delivery_rate_bps,unacked_pkts,inflight_bytes,"
 	      "retrans_pkts,total_retrans,bytes_acked,bytes_sent,bbr_bw_bps,bbr_min_rtt_ms,"
-	      "bbr_pacing_gain,bbr_cwnd_gain\n",
+	      "bbr_pacing_gain,bbr_cwnd_gain,station_pacing_rate_bps,station_pacing_shift,"
+	      "station_tsq\n",
 	      f);
 }
 
@@ -36,7 +37,8 @@ static void rate(FILE *f, uint64_t bytes_per_s)
 		fprintf(f, "%" PRIu64, bytes_per_s * 8);
 }
 
-void ts_sockstats_row(FILE *f, double t_s, const struct ts_sockstat *st)
+void ts_sockstats_row(FILE *f, double t_s, const struct ts_sockstat *st,
+		      const struct ts_sockstats_station *stn)
 {
 	const struct tcp_info *ti = &st->info;
 	char a[INET6_ADDRSTRLEN + 16], b[INET6_ADDRSTRLEN + 16];
@@ -70,8 +72,13 @@ void ts_sockstats_row(FILE *f, double t_s, const struct ts_sockstat *st)
 		fputs(",,,,,,,,,,,,,,", f);
 	}
 	if (st->have_bbr)
-		fprintf(f, "%" PRIu64 ",%.3f,%.3f,%.3f\n", st->bbr_bw * 8, st->bbr_min_rtt / 1e3,
+		fprintf(f, "%" PRIu64 ",%.3f,%.3f,%.3f,", st->bbr_bw * 8, st->bbr_min_rtt / 1e3,
 			st->bbr_pacing_gain / 256.0, st->bbr_cwnd_gain / 256.0);
 	else
-		fputs(",,,\n", f);
+		fputs(",,,,", f);
+	if (stn)
+		fprintf(f, "%" PRIu64 ",%u,%s\n", stn->pacing_rate * 8, stn->shift,
+			stn->emulated ? "emulated" : "kernel");
+	else
+		fputs(",,\n", f);
 }

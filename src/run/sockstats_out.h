@@ -15,10 +15,18 @@
  *   retrans_pkts (now), total_retrans (since the start), bytes_acked, bytes_sent
  *   bbr_bw_bps, bbr_min_rtt_ms, bbr_pacing_gain, bbr_cwnd_gain (BBR only; gains as
  *                  multipliers, e.g. 2.885)
+ *   station_pacing_rate_bps, station_pacing_shift, station_tsq (Wi-Fi station only,
+ *                  run/tsq.h): the pacing rate and shift the station's TSQ budget used for
+ *                  this flow, and "emulated" (pacing_shift=7, 8, tas:...) or "kernel"
+ *                  (pacing_shift=kernel: the kernel's own rate and shift 10). With the
+ *                  pacing-ratio lever an unpaced socket's pacing_rate_bps is the kernel's
+ *                  scaled one; station_pacing_rate_bps is the rate it stands for.
  */
 #ifndef TS_RUN_SOCKSTATS_OUT_H
 #define TS_RUN_SOCKSTATS_OUT_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "net/sockdiag.h"
@@ -26,7 +34,15 @@
 /* Write the header line. */
 void ts_sockstats_header(FILE *f);
 
-/* Write one row for socket @st sampled at @t_s seconds. */
-void ts_sockstats_row(FILE *f, double t_s, const struct ts_sockstat *st);
+/* The Wi-Fi station's view of a socket (run/tsq.h). */
+struct ts_sockstats_station {
+	uint64_t pacing_rate; /* bytes/s */
+	unsigned int shift;
+	bool emulated;
+};
+
+/* Write one row for socket @st sampled at @t_s seconds; @stn NULL: not a station flow. */
+void ts_sockstats_row(FILE *f, double t_s, const struct ts_sockstat *st,
+		      const struct ts_sockstats_station *stn);
 
 #endif

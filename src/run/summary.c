@@ -6,6 +6,7 @@
 
 #include "run/json.h"
 #include "run/summary.h"
+#include "run/tsq.h"
 #include "tasshape/units.h"
 #include "tasshape/wifi6.h"
 
@@ -157,7 +158,8 @@ static void print_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
 	fprintf(f, "%s\n", first ? " (none)" : "");
 }
 
-static void json_wifi(struct json_object *out, const struct ts_dir *d, ts_ns_t dt, bool *nomem)
+static void json_wifi(struct json_object *out, const struct ts_summary *s, const struct ts_dir *d,
+		      ts_ns_t dt, bool *nomem)
 {
 	const struct ts_wifi6_stats *w = ts_wifi6_stage_stats(d->mac);
 	const struct ts_wifi6_medium_stats *ms = ts_wifi6_stage_medium(d->mac);
@@ -200,6 +202,8 @@ static void json_wifi(struct json_object *out, const struct ts_dir *d, ts_ns_t d
 		ts_json_put(hist, key, ts_json_count(w->n_hist[n]), nomem);
 	}
 	ts_json_put(o, "n_hist", hist, nomem);
+	if (d->mac->place == TS_PLACE_SENDER)
+		ts_tsq_json(o, s->tsq, s->start, nomem);
 	ts_json_put(out, "wifi6", o, nomem);
 }
 
@@ -257,6 +261,8 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 			}
 		}
 		print_wifi(f, d, dt);
+		if (d->mac && d->mac->place == TS_PLACE_SENDER)
+			ts_tsq_print(f, s->tsq, s->start);
 		if (x->no_descriptor)
 			fprintf(f,
 				"  WARNING: %" PRIu64 " packets dropped for want of descriptors "
@@ -355,7 +361,7 @@ static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nom
 		ts_json_put(o, "queueing_delay_ns", json_hist(t.qdelay, nomem), nomem);
 	ts_json_put(o, "one_way_delay_ns", json_hist(&t.sojourn, nomem), nomem);
 	ts_json_put(o, "stages", json_stages(d, nomem), nomem);
-	json_wifi(o, d, dt, nomem);
+	json_wifi(o, s, d, dt, nomem);
 	ts_json_put(o, "kernel_dropped", ts_json_count(x->kernel_dropped), nomem);
 	ts_json_put(o, "socket_overrun", ts_json_count(x->user_dropped), nomem);
 	ts_json_put(o, "no_descriptor", ts_json_count(x->no_descriptor), nomem);

@@ -30,6 +30,7 @@ struct ts_summary {
 	ts_ns_t start, end; /* run interval, for capacity and rates */
 	const struct ts_dir *dir[2];
 	struct ts_dir_extra extra[2];
+	const struct ts_tsq *tsq; /* the station's TSQ budget (run/tsq.h), or NULL */
 	ts_ns_t base_rtt; /* the link's two-way delay, for the fell-behind rule; 0: unknown */
 };
 

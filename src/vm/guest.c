@@ -336,6 +336,8 @@ int ts_vm_guest_main(void)
 		return 2;
 	}
 	umask(022);
+	/* The kernel starts init with HOME and TERM only; modprobe lives in sbin. */
+	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL); /* may exist already */
 	must_mount("proc", "/proc", "proc", 0, NULL);
 	must_mount("sysfs", "/sys", "sysfs", 0, NULL);

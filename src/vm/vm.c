@@ -7,6 +7,7 @@
  * QEMU is a child that dies with tasshape (PR_SET_PDEATHSIG); nothing is
  * mounted on the host, and the temporary directory is removed at the end.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -400,6 +401,34 @@ int ts_vm_kernel_identify(const char *kernel, char version[256], char sha256[65]
  * KVM ioctls, then a test boot in QEMU itself (a KVM may pass the first
  * and still fail QEMU's vCPU set-up, as a paravirtual hypervisor's does).
  */
+/*
+ * Temporary directories of runs whose tasshape was killed (SIGKILL leaves
+ * no chance to remove them; QEMU died with it): "tasshape-vm-PID.*" in
+ * @tmpdir whose PID no longer exists and which belong to this user.
+ */
+static void remove_stale(const char *tmpdir)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char path[PATH_MAX], *end;
+		struct stat st;
+		long pid;
+
+		if (strncmp(de->d_name, "tasshape-vm-", 12))
+			continue;
+		pid = strtol(de->d_name + 12, &end, 10);
+		if (pid <= 0 || *end != '.' || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+			ts_vm_rm_rf(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 static int choose_accel(const struct ts_vm_conf *c, const char *qemu, struct ts_vm_result *res,
 			struct ts_err *err)
 {
@@ -496,7 +525,10 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 	}
 	self[n] = '\0';
 
-	snprintf(tmpl, sizeof(tmpl), "%s/tasshape-vm.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!tmpdir || !*tmpdir)
+		tmpdir = "/tmp";
+	remove_stale(tmpdir);
+	snprintf(tmpl, sizeof(tmpl), "%s/tasshape-vm-%d.XXXXXX", tmpdir, (int)getpid());
 	if (!mkdtemp(tmpl)) {
 		ret = -errno;
 		ts_err_set(err, "mkdtemp %s: %s", tmpl, strerror(errno));

@@ -66,8 +66,8 @@ struct ts_vm_result {
  * not report a status (after a boot failure the guest console's last
  * lines are also printed on stderr), or -EINTR when SIGINT, SIGTERM or
  * SIGHUP stopped it (@res->signal). Leaves no process, mount or temporary
- * file behind (after a SIGKILL of tasshape, QEMU still dies with it, but
- * the temporary directory stays).
+ * file behind (after a SIGKILL of tasshape QEMU still dies with it; its
+ * temporary directory is removed by the next run).
  */
 int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_result *res,
 	      struct ts_err *err);

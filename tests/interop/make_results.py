@@ -24,9 +24,19 @@ def flows_for(test):
     if test == "rrul":
         return [("TCP %s %s" % (d, m), "up" if d == "upload" else "down", m)
                 for d in ("upload", "download") for m in ("BE", "BK", "CS5", "EF")]
+    if test == "rrul_be":  # named as the executor names them (BE1..BE4), not as Flent does
+        return [("TCP %s BE%d" % (d, i), "up" if d == "upload" else "down", "BE")
+                for d in ("upload", "download") for i in range(1, 5)]
+    if test == "rtt_fair":  # one upload per server, server index in the name
+        return [("TCP upload::%d" % i, "up", "BE") for i in range(1, 5)]
     raise SystemExit("make_results.py: no fixture for test %s" % test)
 
 def pings_for(test):
+    if test == "rrul_be":
+        return [("Ping (ms) ICMP", "icmp", "BE")] + [("Ping (ms) UDP BE%d" % i, "udp", "BE")
+                                                     for i in range(1, 4)]
+    if test == "rtt_fair":
+        return [("Ping (ms)::%d" % i, "icmp", "BE") for i in range(1, 5)]
     if test == "rrul":
         return [("Ping (ms) ICMP", "icmp", "BE"), ("Ping (ms) UDP EF", "udp", "EF"),
                 ("Ping (ms) UDP BK", "udp", "BK"), ("Ping (ms) UDP BE", "udp", "BE")]
@@ -45,7 +55,8 @@ def run(test, cca, rep, index):
         mbps = [rate * min(1.0, (t - DELAY) / 1.0) * (1 + 0.03 * math.sin(t * (i + 1)))
                 for t in ts]
         mean = sum(mbps) / len(mbps)
-        flows.append({"name": name, "dir": d, "dscp": dscp, "server": 0, "cca_used": cca,
+        server = i if test == "rtt_fair" else 0
+        flows.append({"name": name, "dir": d, "dscp": dscp, "server": server, "cca_used": cca,
                       "bytes": int(mean * 1e6 / 8 * LENGTH), "seconds": LENGTH,
                       "throughput_mbps": mean, "retransmits": 3 * rep + i,
                       "series": {"t": ts, "mbps": mbps}})
@@ -55,7 +66,8 @@ def run(test, cca, rep, index):
         ts = [0.2 * k + 0.01 * j for k in range(n)]
         rtt = [40.0 + ((rtt_base - 40.0) * (1 + 0.1 * math.sin(k)) if DELAY <= t <= DELAY + LENGTH
                        else 0.5 * (k % 3)) + rep for k, t in enumerate(ts)]
-        latency.append({"name": name, "kind": kind, "dscp": dscp, "server": 0,
+        latency.append({"name": name, "kind": kind, "dscp": dscp,
+                        "server": j if test == "rtt_fair" else 0,
                         "samples": {"t": ts, "seq": list(range(1, n + 1)), "rtt_ms": rtt},
                         "loaded": {"from_s": DELAY, "to_s": DELAY + LENGTH}})
     sock = []

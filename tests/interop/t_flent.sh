@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Flent reads what tasshape writes: for made-up results of tcp_upload, tcp_nup and rrul runs,
+# Flent reads what tasshape writes: for made-up results of tcp_upload, tcp_nup, rrul, rrul_be and
+# rtt_fair runs (the last two with the executor's series names, which the export maps to Flent's),
 # `tasshape exp flent` writes <test>.flent.gz; the real Flent (Debian's flent) must load each
 # one, its summary's mean throughput per direction must agree with our own metric (the sum of
 # the direction's flow throughputs in result.json, as summary.json defines it) within 1%, and
@@ -15,9 +16,9 @@ if ! command -v flent >/dev/null || ! /usr/bin/python3 -c 'import matplotlib' 2>
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 "$here/make_results.py" "$tmp/out" tcp_upload tcp_nup rrul
+/usr/bin/python3 "$here/make_results.py" "$tmp/out" tcp_upload tcp_nup rrul rrul_be rtt_fair
 "$bin" exp flent "$tmp/out" | tee "$tmp/log"
-grep -q "^exp flent: 12 written, 0 without .*, 0 errors" "$tmp/log"
+grep -q "^exp flent: 20 written, 0 without .*, 0 errors" "$tmp/log"
 # The runs were done before; they still are, their done records now listing the Flent files.
 "$bin" exp merge "$tmp/merged" "$tmp/out" >/dev/null
 
@@ -36,14 +37,15 @@ check() { # file series dir
 		echo "ok   $(basename "$1"): Flent '$2' $got Mbit/s, ours $want"
 	fi
 }
-for test in tcp_upload tcp_nup rrul; do
+for test in tcp_upload tcp_nup rrul rrul_be rtt_fair; do
 	for f in "$tmp"/out/*test=$test/rep-*/$test.flent.gz; do
 		flent -i "$f" -f summary -o "$f.summary" >/dev/null 2>"$f.err" || {
 			echo "FAIL flent could not read $f:" >&2; cat "$f.err" >&2; fail=1; continue; }
 		case $test in
 		tcp_upload) check "$f" "TCP upload" up ;;
 		tcp_nup) check "$f" "TCP upload sum" up ;;
-		rrul) check "$f" "TCP upload sum" up; check "$f" "TCP download sum" down ;;
+		rrul | rrul_be) check "$f" "TCP upload sum" up; check "$f" "TCP download sum" down ;;
+		rtt_fair) check "$f" "TCP upload sum" up ;;
 		esac
 	done
 done

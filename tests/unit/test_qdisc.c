@@ -743,7 +743,26 @@ static void test_pie_seeded(void)
 	CU_ASSERT(na != nc || memcmp(a, c, na * sizeof(a[0])));
 }
 
+/* The name list comes from the ops table, in its order; ts_join truncates and terminates. */
+static void test_names_from_table(void)
+{
+	char buf[128], small[12];
+	size_t i;
+
+	TSU_EQ(ts_qdisc_count(), 5);
+	CU_ASSERT_STRING_EQUAL(ts_qdisc_names(buf, sizeof(buf)),
+			       "droptail, drophead, codel, pie, infinite");
+	for (i = 0; i < ts_qdisc_count(); i++) {
+		CU_ASSERT_PTR_EQUAL(ts_qdisc_lookup(ts_qdisc_at(i)->name), ts_qdisc_at(i));
+		CU_ASSERT(ts_qdisc_at(i)->help && ts_qdisc_at(i)->help[0]);
+	}
+	CU_ASSERT_PTR_NULL(ts_qdisc_at(5));
+	CU_ASSERT_STRING_EQUAL(ts_qdisc_names(small, sizeof(small)), "droptail, d");
+	expect_error("fifo", "expected one of: droptail, drophead, codel, pie, infinite");
+}
+
 static const struct tsu_test tests[] = {
+	{"names from the table", test_names_from_table},
 	{"droptail packets", test_droptail_packets},
 	{"droptail bytes", test_droptail_bytes},
 	{"drophead packets", test_drophead_packets},

@@ -189,21 +189,83 @@ static void test_build_document(void)
 	json_object_put(r);
 }
 
-/* A flow whose name is not one of the test's series is an error naming the expected ones. */
-static void test_build_rejects_unknown_series(void)
+/*
+ * A flow named otherwise than Flent names it goes to the free series of its direction
+ * (its own name kept in SERIES_META); one more flow than the test has is an error naming them.
+ */
+static void test_build_maps_other_names(void)
 {
-	struct json_object *r = json_tokener_parse(result_json), *doc = NULL, *flow;
+	struct json_object *r = json_tokener_parse(result_json), *doc = NULL, *flow, *flows, *m;
 	char err[512] = "";
 
-	flow = json_object_array_get_idx(at(r, "flows"), 0);
+	flows = at(r, "flows");
+	flow = json_object_array_get_idx(flows, 0);
 	json_object_object_add(flow, "name", json_object_new_string("TCP upload BE"));
+	json_object_object_add(json_object_array_get_idx(at(r, "sockstats"), 0), "flow",
+			       json_object_new_string("TCP upload BE"));
+	TSU_EQ(ts_flent_build(r, NULL, &doc, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NOT_NULL(at(at(doc, "results"), "TCP upload"));
+	m = at(at(at(doc, "metadata"), "SERIES_META"), "TCP upload");
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(at(m, "TASSHAPE_NAME")), "TCP upload BE");
+	/* The socket statistics, named after the flow as the result names it, still join it. */
+	TSU_EQ(json_object_array_length(at(at(doc, "raw_values"), "TCP upload")), 3);
+	json_object_put(doc);
+	doc = NULL;
+	json_object_get(flow);
+	json_object_array_add(flows, flow);
 	TSU_EQ(ts_flent_build(r, NULL, &doc, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NULL(doc);
-	CU_ASSERT_PTR_NOT_NULL(
-		strstr(err, "'TCP upload BE' is not a flow of Flent's test tcp_upload"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "expected 'TCP upload'"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not a flow of Flent's test tcp_upload, and none of "
+					   "its ('TCP upload') is left"));
 	json_object_object_add(r, "test", json_object_new_string("voip"));
 	TSU_EQ(ts_flent_build(r, NULL, &doc, err, sizeof(err)), -ENOENT);
+	json_object_put(r);
+}
+
+/* rtt_fair as the executor names it (one upload and one ICMP probe per server) in Flent's names. */
+static void test_build_rtt_fair(void)
+{
+	struct json_object *r = json_object_new_object(), *flows = json_object_new_array();
+	struct json_object *lat = json_object_new_array(), *doc = NULL, *res;
+	char err[512] = "", buf[64];
+	int i;
+
+	json_object_object_add(r, "test", json_object_new_string("rtt_fair"));
+	json_object_object_add(r, "t0", json_object_new_double(100));
+	json_object_object_add(r, "delay_s", json_object_new_double(1));
+	json_object_object_add(r, "length_s", json_object_new_double(1));
+	for (i = 0; i < 4; i++) {
+		char js[512];
+
+		snprintf(js, sizeof(js),
+			 "{\"name\":\"TCP upload::%d\",\"dir\":\"up\",\"server\":%d,"
+			 "\"throughput_mbps\":%d,\"series\":{\"t\":[1.5,2.0],\"mbps\":[%d,%d]}}",
+			 i + 1, i, i + 1, i + 1, i + 1);
+		json_object_array_add(flows, json_tokener_parse(js));
+		snprintf(js, sizeof(js),
+			 "{\"name\":\"Ping (ms)::%d\",\"kind\":\"icmp\",\"server\":%d,"
+			 "\"samples\":{\"t\":[0.5,1.5],\"seq\":[1,2],\"rtt_ms\":[10,20]}}",
+			 i + 1, i);
+		json_object_array_add(lat, json_tokener_parse(js));
+	}
+	json_object_object_add(r, "flows", flows);
+	json_object_object_add(r, "latency", lat);
+	TSU_EQ(ts_flent_build(r, NULL, &doc, err, sizeof(err)), 0);
+	res = at(doc, "results");
+	CU_ASSERT_PTR_NOT_NULL(at(res, "TCP upload BE1 server1"));
+	CU_ASSERT_PTR_NOT_NULL(at(res, "TCP upload BK2 server4"));
+	CU_ASSERT_PTR_NOT_NULL(at(res, "Ping (ms) ICMP3 server3"));
+	/* Server index 2 carries 3 Mbit/s: its MEAN_VALUE; fairness of 1, 2, 3, 4 = 100 / 120. */
+	snprintf(buf, sizeof(buf), "%s", "TCP upload BK1 server3");
+	CU_ASSERT_DOUBLE_EQUAL(
+		json_object_get_double(
+			at(at(at(at(doc, "metadata"), "SERIES_META"), buf), "MEAN_VALUE")),
+		3, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(at(at(at(at(doc, "metadata"), "SERIES_META"),
+							    "TCP upload fairness"),
+							 "MEAN_VALUE")),
+			       100.0 / 120.0, 1e-12);
+	json_object_put(doc);
 	json_object_put(r);
 }
 
@@ -213,7 +275,8 @@ static const struct tsu_test tests[] = {
 	{"Jain's fairness index", test_jain},
 	{"series names of Flent's test definitions", test_definitions},
 	{"document from a result.json", test_build_document},
-	{"unknown series rejected", test_build_rejects_unknown_series},
+	{"other names mapped, one flow too many rejected", test_build_maps_other_names},
+	{"rtt_fair in Flent's per-host names", test_build_rtt_fair},
 };
 
 TSU_MAIN("flent", tests)

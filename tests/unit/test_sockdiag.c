@@ -108,12 +108,37 @@ static void test_row(void)
 
 	build(&m, sizeof(struct tcp_info));
 	TSU_EQ(ts_sockdiag_parse(m.b, m.len, &st), 0);
-	ts_sockstats_row(f, 1.25, &st);
+	ts_sockstats_row(f, 1.25, &st, NULL);
 	fclose(f);
 	CU_ASSERT_STRING_EQUAL(buf, "1.250,100.64.0.6:40000-100.64.0.1:5201,100.64.0.6,40000,"
 				    "100.64.0.1,5201,ESTAB,bbr,10,,1448,40.123,2.000,40.000,"
 				    "10000000,8000000,8,13032,1,3,100000,120000,12000000,40.000,"
-				    "2.887,2.000\n");
+				    "2.887,2.000,,,\n");
+	free(buf);
+}
+
+/*
+ * A Wi-Fi station's flow: the pacing rate its TSQ budget used (1,250,000
+ * B/s = 10,000,000 bit/s), the shift, and that it is emulated.
+ */
+static void test_row_station(void)
+{
+	struct ts_sockstats_station stn = {.pacing_rate = 1250000, .shift = 7, .emulated = true};
+	struct ts_sockstat st;
+	struct msgbuf m;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	build(&m, sizeof(struct tcp_info));
+	TSU_EQ(ts_sockdiag_parse(m.b, m.len, &st), 0);
+	ts_sockstats_row(f, 1.25, &st, &stn);
+	stn.emulated = false;
+	stn.shift = 10;
+	ts_sockstats_row(f, 1.5, &st, &stn);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",2.887,2.000,10000000,7,emulated\n1.500,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",2.887,2.000,10000000,10,kernel\n"));
 	free(buf);
 }
 
@@ -166,16 +191,20 @@ static void test_v6(void)
 	inet_pton(AF_INET6, "fd74::1", d.id.idiag_dst);
 	TSU_EQ(ts_sockdiag_parse(&d, sizeof(d), &st), 0);
 	f = open_memstream(&buf, &len);
-	ts_sockstats_row(f, 0, &st);
+	ts_sockstats_row(f, 0, &st, NULL);
 	fclose(f);
 	CU_ASSERT_STRING_EQUAL(buf, "0.000,[fd74::2]:1-[fd74::1]:2,fd74::2,1,fd74::1,2,ESTAB,,"
-				    ",,,,,,,,,,,,,,,,,\n");
+				    ",,,,,,,,,,,,,,,,,,,,\n");
 	free(buf);
 }
 
 static const struct tsu_test tests[] = {
-	{"parse", test_parse},	       {"row", test_row}, {"short tcp_info", test_short_info},
-	{"malformed", test_malformed}, {"IPv6", test_v6},
+	{"parse", test_parse},
+	{"row", test_row},
+	{"row of a station flow", test_row_station},
+	{"short tcp_info", test_short_info},
+	{"malformed", test_malformed},
+	{"IPv6", test_v6},
 };
 
 TSU_MAIN("sockdiag", tests)

@@ -71,11 +71,20 @@ make -C "$tree" -s defconfig kvm_guest.config >/dev/null
 make -C "$tree" -s olddefconfig >/dev/null
 missing=0
 while IFS= read -r line; do
-	case "$line" in CONFIG_*=*) ;; *) continue ;; esac
-	if ! grep -qx -- "$line" "$tree/.config"; then
+	case "$line" in
+	CONFIG_*=*)
+		grep -qx -- "$line" "$tree/.config" && continue
 		echo "build.sh: warning: ${line%%=*} is not ${line#*=} in the final .config" >&2
-		missing=$((missing + 1))
-	fi
+		;;
+	"# CONFIG_"*" is not set")
+		sym=${line#\# }
+		sym=${sym%% *}
+		grep -q "^$sym=" "$tree/.config" || continue
+		echo "build.sh: warning: $sym is set in the final .config (the fragment leaves it out)" >&2
+		;;
+	*) continue ;;
+	esac
+	missing=$((missing + 1))
 done <"$fragment"
 
 echo "build.sh: building bzImage and modules with $jobs jobs"
