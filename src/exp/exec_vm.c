@@ -92,6 +92,7 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 	struct ts_vm_result res;
 	struct ts_err terr;
 	char kernel[4096], modules[4096], self[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 16];
+	char spec[PATH_MAX], specdir[PATH_MAX], *slash;
 	char rep[16], idx[16], seed[24], len[24], delay[24];
 	char *argv[12];
 	json_object *vm = NULL;
@@ -102,12 +103,23 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 	memset(&conf, 0, sizeof(conf));
 	memset(&res, 0, sizeof(res));
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0 || !realpath(rundir, dir)) {
-		snprintf(err, errlen, "kernel %s: cannot find this tasshape or %s", k->name,
-			 rundir);
-		return -errno;
+	if (n <= 0 || !realpath(rundir, dir) || !run->spec_path ||
+	    !realpath(run->spec_path, spec)) {
+		snprintf(err, errlen, "kernel %s: cannot find this tasshape, %s or the spec",
+			 k->name, rundir);
+		return -ENOENT;
 	}
 	self[n] = '\0';
+	/*
+	 * The guest has its own /tmp and /run: the spec's directory is shared (as the guest's
+	 * current directory), so the spec and the files beside it are where the host has them.
+	 */
+	snprintf(specdir, sizeof(specdir), "%s", spec);
+	slash = strrchr(specdir, '/');
+	if (slash == specdir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
 	if (!strcmp(k->image, "debian")) {
 		ret = ts_vm_debian_kernel(kernel, modules, sizeof(kernel), true, &terr);
 		if (ret < 0) {
@@ -128,6 +140,7 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 		conf.modprobe[i] = k->modprobe[i];
 	conf.nmodprobe = (unsigned)i;
 	conf.out = dir;
+	conf.cwd = specdir;
 	conf.quiet = true;
 	/* The run's own bound (the wrapper's) plus a boot under TCG with room to spare. */
 	conf.timeout = run->length + 2 * run->delay + 300 * TS_NSEC_PER_SEC;
@@ -139,7 +152,7 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 	snprintf(delay, sizeof(delay), "%" PRId64, (int64_t)run->delay);
 	argv[0] = self;
 	argv[1] = (char *)TS_EXP_GUEST_CMD;
-	argv[2] = (char *)run->spec_path;
+	argv[2] = spec;
 	argv[3] = (char *)run->config_id;
 	argv[4] = rep;
 	argv[5] = idx;
