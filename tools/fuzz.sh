@@ -14,7 +14,7 @@
 # harness, leaves the input in build-fuzz/artifacts/ and makes the script exit 1, printing the
 # command that reproduces it. Run long sessions under `nice -n 19` on a shared machine.
 # FUZZ_JOBS=N runs N harnesses at a time (default 1); FUZZ_BUILD=DIR builds in DIR instead of
-# build-fuzz. One line a harness is printed at the end (executions, executions per second, corpus
+# build-fuzz; FUZZ_MAX_LEN=N limits inputs of the file parsers to N bytes (default 4096). One line a harness is printed at the end (executions, executions per second, corpus
 # size, peak RSS) and kept in DIR/fuzz.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,6 +66,23 @@ seed() {
 	fuzz_trace_mahimahi) cp tests/data/trace-small.mahi traces/*.mahi "$imp"/*.mahi \
 		"$imp"/leo_bw.txt "$dir"/ ;;
 	fuzz_phy_trace) cp traces/wifi6-*.csv "$dir"/ ;;
+	fuzz_exp_spec) cp docs/examples/*.ini "$dir"/ ;;
+	fuzz_exp) # first byte even: a spec; odd: a --check expression
+		for f in docs/examples/*.ini; do
+			{ printf '\0'; cat "$f"; } >"$dir/$(basename "$f")"
+		done
+		printf '\1%s' 'rrul[cca=bbr].ping_icmp_ms.p95 < rrul[cca=cubic].ping_icmp_ms.p95' \
+			>"$dir/check"
+		;;
+	fuzz_exec_parse) # first byte: 0 iperf3, 1 ping, 2 irtt, 3 summary, 4 sockstats
+		local x=tests/data/exp
+		{ printf '\0'; cat "$x/iperf3-up.json"; } >"$dir/iperf3-up"
+		{ printf '\0'; cat "$x/iperf3-error.json"; } >"$dir/iperf3-error"
+		{ printf '\1'; cat "$x/ping.txt"; } >"$dir/ping"
+		{ printf '\2'; cat "$x/irtt.json"; } >"$dir/irtt"
+		{ printf '\3'; cat "$x/summary.json"; } >"$dir/summary"
+		{ printf '\4'; cat "$x/sockstats.csv"; } >"$dir/sockstats"
+		;;
 	fuzz_import_mahimahi)
 		{ printf '\0'; cat "$imp"/mm_up.mahi; printf '\f'; cat "$imp"/mm_down.mahi; } >"$dir/pair"
 		{ printf '\2'; cat "$imp"/mm_up.mahi; } >"$dir/one-up"
@@ -94,6 +111,7 @@ dict_of() {
 	fuzz_trace | fuzz_trace_csv | fuzz_trace_mahimahi | fuzz_phy_trace) echo tests/fuzz/trace.dict ;;
 	fuzz_units | fuzz_trace_const) echo tests/fuzz/units.dict ;;
 	fuzz_link | fuzz_wifi6) echo tests/fuzz/link.dict ;;
+	fuzz_exp | fuzz_exp_spec | fuzz_exp_check) echo tests/fuzz/exp.dict ;;
 	fuzz_import_*) echo tests/fuzz/import.dict ;;
 	esac
 }
@@ -108,11 +126,12 @@ run() {
 	else
 		args+=("-max_total_time=$SECS")
 	fi
-	# Inputs of 4 KiB (a spec: 600 bytes, above the 512 a spec may have): longer ones cost time
-	# without reaching new code in line-based parsers.
+	# Inputs of FUZZ_MAX_LEN bytes, 4 KiB by default (a spec: 600 bytes, above the 512 a spec may
+	# have): longer ones cost time without reaching new code in line-based parsers.
 	case $name in
-	fuzz_units | fuzz_trace_const | fuzz_wifi6) args+=(-max_len=600) ;;
-	*) args+=(-max_len=4096) ;;
+	fuzz_units | fuzz_trace_const | fuzz_wifi6 | fuzz_exp_check) args+=(-max_len=600) ;;
+	fuzz_exp) args+=(-max_len=8192) ;; # it takes at most 8192 bytes itself
+	*) args+=("-max_len=${FUZZ_MAX_LEN:-4096}") ;;
 	esac
 	set +e
 	"$B/$name" "${args[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \

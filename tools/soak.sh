@@ -14,6 +14,8 @@
 #   - RSS flat after warm-up (the first sixth of the run, 10 s to 5 min): the largest RSS after
 #     warm-up exceeds the RSS at the end of warm-up by at most SOAK_RSS_SLACK_KB (default 1024);
 #   - file descriptors: never more after warm-up than at its end;
+#   (both judged while the load runs, up to DURATION: at the end the shaper opens netlink
+#   sockets to take the link down, which is not growth);
 #   - the summary JSON: no unexplained drops in either direction, and the counters add up:
 #     pkts_in = pkts_out + every drop cause + pkts_held, per direction;
 #   - the flows: iperf3 ends without error, moves data both ways, and receives no more TCP payload
@@ -148,15 +150,15 @@ elapsed=$((SECONDS - t0))
 }
 
 # --- memory and descriptors
-read -r n w_rss w_fds rss_max rss_min fds_max rss_end fds_end < <(awk -F, -v w="$WARM" '
-	NR == 1 { next }
+read -r n w_rss w_fds rss_max rss_min fds_max rss_end fds_end < <(awk -F, -v w="$WARM" -v d="$DUR" '
+	NR == 1 || $1 > d { next }
 	$1 <= w { wr = $2; wf = $3; next }
 	{ n++; if (n == 1 || $2 > rmax) rmax = $2; if (n == 1 || $2 < rmin) rmin = $2
 	  if (n == 1 || $3 > fmax) fmax = $3; re = $2; fe = $3 }
 	END { if (wr == "") wr = "-"; if (wf == "") wf = "-"
 	      printf "%d %s %s %s %s %s %s %s\n", n, wr, wf, rmax + 0, rmin + 0, fmax + 0, re + 0, fe + 0 }' \
 	"$OUT/samples.csv")
-log "samples after warm-up: $n; RSS at warm-up ${w_rss} KiB, after it min ${rss_min} max ${rss_max}" \
+log "samples after warm-up, up to ${DUR} s: $n; RSS at warm-up ${w_rss} KiB, after it min ${rss_min} max ${rss_max}" \
 	"end ${rss_end} KiB; descriptors at warm-up ${w_fds}, max after ${fds_max}, end ${fds_end}"
 if [ "$n" -lt 3 ] || [ "$w_rss" = - ]; then
 	fail "too few samples ($n after warm-up) to judge memory"
@@ -193,6 +195,12 @@ else
 		else
 			fail "$name: in $pin != out $pout + dropped $drops + held $held"
 		fi
+		log "$name: utilisation $(jq -r --argjson d "$d" '.directions[$d].utilisation' "$S")," \
+			"queueing delay p99 $(jq -r --argjson d "$d" \
+			'.directions[$d].queueing_delay_ns.p99 / 1e6 | floor' "$S") ms, release" \
+			"error p50/p99/max $(jq -r --argjson d "$d" '.directions[$d].release_error_ns |
+			if . then "\(.p50 / 1e3 | floor) us / \(.p99 / 1e3 | floor) us / \(.max / 1e3 |
+			floor) us" else "-" end' "$S")"
 		[ "$unexpl" -eq 0 ] || fail "$name: $unexpl unexplained drops"
 		[ "$pout" -gt 0 ] || fail "$name: nothing delivered"
 		eval "BOUT_$d=$bout"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: install and build, unit tests, the same unit tests in a
 # gcc Release build and built with clang under AddressSanitizer + UndefinedBehaviorSanitizer, the
-# style check, and (as root) the integration tests that drive the real kernel path. Exit status 0
-# only if everything passed; an empty test run fails (--no-tests=error), and as root a skipped
-# integration test fails too (TS_REQUIRE=1 makes the scripts fail instead of skipping; a skip of
-# the C checks is caught in ctest's output).
+# style check, every libFuzzer harness for a few seconds, and (as root) the integration tests that
+# drive the real kernel path. Exit status 0 only if everything passed; an empty test run fails
+# (--no-tests=error), and as root a skipped integration test fails too (TS_REQUIRE=1 makes the
+# scripts fail instead of skipping; a skip of the C checks is caught in ctest's output).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +32,9 @@ echo "== clang-format =="
 files=$(git ls-files '*.c' '*.h' 2>/dev/null || find src include tests tools -name '*.[ch]')
 clang-format --dry-run --Werror $files
 echo "clang-format: clean"
+
+echo "== fuzzers: each harness 3 s on its seed corpus (long runs: tools/fuzz.sh, docs/reliability.md) =="
+tools/fuzz.sh 3
 
 if [ "$(id -u)" -eq 0 ]; then
 	echo "== integration tests (root) =="

@@ -438,12 +438,21 @@ int cmd_plot(int argc, char **argv)
 	char titles[MAX_FLOWS][200];
 	bool have_cdf[2];
 	int stats_rows, nflows, status, fmt;
+	struct stat st;
 	pid_t pid;
 	FILE *gp;
 
 	argp_parse(&plot_argp, argc, argv, 0, NULL, &a);
 	if (!a.out)
 		a.out = a.dir;
+	/* A wrong path is an error, not three "skipped" notes and success. */
+	if (stat(a.dir, &st) < 0)
+		return ts_cli_error("plot: %s: %s (expected the directory of a run's --out DIR)",
+				    a.dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return ts_cli_error("plot: %s: not a directory (expected the directory of a run's "
+				    "--out DIR)",
+				    a.dir);
 	if (!on_path("gnuplot"))
 		return ts_cli_error("plot: gnuplot is not installed (Debian: apt-get install "
 				    "gnuplot-nox)");
@@ -488,5 +497,9 @@ int cmd_plot(int argc, char **argv)
 	else
 		fprintf(stderr, "tasshape: plot: no flows in %s/%s: cwnd and RTT skipped\n", a.dir,
 			TS_OUT_SOCKSTATS);
+	if (stats_rows <= 0 && !have_cdf[0] && !have_cdf[1] && nflows <= 0)
+		return ts_cli_error("plot: nothing to plot in %s (expected %s, uplink.log, "
+				    "downlink.log or %s, as tasshape --out DIR writes them)",
+				    a.dir, TS_OUT_STATS, TS_OUT_SOCKSTATS);
 	return 0;
 }

@@ -119,11 +119,16 @@ static const char *check_mac(struct argp_state *state, const char *arg)
 	struct ts_spec spec;
 	struct ts_err err;
 
-	if (ts_spec_parse(&spec, arg, &err) < 0)
+	/* argp_error returns under ARGP_NO_EXIT (experiment specs): stop at the first error. */
+	if (ts_spec_parse(&spec, arg, &err) < 0) {
 		argp_error(state, "--mac: %s", err.msg);
-	if (strcmp(spec.name, ts_s_wifi6.name))
+		return arg;
+	}
+	if (strcmp(spec.name, ts_s_wifi6.name)) {
 		argp_error(state, "--mac: unknown MAC '%s' (expected %s:KEY=VALUE,...)", spec.name,
 			   ts_s_wifi6.name);
+		return arg;
+	}
 	ts_wifi6_conf_init(&conf);
 	if (ts_wifi6_conf_parse(&conf, &spec, &err) < 0)
 		argp_error(state, "--mac: %s", err.msg);

@@ -812,14 +812,32 @@ int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, const struct ar
 			snprintf(err, errlen, "%s: out of memory", path);
 			return -ENOMEM;
 		}
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		size_t total = 0;
+
+		ret = 0;
+		errno = 0;
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+			/* A spec is a page of text: /dev/zero or a wrong file must not fill memory. */
+			total += n;
+			if (total > TS_EXP_SPEC_MAX) {
+				ret = -EFBIG;
+				break;
+			}
 			fwrite(buf, 1, n, m);
-		ret = ferror(f) ? -EIO : 0;
+		}
+		if (!ret && ferror(f))
+			ret = errno ? -errno : -EIO;
 		fclose(m);
 	}
 	fclose(f);
+	if (ret == -EFBIG) {
+		snprintf(err, errlen, "%s: larger than %d bytes: not an experiment spec", path,
+			 TS_EXP_SPEC_MAX);
+		free(text);
+		return -EINVAL;
+	}
 	if (ret < 0) {
-		snprintf(err, errlen, "%s: read error", path);
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(-ret));
 		free(text);
 		return ret;
 	}

@@ -70,7 +70,13 @@ struct ts_exp_spec {
 int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *text,
 		      const struct argp *link_argp, char *err, size_t errlen);
 
-/* ts_exp_spec_load - read @path and parse it as above; -errno with @err when it cannot be read. */
+/* Largest spec file ts_exp_spec_load reads (examples are about 2 KB). */
+#define TS_EXP_SPEC_MAX (1 << 20)
+
+/*
+ * ts_exp_spec_load - read @path and parse it as above; -errno with @err when it cannot be read
+ * ("PATH: cannot read: Is a directory"), -EINVAL for a file larger than TS_EXP_SPEC_MAX.
+ */
 int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, const struct argp *link_argp,
 		     char *err, size_t errlen);
 

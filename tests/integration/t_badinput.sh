@@ -49,6 +49,12 @@ printf '0 1\n1 2\0\n' >"$D/pnul.txt"
 printf '0 0\n1 0\n2 0\n' >"$D/pzero.txt"
 printf 'Timestamp,DL_bitrate,UL_bitrate,State\n0000.11.28_07.00.01,5000,300,D\n' >"$D/year0.csv"
 LONGSPEC=$(head -c 100000 /dev/zero | tr '\0' a)
+EXPOK='[matrix]\ncca = cubic\nlink = a\ntest = tcp_upload\n[link a]\ntrace = const:10mbit\n'
+printf "$EXPOK" >"$D/ok.ini"
+printf "${EXPOK}dealy = 20ms\n" >"$D/key.ini"
+printf '[matrix]\ncca = cubic\n' >"$D/axis.ini"
+printf "${EXPOK}mac = wifi6:phy\n" >"$D/mac.ini"
+printf "${EXPOK}[experiment]\nrepetitions = 0\n" >"$D/rep.ini"
 
 # bad NAME EXPECTED [ARGS...]: run tasshape ARGS in the test namespace and
 # check exit status, message (a fixed string) and leftovers.
@@ -121,7 +127,7 @@ bad "--uplink-at elsewhere" "--uplink-at: 'sky' (expected sender or network)" --
 	"${CMD[@]}"
 bad "--interval below 1ms" "--interval: expected a time from 1ms to 1h, got '0.1ms'" \
 	--interval 0.1ms "${CMD[@]}"
-bad "--queue unknown" "uplink: unknown queue 'fifo' (expected one of: droptail" "${C1[@]}" \
+bad "--queue unknown" "--queue: unknown queue 'fifo' (expected one of: droptail" "${C1[@]}" \
 	--queue fifo "${CMD[@]}"
 bad "--queue value without unit" "codel: target: '5': missing time unit" "${C1[@]}" \
 	--queue codel:target=5 "${CMD[@]}"
@@ -156,6 +162,13 @@ bad_as_nobody "trace check of an unreadable file" "$D/secret.csv: cannot open: P
 	trace check "$D/secret.csv"
 bad "trace import into a missing directory" "$D/none/out.csv: cannot write" \
 	trace import pensieve "$IMP/pensieve.txt" -o "$D/none/out.csv"
+
+bad "plot a missing directory" "plot: $D/none: No such file or directory" plot "$D/none"
+bad "plot a file" "plot: $D/u8.csv: not a directory" plot "$D/u8.csv"
+bad "plot a directory without a run" "plot: nothing to plot in $D/dir" plot "$D/dir"
+bad "attach to a missing namespace" "cannot open network namespace /run/netns/tastest-none-$$" \
+	attach --netns "tastest-none-$$" "${C1[@]}"
+bad "cleanup --pid not a number" "--pid: expected a process id, got 'abc'" cleanup --pid abc
 
 # --- trace contents: names the file and the line
 bad "--trace empty" "$D/empty.csv: empty trace" --trace "$D/empty.csv" "${CMD[@]}"
@@ -200,6 +213,19 @@ bad "import lumos5g missing" "$D/none.csv: cannot open: No such file or director
 bad "import 5gophers a directory" "$D/dir: cannot read: Is a directory" \
 	trace import 5gophers "$D/dir"
 bad "import pcap of a CSV" "$D/u8.csv: cannot read the capture" trace import pcap "$D/u8.csv"
+
+# --- experiment specs and --check
+bad "exp: unknown link key" "$D/key.ini:7: [link a]: unknown key 'dealy'" exp list "$D/key.ini"
+bad "exp: missing axis" "$D/axis.ini: [matrix] has no 'link' axis" exp list "$D/axis.ini"
+bad "exp: a --mac that does not split" "$D/mac.ini:7: --mac: " exp list "$D/mac.ini"
+bad "exp: 0 repetitions" "$D/rep.ini:8: repetitions" exp list "$D/rep.ini"
+bad "exp: spec is a directory" "$D/dir: cannot read: Is a directory" exp list "$D/dir"
+bad "exp: spec is endless" "/dev/zero: larger than 1048576 bytes" exp list /dev/zero
+bad "exp: spec missing" "$D/none.ini: No such file or directory" exp list "$D/none.ini"
+bad "exp: --check cut short" "at column 33: expected a number or TEST[AXIS=VALUE,...].METRIC" \
+	exp check "$D/dir" 'rrul[cca=bbr].ping_icmp_ms.p95 <'
+bad "exp: --check unknown metric" "unknown metric 'ping_icmp_msx'" \
+	exp run "$D/ok.ini" --out "$D/eo" --check 'rrul[cca=bbr].ping_icmp_msx.p95 < 3'
 
 # --- a 10^8-line trace: refused at 10,000,000 distinct milliseconds, bounded time and memory
 ts_log "writing a 10^8-line mahimahi trace"

@@ -124,6 +124,13 @@ static void test_spec_errors(void)
 	reject(BASE "once = maybe\n", 7, "expected true or false");
 	reject(BASE "delay = 1ms\ndelay = 2ms\n", 8, "delay given twice");
 	reject(BASE "seed = 3\n", 7, "[experiment] seed");
+	/*
+	 * Found by fuzz_exp_spec: a --mac spec that does not split, or names
+	 * another MAC, read on (argp_error returns here) and used the unparsed
+	 * spec.
+	 */
+	reject(BASE "mac = wifi6:phy\n", 7, "--mac: ");
+	reject(BASE "mac = ethernet\n", 7, "--mac: unknown MAC 'ethernet'");
 	reject(BASE "[links]\n", 7, "unknown section [links]");
 	reject(BASE "[foo]\nx = 1\n", 7, "unknown section [foo]");
 	reject(BASE "junk\n", 7, "not an INI line");
@@ -427,7 +434,20 @@ static void test_plan_ids(void)
 	ts_exp_spec_free(&s);
 }
 
+/* Reading a spec: a directory and an endless file get their own message (bad-input cases). */
+static void test_spec_load(void)
+{
+	struct ts_exp_spec s;
+	char err[1024] = "";
+
+	TSU_EQ(ts_exp_spec_load(&s, TS_TEST_DATA, &ts_link_argp, err, sizeof(err)), -EISDIR);
+	CU_ASSERT_STRING_EQUAL(err, TS_TEST_DATA ": cannot read: Is a directory");
+	TSU_EQ(ts_exp_spec_load(&s, "/dev/zero", &ts_link_argp, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "/dev/zero: larger than 1048576 bytes: not an experiment spec");
+}
+
 static const struct tsu_test tests[] = {
+	{"reading a spec file: directory, endless file", test_spec_load},
 	{"spec values", test_spec_values},
 	{"spec defaults", test_spec_defaults},
 	{"spec errors name file, line, expectation", test_spec_errors},
