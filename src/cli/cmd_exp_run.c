@@ -25,6 +25,7 @@
 #include "exp/result.h"
 #include "exp/stats.h"
 #include "exp/summary.h"
+#include "vm/vm.h"
 
 #define MAX_CHECKS 64
 
@@ -185,6 +186,31 @@ static int probe_ccas(const struct ts_exp_matrix *plan, struct ts_exp_summary *s
 			return ts_cli_error("out of memory");
 	}
 	return bad;
+}
+
+/*
+ * Every [kernel NAME] the plan boots must be a bzImage (and its modules directory readable)
+ * before anything runs; image = debian is fetched at its first run (cached after). 1 on error.
+ */
+static int check_kernels(const struct ts_exp_matrix *plan)
+{
+	char version[256], sha[65];
+	struct ts_err err;
+	size_t i;
+
+	for (i = 0; i < plan->nconfigs; i++) {
+		const struct ts_exp_kernel *k = plan->configs[i].tmpl.vm;
+
+		if (!k || !strcmp(k->image, "debian"))
+			continue;
+		if (ts_vm_kernel_identify(k->image, version, sha, &err) < 0)
+			return ts_cli_error("%s:%u: [kernel %s]: image: %s", plan->spec->path,
+					    k->line, k->name, err.msg);
+		if (k->modules && access(k->modules, R_OK | X_OK) < 0)
+			return ts_cli_error("%s:%u: [kernel %s]: modules: %s: %s", plan->spec->path,
+					    k->line, k->name, k->modules, strerror(errno));
+	}
+	return 0;
 }
 
 /* Is @run's congestion control one the host cannot run? (A VM's kernel is asked in the VM.) */
@@ -523,6 +549,8 @@ int exp_run(int argc, char **argv)
 			     "the plan without it");
 		goto out;
 	}
+	if (check_kernels(&plan))
+		goto out;
 	if (a.res.resume ? exp_results_check_resume(&a.res, a.out, &plan, spec.sha256)
 			 : prepare_out(a.out))
 		goto out;

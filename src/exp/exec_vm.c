@@ -178,6 +178,17 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 			 k->name, res.status, res.timed_out ? ", timed out" : "");
 		return -EIO;
 	}
+	if (res.status != 0) {
+		/* exp-guest could not carry the run out: not done, so resume tries it again. */
+		json_object *r = json_object_from_file(path), *e = NULL;
+
+		json_object_object_get_ex(r, "error", &e);
+		snprintf(err, errlen, "kernel %s: in the guest: %s", k->name,
+			 e && json_object_get_string(e) ? json_object_get_string(e)
+							: "exp-guest failed");
+		json_object_put(r);
+		return -EIO;
+	}
 	vm = vm_json(k, conf.kernel, &res);
 	ret = annotate(dir, TS_EXP_F_RESULT, vm, !res.kvm, err, errlen);
 	snprintf(path, sizeof(path), "%s/%s", dir, TS_EXP_F_MANIFEST);
