@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,25 @@ static enum ts_vm_accel accel_of(const char *s)
 	return TS_VM_ACCEL_AUTO;
 }
 
+/*
+ * accel = auto: whether KVM runs guests is asked once per tasshape exp run (a probe boots a
+ * guest, seconds under a broken KVM), not once per run; the answer is the same for all.
+ */
+static pthread_once_t kvm_once = PTHREAD_ONCE_INIT;
+static bool kvm_ok;
+static struct ts_err kvm_why;
+
+static void kvm_probe(void)
+{
+	kvm_ok = ts_vm_kvm_usable("qemu-system-x86_64", &kvm_why) == 0;
+	if (!kvm_ok)
+		fprintf(stderr,
+			"tasshape: exp: warning: KVM is not usable (%s): [kernel NAME] runs with "
+			"accel = auto run under TCG, QEMU's software emulation, whose timing is "
+			"coarser (flag tcg; docs/kernels.md)\n",
+			kvm_why.msg);
+}
+
 int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, size_t errlen)
 {
 	const struct ts_exp_kernel *k = run->vm;
@@ -133,6 +153,10 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 		conf.modules = k->modules;
 	}
 	conf.accel = accel_of(k->accel);
+	if (conf.accel == TS_VM_ACCEL_AUTO) {
+		pthread_once(&kvm_once, kvm_probe);
+		conf.accel = kvm_ok ? TS_VM_ACCEL_KVM : TS_VM_ACCEL_TCG;
+	}
 	conf.cpus = k->cpus;
 	conf.memory = k->memory;
 	conf.append = k->append;
@@ -166,6 +190,8 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 		snprintf(err, errlen, "kernel %s: %s", k->name, terr.msg);
 		return ret;
 	}
+	if (accel_of(k->accel) == TS_VM_ACCEL_AUTO && !kvm_ok && !res.kvm && !res.accel_note[0])
+		snprintf(res.accel_note, sizeof(res.accel_note), "%s", kvm_why.msg);
 	snprintf(path, sizeof(path), "%s/%s", dir, TS_EXP_F_VM);
 	if (ts_vm_info_json(path, &conf, &res, &terr) < 0) {
 		snprintf(err, errlen, "kernel %s: %s", k->name, terr.msg);
