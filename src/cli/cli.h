@@ -28,6 +28,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_exp(int argc, char **argv);
 int cmd_exp_agent(int argc, char **argv);
+int cmd_exp_guest(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 

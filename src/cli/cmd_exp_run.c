@@ -25,6 +25,7 @@
 #include "exp/result.h"
 #include "exp/stats.h"
 #include "exp/summary.h"
+#include "vm/vm.h"
 
 #define MAX_CHECKS 64
 
@@ -162,7 +163,12 @@ static int probe_ccas(const struct ts_exp_matrix *plan, struct ts_exp_summary *s
 		const char *cca = plan->configs[i].tmpl.cca;
 		char why[512] = "";
 
-		for (j = 0; j < i && strcmp(plan->configs[j].tmpl.cca, cca); j++)
+		/* Under a [kernel NAME] the guest's kernel is asked, at the run (exec_vm.h). */
+		if (plan->configs[i].tmpl.vm)
+			continue;
+		for (j = 0;
+		     j < i && (plan->configs[j].tmpl.vm || strcmp(plan->configs[j].tmpl.cca, cca));
+		     j++)
 			;
 		if (j < i)
 			continue; /* probed already */
@@ -182,12 +188,38 @@ static int probe_ccas(const struct ts_exp_matrix *plan, struct ts_exp_summary *s
 	return bad;
 }
 
-static bool cca_skipped(const struct ts_exp_summary *sum, const char *cca)
+/*
+ * Every [kernel NAME] the plan boots must be a bzImage (and its modules directory readable)
+ * before anything runs; image = debian is fetched at its first run (cached after). 1 on error.
+ */
+static int check_kernels(const struct ts_exp_matrix *plan)
+{
+	char version[256], sha[65];
+	struct ts_err err;
+	size_t i;
+
+	for (i = 0; i < plan->nconfigs; i++) {
+		const struct ts_exp_kernel *k = plan->configs[i].tmpl.vm;
+
+		if (!k || !strcmp(k->image, "debian"))
+			continue;
+		if (ts_vm_kernel_identify(k->image, version, sha, &err) < 0)
+			return ts_cli_error("%s:%u: [kernel %s]: image: %s", plan->spec->path,
+					    k->line, k->name, err.msg);
+		if (k->modules && access(k->modules, R_OK | X_OK) < 0)
+			return ts_cli_error("%s:%u: [kernel %s]: modules: %s: %s", plan->spec->path,
+					    k->line, k->name, k->modules, strerror(errno));
+	}
+	return 0;
+}
+
+/* Is @run's congestion control one the host cannot run? (A VM's kernel is asked in the VM.) */
+static bool cca_skipped(const struct ts_exp_summary *sum, const struct ts_exp_run *run)
 {
 	size_t i;
 
-	for (i = 0; i < sum->nskipped; i++)
-		if (!strcmp(sum->skipped[i].cca, cca))
+	for (i = 0; !run->vm && i < sum->nskipped; i++)
+		if (!strcmp(sum->skipped[i].cca, run->cca))
 			return true;
 	return false;
 }
@@ -352,7 +384,7 @@ static bool job_wanted(void *ctx, const struct ts_exp_run *run)
 {
 	const struct job_ctx *j = ctx;
 
-	return !cca_skipped(j->skips, run->cca) && exp_results_selected(&j->a->res, run, j->a->out);
+	return !cca_skipped(j->skips, run) && exp_results_selected(&j->a->res, run, j->a->out);
 }
 
 static int job_run(void *ctx, const struct ts_exp_run *run, char *result, size_t rlen)
@@ -391,7 +423,7 @@ static int run_all(const struct run_args *a, const struct ts_exp_matrix *plan,
 	}
 
 	for (i = 0; i < plan->nruns; i++)
-		todo += !cca_skipped(skips, plan->runs[i].cca) &&
+		todo += !cca_skipped(skips, &plan->runs[i]) &&
 			exp_results_selected(&a->res, &plan->runs[i], a->out);
 	p->total = todo;
 	p->start = mono_now();
@@ -400,7 +432,7 @@ static int run_all(const struct run_args *a, const struct ts_exp_matrix *plan,
 		char result[4096];
 		ts_ns_t t0;
 
-		if (cca_skipped(skips, run->cca) || !exp_results_selected(&a->res, run, a->out))
+		if (cca_skipped(skips, run) || !exp_results_selected(&a->res, run, a->out))
 			continue;
 		pos++;
 		pthread_mutex_lock(&p->lock);
@@ -517,6 +549,8 @@ int exp_run(int argc, char **argv)
 			     "the plan without it");
 		goto out;
 	}
+	if (check_kernels(&plan))
+		goto out;
 	if (a.res.resume ? exp_results_check_resume(&a.res, a.out, &plan, spec.sha256)
 			 : prepare_out(a.out))
 		goto out;
@@ -567,6 +601,26 @@ int exp_run(int argc, char **argv)
 			sum.fell_behind, sum.runs, a.strict ? " (--strict: failing)" : "");
 		if (a.strict)
 			ret = 1;
+	}
+	/*
+	 * A guest under TCG (exec_vm.h) times its packets in software: like an emulator that fell
+	 * behind, its figures are reported and flagged, and --strict fails on them.
+	 */
+	{
+		unsigned tcg = 0;
+		size_t c, f;
+
+		for (c = 0; c < sum.nconfigs; c++)
+			for (f = 0; f < sum.configs[c].nflags; f++)
+				tcg += !strcmp(sum.configs[c].flags[f], "tcg");
+		if (tcg) {
+			fprintf(stderr,
+				"tasshape: exp: %u of %zu configurations ran in a VM under TCG "
+				"(software emulation: coarser timing, flag tcg)%s\n",
+				tcg, sum.nconfigs, a.strict ? " (--strict: failing)" : "");
+			if (a.strict)
+				ret = 1;
+		}
 	}
 	if (stop_signal)
 		ret = 128 + (int)stop_signal;

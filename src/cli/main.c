@@ -36,6 +36,8 @@ static const struct ts_cmd commands[] = {
 	{"cleanup", cmd_cleanup,
 	 "Remove namespaces, interfaces and rules a killed run left behind"},
 	{"exp-agent", cmd_exp_agent, "(internal) one side of a run of 'tasshape exp run'"},
+	{"exp-guest", cmd_exp_guest,
+	 "(internal) one run of 'tasshape exp run' inside its kernel's VM"},
 };
 
 int ts_cli_error(const char *fmt, ...)

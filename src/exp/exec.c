@@ -48,6 +48,7 @@
 #include "exp/exec_parse.h"
 #include "exp/exec_plan.h"
 #include "exp/exec_result.h"
+#include "exp/exec_vm.h"
 #include "exp/run.h"
 #include "net/netns.h"
 #include "net/sockdiag.h"
@@ -642,11 +643,12 @@ int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, char *err,
 	int ret;
 
 	ts_netns_init(&e.hub);
-	if (run->kernel && run->kernel[0] && strcmp(run->kernel, "host")) {
-		snprintf(err, errlen,
-			 "kernel %s: only this host's kernel can run here (no VM runner)",
+	if (run->vm && !run->in_guest)
+		return ts_exp_exec_vm(run, rundir, err, errlen);
+	if (run->kernel && run->kernel[0] && strcmp(run->kernel, "host") && !run->in_guest) {
+		snprintf(err, errlen, "kernel %s: no [kernel %s] section", run->kernel,
 			 run->kernel);
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	}
 	ret = ts_exp_plan_build(run, &e.plan, err, errlen);
 	if (ret < 0)

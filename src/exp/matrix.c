@@ -170,6 +170,7 @@ static int fill_run(const struct ts_exp_spec *spec, const struct ts_exp_matrix_o
 			t = ts_exp_test_find(v);
 		} else if (!strcmp(a->name, "kernel")) {
 			r->kernel = v;
+			r->vm = ts_exp_spec_kernel(spec, v);
 		}
 		r->axes[r->naxes].axis = a->name;
 		r->axes[r->naxes].value = v;

@@ -31,6 +31,24 @@ struct ts_exp_sysctl {
 	const char *value;
 };
 
+/*
+ * One [kernel NAME] section of the spec: a kernel under test, booted in a
+ * micro-VM (src/vm/vm.h) for every run of a configuration with kernel=NAME.
+ */
+#define TS_EXP_MAX_MODPROBE 8
+struct ts_exp_kernel {
+	char *name;
+	unsigned line;
+	char *image;			     /* bzImage path, or "debian" (Debian's stock kernel) */
+	char *modules;			     /* NULL or the kernel's modules directory */
+	char *accel;			     /* "auto" (default), "kvm" or "tcg" */
+	unsigned cpus;			     /* 0: the VM runner's default */
+	uint64_t memory;		     /* bytes; 0: the VM runner's default */
+	char *append;			     /* NULL or extra kernel command-line arguments */
+	size_t nmodprobe;		     /* modules loaded in the guest before the run */
+	char *modprobe[TS_EXP_MAX_MODPROBE]; /* "NAME [PARAM=VALUE]..." */
+};
+
 struct ts_exp_run {
 	const char *config_id; /* directory-safe id of the configuration, same for every rep */
 	unsigned rep;	       /* 1-based repetition */
@@ -63,6 +81,8 @@ struct ts_exp_run {
 	struct ts_exp_sysctl sysctl[TS_EXP_MAX_SYSCTL];
 
 	const char *kernel; /* NULL or "host": this kernel; else a kernel of the kernel axis */
+	const struct ts_exp_kernel *vm; /* the [kernel NAME] section, NULL for host */
+	int in_guest; /* carried out inside vm's guest: its kernel is the running one */
 	const char *spec_path, *spec_sha256;
 };
 

@@ -88,8 +88,8 @@ static int check_section_name(const char *s)
 {
 	if (!strcmp(s, "experiment") || !strcmp(s, "matrix") || !strcmp(s, "sysctl"))
 		return 0;
-	if (!strncmp(s, "link ", 5) && s[5]) {
-		for (s += 5; *s; s++)
+	if ((!strncmp(s, "link ", 5) || !strncmp(s, "kernel ", 7)) && s[s[0] == 'l' ? 5 : 7]) {
+		for (s += s[0] == 'l' ? 5 : 7; *s; s++)
 			if (!is_name_char((unsigned char)*s))
 				return -1;
 		return 0;
@@ -524,6 +524,86 @@ static int link_key(struct parse_ctx *c, const char *section, const char *name, 
 	return 1;
 }
 
+/*
+ * A [kernel NAME] key. Paths stay as written (relative to where tasshape
+ * runs, like the wrapper's own options), since the kernel axis names the
+ * section, not the file: configuration ids stay short and path-free.
+ */
+static int kernel_key(struct parse_ctx *c, const char *section, const char *name, const char *value)
+{
+	struct ts_exp_spec *s = c->spec;
+	const char *kname = section + 7;
+	struct ts_exp_kernel *k = NULL;
+	char **str = NULL;
+	size_t i;
+
+	for (i = 0; i < s->nkernels; i++)
+		if (!strcmp(s->kernels[i].name, kname))
+			k = &s->kernels[i];
+	if (!k) {
+		if (!strcmp(kname, "host"))
+			return fail(c,
+				    "[%s]: 'host' is this machine's kernel (expected another name)",
+				    section);
+		if (s->nkernels == TS_EXP_MAX_KERNELS)
+			return fail(c, "more than %d kernel sections", TS_EXP_MAX_KERNELS);
+		k = &s->kernels[s->nkernels++];
+		k->name = strdup(kname);
+		k->line = c->line;
+		if (!k->name)
+			return fail(c, "out of memory");
+	}
+	if (!*value)
+		return fail(c, "[%s]: %s: expected a value", section, name);
+	if (!strcmp(name, "modprobe")) {
+		if (k->nmodprobe == TS_EXP_MAX_MODPROBE)
+			return fail(c, "[%s]: more than %d modprobe lines", section,
+				    TS_EXP_MAX_MODPROBE);
+		k->modprobe[k->nmodprobe] = strdup(value);
+		if (!k->modprobe[k->nmodprobe])
+			return fail(c, "out of memory");
+		k->nmodprobe++;
+		return 1;
+	}
+	if (!strcmp(name, "cpus")) {
+		if (k->cpus)
+			return fail(c, "[%s]: cpus given twice", section);
+		return parse_uint(c, "cpus", value, 1, 64, &k->cpus);
+	}
+	if (!strcmp(name, "memory")) {
+		struct ts_err e;
+
+		if (k->memory)
+			return fail(c, "[%s]: memory given twice", section);
+		if (ts_parse_size(value, &k->memory, &e) < 0)
+			return fail(c, "[%s]: memory: %s", section, e.msg);
+		if (k->memory < (128ULL << 20) || k->memory > (64ULL << 30))
+			return fail(c, "[%s]: memory: expected 128m to 64g, got '%s'", section,
+				    value);
+		return 1;
+	}
+	if (!strcmp(name, "image"))
+		str = &k->image;
+	else if (!strcmp(name, "modules"))
+		str = &k->modules;
+	else if (!strcmp(name, "append"))
+		str = &k->append;
+	else if (!strcmp(name, "accel"))
+		str = &k->accel;
+	else
+		return fail(c,
+			    "[%s]: unknown key '%s' (expected image, modules, modprobe, accel, "
+			    "cpus, memory or append)",
+			    section, name);
+	if (*str)
+		return fail(c, "[%s]: %s given twice", section, name);
+	if (str == &k->accel && strcmp(value, "auto") && strcmp(value, "kvm") &&
+	    strcmp(value, "tcg"))
+		return fail(c, "[%s]: accel: '%s' (expected kvm, tcg or auto)", section, value);
+	*str = strdup(value);
+	return *str ? 1 : fail(c, "out of memory");
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse_ctx *c = user;
@@ -533,8 +613,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (c->bad_section_line) {
 		c->line = c->bad_section_line;
 		return fail(c,
-			    "unknown section [%s] (expected experiment, matrix, link NAME or "
-			    "sysctl)",
+			    "unknown section [%s] (expected experiment, matrix, link NAME, kernel "
+			    "NAME or sysctl)",
 			    c->bad_section);
 	}
 	if (!value)
@@ -547,12 +627,16 @@ static int handler(void *user, const char *section, const char *name, const char
 		return sysctl_key(c, name, value);
 	if (!strncmp(section, "link ", 5) && check_section_name(section) == 0)
 		return link_key(c, section, name, value);
+	if (!strncmp(section, "kernel ", 7) && check_section_name(section) == 0)
+		return kernel_key(c, section, name, value);
 	if (!*section)
 		return fail(c,
-			    "'%s' outside a section (expected [experiment], [matrix], [link NAME] "
-			    "or [sysctl] first)",
+			    "'%s' outside a section (expected [experiment], [matrix], [link NAME], "
+			    "[kernel NAME] or [sysctl] first)",
 			    name);
-	return fail(c, "unknown section [%s] (expected experiment, matrix, link NAME or sysctl)",
+	return fail(c,
+		    "unknown section [%s] (expected experiment, matrix, link NAME, kernel NAME or "
+		    "sysctl)",
 		    section);
 }
 
@@ -615,13 +699,20 @@ static int check_axis_values(struct parse_ctx *c)
 						"shifts from 0 to 31, e.g. 9/10",
 						v);
 			}
-			if (!strcmp(a->name, "kernel") && strcmp(v, "host"))
+			if (!strcmp(a->name, "kernel") && strcmp(v, "host") &&
+			    !ts_exp_spec_kernel(s, v))
 				return fail(c,
-					    "kernel: '%s': kernel axis: VM runs not built yet "
-					    "(expected host, this kernel)",
+					    "kernel: no section [kernel %s] (expected host or the "
+					    "name of a [kernel NAME] section)",
 					    v);
 		}
 	}
+	for (i = 0; i < s->nkernels; i++)
+		if (!s->kernels[i].image) {
+			c->line = s->kernels[i].line;
+			return fail(c, "[kernel %s]: no image (expected image = BZIMAGE or debian)",
+				    s->kernels[i].name);
+		}
 	for (i = 0; i < 3; i++)
 		if (!ts_exp_spec_axis(s, axis_names[i])) {
 			c->line = 0;
@@ -685,7 +776,9 @@ int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *te
 	}
 	if (!c.failed && c.bad_section_line) {
 		c.line = c.bad_section_line;
-		fail(&c, "unknown section [%s] (expected experiment, matrix, link NAME or sysctl)",
+		fail(&c,
+		     "unknown section [%s] (expected experiment, matrix, link NAME, kernel NAME or "
+		     "sysctl)",
 		     c.bad_section);
 	}
 	if (!c.failed && line > 0) {
@@ -779,6 +872,17 @@ void ts_exp_spec_free(struct ts_exp_spec *spec)
 			free(spec->links[i].argv[j]);
 		free(spec->links[i].argv);
 	}
+	for (i = 0; i < spec->nkernels; i++) {
+		struct ts_exp_kernel *k = &spec->kernels[i];
+
+		free(k->name);
+		free(k->image);
+		free(k->modules);
+		free(k->accel);
+		free(k->append);
+		for (j = 0; j < k->nmodprobe; j++)
+			free(k->modprobe[j]);
+	}
 	for (i = 0; i < spec->nsysctl; i++) {
 		free((char *)spec->sysctl[i].key);
 		free((char *)spec->sysctl[i].value);
@@ -805,5 +909,15 @@ const struct ts_exp_link *ts_exp_spec_link(const struct ts_exp_spec *spec, const
 	for (i = 0; i < spec->nlinks; i++)
 		if (!strcmp(spec->links[i].name, name))
 			return &spec->links[i];
+	return NULL;
+}
+
+const struct ts_exp_kernel *ts_exp_spec_kernel(const struct ts_exp_spec *spec, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < spec->nkernels; i++)
+		if (!strcmp(spec->kernels[i].name, name))
+			return &spec->kernels[i];
 	return NULL;
 }

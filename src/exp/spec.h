@@ -14,8 +14,9 @@
 
 #include "exp/run.h"
 
-#define TS_EXP_MAX_VALUES 64 /* values of one axis */
-#define TS_EXP_MAX_LINKS  32
+#define TS_EXP_MAX_VALUES  64 /* values of one axis */
+#define TS_EXP_MAX_LINKS   32
+#define TS_EXP_MAX_KERNELS 16
 
 enum ts_exp_order {
 	TS_EXP_ORDER_INTERLEAVE, /* every configuration once, then again */
@@ -50,6 +51,8 @@ struct ts_exp_spec {
 	struct ts_exp_axis axes[TS_EXP_MAX_AXES]; /* in the order written */
 	size_t nlinks;
 	struct ts_exp_link links[TS_EXP_MAX_LINKS];
+	size_t nkernels;
+	struct ts_exp_kernel kernels[TS_EXP_MAX_KERNELS];
 	size_t nsysctl;
 	struct ts_exp_sysctl sysctl[TS_EXP_MAX_SYSCTL]; /* strings owned */
 	unsigned sysctl_line[TS_EXP_MAX_SYSCTL];
@@ -84,6 +87,9 @@ const struct ts_exp_axis *ts_exp_spec_axis(const struct ts_exp_spec *spec, const
 
 /* The [link @name] section, or NULL. */
 const struct ts_exp_link *ts_exp_spec_link(const struct ts_exp_spec *spec, const char *name);
+
+/* The [kernel @name] section, or NULL. */
+const struct ts_exp_kernel *ts_exp_spec_kernel(const struct ts_exp_spec *spec, const char *name);
 
 /* Tests by Flent name, with the streams they use; tcp_8up/tcp_8down are tcp_nup/tcp_ndown with 8. */
 struct ts_exp_test_def {

@@ -158,7 +158,7 @@ static void test_spec_errors(void)
 	       5, "applies to cca=tas only");
 	reject("[matrix]\ncca = tas\ntas_shift = 9-10\n", 3, "expected STARTUP/STEADY");
 	reject("[matrix]\nkernel = host, bbr3=k/bzImage\n", 2,
-	       "kernel axis: VM runs not built yet");
+	       "kernel: no section [kernel bbr3=k/bzImage] (expected host or the name");
 	reject(BASE "[sysctl]\nkernel.panic = 1\n", 8, "per-namespace sysctl (net.*)");
 	reject("x = 1\n", 1, "outside a section");
 }
@@ -329,6 +329,84 @@ static void test_plan_streams_servers(void)
 	reject("[sysctl]\nnet.ipv4.tcp_ecn =\n", 2, "expected a value");
 }
 
+#define KBASE                                                                                      \
+	"[matrix]\ncca = cubic\nlink = a\ntest = tcp_upload\nkernel = host, k\n[link a]\ndelay = " \
+	"1ms\n"
+
+/* [kernel NAME]: what the keys become, their errors' lines, and the ids of the kernel axis. */
+static void test_kernel_sections(void)
+{
+	static const char text[] = "[matrix]\n"						 /* 1 */
+				   "cca = cubic\n"					 /* 2 */
+				   "link = a\n"						 /* 3 */
+				   "test = tcp_upload\n"				 /* 4 */
+				   "kernel = host, bbr3, deb\n"				 /* 5 */
+				   "[link a]\n"						 /* 6 */
+				   "delay = 1ms\n"					 /* 7 */
+				   "[kernel bbr3]\n"					 /* 8 */
+				   "image = k/bzImage\n"				 /* 9 */
+				   "modules = k/lib/modules/6.12.0\n"			 /* 10 */
+				   "modprobe = tcp_bbr_tas tas_pacing_shift_startup=9\n" /* 11 */
+				   "modprobe = sch_fq\n"				 /* 12 */
+				   "accel = tcg\n"					 /* 13 */
+				   "cpus = 2\n"						 /* 14 */
+				   "memory = 512m\n"					 /* 15 */
+				   "[kernel deb]\n"					 /* 16 */
+				   "image = debian\n";					 /* 17 */
+	struct ts_exp_spec s;
+	struct ts_exp_matrix p;
+	const struct ts_exp_kernel *k;
+
+	parse_ok(&s, text);
+	TSU_EQ(s.nkernels, 2);
+	k = ts_exp_spec_kernel(&s, "bbr3");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+	TSU_EQ(k->line, 9); /* the section's first key, as for [link NAME] */
+	CU_ASSERT_STRING_EQUAL(k->image, "k/bzImage");
+	CU_ASSERT_STRING_EQUAL(k->modules, "k/lib/modules/6.12.0");
+	TSU_EQ(k->nmodprobe, 2);
+	CU_ASSERT_STRING_EQUAL(k->modprobe[0], "tcp_bbr_tas tas_pacing_shift_startup=9");
+	CU_ASSERT_STRING_EQUAL(k->modprobe[1], "sch_fq");
+	CU_ASSERT_STRING_EQUAL(k->accel, "tcg");
+	TSU_EQ(k->cpus, 2);
+	TSU_EQ(k->memory, 512ULL << 20);
+	k = ts_exp_spec_kernel(&s, "deb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+	CU_ASSERT_STRING_EQUAL(k->image, "debian");
+	CU_ASSERT_PTR_NULL(k->accel);
+	TSU_EQ(k->cpus, 0);
+	CU_ASSERT_PTR_NULL(ts_exp_spec_kernel(&s, "host"));
+	plan_ok(&p, &s, NULL);
+	/* 1 cca x 1 link x 1 test x 3 kernels. */
+	TSU_EQ(p.nconfigs, 3);
+	CU_ASSERT_STRING_EQUAL(p.configs[0].id, "cca=cubic,link=a,test=tcp_upload,kernel=host");
+	CU_ASSERT_STRING_EQUAL(p.configs[1].id, "cca=cubic,link=a,test=tcp_upload,kernel=bbr3");
+	CU_ASSERT_STRING_EQUAL(p.configs[2].id, "cca=cubic,link=a,test=tcp_upload,kernel=deb");
+	CU_ASSERT_PTR_NULL(p.configs[0].tmpl.vm);
+	CU_ASSERT_PTR_EQUAL(p.configs[1].tmpl.vm, ts_exp_spec_kernel(&s, "bbr3"));
+	CU_ASSERT_PTR_EQUAL(p.configs[2].tmpl.vm, ts_exp_spec_kernel(&s, "deb"));
+	TSU_EQ(p.configs[2].tmpl.in_guest, 0);
+	ts_exp_matrix_free(&p);
+	ts_exp_spec_free(&s);
+
+	reject("[matrix]\ncca = cubic\nlink = a\ntest = tcp_upload\nkernel = host, k2\n[link "
+	       "a]\ndelay = 1ms\n[kernel k]\nimage = debian\n",
+	       5, "kernel: no section [kernel k2] (expected host or the name of a [kernel NAME]");
+	reject(KBASE "[kernel k]\nmodules = m\n", 9, "[kernel k]: no image (expected image");
+	reject(KBASE "[kernel k]\nimage = debian\naccel = hvf\n", 10,
+	       "[kernel k]: accel: 'hvf' (expected kvm, tcg or auto)");
+	reject(KBASE "[kernel k]\nimage = debian\ncpus = 0\n", 10,
+	       "cpus: expected a whole number from 1 to 64, got '0'");
+	reject(KBASE "[kernel k]\nimage = debian\nmemory = 1m\n", 10,
+	       "[kernel k]: memory: expected 128m to 64g, got '1m'");
+	reject(KBASE "[kernel k]\nimage = debian\nimage = x\n", 10,
+	       "[kernel k]: image given twice");
+	reject(KBASE "[kernel k]\nimage = debian\nkernel = x\n", 10,
+	       "[kernel k]: unknown key 'kernel' (expected image, modules, modprobe");
+	reject(KBASE "[kernel host]\nimage = debian\n", 9, "'host' is this machine's kernel");
+	reject(KBASE "[kernel a/b]\nimage = debian\n", 8, "unknown section [kernel a/b]");
+}
+
 static void test_plan_ids(void)
 {
 	struct ts_exp_spec s;
@@ -382,6 +460,7 @@ static const struct tsu_test tests[] = {
 	{"--only, overrides, shards", test_plan_only_and_overrides},
 	{"streams and rtt_fair servers", test_plan_streams_servers},
 	{"ids of bpf, streams, servers", test_plan_ids},
+	{"kernel sections and the kernel axis", test_kernel_sections},
 };
 
 TSU_MAIN("exp plan", tests)

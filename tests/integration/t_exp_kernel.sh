@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# The kernel axis of tasshape exp: one cubic tcp_upload (3 s, delay 1 s)
+# over a constant 10 Mbit/s link, once on this host's kernel and once
+# under [kernel deb] (Debian's stock kernel, image = debian, accel = tcg
+# so the flag below is the same on every machine). Checked:
+#  - both configurations ran and none failed (exit 0);
+#  - each run's goodput is within 10% below and 2% above the link's
+#    10 * 1448/1500 = 9.653 Mbit/s (a wider margin than t_rate.sh's, for
+#    the guest's timers under TCG and the 3 s flow);
+#  - the host run's manifest names this kernel's release; the deb run's
+#    names the guest's, a Debian kernel's, different from `uname -r`, and
+#    records the bzImage's version string (naming that release), its
+#    SHA-256, accel tcg and a clock source; its result carries the tcg
+#    flag, the summary lists it and the runner warns about it;
+#  - a congestion control of a [kernel NAME] is acquired in its guest: bbr3
+#    under Debian's kernel is a failed run flagged cca_unavailable with the
+#    guest's reason, not a skip decided by the host's kernel;
+#  - nothing is left: no QEMU process, no temporary file, no mount.
+. "$(dirname "$0")/lib.sh" || exit 2
+ts_init exp_kernel "${1:-}" qemu-system-x86_64 iperf3 irtt ping jq pgrep apt-get dpkg-deb depmod
+
+VMTMP=$TS_TMP/vmtmp
+WORK=$TS_TMP/work
+mkdir -p "$VMTMP" "$WORK"
+cd "$WORK" || ts_die "cd $WORK"
+vm_mounts() { awk -v t="$TS_TMP" '$3 == "9p" || $3 == "overlay" || index($2, t) == 1' /proc/mounts | sort; }
+vm_mounts >"$TS_TMP/mounts.before"
+jqt() { jq -e "$@" >/dev/null; } # a jq test, quietly
+
+cat >"$TS_TMP/k.ini" <<'INI'
+[experiment]
+name = kernels
+length = 3s
+delay = 1s
+[matrix]
+cca = cubic
+link = c10
+test = tcp_upload
+kernel = host, deb
+[link c10]
+trace = const:10mbit
+delay = 10ms
+[kernel deb]
+image = debian
+accel = tcg
+INI
+OUT=$TS_TMP/out
+t0=$(date +%s.%N)
+TMPDIR=$VMTMP ts_ns "$TS_BIN" exp run "$TS_TMP/k.ini" --out "$OUT" --no-progress \
+	>"$TS_TMP/run.log" 2>&1
+rc=$?
+ts_log "exp run (host + one TCG guest): $(ts_elapsed "$t0") s"
+ts_show "$TS_TMP/run.log"
+ts_check "exp run exit status" "$rc" == 0
+S=$OUT/summary.json
+ts_check "runs carried out" "$(jq '.runs' "$S")" == 2
+ts_check "runs failed" "$(jq '.failed' "$S")" == 0
+
+HOST=$OUT/cca=cubic,link=c10,test=tcp_upload,kernel=host/rep-1
+DEB=$OUT/cca=cubic,link=c10,test=tcp_upload,kernel=deb/rep-1
+EXPECTED=$(awk 'BEGIN { printf "%.4f", 10 * 1448 / 1500 }')
+LO=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.3f", e * 0.90 }')
+HI=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.3f", e * 1.02 }')
+for d in "$HOST" "$DEB"; do
+	ts_range "$(basename "$(dirname "$d")") goodput" \
+		"$(jq '[.flows[] | select(.dir == "up") | .throughput_mbps] | add' "$d/result.json")" \
+		"$LO" "$HI" "Mbit/s "
+done
+
+host_rel=$(uname -r)
+[ "$(jq -r '.kernel.release' "$HOST/manifest.json")" = "$host_rel" ] ||
+	ts_fail "host run's manifest names kernel $(jq -r '.kernel.release' "$HOST/manifest.json"), not $host_rel"
+guest_rel=$(jq -r '.kernel.release' "$DEB/manifest.json")
+ts_log "host kernel $host_rel, guest kernel $guest_rel"
+[ -n "$guest_rel" ] && [ "$guest_rel" != null ] && [ "$guest_rel" != "$host_rel" ] ||
+	ts_fail "deb run's manifest names kernel '$guest_rel' (expected the guest's, not $host_rel)"
+ts_true "deb manifest: vm release is the guest's uname -r" \
+	jqt --arg r "$guest_rel" '.kernel.vm.release == $r and .kernel.requested == "deb"' \
+	"$DEB/manifest.json"
+ts_true "deb manifest: bzImage version string names that release" \
+	jqt --arg r "$guest_rel" '.kernel.vm.version | startswith($r)' "$DEB/manifest.json"
+ts_true "deb result: SHA-256, accel tcg, clock source" \
+	jqt '(.vm.sha256 | test("^[0-9a-f]{64}$")) and .vm.accel == "tcg" and (.vm.clocksource | length > 0)' \
+	"$DEB/result.json"
+img=$(jq -r '.vm.image' "$DEB/result.json")
+ts_true "deb result: the SHA-256 is the booted bzImage's ($img)" \
+	[ "$(jq -r '.vm.sha256' "$DEB/result.json")" = "$(sha256sum "$img" | cut -d' ' -f1)" ]
+ts_log "deb: $(jq -c '.vm | {version, accel, clocksource, boot_s}' "$DEB/result.json")"
+ts_true "deb result flagged tcg" jqt '.flags | index("tcg")' "$DEB/result.json"
+ts_true "host result not flagged tcg" jqt '(.flags // []) | index("tcg") == null' "$HOST/result.json"
+ts_true "the summary lists the tcg flag" \
+	jqt '[.configs[] | select(.id | endswith("kernel=deb")) | .flags[]] | index("tcg")' "$S"
+ts_true "the runner warns about TCG" grep -q "under TCG" "$TS_TMP/run.log"
+
+# Congestion controls of a [kernel NAME] are acquired in its guest, not probed on the host: bbr3
+# under Debian's kernel (BBR v1 there, or no bbr at all) is a failed run flagged
+# cca_unavailable with the guest kernel's reason, not a skip.
+sed -e 's/^cca = cubic/cca = bbr3/' -e 's/^kernel = host, deb/kernel = deb/' "$TS_TMP/k.ini" \
+	>"$TS_TMP/b.ini"
+TMPDIR=$VMTMP ts_ns "$TS_BIN" exp run "$TS_TMP/b.ini" --out "$TS_TMP/out-b" --no-progress \
+	>"$TS_TMP/b.log" 2>&1
+rc=$?
+ts_show "$TS_TMP/b.log"
+ts_check "bbr3 in the guest: exit status (a failed run)" "$rc" == 1
+ts_true "bbr3 was not skipped on the host's account" \
+	jqt '.runs == 1 and .failed == 1 and ((.skipped // []) | length) == 0' "$TS_TMP/out-b/summary.json"
+B=$TS_TMP/out-b/cca=bbr3,link=c10,test=tcp_upload,kernel=deb/rep-1/result.json
+ts_true "bbr3 in the guest: flagged cca_unavailable, with the guest's reason and record" \
+	jqt '(.flags | index("cca_unavailable")) and (.error | startswith("bbr3:")) and .vm.accel == "tcg"' "$B"
+ts_log "bbr3 in the guest: $(jq -r '.error' "$B")"
+
+left=$(pgrep -f "$VMTMP" | tr '\n' ' ')
+[ -z "$left" ] || ts_fail "processes left: $left"
+[ -z "$(ls -A "$VMTMP")" ] || ts_fail "temporary files left: $(ls -A "$VMTMP")"
+vm_mounts >"$TS_TMP/mounts.after"
+new=$(comm -13 "$TS_TMP/mounts.before" "$TS_TMP/mounts.after")
+[ -z "$new" ] || ts_fail "mounts left on the host: $new"
+ts_log "done in $((SECONDS - TS_START)) s"
