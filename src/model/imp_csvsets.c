@@ -31,12 +31,15 @@ static int check_fields(struct ts_import *im, const char *s, size_t len, struct 
 static int int_field(struct ts_import *im, const char *col, const char *s, size_t len, long k,
 		     uint64_t *out, struct ts_err *err)
 {
-	const char *f;
-	size_t flen;
+	const char *f = s;
+	size_t flen = 0, i;
 	char q[48];
 
+	/* The field is @flen bytes of a line that need not end in NUL: no str* function here. */
 	ts_csv_field(s, len, (size_t)k, &f, &flen);
-	if (!flen || strspn(f, "0123456789") < flen)
+	for (i = 0; i < flen && f[i] >= '0' && f[i] <= '9'; i++)
+		;
+	if (!flen || i < flen)
 		return imp_fail(im, 0, err, -EINVAL, "%s: expected a whole number, got '%s'", col,
 				imp_quote(q, sizeof(q), f, flen));
 	return imp_number(im, 0, col, f, flen, 0, (uint64_t)INT32_MAX, out, err);

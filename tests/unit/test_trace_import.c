@@ -426,7 +426,47 @@ static void test_binary(void)
 	ts_import_free(im);
 }
 
+/*
+ * A line is @len bytes that need not end in NUL (a fuzzer found the
+ * Lumos5G reader checking a number with strspn, reading past the line when the
+ * number is the last field):
+ * feed each line from a heap copy of exactly its bytes, so the sanitizer
+ * build sees any read beyond them.
+ */
+static void test_lines_without_nul(void)
+{
+	static const char *const lines[] = {"Throughput,run_num,seq_num", "3,1,1", "41,1,2"};
+	const char *names[1] = {"a"};
+	struct ts_import_opts none = {0};
+	struct ts_import *im = NULL;
+	struct ts_series s;
+	struct ts_text notes;
+	struct ts_err err;
+	size_t i;
+	int ret;
+
+	ts_series_init(&s, 0);
+	ts_text_init(&notes);
+	ret = ts_import_new("lumos5g", names, 1, &none, &im, &err);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]) && !ret; i++) {
+		size_t len = strlen(lines[i]);
+		char *copy = malloc(len);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+		memcpy(copy, lines[i], len);
+		ret = ts_import_line(im, 0, copy, len, &err);
+		free(copy);
+	}
+	TSU_EQ(ret, 0);
+	TSU_EQ(ts_import_finish(im, &s, &notes, &err), 0);
+	TSU_EQ(s.n, 2);
+	ts_import_free(im);
+	ts_series_fini(&s);
+	ts_text_fini(&notes);
+}
+
 static const struct tsu_test tests[] = {
+	{"lines without a NUL", test_lines_without_nul},
 	{"gnettrack: same-second rows, '-', idle rows, gaps", test_gnettrack},
 	{"lumos5g: the first run or --run", test_lumos5g},
 	{"5gophers: one operator's column", test_5gophers},
