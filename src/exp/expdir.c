@@ -231,7 +231,7 @@ int ts_expdir_check_fresh(const char *dir, char *err, size_t errlen)
 	return ret;
 }
 
-static int mkdirs(const char *path)
+int ts_expdir_mkdirs(const char *path)
 {
 	char p[PATH_MAX];
 	size_t i;
@@ -256,7 +256,7 @@ int ts_expdir_copy_spec(const char *dir, const char *spec_path, char *err, size_
 	FILE *in = NULL, *out = NULL;
 	char buf[8192];
 	size_t n;
-	int ret = mkdirs(dir);
+	int ret = ts_expdir_mkdirs(dir);
 
 	if (ret) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));

@@ -87,26 +87,6 @@ int ts_copy_tree(const char *from, const char *to)
 	return ret;
 }
 
-static int mkdir_p(const char *path)
-{
-	char p[PATH_MAX];
-	size_t i;
-
-	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
-		return -ENAMETOOLONG;
-	for (i = 1; p[i]; i++) {
-		if (p[i] != '/')
-			continue;
-		p[i] = '\0';
-		if (mkdir(p, 0755) != 0 && errno != EEXIST)
-			return -errno;
-		p[i] = '/';
-	}
-	if (mkdir(p, 0755) != 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static int is_empty_or_absent(const char *dir)
 {
 	struct dirent *e;
@@ -241,7 +221,7 @@ int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *m
 		ret = -EINVAL;
 		goto out;
 	}
-	ret = mkdir_p(out);
+	ret = ts_expdir_mkdirs(out);
 	if (ret) {
 		snprintf(err, errlen, "%s: %s", out, strerror(-ret));
 		goto out;
@@ -253,7 +233,7 @@ int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *m
 		ts_expdir_rundir(dirs[src[i]], r, from, sizeof(from));
 		ts_expdir_rundir(out, r, to, sizeof(to));
 		snprintf(parent, sizeof(parent), "%s/%s", out, r->id);
-		ret = mkdir_p(parent);
+		ret = ts_expdir_mkdirs(parent);
 		if (!ret)
 			ret = ts_copy_tree(from, to);
 		if (ret) {
