@@ -13,7 +13,9 @@
 # tests/fuzz/*.dict. A crash, sanitizer report, leak, timeout or out-of-memory stops that
 # harness, leaves the input in build-fuzz/artifacts/ and makes the script exit 1, printing the
 # command that reproduces it. Run long sessions under `nice -n 19` on a shared machine.
-# FUZZ_JOBS=N runs N harnesses at a time (default 1); FUZZ_BUILD=DIR builds in DIR instead of
+# FUZZ_JOBS=N runs N harnesses at a time (default 1); FUZZ_WORKERS=N runs each harness as N
+# processes sharing its corpus (FUZZ_RUNS is then split between them and the summary adds their
+# executions up: a slow harness on several CPUs); FUZZ_BUILD=DIR builds in DIR instead of
 # build-fuzz; FUZZ_MAX_LEN=N limits inputs of the file parsers to N bytes (default 4096). One line a harness is printed at the end (executions, executions per second, corpus
 # size, peak RSS) and kept in DIR/fuzz.log.
 set -euo pipefail
@@ -23,6 +25,11 @@ SECS=${1:-60}
 shift || true
 B=${FUZZ_BUILD:-build-fuzz}
 JOBS=${FUZZ_JOBS:-1}
+WORKERS=${FUZZ_WORKERS:-1}
+if ! [[ $WORKERS =~ ^[1-9][0-9]*$ ]]; then
+	echo "fuzz: FUZZ_WORKERS must be a positive number, not '$WORKERS'" >&2
+	exit 2
+fi
 if ! [[ $SECS =~ ^[0-9]+$ ]] || [ "$SECS" -lt 1 ]; then
 	echo "usage: $0 [SECONDS] [HARNESS...]" >&2
 	exit 2
@@ -116,13 +123,22 @@ dict_of() {
 	esac
 }
 
-# run NAME: one harness; its output in build-fuzz/logs/NAME.log.
+# logs NAME: the log of each of its workers.
+logs() {
+	if [ "$WORKERS" -eq 1 ]; then
+		echo "$B/logs/$1.log"
+	else
+		seq -f "$B/logs/$1.%g.log" "$WORKERS"
+	fi
+}
+
+# run NAME: one harness (FUZZ_WORKERS processes); its output in build-fuzz/logs/NAME[.W].log.
 run() {
-	local name=$1 dict args=() rc
+	local name=$1 dict args=() rc=0 r log pids=()
 	dict=$(dict_of "$name")
 	[ -n "$dict" ] && args+=("-dict=$dict")
 	if [ -n "${FUZZ_RUNS:-}" ]; then
-		args+=("-runs=$FUZZ_RUNS")
+		args+=("-runs=$(((FUZZ_RUNS + WORKERS - 1) / WORKERS))")
 	else
 		args+=("-max_total_time=$SECS")
 	fi
@@ -133,11 +149,14 @@ run() {
 	fuzz_exp) args+=(-max_len=8192) ;; # it takes at most 8192 bytes itself
 	*) args+=("-max_len=${FUZZ_MAX_LEN:-4096}") ;;
 	esac
-	set +e
-	"$B/$name" "${args[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$B/artifacts/$name-" "$B/corpus/$name" >"$B/logs/$name.log" 2>&1
-	rc=$?
-	set -e
+	for log in $(logs "$name"); do
+		"$B/$name" "${args[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix="$B/artifacts/$name-" "$B/corpus/$name" >"$log" 2>&1 &
+		pids+=($!)
+	done
+	for r in "${pids[@]}"; do
+		wait "$r" || rc=$?
+	done
 	echo "$rc" >"$B/logs/$name.rc"
 }
 
@@ -160,22 +179,25 @@ failed=0
 {
 	printf '%-26s %12s %9s %7s %7s  %s\n' harness executions exec/s corpus rss_mb result
 	for h in "${harnesses[@]}"; do
-		log=$B/logs/$h.log
+		mapfile -t hl < <(logs "$h")
 		rc=$(cat "$B/logs/$h.rc")
-		execs=$(awk '/stat::number_of_executed_units:/ { print $2 }' "$log")
-		speed=$(awk '/stat::average_exec_per_sec:/ { print $2 }' "$log")
-		rss=$(awk '/stat::peak_rss_mb:/ { print $2 }' "$log")
+		# Summed over the workers (the largest RSS); empty if a worker printed no statistics.
+		read -r execs speed rss < <(awk '/stat::number_of_executed_units:/ { e += $2; ne++ }
+			/stat::average_exec_per_sec:/ { s += $2 } /stat::peak_rss_mb:/ { if ($2 > r) r = $2 }
+			END { if (ne == n) print e, s, r; else print "? ? ?" }' n="${#hl[@]}" "${hl[@]}")
 		corpus=$(find "$B/corpus/$h" -type f | wc -l)
 		if [ "$rc" -eq 0 ]; then
 			res=ok
 		else
-			res="FAILED (exit $rc): $(grep -m1 -E 'ERROR|SUMMARY' "$log" || echo see "$log")"
+			res="FAILED (exit $rc): $(grep -h -m1 -E 'ERROR|SUMMARY' "${hl[@]}" | head -1 ||
+				echo see "${hl[*]}")"
 			failed=1
 		fi
 		printf '%-26s %12s %9s %7s %7s  %s\n' "$h" "${execs:-?}" "${speed:-?}" "$corpus" \
 			"${rss:-?}" "$res"
 	done
-} | tee "$B/fuzz.log"
+} >"$B/fuzz.log" # not a pipeline: failed must be set in this shell
+cat "$B/fuzz.log"
 if [ "$failed" -ne 0 ]; then
 	echo "fuzz: reproduce with: $B/HARNESS $B/artifacts/HARNESS-<crash|leak|timeout|oom>-*" >&2
 	ls "$B"/artifacts/ >&2
