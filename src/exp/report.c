@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* The numbers behind exp report's figures (see report.h). */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -10,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "exp/dirlist.h"
 #include "exp/report.h"
 #include "exp/result.h"
 #include "exp/rjson.h"
@@ -26,48 +26,6 @@ static int push(double **v, size_t *n, double x)
 		return -ENOMEM;
 	nv[(*n)++] = x;
 	*v = nv;
-	return 0;
-}
-
-static int cmp_rep(const void *a, const void *b)
-{
-	unsigned x = (unsigned)strtoul(*(char *const *)a + 4, NULL, 10);
-	unsigned y = (unsigned)strtoul(*(char *const *)b + 4, NULL, 10);
-
-	return x < y ? -1 : x > y;
-}
-
-/* rep-K directories of @dir in the order of K. */
-static int list_reps(const char *dir, char ***out, size_t *n)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **v = NULL;
-	size_t k = 0;
-
-	*out = NULL;
-	*n = 0;
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((e = readdir(d))) {
-		char **nv;
-
-		if (strncmp(e->d_name, "rep-", 4))
-			continue;
-		nv = realloc(v, (k + 1) * sizeof(*v));
-		if (!nv || !(nv[k] = strdup(e->d_name))) {
-			free(nv ? nv : v);
-			closedir(d);
-			return -ENOMEM;
-		}
-		v = nv;
-		k++;
-	}
-	closedir(d);
-	if (k)
-		qsort(v, k, sizeof(*v), cmp_rep);
-	*out = v;
-	*n = k;
 	return 0;
 }
 
@@ -244,7 +202,9 @@ int ts_report_load(struct ts_report *r, const char *dir, char *err, size_t errle
 			break;
 		}
 		snprintf(cdir, sizeof(cdir), "%s/%s", dir, sc->id);
-		ret = list_reps(cdir, &reps, &nreps);
+		ret = ts_dirlist(cdir, "rep-", &reps, &nreps);
+		if (ret == -ENOENT)
+			ret = 0; /* a configuration with no run yet */
 		for (k = 0; k < nreps && !ret; k++) {
 			char rdir[PATH_MAX];
 
@@ -254,9 +214,7 @@ int ts_report_load(struct ts_report *r, const char *dir, char *err, size_t errle
 			else
 				ret = add_run(c, rdir, err, errlen);
 		}
-		for (k = 0; k < nreps; k++)
-			free(reps[k]);
-		free(reps);
+		ts_dirlist_free(reps, nreps);
 		if (!ret && c->nicmp)
 			ts_stats_sort(c->icmp, c->nicmp);
 		if (!ret && c->nudp)

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* The summary across the matrix, from result.json files only (docs/experiments.md, "Summary"). */
-#include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exp/dirlist.h"
 #include "exp/stats.h"
 #include "exp/summary.h"
 
@@ -294,54 +294,6 @@ int ts_exp_summary_add(struct ts_exp_summary *s, struct ts_exp_result *res, size
 
 /* ---- reading a directory ------------------------------------------------------------------ */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted names of @dir's entries that start with @prefix (all when NULL); -errno. */
-static int list_dir(const char *dir, const char *prefix, char ***out, size_t *n)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **v = NULL;
-	size_t k = 0;
-
-	*out = NULL;
-	*n = 0;
-	if (!d)
-		return -errno;
-	while ((e = readdir(d))) {
-		char **nv;
-
-		if (e->d_name[0] == '.' || (prefix && strncmp(e->d_name, prefix, strlen(prefix))))
-			continue;
-		nv = realloc(v, (k + 1) * sizeof(*v));
-		if (!nv || !(nv[k] = strdup(e->d_name))) {
-			free(nv ? nv : v);
-			closedir(d);
-			return -ENOMEM;
-		}
-		v = nv;
-		k++;
-	}
-	closedir(d);
-	if (k)
-		qsort(v, k, sizeof(*v), cmp_str);
-	*out = v;
-	*n = k;
-	return 0;
-}
-
-static void free_list(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static int read_experiment(struct ts_exp_summary *s, const char *dir, char *err, size_t errlen)
 {
 	char path[4096];
@@ -411,14 +363,14 @@ int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err
 	ret = read_experiment(s, dir, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = list_dir(dir, NULL, &ids, &nids);
+	ret = ts_dirlist(dir, NULL, &ids, &nids);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
 		return ret;
 	}
 	for (i = 0; i < nids && !ret; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, ids[i]);
-		if (list_dir(path, "rep-", &reps, &nreps) < 0)
+		if (ts_dirlist(path, "rep-", &reps, &nreps) < 0)
 			continue; /* a file, not a configuration */
 		for (j = 0; j < nreps && !ret; j++) {
 			struct ts_exp_result *nr;
@@ -436,9 +388,9 @@ int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err
 			if (ret == 0)
 				nres++;
 		}
-		free_list(reps, nreps);
+		ts_dirlist_free(reps, nreps);
 	}
-	free_list(ids, nids);
+	ts_dirlist_free(ids, nids);
 	if (!ret) {
 		ret = ts_exp_summary_add(s, res, nres);
 		if (ret < 0)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "exp/check.h"
+#include "exp/dirlist.h"
 #include "exp/stats.h"
 #include "exp/summary.h"
 #include "tsu.h"
@@ -321,6 +322,51 @@ static void test_from_dir_and_writers(void)
 		TSU_EQ(system(path), 0);
 }
 
+/* rep-K in the order of K (rep-2 before rep-10), names by strcmp, dot entries left out. */
+static void test_dirlist(void)
+{
+	char dir[] = "/tmp/tasshape-test-dirlist.XXXXXX", path[600];
+	char **v = NULL;
+	size_t n = 0;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	mkdirs(dir, "b");
+	mkdirs(dir, "b/rep-10");
+	mkdirs(dir, "b/rep-2");
+	mkdirs(dir, "b/rep-1");
+	mkdirs(dir, "b/rep-x");
+	mkdirs(dir, "b/.hidden");
+	mkdirs(dir, "a");
+	write_file(dir, "experiment.json", "{}");
+	write_file(dir, "b/notes", "");
+	snprintf(path, sizeof(path), "%s/b", dir);
+	TSU_EQ(ts_dirlist(path, "rep-", &v, &n), 0);
+	TSU_EQ(n, 4);
+	if (n == 4) {
+		/* rep-x has no number: K 0, before rep-1 */
+		CU_ASSERT_STRING_EQUAL(v[0], "rep-x");
+		CU_ASSERT_STRING_EQUAL(v[1], "rep-1");
+		CU_ASSERT_STRING_EQUAL(v[2], "rep-2");
+		CU_ASSERT_STRING_EQUAL(v[3], "rep-10");
+	}
+	ts_dirlist_free(v, n);
+	TSU_EQ(ts_dirlist(dir, NULL, &v, &n), 0);
+	TSU_EQ(n, 3);
+	if (n == 3) {
+		CU_ASSERT_STRING_EQUAL(v[0], "a");
+		CU_ASSERT_STRING_EQUAL(v[1], "b");
+		CU_ASSERT_STRING_EQUAL(v[2], "experiment.json");
+	}
+	ts_dirlist_free(v, n);
+	snprintf(path, sizeof(path), "%s/experiment.json", dir);
+	TSU_EQ(ts_dirlist(path, NULL, &v, &n), -ENOTDIR);
+	CU_ASSERT(v == NULL && n == 0);
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	TSU_EQ(ts_dirlist(path, NULL, &v, &n), -ENOENT);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	TSU_EQ(system(path), 0);
+}
+
 static void check_reject(const char *expr, const char *phrase)
 {
 	struct ts_exp_check c;
@@ -450,6 +496,7 @@ static const struct tsu_test tests[] = {
 	{"summary of made-up results", test_summary},
 	{"result.json errors", test_result_errors},
 	{"summary from a directory, json/csv/md writers", test_from_dir_and_writers},
+	{"directory entries: rep-K by K", test_dirlist},
 	{"check grammar", test_check_parse},
 	{"check resolve and evaluate", test_check_resolve_eval},
 };
