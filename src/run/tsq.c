@@ -625,18 +625,30 @@ static bool ours(const struct ts_tsq *t, const struct ts_pkt *p)
 	return p->src == TS_H_UP_SENDER && t->state[didx(t, p)] != D_NONE;
 }
 
+/*
+ * A descriptor leaves the station, released or dropped: out of its flow's
+ * list. Returns the state it had, D_NONE when it is not ours.
+ */
+static uint8_t leave_station(struct ts_tsq *t, const struct ts_pkt *p, ts_ns_t when)
+{
+	int32_t i = (int32_t)didx(t, p);
+	uint8_t st;
+
+	if (!ours(t, p))
+		return D_NONE;
+	st = t->state[i];
+	flow_unlink(t, i, when);
+	set_state(t, i, D_NONE);
+	return st;
+}
+
 bool ts_tsq_release(struct ts_tsq *t, struct ts_pkt *p, ts_ns_t when)
 {
 	int32_t i = (int32_t)didx(t, p);
 	struct ts_shaper *sh = t->sh;
-	uint8_t st;
+	uint8_t st = leave_station(t, p, when);
 
-	if (!ours(t, p))
-		return false;
-	st = t->state[i];
-	flow_unlink(t, i, when);
-	set_state(t, i, D_NONE);
-	if (st == D_CHARGED)
+	if (st == D_NONE || st == D_CHARGED)
 		return false;
 	if (sh->obs)
 		ts_obs_release(sh->obs, p, TS_UP, TS_PLACE_SENDER, when);
@@ -656,14 +668,9 @@ bool ts_tsq_drop(struct ts_tsq *t, struct ts_pkt *p, enum ts_drop_cause cause, t
 {
 	int32_t i = (int32_t)didx(t, p);
 	struct ts_shaper *sh = t->sh;
-	uint8_t st;
+	uint8_t st = leave_station(t, p, when);
 
-	if (!ours(t, p))
-		return false;
-	st = t->state[i];
-	flow_unlink(t, i, when);
-	set_state(t, i, D_NONE);
-	if (st == D_CHARGED)
+	if (st == D_NONE || st == D_CHARGED)
 		return false;
 	if (sh->obs)
 		ts_obs_drop(sh->obs, p, TS_UP, TS_PLACE_SENDER, cause, when);
