@@ -253,13 +253,18 @@ static void cdf_scatter_figures(struct report *r, const struct ts_rep_test *t)
 			       "under load");
 }
 
-/* stats.csv of a run: per direction, capacity and throughput (Mbit/s), queueing delay. */
+/*
+ * stats.csv of a run: per direction, capacity and throughput (Mbit/s), queueing delay.
+ * Its time_s is the end of each window; a window is drawn at its centre, on the time axis
+ * of the socket samples (instants, same origin), so that both panels line up.
+ */
 static size_t link_series(const char *rundir, FILE *out)
 {
 	char path[PATH_MAX], line[2048];
-	int col[6] = {-1, -1, -1, -1, -1, -1}; /* time dir capacity throughput p50 max */
-	static const char *const names[6] = {"time_s",	       "dir",		"capacity_bps",
-					     "throughput_bps", "qdelay_p50_ms", "qdelay_max_ms"};
+	int col[7] = {-1, -1, -1, -1, -1, -1, -1}; /* time dir capacity throughput p50 max len */
+	static const char *const names[7] = {"time_s",	       "dir",		"capacity_bps",
+					     "throughput_bps", "qdelay_p50_ms", "qdelay_max_ms",
+					     "interval_s"};
 	size_t rows = 0;
 	int d;
 	FILE *f;
@@ -279,13 +284,13 @@ static size_t link_series(const char *rundir, FILE *out)
 			line[strcspn(line, "\r\n")] = '\0';
 			for (tok = strtok_r(line, ",", &save); tok;
 			     tok = strtok_r(NULL, ",", &save), k++)
-				for (j = 0; j < 6; j++)
+				for (j = 0; j < 7; j++)
 					if (!strcmp(tok, names[j]))
 						col[j] = k;
 		}
 		while (col[0] >= 0 && col[1] >= 0 && fgets(line, sizeof(line), f)) {
 			char *field[64], *p = line;
-			double v[6];
+			double v[7];
 			int n = 0, j;
 
 			line[strcspn(line, "\r\n")] = '\0';
@@ -298,10 +303,12 @@ static size_t link_series(const char *rundir, FILE *out)
 			}
 			if (col[1] >= n || strcmp(field[col[1]], d ? "downlink" : "uplink"))
 				continue;
-			for (j = 0; j < 6; j++)
+			for (j = 0; j < 7; j++)
 				v[j] = j != 1 && col[j] >= 0 && col[j] < n && field[col[j]][0]
 					       ? strtod(field[col[j]], NULL)
 					       : NAN;
+			if (!isnan(v[6]))
+				v[0] -= v[6] / 2;
 			fprintf(out, "%.3f %.6f %.6f %.3f %.3f\n", v[0], v[2] / 1e6, v[3] / 1e6,
 				v[4], v[5]);
 			rows++;

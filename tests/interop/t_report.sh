@@ -54,6 +54,10 @@ for id in $(jq -r '.configs[].id' "$tmp/x/summary.json"); do
 	n=$(grep -F "# $id: ICMP" "$rep/$t-latency-cdf.dat" | sed 's/.*n = \([0-9]*\)).*/\1/')
 	[ "$n" -gt 0 ] && [ "$(col "$rep/$t-latency-icmp.dat" "$id" 3)" = "$n" ] || bad "$id: CDF n $n"
 done
+# The link panel draws each stats.csv window at its centre, on the socket samples' time axis:
+# the fixture's first window ends at 0.100 s and lasts 0.100 s, so it is drawn at 0.050 s.
+first=$(awk '/^# uplink:/ { getline; print $1; exit }' "$rep/rrul-run-link.dat")
+[ "$first" = 0.050 ] || bad "the first link window is drawn at $first s, not at its centre 0.050 s"
 grep -q "no data\*\*: no download flows" "$rep/report.md" || bad "report.md does not say tcp_upload has no download"
 grep -q "no download flows in these runs" "$rep/tcp_upload-throughput-down.svg" || bad "the empty figure does not say so"
 exit $fail
