@@ -220,6 +220,13 @@ static int exp_list(int argc, char **argv)
 		return EX_USAGE;
 	if (exp_load_plan(&a.plan, &spec, &plan, sha))
 		return EX_USAGE; /* an invalid spec, like a bad option */
+	if (a.res.jobs_given) {
+		ts_exp_matrix_free(&plan);
+		ts_exp_spec_free(&spec);
+		ts_cli_error("exp list: --jobs is an option of exp run and exp resume (exp list "
+			     "prints the runs in the one order that every job count shares)");
+		return EX_USAGE;
+	}
 	if (a.res.shard.n > 1)
 		ts_exp_matrix_shard(&plan, a.res.shard.i, a.res.shard.n);
 	ts_exp_matrix_print(&plan, stdout);

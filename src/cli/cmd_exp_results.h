@@ -27,6 +27,7 @@ struct exp_results {
 	struct ts_exp_shard shard; /* {1, 1}: the whole matrix */
 	bool shard_given;
 	unsigned jobs;
+	bool jobs_given; /* exp list refuses it: nothing is carried out */
 	bool resume, force;
 };
 

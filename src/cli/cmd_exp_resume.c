@@ -63,6 +63,7 @@ static error_t results_parse(int key, char *arg, struct argp_state *state)
 				   "--jobs: expected a number of runs from 1 to 1024, got '%s'",
 				   arg);
 		x->jobs = (unsigned)v;
+		x->jobs_given = true;
 		break;
 	case OPT_RESUME:
 		x->resume = true;

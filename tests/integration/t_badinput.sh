@@ -222,6 +222,8 @@ bad "exp: 0 repetitions" "$D/rep.ini:8: repetitions" exp list "$D/rep.ini"
 bad "exp: spec is a directory" "$D/dir: cannot read: Is a directory" exp list "$D/dir"
 bad "exp: spec is endless" "/dev/zero: larger than 1048576 bytes" exp list /dev/zero
 bad "exp: spec missing" "$D/none.ini: No such file or directory" exp list "$D/none.ini"
+bad "exp: list --jobs (nothing to carry out)" "exp list: --jobs is an option of exp run" \
+	exp list "$D/ok.ini" --jobs 2
 bad "exp: --check cut short" "at column 33: expected a number or TEST[AXIS=VALUE,...].METRIC" \
 	exp check "$D/dir" 'rrul[cca=bbr].ping_icmp_ms.p95 <'
 bad "exp: --check unknown metric" "unknown metric 'ping_icmp_msx'" \
