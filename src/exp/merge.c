@@ -13,6 +13,9 @@
 #include "exp/done.h"
 #include "exp/expdir.h"
 #include "exp/merge.h"
+#include "exp/rjson.h"
+
+#include <json-c/json.h>
 
 static int copy_file(const char *from, const char *to, mode_t mode)
 {
@@ -137,6 +140,80 @@ static int find_done(const struct ts_expdir_run *r, const char *const *dirs, siz
 	return count;
 }
 
+/* Does configuration @id have cca=@cca among its comma-separated axis values? */
+static bool id_has_cca(const char *id, const char *cca)
+{
+	size_t len = strlen(cca);
+	const char *p = id;
+
+	while (p) {
+		if (!strncmp(p, "cca=", 4) && !strncmp(p + 4, cca, len) &&
+		    (p[4 + len] == ',' || !p[4 + len]))
+			return true;
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	return false;
+}
+
+/* The skipped congestion control (of any directory's experiment.json) run @r is of, or NULL. */
+static const char *skipped_cca(const struct ts_expdir *plans, size_t ndirs,
+			       const struct ts_expdir_run *r)
+{
+	size_t k, i, n;
+
+	for (k = 0; k < ndirs; k++) {
+		struct json_object *sk = ts_rj_arr(plans[k].doc, "skipped", &n);
+
+		for (i = 0; sk && i < n; i++) {
+			const char *cca = ts_rj_str(json_object_array_get_idx(sk, i), "cca", NULL);
+
+			if (cca && id_has_cca(r->id, cca))
+				return cca;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Every directory's skipped congestion controls into the first one's record
+ * (which the merged experiment.json is written from), each once.
+ */
+static int union_skipped(struct ts_expdir *plans, size_t ndirs)
+{
+	struct json_object *all = ts_rj_arr(plans[0].doc, "skipped", NULL);
+	size_t k, i, j, n, m;
+
+	if (!plans[0].doc)
+		return 0;
+	if (!all) {
+		all = json_object_new_array();
+		if (!all || json_object_object_add(plans[0].doc, "skipped", all)) {
+			json_object_put(all);
+			return -ENOMEM;
+		}
+	}
+	for (k = 1; k < ndirs; k++) {
+		struct json_object *sk = ts_rj_arr(plans[k].doc, "skipped", &n);
+
+		for (i = 0; sk && i < n; i++) {
+			struct json_object *e = json_object_array_get_idx(sk, i);
+			const char *cca = ts_rj_str(e, "cca", NULL);
+			bool seen = false;
+
+			m = json_object_array_length(all);
+			for (j = 0; cca && j < m && !seen; j++)
+				seen = !strcmp(cca, ts_rj_str(json_object_array_get_idx(all, j),
+							      "cca", ""));
+			if (!cca || seen)
+				continue;
+			if (json_object_array_add(all, json_object_get(e)))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int check_dirs(const char *const *dirs, size_t ndirs, struct ts_expdir *plans, char *err,
 		      size_t errlen)
 {
@@ -199,12 +276,17 @@ int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *m
 		const struct ts_expdir_run *r = &plans[0].runs[i];
 		char partial[PATH_MAX + 600];
 		int a, b, c = find_done(r, dirs, ndirs, &a, &b, partial, sizeof(partial));
+		const char *cca;
 
 		src[i] = a;
 		if (c > 1) {
 			fprintf(msg, "overlap: run %u %s/rep-%u is done in %s and in %s\n",
 				r->index, r->id, r->rep, dirs[a], dirs[b]);
 			overlap++;
+		} else if (c == 0 && (cca = skipped_cca(plans, ndirs, r))) {
+			/* As exp run does: a run of a skipped control is not missing. */
+			fprintf(msg, "skipped: run %u %s/rep-%u (cca=%s was skipped)\n", r->index,
+				r->id, r->rep, cca);
 		} else if (c == 0) {
 			fprintf(msg,
 				"missing: run %u %s/rep-%u is done in none of the "
@@ -230,6 +312,8 @@ int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *m
 		const struct ts_expdir_run *r = &plans[0].runs[i];
 		char from[PATH_MAX], to[PATH_MAX], parent[PATH_MAX], why[512];
 
+		if (src[i] < 0)
+			continue; /* skipped */
 		ts_expdir_rundir(dirs[src[i]], r, from, sizeof(from));
 		ts_expdir_rundir(out, r, to, sizeof(to));
 		snprintf(parent, sizeof(parent), "%s/%s", out, r->id);
@@ -263,6 +347,11 @@ int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *m
 			}
 			break;
 		}
+	}
+	ret = union_skipped(plans, ndirs);
+	if (ret) {
+		snprintf(err, errlen, "%s: out of memory", out);
+		goto out;
 	}
 	merged = plans[0];
 	merged.shard.i = merged.shard.n = 1;

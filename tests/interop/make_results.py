@@ -111,9 +111,13 @@ def done_record(d, cid, rep):
 def main():
     args = sys.argv[1:]
     shard = (1, 1)
-    if args and args[0] == "--shard":
-        i, n = args[1].split("/")
-        shard = (int(i), int(n))
+    skip = None  # --skip CCA: as exp run on a host without it (no runs, listed as skipped)
+    while args and args[0] in ("--shard", "--skip"):
+        if args[0] == "--shard":
+            i, n = args[1].split("/")
+            shard = (int(i), int(n))
+        else:
+            skip = args[1]
         args = args[2:]
     out = args[0]
     tests = args[1:] or ["tcp_upload", "rrul"]
@@ -127,7 +131,7 @@ def main():
                 if rep == 1:
                     configs.append({"id": cid, "axes": r["axes"]})
                 runs.append({"index": index, "rep": rep, "seed": r["seed"], "id": cid})
-                if (index - 1) % shard[1] != shard[0] - 1:
+                if (index - 1) % shard[1] != shard[0] - 1 or cca == skip:
                     continue
                 d = os.path.join(out, cid, "rep-%d" % rep)
                 os.makedirs(d, exist_ok=True)
@@ -145,7 +149,8 @@ def main():
                                 "25.0" if busy else ""))
                 done_record(d, cid, rep)
     exp = {"version": 1, "name": "fixture", "spec": "fixture.ini", "spec_sha256": "f" * 64,
-           "seed": 1, "order": "interleave", "repetitions": 2, "skipped": [],
+           "seed": 1, "order": "interleave", "repetitions": 2,
+           "skipped": [{"cca": skip, "why": "%s: not available on this host" % skip}] if skip else [],
            "configs": configs, "runs": runs}
     if shard[1] > 1:
         exp["shard"] = "%d/%d" % shard

@@ -41,4 +41,29 @@ if "$bin" exp merge "$tmp/m-bad" "$tmp/s1" "$tmp/s2" "$tmp/s1" 2>"$tmp/err"; the
 fi
 [ "$(grep -c '^overlap: run ' "$tmp/err")" = 4 ] && echo "ok   overlapping and missing runs refused, each listed" ||
 	{ echo "FAIL overlaps not listed:" >&2; cat "$tmp/err" >&2; fail=1; }
+
+# A control skipped on the host of one shard (bbr here, whose runs are all in shard 2): its runs
+# are skipped, not missing, as exp run skips them; the merge lists them, records the control as
+# skipped and gives the summary of the whole matrix run on that host.
+mk --skip bbr "$tmp/whole-nobbr"
+mk --shard 2/2 --skip bbr "$tmp/s2-nobbr"
+"$bin" exp merge "$tmp/m-whole-nobbr" "$tmp/whole-nobbr" >/dev/null 2>&1
+if "$bin" exp merge "$tmp/m-nobbr" "$tmp/s1" "$tmp/s2-nobbr" >/dev/null 2>"$tmp/err"; then
+	[ "$(grep -c '^skipped: run [2468] .*(cca=bbr was skipped)' "$tmp/err")" = 4 ] ||
+		{ echo "FAIL the skipped runs are not listed:" >&2; cat "$tmp/err" >&2; fail=1; }
+	[ "$(jq -r '[.skipped[].cca] | join(",")' "$tmp/m-nobbr/experiment.json")" = bbr ] ||
+		{ echo "FAIL merged experiment.json does not record bbr as skipped" >&2; fail=1; }
+	[ "$(jq -r '[.configs[] | select(.skipped) | .n] | length' "$tmp/m-nobbr/summary.json")" = 2 ] ||
+		{ echo "FAIL the bbr configurations are not flagged skipped" >&2; fail=1; }
+	if cmp -s "$tmp/m-whole-nobbr/summary.json" "$tmp/m-nobbr/summary.json"; then
+		echo "ok   a control skipped in one shard: its runs skipped, the whole matrix's summary"
+	else
+		echo "FAIL summary.json differs:" >&2
+		diff "$tmp/m-whole-nobbr/summary.json" "$tmp/m-nobbr/summary.json" >&2 || true
+		fail=1
+	fi
+else
+	echo "FAIL a merge with a control skipped in one shard was refused:" >&2; cat "$tmp/err" >&2
+	fail=1
+fi
 exit $fail
