@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "net/rtnl.h"
+#include "net/fwd.h"
 #include "net/topo.h"
 
 #define TOPO_MAX_INDEX 1000 /* keeps "tas<7-digit pid>-<n>o" within 15 characters */
@@ -326,7 +327,8 @@ static int setup_sysctls(struct ts_topo *t, unsigned int flags, struct ts_err *e
 		return ret;
 	t->v6 = out.v6 && in.v6 && link.v6;
 	if (flags & TS_TOPO_FWD_V4) {
-		ret = ts_sysctl_write("net/ipv4/ip_forward", "1", err);
+		/* Restored after the last run from this namespace (net/fwd.h). */
+		ret = ts_fwd_raise(err);
 		if (ret < 0)
 			return ret;
 	}

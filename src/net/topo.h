@@ -65,10 +65,11 @@
 #define TS_TOPO_IFNAMSIZ 16 /* IFNAMSIZ, without pulling in <net/if.h> */
 
 /*
- * ts_topo_create flags. The forwarding sysctls are namespace-wide and are
- * not restored by ts_topo_destroy: a parallel instance may rely on them.
- * The link namespace always forwards (it is ours); these are about the
- * outer namespace, for traffic to and from other links.
+ * ts_topo_create flags. The forwarding sysctls are namespace-wide: IPv4's
+ * is put back after the last run from the namespace ends (net/fwd.h, by
+ * the session, its guard or the next sweep), IPv6's is not restored. The
+ * link namespace always forwards (it is ours); these are about the outer
+ * namespace, for traffic to and from other links.
  */
 #define TS_TOPO_FWD_V4 (1u << 0) /* net.ipv4.ip_forward=1 in the outer namespace */
 /*

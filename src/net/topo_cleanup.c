@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/fwd.h"
 #include "net/rtnl.h"
 #include "net/topo.h"
 
@@ -419,5 +420,8 @@ int ts_topo_cleanup(const struct ts_cleanup_opts *o, struct ts_cleanup_stats *st
 	sweep_rules(&s, AF_INET6);
 	sweep_links(&s);
 	sweep_netns(&s);
+	/* The last run from this namespace gone: its ip_forward as found (net/fwd.h). */
+	if (ts_fwd_restore() == 1)
+		note(&s, "restored net.ipv4.ip_forward to the value found before the runs");
 	return s.ret;
 }

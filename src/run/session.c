@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "net/fwd.h"
 #include "net/rtnl.h"
 #include "run/child.h"
 #include "run/clock.h"
@@ -632,6 +633,8 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 		ts_netns_kill_all(s->topo.inner.fd, SIGKILL);
 		keep_first(&ret, ts_topo_destroy(&s->topo, &e), err, &e);
 		s->have_topo = false;
+		/* The last run from here: ip_forward as found; if it cannot, the next sweep does. */
+		ts_fwd_restore();
 	}
 	ts_sockdiag_close(s->drain_sd);
 	s->drain_sd = NULL;

@@ -9,7 +9,9 @@
 #    guard that did the cleanup (their pids are taken before the kill; a
 #    zombie waiting for init to reap it counts as gone);
 #  - no namespace /run/netns/tas-PID-*, no link tasPID-* (in the test's
-#    namespace and the host's), no iptables or ip6tables rule "tas:PID".
+#    namespace and the host's), no iptables or ip6tables rule "tas:PID";
+#  - the test namespace's net.ipv4.ip_forward (set to 0 first: a new
+#    namespace may inherit the host's 1), 1 during the run, is back to 0.
 # Only objects carrying this run's pid are compared: other runs may be
 # live on this machine. Started with nsenter --net (the host's mount
 # namespace), as t_cleanup.sh explains: the namespaces' bind mounts are
@@ -17,6 +19,7 @@
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init kill "${1:-}" ps nsenter iperf3
 
+ip netns exec "$TS_NS" sysctl -qw net.ipv4.ip_forward=0 || ts_die "cannot set ip_forward"
 nsenter --net="/run/netns/$TS_NS" "$TS_BIN" --quiet --trace const:10mbit -- \
 	sh -c 'sleep 60 & iperf3 -s -p 5999 >/dev/null 2>&1 & exec sleep 61' 2>"$TS_TMP/err" &
 PID=$!
@@ -34,6 +37,8 @@ printf '%s\n' "$before" | sed 's/^/    before: /'
 ts_true "the run has its namespaces" grep -q "^namespace " <<<"$before"
 ts_true "the run has its rules" grep -q "^rule " <<<"$before"
 ts_true "the run has its outer link" grep -q "^link " <<<"$before"
+fwd() { ip netns exec "$TS_NS" cat /proc/sys/net/ipv4/ip_forward; }
+ts_check "ip_forward during the run" "$(fwd)" == 1
 
 # running PID: true while PID exists and is not a zombie (a killed process whose parent
 # died waits for init to reap it; it holds nothing any more, namespaces included).
@@ -64,4 +69,10 @@ left=$(ts_leftovers "$PID")
 ts_true "no process of the run left (were: $procs)" test -z "$alive"
 ts_true "no namespace, link or rule of the run left" test -z "$left"
 ts_check "seconds until the processes and namespaces were gone" "$took" "<=" 2
+# The guard puts ip_forward back last, after the namespaces.
+for i in $(seq 100); do
+	[ "$(fwd)" = 0 ] && break
+	sleep 0.02
+done
+ts_check "ip_forward after the kill (as the run found it)" "$(fwd)" == 0
 exit 0

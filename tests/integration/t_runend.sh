@@ -24,6 +24,10 @@
 #     (1500/1448 = 1.036 with full-size segments; 1.002 if the headers of
 #     a 64 KB super-packet were charged once), and its mean released unit
 #     > 3000 bytes (super-packets reached the shaper whole).
+#  5. net.ipv4.ip_forward of the namespace tasshape starts in (set to 0
+#     here: a new namespace may inherit the host's 1): 1 while a run lasts,
+#     still 1 after an overlapping shorter run ends (the longer one still
+#     needs it), 0 again after the last.
 # --as-root and the sudo user switch are not tested: that needs a sudo
 # configuration on the test machine.
 . "$(dirname "$0")/lib.sh" || exit 2
@@ -112,4 +116,19 @@ ts_log "--gso: goodput $(ts_mbit "$bps") Mbit/s, payload $payload bytes; uplink 
 ts_range "--gso: goodput (at most 193.1)" "$(ts_mbit "$bps")" 185 195 "Mbit/s "
 ts_check "--gso: uplink bytes charged / payload received (1500/1448 = 1.036)" "$ratio" ">=" 1.03
 ts_check "--gso: mean bytes per released unit (super-packets)" "$unit" ">" 3000 "bytes "
+# 5. ip_forward: raised for the runs, put back after the last one.
+fwd() { ip netns exec "$TS_NS" cat /proc/sys/net/ipv4/ip_forward; }
+ip netns exec "$TS_NS" sysctl -qw net.ipv4.ip_forward=0 || ts_die "cannot set ip_forward"
+ts_shape_bg --trace const:10mbit --quiet -- sleep 3
+long=$TS_RUN_PID
+for i in $(seq 50); do
+	[ "$(fwd)" = 1 ] && break
+	sleep 0.1
+done
+ts_check "ip_forward while a run lasts" "$(fwd)" == 1
+TS_RUN_LIMIT=20 ts_shape --trace const:10mbit --quiet -- true ||
+	ts_fail "the overlapping run exited $?"
+ts_check "ip_forward after an overlapping run ended, the first still running" "$(fwd)" == 1
+wait "$long" || ts_fail "the longer run exited $?"
+ts_check "ip_forward after the last run (as found)" "$(fwd)" == 0
 exit 0
