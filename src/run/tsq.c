@@ -67,6 +67,7 @@ struct flow {
 	struct ts_tsq_plan plan;
 	enum ts_bbr_phase phase;
 	bool seen_startup, left_startup; /* BBR: its STARTUP/DRAIN gains were seen; it left them */
+	bool bbr; /* BBR's socket info was seen (a closing socket loses it) */
 	unsigned int shift;
 	struct ts_tsq_qstat q;
 	uint64_t unc_peak;
@@ -743,8 +744,14 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 		return;
 	snprintf(f->cca, sizeof(f->cca), "%s", st->cca);
 	f->have_sock = true;
-	f->phase = TS_BBR_NONE;
+	/*
+	 * A BBR socket that is closing (FIN_WAIT, LAST_ACK) reports no BBR info:
+	 * it keeps the state it was last seen in.
+	 */
+	if (!f->bbr)
+		f->phase = TS_BBR_NONE;
 	if (st->have_bbr) {
+		f->bbr = true;
 		/*
 		 * BBR starts in STARTUP and never returns to it: gains read before its
 		 * first ACK (zero, or not yet a STARTUP gain) are its STARTUP still.
@@ -766,7 +773,7 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 		.min_rtt_us = ti->tcpi_min_rtt,
 		.cwnd = ti->tcpi_snd_cwnd,
 		.ssthresh = ti->tcpi_snd_ssthresh,
-		.paced = paced_cca(st->cca, st->have_bbr),
+		.paced = paced_cca(st->cca, f->bbr),
 		.kernel_shift = TS_TSQ_KERNEL_SHIFT,
 	};
 	/* A control that writes the shift itself (the tas module): what it wrote is in force. */

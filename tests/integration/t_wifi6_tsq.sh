@@ -93,10 +93,12 @@ if upload tas 5313 --mac wifi6:phy=1201mbit,pacing_shift=tas:7/10 --uplink-trace
 	ts_check "tas: first shift (BBR STARTUP)" "$(jq -r '.shifts[0].shift' <<<"$f")" == 7
 	ts_check "tas: first state" \
 		"$(jq -r 'if .shifts[0].state == "startup" then 1 else 0 end' <<<"$f")" == 1
+	ts_check "tas: every entry in a BBR state (startup, drain, steady)" \
+		"$(jq -r '[.shifts[] | select(.state != "startup" and .state != "drain" and .state != "steady")] | length' <<<"$f")" == 0
 	ts_check "tas: shift 10 once steady" \
 		"$(jq -r '[.shifts[] | select(.state == "steady") | .shift] | if length > 0 and all(. == 10) then 1 else 0 end' <<<"$f")" == 1
 	ts_check "tas: shift 7 in every STARTUP/DRAIN entry" \
-		"$(jq -r '[.shifts[] | select(.state != "steady") | .shift] | if all(. == 7) then 1 else 0 end' <<<"$f")" == 1
+		"$(jq -r '[.shifts[] | select(.state == "startup" or .state == "drain") | .shift] | if all(. == 7) then 1 else 0 end' <<<"$f")" == 1
 	ts_check "tas: shift at the end" "$(jq -r '.pacing_shift' <<<"$f")" == 10
 fi
 
