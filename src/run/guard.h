@@ -9,7 +9,8 @@
  * SIGKILL every process in the run's namespaces (CMD and all it started),
  * then remove the run's iptables rules (comment "tas:PID", in the
  * namespace tasshape ran in and in the namespaces given with
- * ts_guard_watch), its outer links and its namespaces. A normal end
+ * ts_guard_watch), its outer links and its namespaces, and put the
+ * namespace's ip_forward back if no other run needs it (net/fwd.h). A normal end
  * writes one byte first: the guard then exits without touching anything.
  *
  * The guard ignores the terminal's signals (Ctrl-C reaches the whole
