@@ -30,22 +30,16 @@ struct run_args {
 	char **cmd;
 };
 
-enum { OPT_AS_ROOT = 0x300, OPT_LINGER };
+enum { OPT_AS_ROOT = 0x300 };
 
 static const struct argp_option run_options[] = {
 	{"as-root", OPT_AS_ROOT, NULL, 0,
 	 "Run CMD as root even when tasshape was started through sudo", 0},
-	{"linger", OPT_LINGER, "TIME", 0,
-	 "After CMD ends, keep shaping until the queues are empty and its connections closed, "
-	 "for at most TIME (default: twice the longest time the link can hold a packet both "
-	 "ways, plus 1s; 0s: no drain)",
-	 0},
 	{0}};
 
 static error_t run_parse(int key, char *arg, struct argp_state *state)
 {
 	struct run_args *a = state->input;
-	struct ts_err err;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
@@ -54,12 +48,6 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_AS_ROOT:
 		a->as_root = true;
-		break;
-	case OPT_LINGER:
-		if (ts_parse_time(arg, &a->common.linger, &err) < 0)
-			argp_error(state, "--linger: %s", err.msg);
-		if (a->common.linger < 0 || a->common.linger > 3600 * TS_NSEC_PER_SEC)
-			argp_error(state, "--linger: '%s': expected 0 to 1h", arg);
 		break;
 	case ARGP_KEY_ARG:
 		/* Everything from the first non-option on is the command. */

@@ -26,6 +26,7 @@ enum {
 	OPT_SOCK_INTERVAL,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
+	OPT_LINGER,
 };
 
 static const struct argp_option common_options[] = {
@@ -37,6 +38,11 @@ static const struct argp_option common_options[] = {
 	 "drops and releases are per super-packet)",
 	 2},
 	{"duration", OPT_DURATION, "TIME", 0, "End the run after TIME", 2},
+	{"linger", OPT_LINGER, "TIME", 0,
+	 "When the run ends (CMD exits, --duration, or attach is stopped), keep shaping until "
+	 "the queues are empty (and CMD's connections closed), for at most TIME (default: twice "
+	 "the longest time the link can hold a packet both ways, plus 1s; 0s: no drain)",
+	 2},
 	{"kernel-queue", OPT_KQUEUE, "N", 0,
 	 "Kernel NFQUEUE length per hook (default 65536); must hold the emulated queue, the "
 	 "packets in flight in the delay line, and bursts",
@@ -112,6 +118,12 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_GSO:
 		c->gso = true;
+		break;
+	case OPT_LINGER:
+		if (ts_parse_time(arg, &c->linger, &err) < 0)
+			argp_error(state, "--linger: %s", err.msg);
+		if (c->linger < 0 || c->linger > 3600 * TS_NSEC_PER_SEC)
+			argp_error(state, "--linger: '%s': expected 0 to 1h", arg);
 		break;
 	case OPT_DURATION:
 		/* Bounded so that start + duration cannot overflow the clock. */

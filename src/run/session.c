@@ -535,9 +535,9 @@ int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 	struct ts_err e;
 	int ret;
 
+	/* attach drains too, but has no CMD whose connections it could wait for. */
+	s->shaper.linger = s->common->linger >= 0 ? s->common->linger : ts_linkcfg_linger(s->link);
 	if (child > 0) {
-		s->shaper.linger =
-			s->common->linger >= 0 ? s->common->linger : ts_linkcfg_linger(s->link);
 		/* Without the socket count the drain still empties the queues. */
 		if (s->have_topo && s->shaper.linger > 0 &&
 		    ts_sockdiag_open(&s->drain_sd, s->topo.inner.fd, &e) == 0) {

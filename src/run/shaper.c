@@ -492,14 +492,22 @@ static int run_over(const struct ts_shaper *sh, ts_ns_t now)
 int ts_shaper_policy(struct ts_shaper *sh, ts_ns_t now)
 {
 	if (sh->phase == TS_PH_RUN && !sh->child) {
-		/* attach: nothing to wait for; what is held is dropped at the end. */
+		/*
+		 * attach: stopped by a signal or --duration, it lets what the link holds
+		 * arrive (the queues empty and quiet, at most --linger; a second signal
+		 * cuts it short); what is left then is dropped.
+		 */
 		if (sh->signals > 0)
 			sh->stop_reason = TS_STOP_SIGNAL;
 		else
 			sh->stop_reason = run_over(sh, now);
-		if (sh->stop_reason)
+		if (!sh->stop_reason)
+			return 0;
+		if (!sh->linger) {
 			sh->phase = TS_PH_DONE;
-		return sh->stop_reason;
+			return sh->stop_reason;
+		}
+		drain_begin(sh, now);
 	}
 	if (sh->phase == TS_PH_RUN && !sh->child_done) {
 		sh->stop_reason = run_over(sh, now);

@@ -23,6 +23,13 @@
 #  2. attach to a namespace that does not exist: non-zero, a message naming
 #     it, nothing created.
 #  3. attach --duration 2s ends by itself (2.0-3.5 s), exit 0, no rule left.
+#  4. Drain at the end: 300 UDP datagrams of 1000 bytes sent at once from
+#     T into a 2 Mbit/s link with 50 ms of delay take 1.3 s to cross
+#     (300 x 1028 B at 2 Mbit/s, plus the delay); SIGINT right after the
+#     burst: attach keeps shaping until they are through and exits then
+#     (1.0-3.0 s after the signal), all 300 delivered, shutdown 0. With
+#     --linger 0s it exits at once and what it held is dropped (shutdown
+#     > 100), each counted.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init attach "${1:-}" iperf3 ping ps
 
@@ -138,4 +145,39 @@ ts_show "$TS_TMP/dur.err"
 ts_range "attach --duration 2s: time to exit" "$t" 2.0 3.5 "s "
 ts_check "attach --duration 2s: exit status" "$rc" == 0
 no_tas_rule "after --duration"
+
+# --- 4. drain at the end: a burst in the queue when SIGINT comes
+burst() { # LINGER TAG: attach, 300 datagrams, SIGINT; sets $took (s from the signal to exit)
+	local sum=$TS_TMP/$2.sum.json t0
+	ts_shape_bg attach --netns "$T" --trace const:2mbit --delay 50ms \
+		--queue droptail:packets=1000 --linger "$1" --quiet --summary-json "$sum" \
+		2>"$TS_TMP/$2.err"
+	pid=$TS_RUN_PID
+	for i in $(seq 50); do
+		[ -n "$(rules_of "$pid" "$T")" ] && break
+		sleep 0.1
+	done
+	ip netns exec "$T" bash -c 'exec 3>/dev/udp/198.18.250.1/9
+		for i in $(seq 300); do printf "%1000s" x >&3; done'
+	t0=$(date +%s.%N)
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	took=$(ts_elapsed "$t0")
+	ts_check "$2: exit status" "$rc" == 0
+	ts_log "$2: exited $took s after SIGINT; uplink $(jq -c '.directions[0] | {pkts_in, pkts_out, drops}' "$sum")"
+	ts_check "$2: datagrams seen" "$(jq -r '.directions[0].pkts_in' "$sum")" == 300
+	ts_check "$2: unexplained drops" "$(jq -r '[.directions[].unexplained_drops] | add' "$sum")" == 0
+	ts_check "$2: every datagram delivered or counted as a shutdown drop" \
+		"$(jq -r '.directions[0] | .pkts_out + .drops.shutdown' "$sum")" == 300
+}
+burst 5s drain
+ts_range "drain: seconds from SIGINT to exit (the burst takes 1.3 s)" "$took" 1.0 3.0 "s "
+ts_check "drain: all delivered" "$(jq -r '.directions[0].pkts_out' "$TS_TMP/drain.sum.json")" == 300
+ts_check "drain: shutdown drops" "$(jq -r '.directions[0].drops.shutdown' "$TS_TMP/drain.sum.json")" == 0
+burst 0s nodrain
+ts_check "--linger 0s: seconds from SIGINT to exit" "$took" "<" 1.0
+ts_check "--linger 0s: held packets dropped (shutdown)" \
+	"$(jq -r '.directions[0].drops.shutdown' "$TS_TMP/nodrain.sum.json")" ">" 100
+no_tas_rule "after the drains"
 exit 0
