@@ -269,7 +269,7 @@ static void test_duration_ends_cmd(void)
 	teardown();
 }
 
-/* Signals: passed on to CMD unless the terminal sent them, the third kills; attach stops at once. */
+/* Signals: passed on to CMD unless the terminal sent them, the third kills; attach stops (no linger: at once). */
 static void test_signals(void)
 {
 	setup();
@@ -310,6 +310,55 @@ static void test_signal_cuts_drain(void)
 }
 
 /*
+ * attach (no CMD): SIGINT starts a drain of the queues. Three 1500-byte
+ * packets at T0 through 12 Mbit/s and 10 ms: released at +1, +2 and +3 ms
+ * by the rate, +10 ms each by the delay, so the last leaves at +13 ms and
+ * the run ends there, none dropped. A second signal cuts the drain short:
+ * what is held is then dropped at the end (shutdown).
+ */
+static void test_attach_drain(void)
+{
+	ts_ns_t t;
+	int r = 0;
+
+	setup();
+	sh.linger = TS_NSEC_PER_SEC;
+	ts_shaper_begin(&sh, 0, 0);
+	ts_pktio_mem_push(&io[UP], 1500);
+	ts_pktio_mem_push(&io[UP], 1500);
+	ts_pktio_mem_push(&io[UP], 1500);
+	turn(T0);
+	ts_shaper_on_signal(&sh, SIGINT, true);
+	TSU_EQ(ts_shaper_policy(&sh, T0), 0);
+	TSU_EQ(sh.phase, TS_PH_DRAIN);
+	for (t = T0 + MS; t <= T0 + 30 * MS && !r; t += MS) {
+		turn(t);
+		r = ts_shaper_policy(&sh, t);
+	}
+	TSU_EQ(r, TS_STOP_SIGNAL);
+	TSU_EQ(t - MS, T0 + 13 * MS);
+	CU_ASSERT_TRUE(sh.drain_complete);
+	TSU_EQ(accepted(&io[UP]), 3);
+	ts_shaper_finish(&sh);
+	TSU_EQ(sh.dir[TS_UP].pipe[TS_PLACE_NETWORK].stats.drops[TS_DROP_SHUTDOWN], 0);
+	teardown();
+
+	setup();
+	sh.linger = TS_NSEC_PER_SEC;
+	ts_shaper_begin(&sh, 0, 0);
+	ts_pktio_mem_push(&io[UP], 1500);
+	turn(T0);
+	ts_shaper_on_signal(&sh, SIGINT, true);
+	TSU_EQ(ts_shaper_policy(&sh, T0), 0);
+	ts_shaper_on_signal(&sh, SIGINT, true);
+	TSU_EQ(ts_shaper_policy(&sh, T0 + MS), TS_STOP_SIGNAL);
+	CU_ASSERT_FALSE(sh.drain_complete);
+	ts_shaper_finish(&sh);
+	TSU_EQ(sh.dir[TS_UP].pipe[TS_PLACE_NETWORK].stats.drops[TS_DROP_SHUTDOWN], 1);
+	teardown();
+}
+
+/*
  * The default --linger. const:25mbit, 10 ms, droptail:packets=500: a full
  * queue is 500 * 1500 = 750,000 bytes, 0.24 s at 3,125,000 bytes/s; held
  * at most 0.24 + 0.01 s each way, 0.5 s both; twice that plus 1 s: 2 s.
@@ -346,6 +395,7 @@ static const struct tsu_test tests[] = {
 	{"drain: the linger limit", test_linger_limit},
 	{"--duration ends CMD: SIGTERM, SIGKILL, drain", test_duration_ends_cmd},
 	{"signals", test_signals},
+	{"attach: a drain of the queues at the signal", test_attach_drain},
 	{"a signal cuts the drain short", test_signal_cuts_drain},
 };
 
