@@ -69,7 +69,7 @@ ts_iperf_server 5201
 ts_shape_bg attach --netns "$T" --trace const:20mbit --delay 20ms \
 	--summary-json "$TS_TMP/sum.json" 2>"$TS_TMP/attach.err"
 pid=$TS_RUN_PID
-for i in $(seq 50); do
+for _ in $(seq 50); do
 	[ -n "$(rules_of "$pid" "$T")" ] && break
 	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.1
@@ -110,7 +110,7 @@ else
 fi
 
 kill -INT "$pid"
-for i in $(seq 100); do
+for _ in $(seq 100); do
 	kill -0 "$pid" 2>/dev/null || break
 	[ "$(ps -o stat= -p "$pid" 2>/dev/null | cut -c1)" = Z ] && break
 	sleep 0.1
@@ -153,12 +153,12 @@ burst() { # LINGER TAG: attach, 300 datagrams, SIGINT; sets $took (s from the si
 		--queue droptail:packets=1000 --linger "$1" --quiet --summary-json "$sum" \
 		2>"$TS_TMP/$2.err"
 	pid=$TS_RUN_PID
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		[ -n "$(rules_of "$pid" "$T")" ] && break
 		sleep 0.1
 	done
 	ip netns exec "$T" bash -c 'exec 3>/dev/udp/198.18.250.1/9
-		for i in $(seq 300); do printf "%1000s" x >&3; done'
+		for _ in $(seq 300); do printf "%1000s" x >&3; done'
 	t0=$(date +%s.%N)
 	kill -INT "$pid"
 	wait "$pid"

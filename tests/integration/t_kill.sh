@@ -25,7 +25,7 @@ nsenter --net="/run/netns/$TS_NS" "$TS_BIN" --quiet --trace const:10mbit -- \
 PID=$!
 ts_own_pid "$PID"
 procs=
-for i in $(seq 100); do
+for _ in $(seq 100); do
 	procs=$(ts_descendants "$PID" | tr '\n' ' ')
 	# the guard, sh's exec'd sleep 61, sleep 60 and iperf3
 	[ "$(wc -w <<<"$procs")" -ge 4 ] && break
@@ -55,7 +55,7 @@ wait "$PID" 2>/dev/null
 # processes, and the namespaces, which the cleanup removes last (after the
 # rules and the outer link); then check everything once.
 alive=$procs
-for i in $(seq 200); do
+for _ in $(seq 200); do
 	alive=
 	for p in $procs; do
 		running "$p" && alive="$alive $p"
@@ -70,7 +70,7 @@ ts_true "no process of the run left (were: $procs)" test -z "$alive"
 ts_true "no namespace, link or rule of the run left" test -z "$left"
 ts_check "seconds until the processes and namespaces were gone" "$took" "<=" 2
 # The guard puts ip_forward back last, after the namespaces.
-for i in $(seq 100); do
+for _ in $(seq 100); do
 	[ "$(fwd)" = 0 ] && break
 	sleep 0.02
 done

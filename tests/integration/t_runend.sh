@@ -37,8 +37,7 @@ ts_init runend "${1:-}" ps iperf3
 # (an orphan killed by the run is reaped by init a moment later).
 # shellcheck disable=SC2317 # called through ts_true
 gone() {
-	local i
-	for i in $(seq 20); do
+	for _ in $(seq 20); do
 		kill -0 "$1" 2>/dev/null || return 0
 		[ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" = Z ] && return 0
 		sleep 0.1
@@ -121,7 +120,7 @@ fwd() { ip netns exec "$TS_NS" cat /proc/sys/net/ipv4/ip_forward; }
 ip netns exec "$TS_NS" sysctl -qw net.ipv4.ip_forward=0 || ts_die "cannot set ip_forward"
 ts_shape_bg --trace const:10mbit --quiet -- sleep 3
 long=$TS_RUN_PID
-for i in $(seq 50); do
+for _ in $(seq 50); do
 	[ "$(fwd)" = 1 ] && break
 	sleep 0.1
 done
