@@ -18,9 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "exp/exec_parse.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static size_t alen(json_object *s, const char *key)
 {

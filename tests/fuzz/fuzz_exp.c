@@ -13,11 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "cli/cli.h"
 #include "exp/check.h"
 #include "exp/matrix.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void fuzz_spec(const char *text)
 {

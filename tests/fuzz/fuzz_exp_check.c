@@ -12,15 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "exp/check.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			__builtin_trap();                                                          \
-	} while (0)
 
 static const struct ts_exp_axis_val axes[4][3] = {
 	{{"cca", "bbr"}, {"link", "fiveg"}, {"test", "rrul"}},
