@@ -110,6 +110,18 @@ void ts_rt_leave(struct ts_rt *rt)
 		sched_setscheduler(0, rt->old_policy, &rt->old_param);
 }
 
+int ts_rt_probe(char *why, size_t len)
+{
+	struct ts_rt rt;
+	int ret;
+
+	ts_rt_init(&rt, TS_RT_PRIO_DEFAULT);
+	ret = ts_rt_enter(&rt);
+	ts_rt_leave(&rt);
+	snprintf(why, len, "%s", rt.note);
+	return ret;
+}
+
 void ts_rt_describe(const struct ts_rt *rt, char *buf, size_t len)
 {
 	if (!rt->want)

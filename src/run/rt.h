@@ -68,6 +68,13 @@ void ts_rt_leave(struct ts_rt *rt);
  */
 long ts_rt_budget(void);
 
+/*
+ * ts_rt_probe - would ts_rt_enter at TS_RT_PRIO_DEFAULT succeed here? Tries
+ * it on the calling thread and puts everything back. Returns 0, or a
+ * negative errno with the reason in @why (`tasshape doctor`).
+ */
+int ts_rt_probe(char *why, size_t len);
+
 /* {"requested","policy","priority","memory_locked","note"} for the summary and manifest. */
 struct json_object *ts_rt_json(const struct ts_rt *rt, bool *nomem);
 
