@@ -316,9 +316,8 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 			fprintf(f, "  unexplained drops: 0\n");
 		if (ts_fell_behind(&fid, why, sizeof(why)))
 			fprintf(f,
-				"  WARNING: the emulator fell behind (%s): this run's timing is "
-				"not "
-				"trustworthy\n",
+				"  WARNING: the emulator fell behind (%s): "
+				"this run's timing is not trustworthy\n",
 				why);
 	}
 	print_rt(f, s->rt);
