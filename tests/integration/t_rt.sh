@@ -25,8 +25,13 @@
 #    src/run/spin.h would be near one whole CPU), and the two busy loops,
 #    SCHED_OTHER, must still get CPU (0.1 CPUs at least between them: their
 #    fair share shrinks with whatever else runs on the host; logged).
+# 4. Refusals. Without CAP_SYS_NICE (setpriv drops it from the bounding set)
+#    the run goes on as SCHED_OTHER, exits 0, and says why once: one
+#    warning line on stderr, the same note in the summary JSON. Without
+#    CAP_IPC_LOCK and with RLIMIT_MEMLOCK at 64 KiB it stays SCHED_FIFO with
+#    its memory not locked, and says that.
 . "$(dirname "$0")/lib.sh" || exit 2
-ts_init rt "${1:-}" iperf3 ping chrt jq ps
+ts_init rt "${1:-}" iperf3 ping chrt jq ps setpriv
 
 LINK=(--trace const:20mbit --delay 20ms --queue droptail:packets=200)
 
@@ -92,6 +97,27 @@ ts_check "off: processes under tasshape not SCHED_OTHER" "$bad" == 0
 ts_true "off: manifest.json: requested off, SCHED_OTHER" \
 	jq -e '.scheduling | .requested == "off" and .policy == "SCHED_OTHER"' \
 	"$TS_TMP/off/manifest.json"
+
+# --- 4. refusals -----------------------------------------------------------
+# refused NAME WRAPPER...: a short run under WRAPPER (a command prefix).
+refused() {
+	local name=$1
+	shift
+	# shellcheck disable=SC2016 # expanded by the shell inside the namespace
+	ts_ns "$@" "$TS_BIN" "${LINK[@]}" --summary-json "$TS_TMP/$name.json" -- \
+		sh -c 'ping -c 3 -i 0.2 -W 2 "$TASSHAPE_BASE" >/dev/null' 2>"$TS_TMP/$name.err"
+	ts_check "$name: tasshape's exit status" $? == 0 || ts_show "$TS_TMP/$name.err"
+	ts_check "$name: warning lines about real-time scheduling" \
+		"$(grep -c 'real-time scheduling' "$TS_TMP/$name.err")" == 1
+}
+refused nosysnice setpriv --bounding-set=-sys_nice
+ts_true "nosysnice: summary.json: SCHED_OTHER, the refusal in the note" \
+	jq -e '.scheduling | .policy == "SCHED_OTHER" and (.note | contains("SCHED_FIFO 10 refused"))' \
+	"$TS_TMP/nosysnice.json"
+refused nomemlock bash -c 'ulimit -l 64 && exec setpriv --bounding-set=-ipc_lock "$@"' _
+ts_true "nomemlock: summary.json: SCHED_FIFO, memory not locked, said" \
+	jq -e '.scheduling | .policy == "SCHED_FIFO" and .memory_locked == false
+		and (.note | startswith("memory not locked"))' "$TS_TMP/nomemlock.json"
 
 # --- 2. and 3. a loaded host ------------------------------------------------
 # cpu_ticks PID: utime + stime of PID in clock ticks.
