@@ -77,7 +77,8 @@ static const struct argp_option link_options[] = {
 	{"rt-priority", OPT_RT_PRIO, "N|off", 0,
 	 "Run the shaper's loop under SCHED_FIFO priority N (1-49, default 10), memory locked; "
 	 "everything it starts keeps normal scheduling. off: normal scheduling. Where the "
-	 "kernel refuses, the run goes on without and the summary says why",
+	 "kernel refuses, the run goes on without and the summary says why (sim has no "
+	 "shaper loop and ignores it)",
 	 1},
 	{0}};
 
