@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "run/probe.h"
+#include "run/rt.h"
 #include "tasshape/units.h"
 #include "vm/vm.h"
 
@@ -332,9 +333,43 @@ static void check_cpus(struct doctor *d)
 		       n, d->rate ? ", enough for --rate" : "");
 }
 
+/*
+ * The shaper's real-time scheduling (run/rt.h): granted here, and bounded
+ * by the kernel's real-time throttling so that it can never starve the host.
+ */
+static void check_rt(struct doctor *d)
+{
+	long budget = ts_rt_budget();
+	char why[256];
+
+	if (ts_rt_probe(why, sizeof(why)) < 0) {
+		dr_add(d, "realtime", false, DR_WARN,
+		       budget == 0
+			       ? "sudo sysctl -w kernel.sched_rt_runtime_us=950000"
+			       : "run as root (CAP_SYS_NICE, CAP_IPC_LOCK) outside an RT-limited "
+				 "container",
+		       "%s: the shaper will run with normal scheduling, and other processes can "
+		       "delay its releases (--rt-priority off silences this)",
+		       why);
+	} else if (budget < 0) {
+		dr_add(d, "realtime", false, DR_WARN,
+		       "sudo sysctl -w kernel.sched_rt_runtime_us=950000",
+		       "SCHED_FIFO %d and locked memory granted, but real-time throttling is off "
+		       "(kernel.sched_rt_runtime_us -1): only the shaper's poll bound (a quarter "
+		       "of "
+		       "one CPU) keeps a CPU for normal tasks when it is overloaded",
+		       TS_RT_PRIO_DEFAULT);
+	} else {
+		dr_add(d, "realtime", false, DR_OK, NULL,
+		       "SCHED_FIFO %d and locked memory granted to the shaper; real-time tasks "
+		       "get at most %ld us of every second per CPU (kernel.sched_rt_runtime_us)",
+		       TS_RT_PRIO_DEFAULT, budget);
+	}
+}
+
 static void (*const checks[])(struct doctor *) = {
 	check_privileges, check_iptables, check_link,  check_ipv6, check_cca,
-	check_bpf,	  check_vm,	  check_tools, check_cpus,
+	check_bpf,	  check_vm,	  check_tools, check_cpus, check_rt,
 };
 
 /* ---- output ---------------------------------------------------------------- */

@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "run/bundled.h"
+#include "run/rt.h"
 #include "tasshape/qdisc.h"
 #include "tasshape/stage.h"
 #include "tasshape/text.h"
@@ -25,6 +27,7 @@ enum {
 	OPT_SEED,
 	OPT_MAC,
 	OPT_MAC_QUEUE,
+	OPT_RT_PRIO,
 };
 
 static const struct argp_option link_options[] = {
@@ -70,6 +73,12 @@ static const struct argp_option link_options[] = {
 	{"mac-queue", OPT_MAC_QUEUE, "SPEC", 0,
 	 "Driver queue of the Wi-Fi station and access point (default " TS_QDISC_DEFAULT
 	 ", like a txqueuelen of 1000); same syntax as --queue",
+	 1},
+	{"rt-priority", OPT_RT_PRIO, "N|off", 0,
+	 "Run the shaper's loop under SCHED_FIFO priority N (1-49, default 10), memory locked; "
+	 "everything it starts keeps normal scheduling. off: normal scheduling. Where the "
+	 "kernel refuses, the run goes on without and the summary says why (sim has no "
+	 "shaper loop and ignores it)",
 	 1},
 	{0}};
 
@@ -133,6 +142,26 @@ static const char *check_mac(struct argp_state *state, const char *arg)
 	if (ts_wifi6_conf_parse(&conf, &spec, &err) < 0)
 		argp_error(state, "--mac: %s", err.msg);
 	return arg;
+}
+
+/* "off" or 1..TS_RT_PRIO_MAX, digits only (no sign, no trailing junk). */
+static int parse_rt_priority(const char *arg, int *out)
+{
+	char *end;
+	long v;
+
+	if (!strcmp(arg, "off")) {
+		*out = 0;
+		return 0;
+	}
+	if (arg[0] < '0' || arg[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v < 1 || v > TS_RT_PRIO_MAX)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
 }
 
 static int parse_place(const char *arg, enum ts_place *out)
@@ -216,6 +245,11 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MAC_QUEUE:
 		cfg->mac_queue = check_queue(state, "--mac-queue", arg);
+		break;
+	case OPT_RT_PRIO:
+		if (parse_rt_priority(arg, &cfg->rt_priority) < 0)
+			argp_error(state, "--rt-priority: '%s' (expected off or a priority 1-%d)",
+				   arg, TS_RT_PRIO_MAX);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

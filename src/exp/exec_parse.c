@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exp/exec_parse.h"
+#include "run/fidelity.h"
 #include "run/summary.h"
 
 /* obj.a.b... by keys, NULL when any is missing. */
@@ -229,28 +231,16 @@ int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], char *er
 	return 0;
 }
 
-bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, int64_t base_rtt_ns, char *why,
-			size_t whylen)
+bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, char *why, size_t whylen)
 {
-	/* The wrapper's own summary warns by the same rule. */
-	double limit_us = ts_fell_behind_limit(base_rtt_ns) / 1e3;
-	if (!f->present)
-		return false;
-	if (f->unexplained) {
-		snprintf(why, whylen, "%llu unexplained drops", (unsigned long long)f->unexplained);
-		return true;
-	}
-	if (f->kernel_drops) {
-		snprintf(why, whylen, "%llu packets dropped by the kernel",
-			 (unsigned long long)f->kernel_drops);
-		return true;
-	}
-	if (f->have_release_err && f->release_err_p99_us > limit_us) {
-		snprintf(why, whylen, "release timing error p99 %.0f us > %.0f us",
-			 f->release_err_p99_us, limit_us);
-		return true;
-	}
-	return false;
+	/* The one rule (run/fidelity.h), which the wrapper's own summary prints too. */
+	struct ts_fidelity x = {.have_release_err = f->have_release_err,
+				.release_err_p99_ns =
+					(uint64_t)llround(f->release_err_p99_us * 1e3),
+				.unexplained = f->unexplained,
+				.kernel_drops = f->kernel_drops};
+
+	return f->present && ts_fell_behind(&x, why, whylen);
 }
 
 enum { SS_T, SS_SPORT, SS_DPORT, SS_CCA, SS_CWND, SS_RTT, SS_PACING, SS_DELIVERY, SS_SENT, SS__N };

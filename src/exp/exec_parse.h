@@ -73,12 +73,12 @@ struct ts_exp_fidelity {
 int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], char *err, size_t errlen);
 
 /*
- * ts_exp_fell_behind - did the emulator fall behind in this direction:
- * release timing error p99 above max(200 us, 2% of @base_rtt_ns), or any
- * unexplained or kernel drop. Writes the reason into @why when it did.
+ * ts_exp_fell_behind - did the emulator fall behind in this direction, by
+ * the one rule (run/fidelity.h: release timing error p99 above 200 us, or
+ * any unexplained or kernel drop)? Writes the reason into @why when it
+ * did. An absent direction never fell behind.
  */
-bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, int64_t base_rtt_ns, char *why,
-			size_t whylen);
+bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, char *why, size_t whylen);
 
 #endif
 

@@ -325,8 +325,8 @@ static json_object *fid_json(const struct ts_exp_fidelity *f)
 /*
  * rtt_fair's far-side hosts sit behind delay-only links of their own
  * wrappers: one that fell behind delayed its flow by more than asked, so
- * it flags the run too ("fell_behind:server-N"), judged against that
- * link's base RTT. Their fidelity goes under "servers" [N-1].
+ * it flags the run too ("fell_behind:server-N"), by the same rule as the
+ * main link. Their fidelity goes under "servers" [N-1].
  */
 static void servers_fidelity(struct ctx *x, json_object *fj)
 {
@@ -350,8 +350,7 @@ static void servers_fidelity(struct ctx *x, json_object *fj)
 				if (!f[d].present)
 					continue;
 				json_object_object_add(sj, d ? "down" : "up", fid_json(&f[d]));
-				if (ts_exp_fell_behind(&f[d], 2 * x->o->run->server_delay[i], why,
-						       sizeof(why))) {
+				if (ts_exp_fell_behind(&f[d], why, sizeof(why))) {
 					snprintf(flag, sizeof(flag), "fell_behind:server-%zu",
 						 i + 1);
 					add_flag(x->flags, flag);
@@ -386,7 +385,7 @@ static void fidelity_json(struct ctx *x)
 		if (!f[i].present)
 			continue;
 		json_object_object_add(fj, key[i], fid_json(&f[i]));
-		if (ts_exp_fell_behind(&f[i], x->o->base_rtt_ns, why, sizeof(why))) {
+		if (ts_exp_fell_behind(&f[i], why, sizeof(why))) {
 			snprintf(flag, sizeof(flag), "fell_behind:%s", key[i]);
 			add_flag(x->flags, flag);
 			json_object_object_add(json_object_object_get(fj, key[i]), "fell_behind",

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "run/linkcfg.h"
+#include "run/rt.h"
 
 static const char *const dir_name[2] = {"uplink", "downlink"};
 
@@ -16,6 +17,7 @@ void ts_linkcfg_init(struct ts_linkcfg *cfg)
 	cfg->seed = 1;
 	cfg->place[TS_UP] = TS_PLACE_NETWORK;
 	cfg->place[TS_DOWN] = TS_PLACE_NETWORK;
+	cfg->rt_priority = TS_RT_PRIO_DEFAULT;
 }
 
 static int keep(struct ts_linkcfg *cfg, struct ts_trace *t)

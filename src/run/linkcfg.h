@@ -25,6 +25,12 @@ struct ts_linkcfg {
 	enum ts_place place[2]; /* --uplink-at / --downlink-at */
 	const char *mac;	/* --mac: "wifi6:phy=1201mbit,..." (a Wi-Fi hop), or NULL */
 	const char *mac_queue;	/* --mac-queue: the Wi-Fi driver queues; NULL: default */
+	/*
+	 * --rt-priority: SCHED_FIFO priority of the shaper's loop (run/rt.h),
+	 * 0: off. Not the link's but read with its options, so that an
+	 * experiment's [link NAME] section can carry it to the wrapper.
+	 */
+	int rt_priority;
 
 	/* Loaded by ts_linkcfg_load. */
 	struct ts_trace *owned[6]; /* --trace, --uplink-trace, --downlink-trace: two each at most */
@@ -32,7 +38,10 @@ struct ts_linkcfg {
 	struct ts_wifi6 *wifi6;	       /* the medium of --mac (a reference), or NULL */
 };
 
-/* Defaults: no trace, 1000-packet droptail, no delay or loss, seed 1, network placement. */
+/*
+ * Defaults: no trace, 1000-packet droptail, no delay or loss, seed 1, network placement,
+ * real-time shaper (TS_RT_PRIO_DEFAULT).
+ */
 void ts_linkcfg_init(struct ts_linkcfg *cfg);
 
 /*

@@ -15,6 +15,7 @@
 #include "net/netns.h"
 #include "run/json.h"
 #include "run/manifest.h"
+#include "run/rt.h"
 #include "run/session.h"
 #include "run/sha256.h"
 #include "tasshape/qdisc.h"
@@ -338,6 +339,8 @@ static struct json_object *json_manifest(const struct ts_manifest *m, bool *nome
 	ts_json_put(o, "traces", a, nomem);
 	ts_json_put(o, "link", json_link(m->link, nomem), nomem);
 	ts_json_put(o, "run", json_run(c, nomem), nomem);
+	if (m->rt)
+		ts_json_put(o, "scheduling", ts_rt_json(m->rt, nomem), nomem);
 	a = json_kernel(nomem);
 	if (a)
 		ts_json_put(o, "kernel", a, nomem);

@@ -7,8 +7,8 @@
  * release, the congestion controls available, allowed and in use (the
  * emulated host's namespace default and every one seen by --sockstats),
  * the TCP and queueing sysctls of that namespace, the offload settings of
- * the veths the link sits on, the files written, and when and why the
- * run ended. Written when the run starts and again when it ends.
+ * the veths the link sits on, how the shaper was scheduled, the files
+ * written, and when and why the run ended. Written when the run starts and again when it ends.
  */
 #ifndef TS_RUN_MANIFEST_H
 #define TS_RUN_MANIFEST_H
@@ -20,6 +20,7 @@
 struct ts_linkcfg;
 struct ts_run_common;
 struct ts_obs;
+struct ts_rt;
 
 struct ts_manifest_if {
 	int netns_fd;	    /* namespace the interface is in (not owned) */
@@ -36,9 +37,10 @@ struct ts_manifest {
 	int cmd_netns_fd;		    /* the emulated host's namespace (sysctls) */
 	struct ts_manifest_if ifs[4];
 	int64_t start_wall_ns;
-	int64_t end_wall_ns; /* 0: still running */
-	const char *stop;    /* why it ended; NULL while running */
-	int exit_code;	     /* of CMD, -1 when none */
+	int64_t end_wall_ns;	/* 0: still running */
+	const char *stop;	/* why it ended; NULL while running */
+	int exit_code;		/* of CMD, -1 when none */
+	const struct ts_rt *rt; /* how the shaper is scheduled (run/rt.h), or NULL */
 };
 
 /*

@@ -76,6 +76,7 @@ static void session_init(struct ts_session *s, struct ts_linkcfg *link,
 	ts_netns_init(&s->peer);
 	ts_ipt_init(&s->rules, getpid());
 	ts_guard_init(&s->guard);
+	ts_rt_init(&s->rt, link->rt_priority);
 }
 
 /*
@@ -244,6 +245,7 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 	s->manifest.cmd_netns_fd = cmd_fd;
 	s->manifest.start_wall_ns = ts_obs_wall(&s->obs, s->shaper.origin);
 	s->manifest.exit_code = -1;
+	s->manifest.rt = &s->rt;
 	ret = ts_manifest_write(&s->manifest, err);
 	ts_obs_chown(s->manifest_path);
 	return ret;
@@ -545,7 +547,15 @@ int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 			s->shaper.sockets_ctx = s;
 		}
 	}
+	/*
+	 * Real time for the loop only: CMD, the servers and the guard were
+	 * started before and keep normal scheduling, anything started later is
+	 * reset on fork, and the teardown after needs no priority. A refusal
+	 * is reported once, by the summary and the manifest.
+	 */
+	ts_rt_enter(&s->rt);
 	ret = ts_shaper_run(&s->shaper, s->sigfd, child, s->common->duration, err);
+	ts_rt_leave(&s->rt);
 	if (ret >= 0)
 		drain_report(s);
 	s->ran = true;
@@ -559,7 +569,7 @@ static void print_summary(struct ts_session *s, int *ret, struct ts_err *err)
 	FILE *f;
 
 	ts_shaper_summary(&s->shaper, &sum, "tasshape");
-	sum.base_rtt = 2 * s->link->delay;
+	sum.rt = &s->rt;
 	if (!s->common->quiet)
 		ts_summary_print(stderr, &sum);
 	if (!s->summary_path[0])

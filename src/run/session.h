@@ -19,6 +19,7 @@
 #include "run/guard.h"
 #include "run/manifest.h"
 #include "run/obs.h"
+#include "run/rt.h"
 #include "run/shaper.h"
 
 /* Options every shaping command shares. */
@@ -72,6 +73,7 @@ struct ts_session {
 	mode_t old_umask;	      /* the caller's, restored at the end (and given to CMD) */
 	bool umask_set;
 	struct ts_guard guard; /* removes what the run made if tasshape dies (run/guard.h) */
+	struct ts_rt rt;       /* the loop's real-time scheduling (run/rt.h), for the run only */
 	char manifest_path[TS_OBS_PATH], summary_path[TS_OBS_PATH];
 };
 

@@ -588,6 +588,8 @@ static int loop_setup(struct ts_shaper *sh, int sigfd, struct ts_err *err)
 		return ret;
 	}
 	sh->armed = TS_NEVER; /* a new timerfd is disarmed */
+	ts_spin_init(&sh->spin, ts_clock_now());
+	sh->spun_for = TS_NEVER;
 	ret = epoll_add(sh, sh->tfd, TS_H__COUNT, err);
 	if (!ret)
 		ret = epoll_add(sh, sh->sfd, TS_H__COUNT + 1, err);
@@ -608,14 +610,18 @@ static int loop_setup(struct ts_shaper *sh, int sigfd, struct ts_err *err)
 static int loop_wait(struct ts_shaper *sh, struct ts_err *err)
 {
 	struct epoll_event evs[8];
-	ts_ns_t d = ts_shaper_deadline(sh);
+	ts_ns_t d = ts_shaper_deadline(sh), now = ts_clock_now();
 	int i, n, timeout = -1, ret = 0, ready = 0;
 	uint64_t ticks;
 
-	if (d != TS_NEVER && d - ts_clock_now() <= TS_SPIN_NS)
+	/* A deadline's spin is paid once, for the whole wait, however many turns it takes. */
+	if (d != TS_NEVER && d - now <= TS_SPIN_NS &&
+	    (d == sh->spun_for || ts_spin_take(&sh->spin, now, d - now))) {
+		sh->spun_for = d;
 		timeout = 0;
-	else
+	} else {
 		ret = arm_timer(sh, d);
+	}
 	if (ret < 0) {
 		ts_err_set(err, "timerfd: %s", strerror(-ret));
 		return ret;

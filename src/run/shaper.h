@@ -23,6 +23,7 @@
 #include "net/nfq.h"
 #include "run/linkcfg.h"
 #include "run/pktio.h"
+#include "run/spin.h"
 #include "run/obs.h"
 #include "run/summary.h"
 #include "run/tsq.h"
@@ -82,7 +83,8 @@ enum ts_stop {
 
 /*
  * Deadlines nearer than this are waited for by polling, not by the timer:
- * a timerfd wakes tens of microseconds late on a virtual machine.
+ * a timerfd wakes tens of microseconds late on a virtual machine. The
+ * polling is metered (run/spin.h): a quarter of one CPU at most.
  */
 #define TS_SPIN_NS (30 * TS_NSEC_PER_USEC)
 
@@ -96,7 +98,9 @@ struct ts_shaper {
 	ts_ns_t origin, now, end;
 	ts_ns_t (*clock)(void); /* read after the verdicts went out; ts_clock_now by default */
 	int epfd, tfd, sfd;
-	ts_ns_t armed; /* deadline the timerfd is armed for, TS_NEVER if none */
+	ts_ns_t armed;	     /* deadline the timerfd is armed for, TS_NEVER if none */
+	struct ts_spin spin; /* the poll spin's CPU bound (run/spin.h) */
+	ts_ns_t spun_for;    /* deadline whose spin is paid for, TS_NEVER if none */
 	pid_t child;
 	int child_status; /* wait status */
 	bool child_done;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "run/json.h"
+#include "run/rt.h"
 #include "run/summary.h"
 #include "run/tsq.h"
 #include "tasshape/units.h"
@@ -207,6 +208,34 @@ static void json_wifi(struct json_object *out, const struct ts_summary *s, const
 	ts_json_put(out, "wifi6", o, nomem);
 }
 
+/* How the loop was scheduled; a refusal is a warning, said here and nowhere else. */
+static void print_rt(FILE *f, const struct ts_rt *rt)
+{
+	char line[320];
+
+	if (!rt)
+		return;
+	ts_rt_describe(rt, line, sizeof(line));
+	if (rt->want && rt->note[0])
+		fprintf(f, "WARNING: real-time scheduling of the shaper: %s; %s\n", rt->note,
+			rt->prio
+				? "it ran as SCHED_FIFO, but page faults may delay releases"
+				: "it ran with normal scheduling, so other processes can delay its "
+				  "releases");
+	else
+		fprintf(f, "shaper scheduling: %s\n", line);
+}
+
+struct ts_fidelity ts_summary_fidelity(const struct ts_summary *s, int i)
+{
+	const struct ts_dir_extra *x = &s->extra[i];
+
+	return (struct ts_fidelity){.have_release_err = x->have_release_err,
+				    .release_err_p99_ns = x->release_err_p99,
+				    .unexplained = x->unexplained,
+				    .kernel_drops = x->kernel_dropped + x->user_dropped};
+}
+
 void ts_summary_print(FILE *f, const struct ts_summary *s)
 {
 	ts_ns_t dt = s->end - s->start;
@@ -218,6 +247,8 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 	for (i = 0; i < 2; i++) {
 		const struct ts_dir *d = s->dir[i];
 		const struct ts_dir_extra *x = &s->extra[i];
+		struct ts_fidelity fid = ts_summary_fidelity(s, i);
+		char why[96];
 		struct dir_tot t;
 
 		if (!d)
@@ -283,14 +314,13 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 			fprintf(f, "  WARNING: unexplained drops: %" PRIu64 "\n", x->unexplained);
 		else
 			fprintf(f, "  unexplained drops: 0\n");
-		if (x->unexplained || x->kernel_dropped || x->user_dropped ||
-		    (x->have_release_err && x->release_err_p99 > ts_fell_behind_limit(s->base_rtt)))
+		if (ts_fell_behind(&fid, why, sizeof(why)))
 			fprintf(f,
-				"  WARNING: the emulator fell behind (release timing p99 above "
-				"%" PRIu64 " us, or packets lost outside the model): this run's "
-				"timing is not trustworthy\n",
-				ts_fell_behind_limit(s->base_rtt) / 1000);
+				"  WARNING: the emulator fell behind (%s): "
+				"this run's timing is not trustworthy\n",
+				why);
 	}
+	print_rt(f, s->rt);
 }
 
 static struct json_object *json_stages(const struct ts_dir *d, bool *nomem)
@@ -331,6 +361,8 @@ static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nom
 	const struct ts_dir_extra *x = &s->extra[i];
 	ts_ns_t dt = s->end - s->start;
 	struct json_object *o = json_object_new_object(), *drops, *rel;
+	struct ts_fidelity fid;
+	char why[96];
 	struct dir_tot t;
 	int c;
 
@@ -375,6 +407,12 @@ static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nom
 		}
 		ts_json_put(o, "release_error_ns", rel, nomem);
 	}
+	fid = ts_summary_fidelity(s, i);
+	/* The one rule's verdict (run/fidelity.h), null when the direction kept its timing. */
+	if (ts_fell_behind(&fid, why, sizeof(why)))
+		ts_json_put(o, "fell_behind", json_object_new_string(why), nomem);
+	else if (json_object_object_add(o, "fell_behind", NULL) < 0)
+		*nomem = true;
 	return o;
 }
 
@@ -399,6 +437,8 @@ struct json_object *ts_summary_json_object(const struct ts_summary *s)
 	}
 	ts_json_put(root, "directions", dirs, &nomem);
 	dirs = NULL;
+	if (s->rt)
+		ts_json_put(root, "scheduling", ts_rt_json(s->rt, &nomem), &nomem);
 	if (nomem)
 		goto fail;
 	return root;

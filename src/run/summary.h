@@ -11,7 +11,10 @@
 #include <json-c/json.h>
 #include <stdio.h>
 
+#include "run/fidelity.h"
 #include "tasshape/link.h"
+
+struct ts_rt;
 
 /* What the runtime adds to the model's counters (zero in a simulation). */
 struct ts_dir_extra {
@@ -31,21 +34,14 @@ struct ts_summary {
 	const struct ts_dir *dir[2];
 	struct ts_dir_extra extra[2];
 	const struct ts_tsq *tsq; /* the station's TSQ budget (run/tsq.h), or NULL */
-	ts_ns_t base_rtt; /* the link's two-way delay, for the fell-behind rule; 0: unknown */
+	const struct ts_rt *rt;	  /* how the shaper was scheduled (run/rt.h), or NULL */
 };
 
 /*
- * Did the emulator fall behind (the rule `tasshape exp` flags runs by):
- * release timing error p99 above max(200 us, 2% of the base RTT), or any
- * unexplained or kernel drop. Times in ns.
+ * ts_summary_fidelity - direction @i's counters in the form the one
+ * fell-behind rule (run/fidelity.h) judges.
  */
-#define TS_FELL_BEHIND_FLOOR_NS 200000
-static inline uint64_t ts_fell_behind_limit(ts_ns_t base_rtt)
-{
-	uint64_t pct = base_rtt > 0 ? (uint64_t)base_rtt / 50 : 0;
-
-	return pct > TS_FELL_BEHIND_FLOOR_NS ? pct : TS_FELL_BEHIND_FLOOR_NS;
-}
+struct ts_fidelity ts_summary_fidelity(const struct ts_summary *s, int i);
 
 void ts_summary_print(FILE *f, const struct ts_summary *s);
 

@@ -44,6 +44,26 @@ static void parse_ok(struct ts_exp_spec *s, const char *text)
 	TSU_EQ(ret, 0);
 }
 
+/* "rt-priority = off" reaches the wrapper as --rt-priority off; a priority as given. */
+static void test_spec_rt_priority(void)
+{
+	struct ts_exp_spec s;
+	const struct ts_exp_link *l;
+
+	parse_ok(&s, "[matrix]\ncca = cubic\nlink = a, b\ntest = tcp_upload\n"
+		     "[link a]\ntrace = const:10mbit\nrt-priority = off\n"
+		     "[link b]\ntrace = const:10mbit\nrt-priority = 49\n");
+	l = ts_exp_spec_link(&s, "a");
+	CU_ASSERT_FATAL(l != NULL);
+	TSU_EQ(l->argc, 4);
+	CU_ASSERT_STRING_EQUAL(l->argv[2], "--rt-priority");
+	CU_ASSERT_STRING_EQUAL(l->argv[3], "off");
+	l = ts_exp_spec_link(&s, "b");
+	CU_ASSERT_FATAL(l != NULL);
+	CU_ASSERT_STRING_EQUAL(l->argv[3], "49");
+	ts_exp_spec_free(&s);
+}
+
 static void test_spec_values(void)
 {
 	struct ts_exp_spec s;
@@ -124,6 +144,13 @@ static void test_spec_errors(void)
 	reject(BASE "once = maybe\n", 7, "expected true or false");
 	reject(BASE "delay = 1ms\ndelay = 2ms\n", 8, "delay given twice");
 	reject(BASE "seed = 3\n", 7, "[experiment] seed");
+	/* The shaper's scheduling rides in a link section; off or 1-49 only. */
+	reject(BASE "rt-priority = 50\n", 7,
+	       "--rt-priority: '50' (expected off or a priority 1-49)");
+	reject(BASE "rt-priority = 0\n", 7, "--rt-priority: '0'");
+	reject(BASE "rt-priority = 10x\n", 7, "--rt-priority: '10x'");
+	reject(BASE "rt-priority = -3\n", 7, "--rt-priority: '-3'");
+	reject(BASE "rt-priority = +3\n", 7, "--rt-priority: '+3'");
 	/*
 	 * Found by fuzz_exp_spec: a --mac spec that does not split, or names
 	 * another MAC, read on (argp_error returns here) and used the unparsed
@@ -455,6 +482,7 @@ static const struct tsu_test tests[] = {
 	{"spec values", test_spec_values},
 	{"spec defaults", test_spec_defaults},
 	{"spec errors name file, line, expectation", test_spec_errors},
+	{"rt-priority in a link section", test_spec_rt_priority},
 	{"matrix, ids, interleaved order, seeds", test_plan_matrix},
 	{"shuffle: seeded, per round", test_plan_shuffle},
 	{"--only, overrides, shards", test_plan_only_and_overrides},

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#include "run/json.h"
+#include "run/rt.h"
+
+#define RT_RUNTIME_PATH "/proc/sys/kernel/sched_rt_runtime_us"
+
+void ts_rt_init(struct ts_rt *rt, int want)
+{
+	memset(rt, 0, sizeof(*rt));
+	rt->want = want;
+}
+
+long ts_rt_budget(void)
+{
+	char buf[32], *end;
+	FILE *f = fopen(RT_RUNTIME_PATH, "re");
+	long v = -ENOENT;
+
+	if (!f)
+		return -ENOENT;
+	if (fgets(buf, sizeof(buf), f)) {
+		errno = 0;
+		v = strtol(buf, &end, 10);
+		if (errno || end == buf || (*end && *end != '\n') || v < -1)
+			v = -ENOENT;
+	}
+	fclose(f);
+	return v;
+}
+
+/* RLIMIT_MEMLOCK for the note: what mlockall ran into without CAP_IPC_LOCK. */
+static void memlock_limit(char *buf, size_t len)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		snprintf(buf, len, "unlimited");
+	else
+		snprintf(buf, len, "%" PRIu64 " KiB", (uint64_t)rl.rlim_cur / 1024);
+}
+
+int ts_rt_enter(struct ts_rt *rt)
+{
+	struct sched_param sp = {.sched_priority = rt->want};
+	char lim[32];
+	int ret = 0;
+
+	rt->entered = true;
+	if (!rt->want)
+		return 0;
+	rt->old_policy = sched_getscheduler(0);
+	if (rt->old_policy < 0 || sched_getparam(0, &rt->old_param) < 0) {
+		ret = -errno;
+		snprintf(rt->note, sizeof(rt->note), "sched_getscheduler: %s", strerror(errno));
+		return ret;
+	}
+	/*
+	 * Without group scheduling the kernel accepts SCHED_FIFO at a zero
+	 * budget and then never runs the task: ask first rather than hang.
+	 */
+	if (ts_rt_budget() == 0) {
+		snprintf(rt->note, sizeof(rt->note),
+			 "kernel.sched_rt_runtime_us is 0: real-time tasks get no CPU time");
+		return -EPERM;
+	}
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0) {
+		ret = -errno;
+		snprintf(rt->note, sizeof(rt->note), "SCHED_FIFO %d refused: %s%s", rt->want,
+			 strerror(errno),
+			 errno == EPERM ? " (no CAP_SYS_NICE, or no real-time budget in this "
+					  "cgroup: cpu.rt_runtime_us)"
+					: "");
+		return ret;
+	}
+	rt->prio = rt->want;
+	/*
+	 * MCL_CURRENT faults in the descriptor pool (64 bytes each: 12 MiB at
+	 * the default 196,608) and the NFQUEUE buffers once, before the first
+	 * packet, rather than on the packet path; MCL_FUTURE keeps later
+	 * mappings (captures, logs) resident too. Children do not inherit it.
+	 */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
+		ret = -errno;
+		memlock_limit(lim, sizeof(lim));
+		snprintf(rt->note, sizeof(rt->note),
+			 "memory not locked: mlockall: %s (RLIMIT_MEMLOCK %s, no CAP_IPC_LOCK?)",
+			 strerror(errno), lim);
+		return ret;
+	}
+	rt->locked = true;
+	return 0;
+}
+
+void ts_rt_leave(struct ts_rt *rt)
+{
+	if (rt->left)
+		return;
+	rt->left = true;
+	if (rt->locked)
+		munlockall();
+	if (rt->prio)
+		sched_setscheduler(0, rt->old_policy, &rt->old_param);
+}
+
+int ts_rt_probe(char *why, size_t len)
+{
+	struct ts_rt rt;
+	int ret;
+
+	ts_rt_init(&rt, TS_RT_PRIO_DEFAULT);
+	ret = ts_rt_enter(&rt);
+	ts_rt_leave(&rt);
+	snprintf(why, len, "%s", rt.note);
+	return ret;
+}
+
+void ts_rt_describe(const struct ts_rt *rt, char *buf, size_t len)
+{
+	if (!rt->want)
+		snprintf(buf, len, "normal (--rt-priority off)");
+	else if (rt->prio)
+		snprintf(buf, len, "SCHED_FIFO %d, memory %s", rt->prio,
+			 rt->locked ? "locked" : "not locked");
+	else
+		snprintf(buf, len, "normal: %s", rt->note);
+}
+
+struct json_object *ts_rt_json(const struct ts_rt *rt, bool *nomem)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o) {
+		*nomem = true;
+		return NULL;
+	}
+	ts_json_put(o, "requested",
+		    rt->want ? json_object_new_int(rt->want) : json_object_new_string("off"),
+		    nomem);
+	if (rt->entered) {
+		ts_json_put(o, "policy",
+			    json_object_new_string(rt->prio ? "SCHED_FIFO" : "SCHED_OTHER"), nomem);
+		ts_json_put(o, "priority", json_object_new_int(rt->prio), nomem);
+		ts_json_put(o, "memory_locked", json_object_new_boolean(rt->locked), nomem);
+	}
+	if (rt->note[0])
+		ts_json_put(o, "note", json_object_new_string(rt->note), nomem);
+	else if (json_object_object_add(o, "note", NULL) < 0)
+		*nomem = true;
+	return o;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Real-time scheduling of the thread that releases verdicts (the event
+ * loop, run/shaper.c). A release is only as punctual as the wake-up that
+ * sends it: as SCHED_OTHER the loop waits behind every runnable process of
+ * its CPU (release p99 4.16 ms with two busy loops on a 2-core host, 0.19
+ * ms as SCHED_FIFO; docs/datapath.md, "Real-time scheduling").
+ *
+ * The loop runs SCHED_FIFO at a modest priority, as chronyd does with -P
+ * and -m (SCHED_FIFO and mlockall), with SCHED_RESET_ON_FORK so that every
+ * process started while it runs gets normal scheduling back, and with its
+ * memory locked (no page fault on the packet path). Where the kernel
+ * refuses (no CAP_SYS_NICE, no real-time budget: kernel.sched_rt_runtime_us
+ * or the cgroup's cpu.rt_runtime_us at 0, a container), the run goes on
+ * with normal scheduling and the reason is kept for the summary and the
+ * manifest.
+ */
+#ifndef TS_RUN_RT_H
+#define TS_RUN_RT_H
+
+#include <json-c/json.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * 10: above every SCHED_OTHER process, below the kernel's threaded
+ * interrupt handlers (SCHED_FIFO 50), which deliver the very packets the
+ * shaper queues, and below its per-CPU stop/watchdog threads (99); it
+ * leaves the priorities around it to the user's own real-time tasks.
+ */
+#define TS_RT_PRIO_DEFAULT 10
+#define TS_RT_PRIO_MAX	   49 /* --rt-priority at most: still below threaded interrupts */
+
+struct ts_rt {
+	int want;	/* --rt-priority asked: 1..TS_RT_PRIO_MAX, 0: off */
+	int prio;	/* SCHED_FIFO priority in force, 0: normal scheduling */
+	bool locked;	/* mlockall in force */
+	bool entered;	/* ts_rt_enter ran (the manifest's first write comes before) */
+	bool left;	/* ts_rt_leave ran: prio and locked still say how the run went */
+	char note[256]; /* why the run went without what was asked; "" when it did not */
+	int old_policy; /* restored by ts_rt_leave */
+	struct sched_param old_param;
+};
+
+/* --rt-priority as given (@want: 0 off, else the priority); nothing changes yet. */
+void ts_rt_init(struct ts_rt *rt, int want);
+
+/*
+ * ts_rt_enter - the calling thread to SCHED_FIFO rt->want (with
+ * SCHED_RESET_ON_FORK) and its memory locked. Never fails the run: what
+ * the kernel refused is written to rt->note and the thread keeps (or gets
+ * back) normal scheduling. Returns 0 when everything asked is in force,
+ * a negative errno otherwise (the first refusal).
+ */
+int ts_rt_enter(struct ts_rt *rt);
+
+/*
+ * Back to the scheduling before ts_rt_enter, memory unlocked (teardown
+ * needs neither). rt->prio and rt->locked keep saying how the run went.
+ */
+void ts_rt_leave(struct ts_rt *rt);
+
+/*
+ * ts_rt_budget - the kernel's real-time budget: kernel.sched_rt_runtime_us
+ * (-1: no throttling), or -ENOENT when it cannot be read. Used by
+ * ts_rt_enter and `tasshape doctor`.
+ */
+long ts_rt_budget(void);
+
+/*
+ * ts_rt_probe - would ts_rt_enter at TS_RT_PRIO_DEFAULT succeed here? Tries
+ * it on the calling thread and puts everything back. Returns 0, or a
+ * negative errno with the reason in @why (`tasshape doctor`).
+ */
+int ts_rt_probe(char *why, size_t len);
+
+/* {"requested","policy","priority","memory_locked","note"} for the summary and manifest. */
+struct json_object *ts_rt_json(const struct ts_rt *rt, bool *nomem);
+
+/* One line for the human summary: "SCHED_FIFO 10, memory locked" or the refusal. */
+void ts_rt_describe(const struct ts_rt *rt, char *buf, size_t len);
+
+#endif
