@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Running gnuplot (see gnuplot.h): no shell, a fixed environment, the image on a given descriptor. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -181,4 +182,70 @@ int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int time
 	if (ret)
 		ts_err_set(err, "gnuplot stopped reading its script: %s", strerror(-ret));
 	return ret;
+}
+
+int ts_gnuplot_tmp_open(struct ts_gnuplot_tmp *t, struct ts_err *err)
+{
+	const char *base = getenv("TMPDIR");
+	int ret;
+
+	t->dfd = -1;
+	if (!base || base[0] != '/' || strlen(base) > 200)
+		base = "/tmp";
+	snprintf(t->dir, sizeof(t->dir), "%s/tasshape-gnuplot-XXXXXX", base);
+	if (!mkdtemp(t->dir)) {
+		ret = -errno;
+		ts_err_set(err, "%s: cannot create a private directory: %s", t->dir,
+			   strerror(errno));
+		return ret;
+	}
+	t->dfd = open(t->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (t->dfd < 0) {
+		ret = -errno;
+		ts_err_set(err, "%s: %s", t->dir, strerror(errno));
+		rmdir(t->dir);
+		return ret;
+	}
+	return 0;
+}
+
+FILE *ts_gnuplot_tmp_file(struct ts_gnuplot_tmp *t, const char *name, char *path, size_t len)
+{
+	FILE *f;
+	int fd;
+
+	if (strchr(name, '/') || snprintf(path, len, "%s/%s", t->dir, name) >= (int)len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	fd = openat(t->dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+void ts_gnuplot_tmp_close(struct ts_gnuplot_tmp *t)
+{
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	if (t->dfd < 0)
+		return;
+	/* Every file in it is ours: the directory was made 0700 by mkdtemp. */
+	fd = dup(t->dfd);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(t->dfd, e->d_name, 0);
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	close(t->dfd);
+	t->dfd = -1;
+	rmdir(t->dir);
 }

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tasshape/err.h"
 #include "tasshape/text.h"
@@ -52,5 +53,28 @@ bool ts_gnuplot_available(void);
  */
 int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int timeout_ms,
 		   struct ts_err *err);
+
+/*
+ * A private directory for the data files gnuplot reads: made by mkdtemp
+ * (mode 0700) under $TMPDIR (an absolute path) or /tmp, its files created
+ * with O_EXCL and O_NOFOLLOW, the whole removed by ts_gnuplot_tmp_close.
+ */
+struct ts_gnuplot_tmp {
+	char dir[256];
+	int dfd; /* -1: not open */
+};
+
+/* ts_gnuplot_tmp_open - make the directory. 0 or a negative errno with @err. */
+int ts_gnuplot_tmp_open(struct ts_gnuplot_tmp *t, struct ts_err *err);
+
+/*
+ * ts_gnuplot_tmp_file - create the new file @name (a plain name) in the
+ * directory for writing; its full path into @path (for the script, through
+ * ts_gnuplot_quote). NULL with errno set on failure.
+ */
+FILE *ts_gnuplot_tmp_file(struct ts_gnuplot_tmp *t, const char *name, char *path, size_t len);
+
+/* ts_gnuplot_tmp_close - remove the files and the directory. Safe when not open. */
+void ts_gnuplot_tmp_close(struct ts_gnuplot_tmp *t);
 
 #endif

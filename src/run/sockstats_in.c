@@ -226,12 +226,6 @@ int ts_sockstats_in_line(struct ts_sockstats_in *r, const char *line, size_t len
 		else if ((ret = field(r, &f, k, row, err)))
 			return ret;
 	}
-	if (row->v[TS_SS_TIME] < r->last_t) {
-		ts_err_set(err, "%s:%lu: time_s %.17g goes back (the line before: %.17g)", r->name,
-			   r->line, row->v[TS_SS_TIME], r->last_t);
-		return -EINVAL;
-	}
-	r->last_t = row->v[TS_SS_TIME];
 	return 1;
 }
 

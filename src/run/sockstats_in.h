@@ -9,7 +9,8 @@
  * or empty; the strings are what the writer can write: a flow of
  * address characters, addresses that parse, a known TCP state, a
  * congestion control name of [a-z0-9_], a station mode of emulated or
- * kernel. time_s never goes back. Absent columns read as NAN or "".
+ * kernel. Absent columns read as NAN or "". Rows are not required to be
+ * in time order (excerpts of several runs' files are).
  */
 #ifndef TS_RUN_SOCKSTATS_IN_H
 #define TS_RUN_SOCKSTATS_IN_H
@@ -65,7 +66,6 @@ struct ts_sockstats_in {
 	unsigned long line;
 	size_t ncols;
 	int col[TS_SS__N];
-	double last_t;
 };
 
 void ts_sockstats_in_init(struct ts_sockstats_in *r, const char *name);
