@@ -231,6 +231,8 @@ static int flow_row(void *ctx, const struct ts_sockstats_row *r)
 	char name[32];
 	int k;
 
+	if (!r->flow[0]) /* a file without the flow column: nothing to tell flows apart */
+		return 0;
 	for (k = 0; k < p->nflows && strcmp(p->keys[k], r->flow); k++)
 		;
 	if (k == MAX_FLOWS)

@@ -4,7 +4,7 @@
  * (sockstats.csv, --sockstats FILE; its columns are described in
  * sockstats_out.h), for everything that reads them back (tasshape plot,
  * the experiment executor). Strict, as stats_in.h: the header names
- * time_s and flow, each once; every row has the header's field count;
+ * time_s (a reader that needs more columns checks col[]), no column twice; every row has the header's field count;
  * numbers are plain decimals (integers where the writer writes integers)
  * or empty; the strings are what the writer can write: a flow of
  * address characters, addresses that parse, a known TCP state, a
