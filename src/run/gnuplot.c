@@ -162,7 +162,7 @@ int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int time
 	sigaction(SIGPIPE, &old, NULL);
 	wret = reap(pid, ret == -ETIMEDOUT ? now_ms() : deadline, &status);
 	if (wret == -ETIMEDOUT || ret == -ETIMEDOUT) {
-		ts_err_set(err, "gnuplot: no image after %u s: stopped", timeout_ms / 1000);
+		ts_err_set(err, "gnuplot: no image after %u ms: stopped", timeout_ms);
 		return -ETIMEDOUT;
 	}
 	if (wret) {
