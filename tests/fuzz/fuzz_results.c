@@ -41,6 +41,20 @@
 /* A private directory for the file-based readers, made once. */
 static char dir[64];
 
+/* At exit (libFuzzer ends with exit()): the private directory and what the targets wrote. */
+static void remove_dir(void)
+{
+	static const char *const files[] = {"c/rep-1/result.json", "experiment.json", "c/rep-1",
+					    "c", ""};
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		remove(path);
+	}
+}
+
 static void write_file(const char *path, const char *data, size_t size)
 {
 	FILE *f = fopen(path, "w");
@@ -216,6 +230,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(mkdir(path, 0700) == 0);
 		snprintf(path, sizeof(path), "%s/c/rep-1", dir);
 		CHECK(mkdir(path, 0700) == 0);
+		atexit(remove_dir);
 	}
 	text = malloc(size);
 	if (!text)
