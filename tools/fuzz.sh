@@ -90,6 +90,19 @@ seed() {
 		{ printf '\3'; cat "$x/summary.json"; } >"$dir/summary"
 		{ printf '\4'; cat "$x/sockstats.csv"; } >"$dir/sockstats"
 		;;
+	fuzz_results) # first byte: 0 stats.csv, 1 sockstats.csv, 2 result.json, 3 experiment.json,
+		# 4 a run's result.json in an experiment directory, 5 a string for ts_gnuplot_quote
+		local x=tests/data/exp tmp r
+		tmp=$(mktemp -d)
+		python3 tests/interop/make_results.py "$tmp" tcp_upload >/dev/null
+		r=$(find "$tmp" -name result.json | sort | head -1)
+		{ printf '\0'; cat "$(dirname "$r")/stats.csv"; } >"$dir/stats"
+		{ printf '\1'; cat "$x/sockstats.csv"; } >"$dir/sockstats"
+		{ printf '\2'; cat "$r"; } >"$dir/result"
+		{ printf '\3'; cat "$tmp/experiment.json"; } >"$dir/experiment"
+		{ printf '\4'; cat "$r"; } >"$dir/run"
+		rm -rf "$tmp"
+		;;
 	fuzz_import_mahimahi)
 		{ printf '\0'; cat "$imp"/mm_up.mahi; printf '\f'; cat "$imp"/mm_down.mahi; } >"$dir/pair"
 		{ printf '\2'; cat "$imp"/mm_up.mahi; } >"$dir/one-up"
@@ -120,6 +133,7 @@ dict_of() {
 	fuzz_link | fuzz_wifi6) echo tests/fuzz/link.dict ;;
 	fuzz_exp | fuzz_exp_spec | fuzz_exp_check) echo tests/fuzz/exp.dict ;;
 	fuzz_import_*) echo tests/fuzz/import.dict ;;
+	fuzz_results) echo tests/fuzz/results.dict ;;
 	esac
 }
 
@@ -147,6 +161,7 @@ run() {
 	case $name in
 	fuzz_units | fuzz_trace_const | fuzz_wifi6 | fuzz_exp_check) args+=(-max_len=600) ;;
 	fuzz_exp) args+=(-max_len=8192) ;; # it takes at most 8192 bytes itself
+	fuzz_results) args+=(-max_len=16384) ;; # a result.json of a short run
 	*) args+=("-max_len=${FUZZ_MAX_LEN:-4096}") ;;
 	esac
 	for log in $(logs "$name"); do

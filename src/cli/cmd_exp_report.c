@@ -10,15 +10,23 @@
  * queueing delay, and cwnd and pacing rate from the socket statistics.
  * Every figure has its data file beside it (NAME.dat), holding the
  * numbers of the summary; a figure without data says so in the picture.
+ *
+ * An experiment directory is untrusted input: gnuplot (run/gnuplot.h, one
+ * process per picture, the picture on its standard output) reads only
+ * the .dat files written here, stats.csv is read by its strict reader
+ * (run/stats_in.h), and every string that enters a script (a test name,
+ * a configuration id, a flow name, a path) goes through
+ * ts_gnuplot_quote().
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -28,28 +36,17 @@
 #include "exp/report.h"
 #include "exp/rjson.h"
 #include "exp/summary.h"
+#include "run/gnuplot.h"
+#include "run/stats_in.h"
 
-/* Room for a gnuplot command naming three data files of PATH_MAX each. */
-#define BODY_LEN (4 * PATH_MAX + 4096)
-#define REF_LEN	 (PATH_MAX + 300)
+#define REF_LEN (PATH_MAX + 300)
 
 struct report {
 	const char *dir, *out;
-	FILE *gp, *md;
+	FILE *md;
 	unsigned figures, nodata;
+	int bad; /* a picture was not drawn, or an input file was malformed */
 };
-
-/* A gnuplot single-quoted string: quotes doubled. */
-static void gp_str(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
-}
 
 static FILE *open_data(const struct report *r, const char *name)
 {
@@ -59,42 +56,66 @@ static FILE *open_data(const struct report *r, const char *name)
 	return fopen(path, "w");
 }
 
+/* One picture: the script @b into the new file @path. Returns 0 or -1 (said why). */
+static int draw(const char *path, const struct ts_text *b)
+{
+	struct ts_err err;
+	int fd, ret = -1;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		ts_cli_error("exp report: %s: %s", path, strerror(errno));
+	else if (b->oom)
+		ts_cli_error("exp report: %s: out of memory", path);
+	else if (ts_gnuplot_run(b->p, b->len, fd, TS_GNUPLOT_TIMEOUT_MS, &err) < 0)
+		ts_cli_error("exp report: %s: %s", path, err.msg);
+	else
+		ret = 0;
+	if (fd >= 0 && close(fd) && !ret) {
+		ts_cli_error("exp report: %s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	if (ret && fd >= 0)
+		unlink(path); /* no half picture left behind */
+	return ret;
+}
+
 /* Plot @body twice, as NAME.png and NAME.svg; @nodata: a picture that says why instead. */
-static void figure(struct report *r, const char *name, const char *title, const char *body,
-		   const char *nodata)
+static void figure(struct report *r, const char *name, const char *title,
+		   const struct ts_text *body, const char *nodata)
 {
 	int svg;
 
 	for (svg = 0; svg < 2; svg++) {
 		char path[REF_LEN];
+		struct ts_text b;
 
+		ts_text_init(&b);
 		if (svg)
-			fputs("set terminal svg size 1000,600 dynamic noenhanced font 'Sans,11'\n",
-			      r->gp);
+			ts_text_printf(&b, "set terminal svg size 1000,600 dynamic noenhanced font "
+					   "'Sans,11'\n");
 		else
-			fputs("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal "
-			      "pngcairo "
-			      "size 1000,600 noenhanced font 'Sans,10' } else { set terminal png "
-			      "size "
-			      "1000,600 noenhanced }\n",
-			      r->gp);
-		snprintf(path, sizeof(path), "%s/%s.%s", r->out, name, svg ? "svg" : "png");
-		fputs("reset\nset output ", r->gp);
-		gp_str(r->gp, path);
-		fputs("\nset title ", r->gp);
-		gp_str(r->gp, title);
-		fputc('\n', r->gp);
+			ts_text_printf(&b, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set "
+					   "terminal pngcairo size 1000,600 noenhanced font "
+					   "'Sans,10' } else { set terminal png size 1000,600 "
+					   "noenhanced }\n");
+		ts_text_printf(&b, "set title ");
+		ts_gnuplot_quote(&b, title);
+		ts_text_printf(&b, "\n");
 		if (nodata) {
-			fputs("unset border\nunset tics\nunset key\nset label 1 ", r->gp);
-			gp_str(r->gp, nodata);
-			fputs(" at graph 0.5, 0.5 center font ',16'\nplot [0:1] [0:1] NaN "
-			      "notitle\n",
-			      r->gp);
+			ts_text_printf(&b, "unset border\nunset tics\nunset key\nset label 1 ");
+			ts_gnuplot_quote(&b, nodata);
+			ts_text_printf(&b, " at graph 0.5, 0.5 center font ',16'\nplot [0:1] [0:1] "
+					   "NaN notitle\n");
 		} else {
-			fputs("set grid\n", r->gp);
-			fputs(body, r->gp);
+			ts_text_printf(&b, "set grid\n");
+			ts_text_add(&b, body->p, body->len);
+			b.oom |= body->oom;
 		}
-		fputs("unset output\n", r->gp);
+		snprintf(path, sizeof(path), "%s/%s.%s", r->out, name, svg ? "svg" : "png");
+		if (draw(path, &b))
+			r->bad = 1;
+		ts_text_fini(&b);
 	}
 	fprintf(r->md, "\n### %s\n\n![%s](%s.png)\n\n[SVG](%s.svg) · data: [%s.dat](%s.dat)%s%s\n",
 		title, title, name, name, name, name, nodata ? " · **no data**: " : "",
@@ -104,57 +125,80 @@ static void figure(struct report *r, const char *name, const char *title, const 
 		r->nodata++;
 }
 
-static void file_ref(char *buf, size_t len, const struct report *r, const char *name)
+/*
+ * The stem of a figure's files: the test's name, which comes from the results directory,
+ * with every character but [A-Za-z0-9_+=,.-] (and a leading dot) as '_', so that it names
+ * a file in the report directory and nothing else; then @suffix, @arg.
+ */
+static void __attribute__((format(printf, 4, 5)))
+stem(char *buf, size_t len, const char *test, const char *suffix, ...)
 {
-	int n = snprintf(buf, len, "'");
+	static const char ok[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+=,.-";
+	size_t n = 0;
+	va_list ap;
 
-	for (const char *p = r->out; *p && n + 3 < (int)len; p++) {
-		if (*p == '\'')
-			buf[n++] = '\'';
-		buf[n++] = *p;
-	}
-	snprintf(buf + n, len - (size_t)n, "/%s.dat'", name);
+	for (; *test && n + 1 < len && n < 100; test++, n++)
+		buf[n] = strchr(ok, *test) && !(n == 0 && *test == '.') ? *test : '_';
+	buf[n] = '\0';
+	va_start(ap, suffix);
+	vsnprintf(buf + n, len - n, suffix, ap);
+	va_end(ap);
 }
 
-/* Space-separated configuration ids, for gnuplot's word(). */
-static void ids_var(FILE *gp, const struct ts_rep_test *t)
+/* The data file NAME.dat of the report, as a quoted gnuplot string, into @b. */
+static void file_ref(struct ts_text *b, const struct report *r, const char *name)
+{
+	char path[REF_LEN];
+
+	snprintf(path, sizeof(path), "%s/%s.dat", r->out, name);
+	ts_gnuplot_quote(b, path);
+}
+
+/* The configuration ids as a gnuplot array ids[1..n], for the keys. */
+static void ids_var(struct ts_text *b, const struct ts_rep_test *t)
 {
 	size_t i;
 
-	fputs("ids = '", gp);
-	for (i = 0; i < t->n; i++)
-		fprintf(gp, "%s%s", i ? " " : "", t->c[i].id);
-	fputs("'\n", gp);
+	ts_text_printf(b, "array ids[%zu]\n", t->n ? t->n : 1);
+	for (i = 0; i < t->n; i++) {
+		ts_text_printf(b, "ids[%zu] = ", i + 1);
+		ts_gnuplot_quote(b, t->c[i].id);
+		ts_text_printf(b, "\n");
+	}
 }
 
 static void box_figures(struct report *r, const struct ts_rep_test *t)
 {
-	char name[256], title[512], body[BODY_LEN], ref[REF_LEN];
+	char name[256], title[512];
+	struct ts_text b;
 	int up, udp;
 
+	ts_text_init(&b);
 	for (up = 1; up >= 0; up--) {
 		FILE *f;
 		size_t have;
 
-		snprintf(name, sizeof(name), "%s-throughput-%s", t->test, up ? "up" : "down");
+		stem(name, sizeof(name), t->test, "-throughput-%s", up ? "up" : "down");
 		f = open_data(r, name);
 		if (!f)
 			continue;
 		have = ts_rep_write_throughput(f, t, up);
 		fclose(f);
-		file_ref(ref, sizeof(ref), r, name);
-		snprintf(
-			body, sizeof(body),
-			"set ylabel 'Mbit/s (per run, sum of the flows)'\nset xtics rotate by -20\n"
-			"set boxwidth 0.5\nset xrange [-0.6:%zu.6]\nset key top right\n"
-			"plot %s using 1:6:5:9:8:xtic(2) with candlesticks "
-			"title 'min, q1-q3, max' whiskerbars 0.5, '' using 1:7:7:7:7 with "
-			"candlesticks lt -1 lw 2 "
-			"title 'median', '' using 1:4 with points pt 7 ps 1.2 title 'mean'\n",
-			t->n ? t->n - 1 : 0, ref);
+		b.len = 0;
+		ts_text_printf(&b,
+			       "set ylabel 'Mbit/s (per run, sum of the flows)'\nset xtics rotate "
+			       "by -20\nset boxwidth 0.5\nset xrange [-0.6:%zu.6]\nset key top "
+			       "right\nplot ",
+			       t->n ? t->n - 1 : 0);
+		file_ref(&b, r, name);
+		ts_text_printf(&b, " using 1:6:5:9:8:xtic(2) with candlesticks title 'min, q1-q3, "
+				   "max' whiskerbars 0.5, '' using 1:7:7:7:7 with candlesticks lt "
+				   "-1 lw 2 title 'median', '' using 1:4 with points pt 7 ps 1.2 "
+				   "title 'mean'\n");
 		snprintf(title, sizeof(title), "%s: %s throughput per configuration", t->test,
 			 up ? "upload" : "download");
-		figure(r, name, title, body,
+		figure(r, name, title, &b,
 		       have ? NULL
 		       : up ? "no upload flows in these runs"
 			    : "no download flows in these runs");
@@ -163,173 +207,171 @@ static void box_figures(struct report *r, const struct ts_rep_test *t)
 		FILE *f;
 		size_t have;
 
-		snprintf(name, sizeof(name), "%s-latency-%s", t->test, udp ? "udp" : "icmp");
+		stem(name, sizeof(name), t->test, "-latency-%s", udp ? "udp" : "icmp");
 		f = open_data(r, name);
 		if (!f)
 			continue;
 		have = ts_rep_write_latency(f, t, udp);
 		fclose(f);
-		file_ref(ref, sizeof(ref), r, name);
-		snprintf(body, sizeof(body),
-			 "set ylabel 'ms (every sample under load)'\nset xtics rotate by -20\n"
-			 "set boxwidth 0.5\nset xrange [-0.6:%zu.6]\nset key top right\n"
-			 "plot %s using 1:6:5:9:8:xtic(2) with candlesticks "
-			 "title 'p5, p25-p75, p95' whiskerbars 0.5, '' using 1:7:7:7:7 with "
-			 "candlesticks lt -1 lw 2 "
-			 "title 'p50', '' using 1:10 with points pt 2 ps 1.2 title 'p99', '' using "
-			 "1:4 with points pt 7 ps 1.2 title 'mean'\n",
-			 t->n ? t->n - 1 : 0, ref);
+		b.len = 0;
+		ts_text_printf(&b,
+			       "set ylabel 'ms (every sample under load)'\nset xtics rotate by "
+			       "-20\nset boxwidth 0.5\nset xrange [-0.6:%zu.6]\nset key top "
+			       "right\nplot ",
+			       t->n ? t->n - 1 : 0);
+		file_ref(&b, r, name);
+		ts_text_printf(&b, " using 1:6:5:9:8:xtic(2) with candlesticks title 'p5, p25-p75, "
+				   "p95' whiskerbars 0.5, '' using 1:7:7:7:7 with candlesticks lt "
+				   "-1 lw 2 title 'p50', '' using 1:10 with points pt 2 ps 1.2 "
+				   "title 'p99', '' using 1:4 with points pt 7 ps 1.2 title "
+				   "'mean'\n");
 		snprintf(title, sizeof(title), "%s: %s latency under load per configuration",
 			 t->test, udp ? "UDP" : "ICMP");
-		figure(r, name, title, body,
+		figure(r, name, title, &b,
 		       have  ? NULL
 		       : udp ? "no UDP latency samples (irtt) under load in these runs"
 			     : "no ICMP latency samples under load in these runs");
 	}
+	ts_text_fini(&b);
 }
 
 static void cdf_scatter_figures(struct report *r, const struct ts_rep_test *t)
 {
-	char name[256], title[512], body[BODY_LEN], ref[REF_LEN], eref[REF_LEN];
-	char cref[REF_LEN];
+	char name[256], title[512], sname[256], ename[256], cname[256];
 	size_t have, have2;
+	struct ts_text b;
 	FILE *f;
 
-	snprintf(name, sizeof(name), "%s-latency-cdf", t->test);
+	ts_text_init(&b);
+	stem(name, sizeof(name), t->test, "-latency-cdf");
 	f = open_data(r, name);
 	if (f) {
 		have = ts_rep_write_cdf(f, t);
 		fclose(f);
-		file_ref(ref, sizeof(ref), r, name);
-		ids_var(r->gp, t);
-		snprintf(body, sizeof(body),
-			 "set xlabel 'ICMP latency under load (ms)'\nset ylabel 'cumulative "
-			 "fraction'\n"
-			 "set yrange [0:1]\nset key bottom right\n"
-			 "plot for [i=0:%zu] %s index i using 1:2 with lines lw 2 title word(ids, "
-			 "i+1)\n",
-			 t->n ? t->n - 1 : 0, ref);
+		ids_var(&b, t);
+		ts_text_printf(&b,
+			       "set xlabel 'ICMP latency under load (ms)'\nset ylabel 'cumulative "
+			       "fraction'\nset yrange [0:1]\nset key bottom right\nplot for "
+			       "[i=0:%zu] ",
+			       t->n ? t->n - 1 : 0);
+		file_ref(&b, r, name);
+		ts_text_printf(&b, " index i using 1:2 with lines lw 2 title ids[i+1]\n");
 		snprintf(title, sizeof(title), "%s: ICMP latency CDF under load", t->test);
-		figure(r, name, title, body,
+		figure(r, name, title, &b,
 		       have ? NULL : "no ICMP latency samples under load in these runs");
 	}
-	snprintf(name, sizeof(name), "%s-scatter", t->test);
-	f = open_data(r, name);
+	stem(sname, sizeof(sname), t->test, "-scatter");
+	stem(ename, sizeof(ename), t->test, "-ellipse");
+	stem(cname, sizeof(cname), t->test, "-centroid");
+	f = open_data(r, sname);
 	if (!f)
-		return;
+		goto out;
 	have = ts_rep_write_scatter(f, t);
 	fclose(f);
-	file_ref(ref, sizeof(ref), r, name);
-	snprintf(name, sizeof(name), "%s-ellipse", t->test);
-	f = open_data(r, name);
+	f = open_data(r, ename);
 	if (!f)
-		return;
+		goto out;
 	have2 = ts_rep_write_ellipse(f, t);
 	fclose(f);
-	file_ref(eref, sizeof(eref), r, name);
-	snprintf(name, sizeof(name), "%s-centroid", t->test);
-	f = open_data(r, name);
+	f = open_data(r, cname);
 	if (!f)
-		return;
+		goto out;
 	ts_rep_write_centroids(f, t);
 	fclose(f);
-	file_ref(cref, sizeof(cref), r, name);
-	ids_var(r->gp, t);
-	snprintf(body, sizeof(body),
-		 "set xlabel 'ICMP latency (ms)'\nset ylabel 'throughput, all flows (Mbit/s)'\n"
-		 "set key outside right\n"
-		 "plot for [i=0:%zu] %s index i using 1:2 with points pt 7 ps 0.4 lc i+1 title "
-		 "word(ids, i+1), for [i=0:%zu] %s index i using 1:2 with lines lw 2 lc i+1 "
-		 "notitle, %s using 4:5:($1+1) with points pt 9 ps 2.5 lc variable title "
-		 "'centroid'\n",
-		 t->n ? t->n - 1 : 0, ref, t->n ? t->n - 1 : 0, eref, cref);
+	b.len = 0;
+	ids_var(&b, t);
+	ts_text_printf(&b,
+		       "set xlabel 'ICMP latency (ms)'\nset ylabel 'throughput, all flows "
+		       "(Mbit/s)'\nset key outside right\nplot for [i=0:%zu] ",
+		       t->n ? t->n - 1 : 0);
+	file_ref(&b, r, sname);
+	ts_text_printf(&b,
+		       " index i using 1:2 with points pt 7 ps 0.4 lc i+1 title ids[i+1], for "
+		       "[i=0:%zu] ",
+		       t->n ? t->n - 1 : 0);
+	file_ref(&b, r, ename);
+	ts_text_printf(&b, " index i using 1:2 with lines lw 2 lc i+1 notitle, ");
+	file_ref(&b, r, cname);
+	ts_text_printf(&b, " using 4:5:($1+1) with points pt 9 ps 2.5 lc variable title "
+			   "'centroid'\n");
 	snprintf(title, sizeof(title),
 		 "%s: throughput against latency, one-sigma ellipse and centroid per configuration",
 		 t->test);
-	snprintf(name, sizeof(name), "%s-scatter", t->test);
-	figure(r, name, title, body,
+	figure(r, sname, title, &b,
 	       have && have2 ? NULL
 			     : "fewer than two per-second points (throughput and ICMP latency) "
 			       "under load");
+out:
+	ts_text_fini(&b);
+}
+
+struct link_ctx {
+	FILE *out;
+	int dir;
+	size_t rows;
+};
+
+/*
+ * A stats.csv row of the wanted direction: capacity and throughput (Mbit/s), queueing
+ * delay. Its time_s is the end of each window; a window is drawn at its centre, on the time
+ * axis of the socket samples (instants, same origin), so that both panels line up.
+ */
+static int link_row(void *ctx, const struct ts_stats_row *row)
+{
+	struct link_ctx *c = ctx;
+	double t = row->v[TS_STATS_TIME];
+
+	if (row->dir != c->dir)
+		return 0;
+	if (!isnan(row->v[TS_STATS_INTERVAL]))
+		t -= row->v[TS_STATS_INTERVAL] / 2;
+	fprintf(c->out, "%.3f %.6f %.6f %.3f %.3f\n", t, row->v[TS_STATS_CAPACITY] / 1e6,
+		row->v[TS_STATS_THROUGHPUT] / 1e6, row->v[TS_STATS_P50], row->v[TS_STATS_MAX]);
+	c->rows++;
+	return 0;
+}
+
+/* stats.csv of a run, per direction. Returns the rows, 0 without the file; -1 said why. */
+static long link_series(const char *rundir, FILE *out)
+{
+	struct link_ctx c = {.out = out};
+	char path[PATH_MAX];
+	struct ts_err err;
+	int ret = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", rundir, "stats.csv") >= (int)sizeof(path))
+		return 0;
+	for (c.dir = 0; c.dir < 2 && !ret; c.dir++) {
+		fprintf(out,
+			"%s# %s: t capacity_mbps throughput_mbps qdelay_p50_ms qdelay_max_ms\n",
+			c.dir ? "\n\n" : "", c.dir ? "downlink" : "uplink");
+		ret = ts_stats_in_file(path, link_row, &c, &err);
+	}
+	if (ret == -ENOENT)
+		return 0;
+	if (ret) {
+		ts_cli_error("exp report: %s: the run's link figure is drawn without it", err.msg);
+		return -1;
+	}
+	return (long)c.rows;
 }
 
 /*
- * stats.csv of a run: per direction, capacity and throughput (Mbit/s), queueing delay.
- * Its time_s is the end of each window; a window is drawn at its centre, on the time axis
- * of the socket samples (instants, same origin), so that both panels line up.
+ * The socket statistics of result.json: per flow, t cwnd pacing_mbps delivery_mbps; the
+ * flows' names as the gnuplot array flows[1..n] into @names.
  */
-static size_t link_series(const char *rundir, FILE *out)
-{
-	char path[PATH_MAX], line[2048];
-	int col[7] = {-1, -1, -1, -1, -1, -1, -1}; /* time dir capacity throughput p50 max len */
-	static const char *const names[7] = {"time_s",	       "dir",		"capacity_bps",
-					     "throughput_bps", "qdelay_p50_ms", "qdelay_max_ms",
-					     "interval_s"};
-	size_t rows = 0;
-	int d;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/stats.csv", rundir);
-	for (d = 0; d < 2; d++) {
-		f = fopen(path, "r");
-		if (!f)
-			return 0;
-		fprintf(out,
-			"%s# %s: t capacity_mbps throughput_mbps qdelay_p50_ms qdelay_max_ms\n",
-			d ? "\n\n" : "", d ? "downlink" : "uplink");
-		if (fgets(line, sizeof(line), f)) {
-			char *tok, *save = NULL;
-			int k = 0, j;
-
-			line[strcspn(line, "\r\n")] = '\0';
-			for (tok = strtok_r(line, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save), k++)
-				for (j = 0; j < 7; j++)
-					if (!strcmp(tok, names[j]))
-						col[j] = k;
-		}
-		while (col[0] >= 0 && col[1] >= 0 && fgets(line, sizeof(line), f)) {
-			char *field[64], *p = line;
-			double v[7];
-			int n = 0, j;
-
-			line[strcspn(line, "\r\n")] = '\0';
-			while (n < 64) {
-				field[n++] = p;
-				p = strchr(p, ',');
-				if (!p)
-					break;
-				*p++ = '\0';
-			}
-			if (col[1] >= n || strcmp(field[col[1]], d ? "downlink" : "uplink"))
-				continue;
-			for (j = 0; j < 7; j++)
-				v[j] = j != 1 && col[j] >= 0 && col[j] < n && field[col[j]][0]
-					       ? strtod(field[col[j]], NULL)
-					       : NAN;
-			if (!isnan(v[6]))
-				v[0] -= v[6] / 2;
-			fprintf(out, "%.3f %.6f %.6f %.3f %.3f\n", v[0], v[2] / 1e6, v[3] / 1e6,
-				v[4], v[5]);
-			rows++;
-		}
-		fclose(f);
-	}
-	return rows;
-}
-
-/* The socket statistics of result.json: per flow, t cwnd pacing_mbps delivery_mbps. */
-static size_t tcp_series(const char *rundir, FILE *out, char *titles, size_t tlen)
+static size_t tcp_series(const char *rundir, FILE *out, struct ts_text *names, size_t *nflows)
 {
 	struct json_object *res = NULL, *ss;
 	char path[PATH_MAX], err[256];
-	size_t n, i, j, rows = 0, off = 0;
+	size_t n, i, j, rows = 0;
 
-	titles[0] = '\0';
+	*nflows = 0;
 	snprintf(path, sizeof(path), "%s/result.json", rundir);
 	if (ts_rj_load(path, &res, err, sizeof(err)))
 		return 0;
 	ss = ts_rj_arr(res, "sockstats", &n);
+	ts_text_printf(names, "array flows[%zu]\n", n ? n : 1);
 	for (i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(ss, i);
 		struct json_object *t = ts_rj_arr(e, "t", NULL), *cw = ts_rj_arr(e, "cwnd", NULL);
@@ -337,10 +379,10 @@ static size_t tcp_series(const char *rundir, FILE *out, char *titles, size_t tle
 		struct json_object *dr = ts_rj_arr(e, "delivery_rate_bps", NULL);
 		size_t m = t ? json_object_array_length(t) : 0;
 		const char *flow = ts_rj_str(e, "flow", "flow");
-		int w;
 
-		fprintf(out, "%s# %s: t cwnd_pkts pacing_mbps delivery_mbps\n", i ? "\n\n" : "",
-			flow);
+		fprintf(out, "%s# ", i ? "\n\n" : "");
+		ts_rep_put_text(out, flow);
+		fprintf(out, ": t cwnd_pkts pacing_mbps delivery_mbps\n");
 		for (j = 0; j < m; j++) {
 			struct json_object *a = cw ? json_object_array_get_idx(cw, j) : NULL;
 			struct json_object *b = pr ? json_object_array_get_idx(pr, j) : NULL;
@@ -355,14 +397,11 @@ static size_t tcp_series(const char *rundir, FILE *out, char *titles, size_t tle
 		}
 		if (!m)
 			fputs("NaN NaN NaN NaN\n", out);
-		w = snprintf(titles + off, tlen - off, "%s%s", off ? " " : "", flow);
-		if (w > 0 && (size_t)w < tlen - off) {
-			for (j = off + (off ? 1 : 0); titles[j]; j++)
-				if (titles[j] == ' ')
-					titles[j] = '_';
-			off += (size_t)w;
-		}
+		ts_text_printf(names, "flows[%zu] = ", i + 1);
+		ts_gnuplot_quote(names, flow);
+		ts_text_printf(names, "\n");
 	}
+	*nflows = n;
 	json_object_put(res);
 	return rows;
 }
@@ -370,85 +409,67 @@ static size_t tcp_series(const char *rundir, FILE *out, char *titles, size_t tle
 static void run_figures(struct report *r, const struct ts_rep_test *t)
 {
 	const char *rundir = NULL;
-	char name[256], title[REF_LEN + 256], body[BODY_LEN], ref[REF_LEN], flows[2048];
-	size_t i, rows;
+	char name[256], title[REF_LEN + 256];
+	size_t i, rows, nflows = 0;
+	struct ts_text b;
+	long lrows;
 	FILE *f;
 
 	for (i = 0; i < t->n && !rundir; i++)
 		rundir = t->c[i].first_run;
-	snprintf(name, sizeof(name), "%s-run-link", t->test);
+	stem(name, sizeof(name), t->test, "-run-link");
 	f = open_data(r, name);
 	if (!f)
 		return;
-	rows = rundir ? link_series(rundir, f) : 0;
+	lrows = rundir ? link_series(rundir, f) : 0;
 	fclose(f);
-	file_ref(ref, sizeof(ref), r, name);
-	snprintf(body, sizeof(body),
-		 "set multiplot layout 2,1\nset xlabel 'time since the run started (s)'\n"
-		 "set ylabel 'Mbit/s'\nset key top right\n"
-		 "plot %s index 0 using 1:2 with steps lw 2 title 'uplink capacity offered', '' "
-		 "index 0 using 1:3 with lines title 'uplink delivered', '' index 1 using 1:2 "
-		 "with steps lw 2 title 'downlink capacity offered', '' index 1 using 1:3 with "
-		 "lines title 'downlink delivered'\n"
-		 "set ylabel 'queueing delay (ms)'\n"
-		 "plot %s index 0 using 1:4 with lines title 'uplink p50', '' index 0 using 1:5 "
-		 "with lines title 'uplink max', '' index 1 using 1:4 with lines title 'downlink "
-		 "p50', '' index 1 using 1:5 with lines title 'downlink max'\nunset multiplot\n",
-		 ref, ref);
+	if (lrows < 0)
+		r->bad = 1;
+	ts_text_init(&b);
+	ts_text_printf(&b, "set multiplot layout 2,1\nset xlabel 'time since the run started "
+			   "(s)'\nset ylabel 'Mbit/s'\nset key top right\nplot ");
+	file_ref(&b, r, name);
+	ts_text_printf(&b, " index 0 using 1:2 with steps lw 2 title 'uplink capacity offered', "
+			   "'' index 0 using 1:3 with lines title 'uplink delivered', '' index 1 "
+			   "using 1:2 with steps lw 2 title 'downlink capacity offered', '' index "
+			   "1 using 1:3 with lines title 'downlink delivered'\nset ylabel "
+			   "'queueing delay (ms)'\nplot ");
+	file_ref(&b, r, name);
+	ts_text_printf(&b, " index 0 using 1:4 with lines title 'uplink p50', '' index 0 using "
+			   "1:5 with lines title 'uplink max', '' index 1 using 1:4 with lines "
+			   "title 'downlink p50', '' index 1 using 1:5 with lines title 'downlink "
+			   "max'\nunset multiplot\n");
 	snprintf(title, sizeof(title), "%s: one run (%s): capacity, throughput, queueing delay",
 		 t->test, rundir ? rundir + strlen(r->dir) + 1 : "none");
-	figure(r, name, title, body,
-	       rows ? NULL : "no stats.csv (tasshape's per-interval link record) in the run");
+	figure(r, name, title, &b,
+	       lrows > 0   ? NULL
+	       : lrows < 0 ? "stats.csv of the run is malformed (see the message of exp report)"
+			   : "no stats.csv (tasshape's per-interval link record) in the run");
 
-	snprintf(name, sizeof(name), "%s-run-tcp", t->test);
+	stem(name, sizeof(name), t->test, "-run-tcp");
 	f = open_data(r, name);
 	if (!f)
-		return;
-	rows = rundir ? tcp_series(rundir, f, flows, sizeof(flows)) : 0;
+		goto out;
+	b.len = 0;
+	rows = rundir ? tcp_series(rundir, f, &b, &nflows) : 0;
 	fclose(f);
-	file_ref(ref, sizeof(ref), r, name);
-	fprintf(r->gp, "flows = ");
-	gp_str(r->gp, flows);
-	fputc('\n', r->gp);
-	snprintf(body, sizeof(body),
-		 "set multiplot layout 2,1\nset xlabel 'time since the run started (s)'\n"
-		 "set key top right\nset ylabel 'cwnd (packets)'\n"
-		 "plot for [i=0:words(flows)-1] %s index i using 1:2 with steps title "
-		 "word(flows, i+1)\nset ylabel 'pacing rate (Mbit/s)'\n"
-		 "plot for [i=0:words(flows)-1] %s index i using 1:3 with lines title "
-		 "word(flows, i+1)\nunset multiplot\n",
-		 ref, ref);
+	ts_text_printf(&b,
+		       "set multiplot layout 2,1\nset xlabel 'time since the run started "
+		       "(s)'\nset key top right\nset ylabel 'cwnd (packets)'\nplot for [i=1:%zu] ",
+		       nflows);
+	file_ref(&b, r, name);
+	ts_text_printf(&b,
+		       " index (i-1) using 1:2 with steps title flows[i]\nset ylabel 'pacing "
+		       "rate (Mbit/s)'\nplot for [i=1:%zu] ",
+		       nflows);
+	file_ref(&b, r, name);
+	ts_text_printf(&b, " index (i-1) using 1:3 with lines title flows[i]\nunset multiplot\n");
 	snprintf(title, sizeof(title), "%s: one run (%s): cwnd and pacing rate", t->test,
 		 rundir ? rundir + strlen(r->dir) + 1 : "none");
-	figure(r, name, title, body,
+	figure(r, name, title, &b,
 	       rows ? NULL : "no socket statistics (upload flows' cwnd, pacing rate) in the run");
-}
-
-static FILE *start_gnuplot(pid_t *pid)
-{
-	int fd[2];
-	FILE *f;
-
-	if (pipe(fd) < 0)
-		return NULL;
-	*pid = fork();
-	if (*pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return NULL;
-	}
-	if (*pid == 0) {
-		dup2(fd[0], STDIN_FILENO);
-		close(fd[0]);
-		close(fd[1]);
-		execlp("gnuplot", "gnuplot", (char *)NULL);
-		_exit(127);
-	}
-	close(fd[0]);
-	f = fdopen(fd[1], "w");
-	if (!f)
-		close(fd[1]);
-	return f;
+out:
+	ts_text_fini(&b);
 }
 
 static int write_table(struct report *r, char *err, size_t errlen)
@@ -474,8 +495,7 @@ int cmd_exp_report(int argc, char **argv)
 	struct report r = {0};
 	struct ts_report rep;
 	char path[PATH_MAX], md[REF_LEN], err[1024];
-	int i, status = 0, ret = 1;
-	pid_t pid;
+	int i, ret = 1;
 	size_t k;
 
 	for (i = 1; i < argc; i++) {
@@ -504,13 +524,15 @@ int cmd_exp_report(int argc, char **argv)
 	}
 	if (mkdir(r.out, 0755) < 0 && errno != EEXIST)
 		return ts_cli_error("exp report: %s: %s", r.out, strerror(errno));
+	if (!ts_gnuplot_available())
+		return ts_cli_error("exp report: gnuplot is not installed (Debian: apt-get install "
+				    "gnuplot-nox)");
 	if (ts_report_load(&rep, r.dir, err, sizeof(err)))
 		return ts_cli_error("exp report: %s", err);
 	snprintf(md, sizeof(md), "%s/report.md", r.out);
 	r.md = fopen(md, "w");
-	r.gp = r.md ? start_gnuplot(&pid) : NULL;
-	if (!r.md || !r.gp) {
-		ts_cli_error("exp report: %s: %s", r.md ? "gnuplot" : md, strerror(errno));
+	if (!r.md) {
+		ts_cli_error("exp report: %s: %s", md, strerror(errno));
 		goto out;
 	}
 	if (write_table(&r, err, sizeof(err))) {
@@ -523,17 +545,8 @@ int cmd_exp_report(int argc, char **argv)
 		cdf_scatter_figures(&r, &rep.tests[k]);
 		run_figures(&r, &rep.tests[k]);
 	}
-	ret = 0;
+	ret = r.bad ? 1 : 0;
 out:
-	if (r.gp) {
-		fclose(r.gp);
-		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-			ts_cli_error("exp report: gnuplot failed (exit status %d; Debian: apt-get "
-				     "install gnuplot-nox)",
-				     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-			ret = 1;
-		}
-	}
 	if (r.md && fclose(r.md))
 		ret = 1;
 	if (!ret)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tasshape plot RUN_DIR: from a run's record (--out DIR) to pictures, with
- * gnuplot (fork/exec, the script and the data on its standard input):
+ * gnuplot (run/gnuplot.h: one gnuplot per picture, the script on its
+ * standard input, the picture on its standard output):
  *
  *   throughput.png/.svg  throughput and capacity over time, per direction (stats.csv)
  *   delay.png/.svg       queueing delay p50 and max per window, per direction (stats.csv)
@@ -9,18 +10,28 @@
  *   tcp.png/.svg         cwnd and smoothed RTT per flow over time (sockstats.csv)
  *
  * A picture whose input file is missing or empty is skipped with a note.
+ * The run directory is untrusted input (it may come from anyone): its
+ * files are read by the strict readers beside their writers
+ * (run/stats_in.h, run/sockstats_in.h), and gnuplot sees only numbers
+ * that tasshape parsed and wrote again into files of its own private
+ * directory, and strings through ts_gnuplot_quote(). A malformed file
+ * is named with its line; the other pictures are still drawn, and the
+ * command exits 1.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "run/gnuplot.h"
 #include "run/obs.h"
+#include "run/sockstats_in.h"
+#include "run/stats_in.h"
 #include "tasshape/units.h"
 
 #define MAX_FLOWS 32
@@ -95,124 +106,88 @@ static const struct argp plot_argp = {
 	NULL,
 	NULL};
 
-/* True when an executable @name is on $PATH. */
-static bool on_path(const char *name)
+struct plot {
+	const struct plot_args *a;
+	struct ts_gnuplot_tmp tmp;
+	char stats[2][TS_OBS_PATH], cdf[2][TS_OBS_PATH], flow[MAX_FLOWS][TS_OBS_PATH];
+	FILE *statf[2], *flowf[MAX_FLOWS];
+	char keys[MAX_FLOWS][TS_SS_STR_MAX], titles[MAX_FLOWS][TS_SS_STR_MAX + 20];
+	long stats_rows;
+	bool have_cdf[2];
+	int nflows;
+	int bad; /* an input file was malformed, or a picture could not be drawn */
+};
+
+/* A number for gnuplot's data files: NAN is a missing value. */
+static void put_num(FILE *f, double v, char sep)
 {
-	const char *path = getenv("PATH");
-	char buf[4096];
+	if (isnan(v))
+		fprintf(f, "NaN%c", sep);
+	else
+		fprintf(f, "%.17g%c", v, sep);
+}
 
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
+/* A row of stats.csv into its direction's file: t cap tput p50 max (bit/s, ms). */
+static int stats_row(void *ctx, const struct ts_stats_row *r)
+{
+	struct plot *p = ctx;
+	FILE *f = p->statf[r->dir];
 
-		if (n &&
-		    snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, name) < (int)sizeof(buf) &&
-		    access(buf, X_OK) == 0)
-			return true;
-		path += n;
-		if (*path == ':')
-			path++;
+	put_num(f, r->v[TS_STATS_TIME], ' ');
+	put_num(f, r->v[TS_STATS_CAPACITY], ' ');
+	put_num(f, r->v[TS_STATS_THROUGHPUT], ' ');
+	put_num(f, r->v[TS_STATS_P50], ' ');
+	put_num(f, r->v[TS_STATS_MAX], '\n');
+	p->stats_rows++;
+	return 0;
+}
+
+/* stats.csv into stats-up.dat and stats-down.dat; returns the row count, or < 0. */
+static long stats_data(struct plot *p)
+{
+	static const char *const names[2] = {"stats-up.dat", "stats-down.dat"};
+	char path[TS_OBS_PATH];
+	struct ts_err err;
+	int d, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", p->a->dir, TS_OUT_STATS);
+	for (d = 0; d < 2 && !ret; d++) {
+		p->statf[d] =
+			ts_gnuplot_tmp_file(&p->tmp, names[d], p->stats[d], sizeof(p->stats[d]));
+		if (!p->statf[d])
+			ret = -errno;
 	}
-	return false;
-}
-
-/* A gnuplot single-quoted string: quotes are doubled. */
-static void gp_str(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
+	if (!ret)
+		ret = ts_stats_in_file(path, stats_row, p, &err);
+	for (d = 0; d < 2; d++)
+		if (p->statf[d] && fclose(p->statf[d]) && !ret)
+			ret = -EIO;
+	if (ret == -ENOENT)
+		return 0;
+	if (ret) {
+		ts_cli_error("plot: %s: throughput and delay not drawn",
+			     ret == -EINVAL ? err.msg : strerror(-ret));
+		p->bad = 1;
+		return ret;
 	}
-	fputc('\'', f);
+	return p->stats_rows;
 }
 
-/* Split a CSV line in place (our files quote nothing); returns the field count. */
-static int split(char *line, char **field, int max)
+/* Per-packet queueing delays (ms) of a mahimahi log's departures, as a CDF data file. */
+static int cdf_data(struct plot *p, int d)
 {
-	int n = 0;
-
-	line[strcspn(line, "\r\n")] = '\0';
-	while (n < max) {
-		field[n++] = line;
-		line = strchr(line, ',');
-		if (!line)
-			break;
-		*line++ = '\0';
-	}
-	return n;
-}
-
-static int column(char **field, int n, const char *name)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(field[i], name))
-			return i;
-	return -1;
-}
-
-/* A number for gnuplot: empty fields are missing values. */
-static const char *num(char **field, int n, int col)
-{
-	return col >= 0 && col < n && field[col][0] ? field[col] : "NaN";
-}
-
-/* stats.csv as datablocks $stats_up and $stats_down: t cap tput p50 max (Mbit/s, ms). */
-static int stats_blocks(FILE *gp, const char *dir)
-{
-	static const char *const names[2] = {"uplink", "downlink"};
-	char path[TS_OBS_PATH], *line = NULL, *f[64];
-	int ct, cd, cc, cthr, cp50, cmax, n, d, rows = 0;
-	size_t cap = 0;
-	FILE *in;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, TS_OUT_STATS);
-	for (d = 0; d < 2; d++) {
-		in = fopen(path, "re");
-		if (!in)
-			return -errno;
-		if (getline(&line, &cap, in) < 0) {
-			fclose(in);
-			break;
-		}
-		n = split(line, f, 64);
-		ct = column(f, n, "time_s");
-		cd = column(f, n, "dir");
-		cc = column(f, n, "capacity_bps");
-		cthr = column(f, n, "throughput_bps");
-		cp50 = column(f, n, "qdelay_p50_ms");
-		cmax = column(f, n, "qdelay_max_ms");
-		fprintf(gp, "$stats_%s << EOD\n", d ? "down" : "up");
-		while (ct >= 0 && cd >= 0 && getline(&line, &cap, in) > 0) {
-			n = split(line, f, 64);
-			if (cd >= n || strcmp(f[cd], names[d]))
-				continue;
-			fprintf(gp, "%s %s %s %s %s\n", num(f, n, ct), num(f, n, cc),
-				num(f, n, cthr), num(f, n, cp50), num(f, n, cmax));
-			rows++;
-		}
-		fputs("EOD\n", gp);
-		fclose(in);
-	}
-	free(line);
-	return rows;
-}
-
-/* Per-packet queueing delays (ms) of a mahimahi log's departures, as a CDF datablock. */
-static int cdf_block(FILE *gp, const char *dir, const char *log, const char *name)
-{
+	static const char *const log[2] = {"uplink.log", "downlink.log"};
 	char path[TS_OBS_PATH], *line = NULL;
 	uint64_t *count = NULL, total = 0, seen = 0;
 	size_t cap = 0, ncount = 0, i;
-	FILE *in;
+	FILE *in, *out;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, log);
+	snprintf(path, sizeof(path), "%s/%s", p->a->dir, log[d]);
+	out = ts_gnuplot_tmp_file(&p->tmp, d ? "cdf-down.dat" : "cdf-up.dat", p->cdf[d],
+				  sizeof(p->cdf[d]));
+	if (!out)
+		return -errno;
 	in = fopen(path, "re");
-	fprintf(gp, "$%s << EOD\n", name);
 	while (in && getline(&line, &cap, in) > 0) {
 		unsigned long long t, size, delay;
 		char type;
@@ -238,209 +213,205 @@ static int cdf_block(FILE *gp, const char *dir, const char *log, const char *nam
 		if (!count[i])
 			continue;
 		seen += count[i];
-		fprintf(gp, "%zu %.6f\n", i, (double)seen / (double)total);
+		fprintf(out, "%zu %.6f\n", i, (double)seen / (double)total);
 	}
-	fputs("EOD\n", gp);
 	if (in)
 		fclose(in);
 	free(line);
 	free(count);
+	if (fclose(out))
+		return -EIO;
 	return (int)(total > 0);
 }
 
-/* sockstats.csv as one datablock per flow ($flowK: t cwnd srtt); returns the flow count. */
-static int flow_blocks(FILE *gp, const char *dir, char titles[MAX_FLOWS][200])
+/* A row of sockstats.csv into its flow's file (t cwnd srtt); the first 32 flows. */
+static int flow_row(void *ctx, const struct ts_sockstats_row *r)
 {
-	char path[TS_OBS_PATH], *line = NULL, *f[64], keys[MAX_FLOWS][160];
-	int ct, cf, ccw, crtt, ccca, n, k, nflows = 0;
-	size_t cap = 0;
-	FILE *in;
+	struct plot *p = ctx;
+	char name[32];
+	int k;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, TS_OUT_SOCKSTATS);
-	in = fopen(path, "re");
-	if (!in || getline(&line, &cap, in) < 0)
-		goto out;
-	n = split(line, f, 64);
-	ct = column(f, n, "time_s");
-	cf = column(f, n, "flow");
-	ccw = column(f, n, "cwnd_pkts");
-	crtt = column(f, n, "srtt_ms");
-	ccca = column(f, n, "cca");
-	if (ct < 0 || cf < 0)
-		goto out;
-	/* First pass: the flows, in order of appearance. */
-	while (getline(&line, &cap, in) > 0 && nflows < MAX_FLOWS) {
-		n = split(line, f, 64);
-		if (cf >= n)
-			continue;
-		for (k = 0; k < nflows && strcmp(keys[k], f[cf]); k++)
-			;
-		if (k < nflows)
-			continue;
-		snprintf(keys[nflows], sizeof(keys[0]), "%s", f[cf]);
-		snprintf(titles[nflows], 200, "%s %s", f[cf], ccca >= 0 && ccca < n ? f[ccca] : "");
-		nflows++;
+	if (!r->flow[0]) /* a file without the flow column: nothing to tell flows apart */
+		return 0;
+	for (k = 0; k < p->nflows && strcmp(p->keys[k], r->flow); k++)
+		;
+	if (k == MAX_FLOWS)
+		return 0;
+	if (k == p->nflows) {
+		snprintf(name, sizeof(name), "flow%d.dat", k);
+		p->flowf[k] = ts_gnuplot_tmp_file(&p->tmp, name, p->flow[k], sizeof(p->flow[k]));
+		if (!p->flowf[k])
+			return -errno;
+		snprintf(p->keys[k], sizeof(p->keys[k]), "%s", r->flow);
+		snprintf(p->titles[k], sizeof(p->titles[k]), "%s %s", r->flow, r->cca);
+		p->nflows++;
 	}
-	for (k = 0; k < nflows; k++) {
-		rewind(in);
-		if (getline(&line, &cap, in) < 0)
-			break;
-		fprintf(gp, "$flow%d << EOD\n", k);
-		while (getline(&line, &cap, in) > 0) {
-			n = split(line, f, 64);
-			if (cf < n && !strcmp(f[cf], keys[k]))
-				fprintf(gp, "%s %s %s\n", num(f, n, ct), num(f, n, ccw),
-					num(f, n, crtt));
-		}
-		fputs("EOD\n", gp);
-	}
-out:
-	if (in)
-		fclose(in);
-	free(line);
-	return nflows;
+	put_num(p->flowf[k], r->v[TS_SS_TIME], ' ');
+	put_num(p->flowf[k], r->v[TS_SS_CWND], ' ');
+	put_num(p->flowf[k], r->v[TS_SS_SRTT], '\n');
+	return 0;
 }
 
-static void terminal(FILE *gp, const struct plot_args *a, bool svg, const char *name)
+static int flow_data(struct plot *p)
 {
 	char path[TS_OBS_PATH];
+	struct ts_err err;
+	int k, ret;
 
-	if (svg)
-		fprintf(gp, "set terminal svg size %u,%u dynamic noenhanced font 'Sans,11'\n",
-			a->width, a->height);
-	else
-		fprintf(gp,
-			"if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo "
-			"size "
-			"%u,%u noenhanced font 'Sans,10' } else { set terminal png size %u,%u "
-			"noenhanced }\n",
-			a->width, a->height, a->width, a->height);
-	snprintf(path, sizeof(path), "%s/%s.%s", a->out, name, svg ? "svg" : "png");
-	fputs("set output ", gp);
-	gp_str(gp, path);
-	fputc('\n', gp);
+	snprintf(path, sizeof(path), "%s/%s", p->a->dir, TS_OUT_SOCKSTATS);
+	ret = ts_sockstats_in_file(path, flow_row, p, &err);
+	for (k = 0; k < p->nflows; k++)
+		if (fclose(p->flowf[k]) && !ret)
+			ret = -EIO;
+	if (ret == -ENOENT)
+		return 0;
+	if (ret) {
+		ts_cli_error("plot: %s: cwnd and RTT not drawn",
+			     ret == -EINVAL ? err.msg : strerror(-ret));
+		p->nflows = 0;
+		p->bad = 1;
+		return ret;
+	}
+	return p->nflows;
 }
 
-static void plot_stats(FILE *gp, const struct plot_args *a, bool svg)
+static void terminal(struct ts_text *b, const struct plot_args *a, bool svg)
+{
+	if (svg)
+		ts_text_printf(b, "set terminal svg size %u,%u dynamic noenhanced font 'Sans,11'\n",
+			       a->width, a->height);
+	else
+		ts_text_printf(
+			b,
+			"if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal "
+			"pngcairo size %u,%u noenhanced font 'Sans,10' } else { set terminal "
+			"png size %u,%u noenhanced }\n",
+			a->width, a->height, a->width, a->height);
+}
+
+/* Draw @b (a script without its terminal) as RUN_DIR/NAME.png or .svg. */
+static void draw(struct plot *p, const char *name, bool svg, const struct ts_text *body)
+{
+	char path[TS_OBS_PATH];
+	struct ts_text b;
+	struct ts_err err;
+	bool failed = true;
+	int fd;
+
+	ts_text_init(&b);
+	terminal(&b, p->a, svg);
+	ts_text_add(&b, body->p, body->len);
+	snprintf(path, sizeof(path), "%s/%s.%s", p->a->out, name, svg ? "svg" : "png");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		ts_cli_error("plot: %s: %s", path, strerror(errno));
+	else if (b.oom || body->oom)
+		ts_cli_error("plot: %s: out of memory", path);
+	else if (ts_gnuplot_run(b.p, b.len, fd, TS_GNUPLOT_TIMEOUT_MS, &err) < 0)
+		ts_cli_error("plot: %s: %s", path, err.msg);
+	else
+		failed = false;
+	if (fd >= 0 && close(fd) && !failed) {
+		ts_cli_error("plot: %s: %s", path, strerror(errno));
+		failed = true;
+	}
+	if (failed && fd >= 0)
+		unlink(path); /* no half picture left behind */
+	if (!failed)
+		printf("wrote %s\n", path);
+	p->bad |= failed;
+	ts_text_fini(&b);
+}
+
+static void plot_stats(struct plot *p, bool svg)
 {
 	static const char *const dn[2] = {"up", "down"};
+	struct ts_text b;
 	int d;
 
-	terminal(gp, a, svg, "throughput");
 	/* Headroom above the largest value, so the key does not sit on the curves. */
-	fputs("set multiplot layout 2,1\nset grid\nset key top right\nset offsets 0, 0, graph "
-	      "0.15, 0\n"
-	      "set xlabel 'time (s)'\nset ylabel 'Mbit/s'\nset yrange [0:*]\n",
-	      gp);
-	for (d = 1; d >= 0; d--)
-		fprintf(gp,
-			"set title '%slink'\nplot $stats_%s using 1:($2/1e6) with fsteps lw 1 lc "
-			"rgb '#909090' title 'capacity', $stats_%s using 1:($3/1e6) with fsteps lw "
-			"2 lc rgb '#d04020' title 'throughput'\n",
-			dn[d], dn[d], dn[d]);
-	fputs("unset multiplot\n", gp);
-	terminal(gp, a, svg, "delay");
-	fputs("set multiplot layout 2,1\nset ylabel 'queueing delay (ms)'\n", gp);
-	for (d = 1; d >= 0; d--)
-		fprintf(gp,
-			"set title '%slink'\nplot $stats_%s using 1:5 with fsteps lw 1 lc rgb "
-			"'#4060c0' title 'max', $stats_%s using 1:4 with fsteps lw 2 lc rgb "
-			"'#20a040' title 'median'\n",
-			dn[d], dn[d], dn[d]);
-	fputs("unset multiplot\nunset title\nset yrange [*:*]\n", gp);
+	ts_text_init(&b);
+	ts_text_printf(&b, "set multiplot layout 2,1\nset grid\nset key top right\nset offsets 0, "
+			   "0, graph 0.15, 0\nset xlabel 'time (s)'\nset ylabel 'Mbit/s'\nset "
+			   "yrange [0:*]\n");
+	for (d = 1; d >= 0; d--) {
+		ts_text_printf(&b, "set title '%slink'\nplot ", dn[d]);
+		ts_gnuplot_quote(&b, p->stats[d]);
+		ts_text_printf(&b, " using 1:($2/1e6) with fsteps lw 1 lc rgb '#909090' title "
+				   "'capacity', '' using 1:($3/1e6) with fsteps lw 2 lc rgb "
+				   "'#d04020' title 'throughput'\n");
+	}
+	ts_text_printf(&b, "unset multiplot\n");
+	draw(p, "throughput", svg, &b);
+	b.len = 0;
+	ts_text_printf(&b, "set multiplot layout 2,1\nset grid\nset key top right\nset offsets 0, "
+			   "0, graph 0.15, 0\nset xlabel 'time (s)'\nset ylabel 'queueing delay "
+			   "(ms)'\nset yrange [0:*]\n");
+	for (d = 1; d >= 0; d--) {
+		ts_text_printf(&b, "set title '%slink'\nplot ", dn[d]);
+		ts_gnuplot_quote(&b, p->stats[d]);
+		ts_text_printf(&b, " using 1:5 with fsteps lw 1 lc rgb '#4060c0' title 'max', '' "
+				   "using 1:4 with fsteps lw 2 lc rgb '#20a040' title 'median'\n");
+	}
+	ts_text_printf(&b, "unset multiplot\n");
+	draw(p, "delay", svg, &b);
+	ts_text_fini(&b);
 }
 
-static void plot_cdf(FILE *gp, const struct plot_args *a, bool svg, const bool have[2])
+static void plot_cdf(struct plot *p, bool svg)
 {
-	terminal(gp, a, svg, "delay-cdf");
-	fputs("set grid\nset key bottom right\nset offsets graph 0.02, 0, 0, 0\n"
-	      "set xlabel 'queueing delay (ms)'\n"
-	      "set ylabel 'fraction of packets'\nset yrange [0:1]\nplot ",
-	      gp);
-	if (have[1])
-		fputs("$cdf_down using 1:2 with steps lw 2 title 'downlink'", gp);
-	if (have[0])
-		fprintf(gp, "%s$cdf_up using 1:2 with steps lw 2 title 'uplink'",
-			have[1] ? ", " : "");
-	fputs("\nset yrange [*:*]\n", gp);
+	struct ts_text b;
+
+	ts_text_init(&b);
+	ts_text_printf(&b, "set grid\nset key bottom right\nset offsets graph 0.02, 0, 0, 0\n"
+			   "set xlabel 'queueing delay (ms)'\nset ylabel 'fraction of "
+			   "packets'\nset yrange [0:1]\nplot ");
+	if (p->have_cdf[1]) {
+		ts_gnuplot_quote(&b, p->cdf[1]);
+		ts_text_printf(&b, " using 1:2 with steps lw 2 title 'downlink'");
+	}
+	if (p->have_cdf[0]) {
+		ts_text_printf(&b, "%s", p->have_cdf[1] ? ", " : "");
+		ts_gnuplot_quote(&b, p->cdf[0]);
+		ts_text_printf(&b, " using 1:2 with steps lw 2 title 'uplink'");
+	}
+	ts_text_printf(&b, "\n");
+	draw(p, "delay-cdf", svg, &b);
+	ts_text_fini(&b);
 }
 
-static void plot_flows(FILE *gp, const struct plot_args *a, bool svg, int nflows,
-		       char titles[MAX_FLOWS][200])
+static void plot_flows(struct plot *p, bool svg)
 {
 	static const char *const what[2][2] = {{"cwnd (packets)", "2"}, {"smoothed RTT (ms)", "3"}};
+	struct ts_text b;
 	int k, w;
 
-	terminal(gp, a, svg, "tcp");
-	fputs("set multiplot layout 2,1\nset grid\nset key top right\nset offsets 0, 0, graph "
-	      "0.15, 0\n"
-	      "set xlabel 'time (s)'\nset yrange [0:*]\n",
-	      gp);
+	ts_text_init(&b);
+	ts_text_printf(&b, "set multiplot layout 2,1\nset grid\nset key top right\nset offsets 0, "
+			   "0, graph 0.15, 0\nset xlabel 'time (s)'\nset yrange [0:*]\n");
 	for (w = 0; w < 2; w++) {
-		fprintf(gp, "set ylabel '%s'\nplot ", what[w][0]);
-		for (k = 0; k < nflows; k++) {
-			fprintf(gp, "%s$flow%d using 1:%s with lines lw 1.5 title ", k ? ", " : "",
-				k, what[w][1]);
-			gp_str(gp, titles[k]);
+		ts_text_printf(&b, "set ylabel '%s'\nplot ", what[w][0]);
+		for (k = 0; k < p->nflows; k++) {
+			ts_text_printf(&b, "%s", k ? ", " : "");
+			ts_gnuplot_quote(&b, p->flow[k]);
+			ts_text_printf(&b, " using 1:%s with lines lw 1.5 title ", what[w][1]);
+			ts_gnuplot_quote(&b, p->titles[k]);
 		}
-		fputc('\n', gp);
+		ts_text_printf(&b, "\n");
 	}
-	fputs("unset multiplot\nset yrange [*:*]\n", gp);
-}
-
-/* Run gnuplot with its standard input from a pipe; returns the stream (and the pid). */
-static FILE *start_gnuplot(pid_t *pid)
-{
-	int fd[2];
-	FILE *f;
-
-	if (pipe2(fd, O_CLOEXEC) < 0)
-		return NULL;
-	*pid = fork();
-	if (*pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return NULL;
-	}
-	if (*pid == 0) {
-		dup2(fd[0], STDIN_FILENO);
-		execlp("gnuplot", "gnuplot", (char *)NULL);
-		_exit(127);
-	}
-	close(fd[0]);
-	f = fdopen(fd[1], "w");
-	if (!f)
-		close(fd[1]);
-	return f;
-}
-
-static void report(const struct plot_args *a, const char *name)
-{
-	static const char *const ext[2] = {"png", "svg"};
-	char path[TS_OBS_PATH];
-	struct stat st;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		if (!(i ? a->svg : a->png))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s.%s", a->out, name, ext[i]);
-		if (stat(path, &st) == 0 && st.st_size > 0)
-			printf("wrote %s\n", path);
-		else
-			ts_cli_error("plot: gnuplot did not write %s", path);
-	}
+	ts_text_printf(&b, "unset multiplot\n");
+	draw(p, "tcp", svg, &b);
+	ts_text_fini(&b);
 }
 
 int cmd_plot(int argc, char **argv)
 {
 	struct plot_args a = {.png = true, .svg = true, .width = 1024, .height = 640};
-	char titles[MAX_FLOWS][200];
-	bool have_cdf[2];
-	int stats_rows, nflows, status, fmt;
+	struct plot *p = NULL;
+	long stats_rows;
+	struct ts_err err;
 	struct stat st;
-	pid_t pid;
-	FILE *gp;
+	int fmt, d, flows, ret = 1;
 
 	argp_parse(&plot_argp, argc, argv, 0, NULL, &a);
 	if (!a.out)
@@ -453,53 +424,58 @@ int cmd_plot(int argc, char **argv)
 		return ts_cli_error("plot: %s: not a directory (expected the directory of a run's "
 				    "--out DIR)",
 				    a.dir);
-	if (!on_path("gnuplot"))
+	if (!ts_gnuplot_available())
 		return ts_cli_error("plot: gnuplot is not installed (Debian: apt-get install "
 				    "gnuplot-nox)");
-	gp = start_gnuplot(&pid);
-	if (!gp)
-		return ts_cli_error("plot: cannot start gnuplot: %s", strerror(errno));
-	stats_rows = stats_blocks(gp, a.dir);
-	have_cdf[0] = cdf_block(gp, a.dir, "uplink.log", "cdf_up") > 0;
-	have_cdf[1] = cdf_block(gp, a.dir, "downlink.log", "cdf_down") > 0;
-	nflows = flow_blocks(gp, a.dir, titles);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return ts_cli_error("plot: out of memory");
+	p->a = &a;
+	if (ts_gnuplot_tmp_open(&p->tmp, &err)) {
+		ts_cli_error("plot: %s", err.msg);
+		goto out;
+	}
+	stats_rows = stats_data(p);
+	for (d = 0; d < 2; d++) {
+		int r = cdf_data(p, d);
+
+		if (r < 0) {
+			ts_cli_error("plot: %s: %s", p->tmp.dir, strerror(-r));
+			goto out;
+		}
+		p->have_cdf[d] = r > 0;
+	}
+	flows = flow_data(p);
 	for (fmt = 0; fmt < 2; fmt++) {
 		if (!(fmt ? a.svg : a.png))
 			continue;
 		if (stats_rows > 0)
-			plot_stats(gp, &a, fmt);
-		if (have_cdf[0] || have_cdf[1])
-			plot_cdf(gp, &a, fmt, have_cdf);
-		if (nflows > 0)
-			plot_flows(gp, &a, fmt, nflows, titles);
+			plot_stats(p, fmt);
+		if (p->have_cdf[0] || p->have_cdf[1])
+			plot_cdf(p, fmt);
+		if (p->nflows > 0)
+			plot_flows(p, fmt);
 	}
-	fputs("set output\nexit\n", gp);
-	fclose(gp);
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return ts_cli_error("plot: gnuplot failed (exit status %d)",
-				    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	if (stats_rows > 0) {
-		report(&a, "throughput");
-		report(&a, "delay");
-	} else {
+	if (!stats_rows)
 		fprintf(stderr, "tasshape: plot: no %s/%s: throughput and delay skipped\n", a.dir,
 			TS_OUT_STATS);
-	}
-	if (have_cdf[0] || have_cdf[1])
-		report(&a, "delay-cdf");
-	else
+	if (!p->have_cdf[0] && !p->have_cdf[1])
 		fprintf(stderr,
 			"tasshape: plot: no departures in %s/uplink.log or downlink.log: "
 			"delay CDF skipped\n",
 			a.dir);
-	if (nflows > 0)
-		report(&a, "tcp");
-	else
+	if (!flows)
 		fprintf(stderr, "tasshape: plot: no flows in %s/%s: cwnd and RTT skipped\n", a.dir,
 			TS_OUT_SOCKSTATS);
-	if (stats_rows <= 0 && !have_cdf[0] && !have_cdf[1] && nflows <= 0)
-		return ts_cli_error("plot: nothing to plot in %s (expected %s, uplink.log, "
-				    "downlink.log or %s, as tasshape --out DIR writes them)",
-				    a.dir, TS_OUT_STATS, TS_OUT_SOCKSTATS);
-	return 0;
+	if (stats_rows <= 0 && !p->have_cdf[0] && !p->have_cdf[1] && p->nflows <= 0 && !p->bad) {
+		ts_cli_error("plot: nothing to plot in %s (expected %s, uplink.log, "
+			     "downlink.log or %s, as tasshape --out DIR writes them)",
+			     a.dir, TS_OUT_STATS, TS_OUT_SOCKSTATS);
+		goto out;
+	}
+	ret = p->bad ? 1 : 0;
+out:
+	ts_gnuplot_tmp_close(&p->tmp);
+	free(p);
+	return ret;
 }

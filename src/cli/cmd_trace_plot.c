@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tasshape trace plot FILE -o trace.png: capacity (and one-way delay, on
- * the right axis) over one period, drawn by gnuplot, which runs as a
- * child reading the script and the data on its standard input.
+ * the right axis) over one period, drawn by gnuplot (run/gnuplot.h), which
+ * reads the script on its standard input and writes the PNG to its
+ * standard output, the file opened here. The data are the trace's parsed
+ * numbers, printed again as numbers; the title (the file name, or
+ * --title) goes through ts_gnuplot_quote().
  */
 #include <errno.h>
-#include <signal.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_trace.h"
+#include "run/gnuplot.h"
 #include "tasshape/trace_stats.h"
 #include "tasshape/units.h"
 
@@ -91,38 +94,6 @@ static const struct argp plot_argp = {
 	NULL,
 	NULL};
 
-/* A gnuplot single-quoted string: a quote is written twice. */
-static void gp_str(struct ts_text *b, const char *s)
-{
-	ts_text_add(b, "'", 1);
-	for (; *s; s++) {
-		if (*s == '\'')
-			ts_text_add(b, "'", 1);
-		if ((unsigned char)*s >= 0x20)
-			ts_text_add(b, s, 1);
-	}
-	ts_text_add(b, "'", 1);
-}
-
-/* Is @prog an executable in $PATH? */
-static bool in_path(const char *prog)
-{
-	const char *path = getenv("PATH"), *p;
-	char full[4096];
-
-	for (p = path; p && *p;) {
-		const char *colon = strchr(p, ':');
-		size_t len = colon ? (size_t)(colon - p) : strlen(p);
-
-		if (snprintf(full, sizeof(full), "%.*s/%s", (int)len, len ? p : ".", prog) <
-			    (int)sizeof(full) &&
-		    access(full, X_OK) == 0)
-			return true;
-		p += len + (colon ? 1 : 0);
-	}
-	return false;
-}
-
 /* The capacity data block: time_s down up (Mbit/s), a step function. */
 static int data_rates(struct ts_text *b, struct ts_trace *tr[2], ts_ns_t bin)
 {
@@ -191,11 +162,9 @@ static void script(struct ts_text *b, const struct plot_cli *a, struct ts_trace 
 	ts_text_printf(b,
 		       "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) "
 		       "{ set terminal pngcairo size %u,%u font ',9' } "
-		       "else { set terminal png size %u,%u }\nset output ",
+		       "else { set terminal png size %u,%u }\nset title ",
 		       a->w, a->h, a->w, a->h);
-	gp_str(b, a->out);
-	ts_text_printf(b, "\nset title ");
-	gp_str(b, a->title ? a->title : a->in);
+	ts_gnuplot_quote(b, a->title ? a->title : a->in);
 	ts_text_printf(b,
 		       " noenhanced\nset xlabel 'time (s)'\nset ylabel '%s (Mbit/s)'\n"
 		       "set grid\nset key below horizontal noenhanced\nset yrange [0:*]\n"
@@ -220,46 +189,24 @@ static void script(struct ts_text *b, const struct plot_cli *a, struct ts_trace 
 	ts_text_printf(b, "\n");
 }
 
-static int run_gnuplot(const struct ts_text *b)
+/* The script @b into the PNG at @path (a partial file is removed). */
+static int run_gnuplot(const struct ts_text *b, const char *path)
 {
-	int fds[2], status;
-	size_t off = 0;
-	pid_t pid;
+	struct ts_err err;
+	int fd, ret;
 
-	if (pipe(fds) < 0)
-		return ts_cli_error("plot: pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return ts_cli_error("plot: fork: %s", strerror(errno));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return ts_cli_error("plot: %s: %s", path, strerror(errno));
+	ret = ts_gnuplot_run(b->p, b->len, fd, TS_GNUPLOT_TIMEOUT_MS, &err);
+	if (close(fd) && !ret) {
+		ts_err_set(&err, "%s", strerror(errno));
+		ret = -EIO;
 	}
-	if (pid == 0) {
-		dup2(fds[0], STDIN_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		execlp("gnuplot", "gnuplot", (char *)NULL);
-		_exit(127);
+	if (ret) {
+		unlink(path);
+		return ts_cli_error("plot: %s: %s", path, err.msg);
 	}
-	close(fds[0]);
-	signal(SIGPIPE, SIG_IGN); /* gnuplot may exit early: see its status below */
-	while (off < b->len) {
-		ssize_t n = write(fds[1], b->p + off, b->len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	close(fds[1]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return ts_cli_error("plot: waitpid: %s", strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return ts_cli_error("plot: gnuplot failed (%s %d)",
-				    WIFEXITED(status) ? "exit status" : "signal",
-				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	return 0;
 }
 
@@ -274,7 +221,7 @@ int trace_plot(int argc, char **argv)
 	int ret = 1;
 
 	argp_parse(&plot_argp, argc, argv, 0, NULL, &a);
-	if (!in_path("gnuplot"))
+	if (!ts_gnuplot_available())
 		return ts_cli_error("plot: gnuplot not found in PATH; install it (Debian: "
 				    "apt-get install gnuplot-nox) or use 'trace stats --series'");
 	if (trace_load(a.in, &tr[TS_DIR_DOWN], &tr[TS_DIR_UP], &info))
@@ -294,7 +241,7 @@ int trace_plot(int argc, char **argv)
 	script(&b, &a, tr, &info);
 	if (b.oom)
 		goto oom;
-	ret = run_gnuplot(&b);
+	ret = run_gnuplot(&b, a.out);
 	goto out;
 oom:
 	ts_cli_error("%s: out of memory", a.in);

@@ -7,6 +7,7 @@
 
 #include "exp/exec_parse.h"
 #include "run/fidelity.h"
+#include "run/sockstats_in.h"
 #include "run/summary.h"
 
 /* obj.a.b... by keys, NULL when any is missing. */
@@ -243,37 +244,19 @@ bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, char *why, size_t whyle
 	return f->present && ts_fell_behind(&x, why, whylen);
 }
 
-enum { SS_T, SS_SPORT, SS_DPORT, SS_CCA, SS_CWND, SS_RTT, SS_PACING, SS_DELIVERY, SS_SENT, SS__N };
-
-static const char *const ss_col[SS__N] = {
+/* The columns the executor needs, in the order their absence is reported. */
+static const enum ts_sockstats_col ss_need[] = {TS_SS_TIME,   TS_SS_SPORT,    TS_SS_DPORT,
+						TS_SS_CCA,    TS_SS_CWND,     TS_SS_SRTT,
+						TS_SS_PACING, TS_SS_DELIVERY, TS_SS_BYTES_SENT};
+static const char *const ss_need_name[] = {
 	"time_s",    "sport",	"dport",	   "cca",
 	"cwnd_pkts", "srtt_ms", "pacing_rate_bps", "delivery_rate_bps",
 	"bytes_sent"};
 
-/* Split @line (modified) at commas into at most @max fields. */
-static size_t split(char *line, char **f, size_t max)
+/* A number for the series: null when the field was empty. */
+static json_object *num_or_null(double v)
 {
-	size_t n = 0;
-
-	while (n < max) {
-		f[n++] = line;
-		line = strchr(line, ',');
-		if (!line)
-			break;
-		*line++ = 0;
-	}
-	return n;
-}
-
-static json_object *num_or_null(const char *s)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return NULL;
-	v = strtod(s, &end);
-	return end == s ? NULL : num(v);
+	return isnan(v) ? NULL : num(v);
 }
 
 static void note_cca(struct ts_exp_sock *s, const char *cca)
@@ -288,12 +271,45 @@ static void note_cca(struct ts_exp_sock *s, const char *cca)
 	snprintf(s->cca + len, sizeof(s->cca) - len, "%s%s", len ? "," : "", cca);
 }
 
+/* One row of the file for the sockets it belongs to. */
+static void sock_row(const struct ts_sockstats_row *row, double t_off, struct ts_exp_sock *socks,
+		     size_t n)
+{
+	unsigned port = (unsigned)row->v[TS_SS_SPORT], peer = (unsigned)row->v[TS_SS_DPORT];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct ts_exp_sock *s = &socks[i];
+
+		if (s->port != port || (s->peer && s->peer != peer))
+			continue;
+		series_add(s->series, "t", num(row->v[TS_SS_TIME] + t_off));
+		series_add(s->series, "cwnd", num_or_null(row->v[TS_SS_CWND]));
+		series_add(s->series, "rtt_ms", num_or_null(row->v[TS_SS_SRTT]));
+		series_add(s->series, "pacing_rate_bps", num_or_null(row->v[TS_SS_PACING]));
+		series_add(s->series, "delivery_rate_bps", num_or_null(row->v[TS_SS_DELIVERY]));
+		/*
+		 * Evidence only once the socket has sent data: iperf3 sets its -C
+		 * after connect(), so an idle new socket may still show the
+		 * namespace default, under which nothing was sent.
+		 */
+		if (row->v[TS_SS_BYTES_SENT] > 0) {
+			note_cca(s, row->cca);
+			s->evidence++;
+		}
+		s->rows++;
+	}
+}
+
 int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *socks, size_t n,
 			   char *err, size_t errlen)
 {
-	char *copy = strdup(text ? text : ""), *line, *save = NULL, *f[64];
-	int col[SS__N], ret = -EINVAL;
-	size_t i, k, nf;
+	struct ts_sockstats_row row;
+	struct ts_sockstats_in r;
+	struct ts_err e;
+	const char *p = text ? text : "";
+	size_t i, k;
+	int ret;
 
 	for (i = 0; i < n; i++) {
 		socks[i].series = json_object_new_object();
@@ -306,64 +322,36 @@ int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *s
 		json_object_object_add(socks[i].series, "delivery_rate_bps",
 				       json_object_new_array());
 	}
-	if (!copy)
-		return -ENOMEM;
-	line = strtok_r(copy, "\n", &save);
-	if (!line) {
+	if (!*p || *p == '\n') {
 		snprintf(err, errlen, "socket statistics: empty file");
-		goto out;
+		return -EINVAL;
 	}
-	nf = split(line, f, 64);
-	for (k = 0; k < SS__N; k++) {
-		col[k] = -1;
-		for (i = 0; i < nf; i++)
-			if (!strcmp(f[i], ss_col[k]))
-				col[k] = (int)i;
-		if (col[k] < 0) {
-			snprintf(err, errlen, "socket statistics: no column %s", ss_col[k]);
-			goto out;
+	/* The file's reader beside its writer (run/sockstats_in.h). */
+	ts_sockstats_in_init(&r, "socket statistics");
+	for (k = 0; *p; k++) {
+		size_t len = strcspn(p, "\n");
+
+		ret = ts_sockstats_in_line(&r, p, len, &row, &e);
+		p += len + (p[len] == '\n');
+		if (ret == 1) {
+			sock_row(&row, t_off, socks, n);
+		} else if (ret < 0 && !k) {
+			snprintf(err, errlen, "%s", e.msg);
+			return -EINVAL;
 		}
-	}
-	while ((line = strtok_r(NULL, "\n", &save))) {
-		unsigned port, peer;
-		unsigned long long sent;
-
-		nf = split(line, f, 64);
-		if (nf < SS__N || sscanf(f[col[SS_SPORT]], "%u", &port) != 1 ||
-		    sscanf(f[col[SS_DPORT]], "%u", &peer) != 1)
+		/*
+		 * A row the reader refuses is left out, as a row cut short when the
+		 * wrapper was killed while writing it: the rows before it still count.
+		 */
+		if (k)
 			continue;
-		for (k = 0; k < SS__N; k++)
-			if ((size_t)col[k] >= nf)
-				break;
-		if (k < SS__N)
-			continue;
-		for (i = 0; i < n; i++) {
-			struct ts_exp_sock *s = &socks[i];
-			double t;
-
-			if (s->port != port || (s->peer && s->peer != peer) ||
-			    sscanf(f[col[SS_T]], "%lf", &t) != 1)
-				continue;
-			series_add(s->series, "t", num(t + t_off));
-			series_add(s->series, "cwnd", num_or_null(f[col[SS_CWND]]));
-			series_add(s->series, "rtt_ms", num_or_null(f[col[SS_RTT]]));
-			series_add(s->series, "pacing_rate_bps", num_or_null(f[col[SS_PACING]]));
-			series_add(s->series, "delivery_rate_bps",
-				   num_or_null(f[col[SS_DELIVERY]]));
-			/*
-			 * Evidence only once the socket has sent data: iperf3 sets its -C
-			 * after connect(), so an idle new socket may still show the
-			 * namespace default, under which nothing was sent.
-			 */
-			if (sscanf(f[col[SS_SENT]], "%llu", &sent) == 1 && sent > 0) {
-				note_cca(s, f[col[SS_CCA]]);
-				s->evidence++;
+		for (i = 0; i < sizeof(ss_need) / sizeof(ss_need[0]); i++) {
+			if (r.col[ss_need[i]] < 0) {
+				snprintf(err, errlen, "socket statistics: no column %s",
+					 ss_need_name[i]);
+				return -EINVAL;
 			}
-			s->rows++;
 		}
 	}
-	ret = 0;
-out:
-	free(copy);
-	return ret;
+	return 0;
 }

@@ -97,7 +97,9 @@ struct ts_exp_sock {
  * is @socks[i].port (and destination port @socks[i].peer) out of @text (the CSV of run/sockstats_out.h, columns
  * found by the header's names); @t_off is added to its time_s (link time
  * 0 to the run's t0). Each socks[i].series is created (the caller puts
- * it). Returns 0 or -EINVAL with @err set when the header lacks a column.
+ * it). The file is read by run/sockstats_in.h's reader; a row it refuses
+ * (a row cut short by a killed wrapper) is left out. Returns 0 or -EINVAL
+ * with @err set when the header lacks a column or is malformed.
  */
 int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *socks, size_t n,
 			   char *err, size_t errlen);

@@ -310,13 +310,21 @@ int ts_rep_ellipse(const double *x, const double *y, size_t n, double *cx, doubl
 	return 0;
 }
 
-/* Configuration ids are written quoted: gnuplot reads "..." as one column. */
+void ts_rep_put_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
+/*
+ * Configuration ids are written quoted: gnuplot reads "..." as one column. An id comes
+ * from the results directory: a quote or a line break in it would split the row.
+ */
 static void put_id(FILE *f, const char *id)
 {
 	fputc('"', f);
 	for (; *id; id++)
-		if (*id != '"')
-			fputc(*id, f);
+		fputc((unsigned char)*id < 0x20 || *id == 0x7f || *id == '"' ? '?' : *id, f);
 	fputc('"', f);
 }
 
@@ -324,7 +332,9 @@ size_t ts_rep_write_throughput(FILE *f, const struct ts_rep_test *t, int up)
 {
 	size_t i, have = 0;
 
-	fprintf(f, "# %s: %s throughput per run (Mbit/s), per configuration\n", t->test,
+	fprintf(f, "# ");
+	ts_rep_put_text(f, t->test);
+	fprintf(f, ": %s throughput per run (Mbit/s), per configuration\n",
 		up ? "upload" : "download");
 	fprintf(f, "# i id n mean min q1 median q3 max\n");
 	for (i = 0; i < t->n; i++) {
@@ -349,7 +359,9 @@ size_t ts_rep_write_latency(FILE *f, const struct ts_rep_test *t, int udp)
 {
 	size_t i, have = 0;
 
-	fprintf(f, "# %s: %s latency under load (ms), samples pooled over repetitions\n", t->test,
+	fprintf(f, "# ");
+	ts_rep_put_text(f, t->test);
+	fprintf(f, ": %s latency under load (ms), samples pooled over repetitions\n",
 		udp ? "UDP" : "ICMP");
 	fprintf(f, "# i id n mean p5 p25 p50 p75 p95 p99 max\n");
 	for (i = 0; i < t->n; i++) {
@@ -380,9 +392,9 @@ size_t ts_rep_write_cdf(FILE *f, const struct ts_rep_test *t)
 		const struct ts_rep_config *c = &t->c[i];
 		size_t n = c->nicmp, step = n > CDF_POINTS ? n / CDF_POINTS : 1;
 
-		fprintf(f,
-			"%s# %s: ICMP latency under load, ms and cumulative fraction (n = %zu)\n",
-			i ? "\n\n" : "", c->id, n);
+		fprintf(f, "%s# ", i ? "\n\n" : "");
+		ts_rep_put_text(f, c->id);
+		fprintf(f, ": ICMP latency under load, ms and cumulative fraction (n = %zu)\n", n);
 		if (n)
 			have++;
 		for (k = 0; k < n; k += step)
@@ -402,8 +414,10 @@ size_t ts_rep_write_scatter(FILE *f, const struct ts_rep_test *t)
 	for (i = 0; i < t->n; i++) {
 		const struct ts_rep_config *c = &t->c[i];
 
-		fprintf(f, "%s# %s: per second under load, ICMP ms and total Mbit/s (%zu points)\n",
-			i ? "\n\n" : "", c->id, c->npts);
+		fprintf(f, "%s# ", i ? "\n\n" : "");
+		ts_rep_put_text(f, c->id);
+		fprintf(f, ": per second under load, ICMP ms and total Mbit/s (%zu points)\n",
+			c->npts);
 		if (c->npts)
 			have++;
 		for (k = 0; k < c->npts; k++)
@@ -422,14 +436,14 @@ size_t ts_rep_write_ellipse(FILE *f, const struct ts_rep_test *t)
 	for (i = 0; i < t->n; i++) {
 		const struct ts_rep_config *c = &t->c[i];
 
-		fprintf(f, "%s", i ? "\n\n" : "");
+		fprintf(f, "%s# ", i ? "\n\n" : "");
+		ts_rep_put_text(f, c->id);
 		if (ts_rep_ellipse(c->pt_lat, c->pt_thr, c->npts, &cx, &cy, ex, ey, 65) < 0) {
-			fprintf(f, "# %s: fewer than 2 points, no ellipse\nNaN NaN\n", c->id);
+			fprintf(f, ": fewer than 2 points, no ellipse\nNaN NaN\n");
 			continue;
 		}
 		have++;
-		fprintf(f, "# %s: centroid %.6f %.6f (ICMP ms, Mbit/s), one-sigma ellipse\n", c->id,
-			cx, cy);
+		fprintf(f, ": centroid %.6f %.6f (ICMP ms, Mbit/s), one-sigma ellipse\n", cx, cy);
 		for (k = 0; k < 65; k++)
 			fprintf(f, "%.6f %.6f\n", ex[k], ey[k]);
 	}
@@ -441,8 +455,9 @@ size_t ts_rep_write_centroids(FILE *f, const struct ts_rep_test *t)
 	double ex[2], ey[2], cx, cy;
 	size_t i, have = 0;
 
-	fprintf(f, "# %s: centroid of each configuration's points: i id n latency_ms mbps\n",
-		t->test);
+	fprintf(f, "# ");
+	ts_rep_put_text(f, t->test);
+	fprintf(f, ": centroid of each configuration's points: i id n latency_ms mbps\n");
 	for (i = 0; i < t->n; i++) {
 		const struct ts_rep_config *c = &t->c[i];
 

@@ -81,4 +81,10 @@ size_t ts_rep_write_scatter(FILE *f, const struct ts_rep_test *t);
 size_t ts_rep_write_ellipse(FILE *f, const struct ts_rep_test *t);
 size_t ts_rep_write_centroids(FILE *f, const struct ts_rep_test *t); /* "i id n lat_ms mbps" */
 
+/*
+ * ts_rep_put_text - @s (from a results directory) into a data file's comment or column:
+ * control characters, which would start a new row, are written as '?'.
+ */
+void ts_rep_put_text(FILE *f, const char *s);
+
 #endif
