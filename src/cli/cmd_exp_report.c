@@ -28,6 +28,7 @@
 #include "exp/report.h"
 #include "exp/rjson.h"
 #include "exp/summary.h"
+#include "run/outfile.h"
 
 /* Room for a gnuplot command naming three data files of PATH_MAX each. */
 #define BODY_LEN (4 * PATH_MAX + 4096)
@@ -54,9 +55,10 @@ static void gp_str(FILE *f, const char *s)
 static FILE *open_data(const struct report *r, const char *name)
 {
 	char path[REF_LEN];
+	struct ts_err err;
 
 	snprintf(path, sizeof(path), "%s/%s.dat", r->out, name);
-	return fopen(path, "w");
+	return ts_out_fopen(path, &err);
 }
 
 /* Plot @body twice, as NAME.png and NAME.svg; @nodata: a picture that says why instead. */
@@ -474,7 +476,8 @@ int cmd_exp_report(int argc, char **argv)
 	struct report r = {0};
 	struct ts_report rep;
 	char path[PATH_MAX], md[REF_LEN], err[1024];
-	int i, status = 0, ret = 1;
+	int i, status = 0, ret = 1, fd;
+	struct ts_err oerr;
 	pid_t pid;
 	size_t k;
 
@@ -502,15 +505,21 @@ int cmd_exp_report(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/report", r.dir);
 		r.out = path;
 	}
-	if (mkdir(r.out, 0755) < 0 && errno != EEXIST)
-		return ts_cli_error("exp report: %s: %s", r.out, strerror(errno));
+	/* gnuplot opens the pictures by name: only in a directory no one else can write. */
+	fd = ts_out_mkdir(r.out, &oerr);
+	if (fd < 0 || ts_out_dir_private(r.out, &oerr) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return ts_cli_error("exp report: %s", oerr.msg);
+	}
+	close(fd);
 	if (ts_report_load(&rep, r.dir, err, sizeof(err)))
 		return ts_cli_error("exp report: %s", err);
 	snprintf(md, sizeof(md), "%s/report.md", r.out);
-	r.md = fopen(md, "w");
+	r.md = ts_out_fopen(md, &oerr);
 	r.gp = r.md ? start_gnuplot(&pid) : NULL;
 	if (!r.md || !r.gp) {
-		ts_cli_error("exp report: %s: %s", r.md ? "gnuplot" : md, strerror(errno));
+		ts_cli_error("exp report: %s", r.md ? "gnuplot: cannot start" : oerr.msg);
 		goto out;
 	}
 	if (write_table(&r, err, sizeof(err))) {

@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "run/obs.h"
 #include "tasshape/units.h"
+#include "run/outfile.h"
 
 #define MAX_FLOWS 32
 
@@ -438,6 +439,7 @@ int cmd_plot(int argc, char **argv)
 	char titles[MAX_FLOWS][200];
 	bool have_cdf[2];
 	int stats_rows, nflows, status, fmt;
+	struct ts_err err;
 	struct stat st;
 	pid_t pid;
 	FILE *gp;
@@ -456,6 +458,9 @@ int cmd_plot(int argc, char **argv)
 	if (!on_path("gnuplot"))
 		return ts_cli_error("plot: gnuplot is not installed (Debian: apt-get install "
 				    "gnuplot-nox)");
+	/* gnuplot opens its outputs by name: only in a directory no one else can write. */
+	if (ts_out_dir_private(a.out, &err) < 0)
+		return ts_cli_error("plot: %s", err.msg);
 	gp = start_gnuplot(&pid);
 	if (!gp)
 		return ts_cli_error("plot: cannot start gnuplot: %s", strerror(errno));

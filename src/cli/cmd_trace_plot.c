@@ -16,6 +16,7 @@
 #include "cli/cmd_trace.h"
 #include "tasshape/trace_stats.h"
 #include "tasshape/units.h"
+#include "run/outfile.h"
 
 struct plot_cli {
 	const char *in, *out, *title;
@@ -270,8 +271,9 @@ int trace_plot(int argc, char **argv)
 	struct ts_trace_file_info info;
 	const struct ts_trace *any;
 	struct ts_text b;
+	struct ts_err err;
 	ts_ns_t bin;
-	int ret = 1;
+	int ret = 1, fd;
 
 	argp_parse(&plot_argp, argc, argv, 0, NULL, &a);
 	if (!in_path("gnuplot"))
@@ -294,6 +296,16 @@ int trace_plot(int argc, char **argv)
 	script(&b, &a, tr, &info);
 	if (b.oom)
 		goto oom;
+	/*
+	 * gnuplot opens the PNG by name: created here first (no link followed,
+	 * another user's file not replaced), it is then a file of ours.
+	 */
+	fd = ts_out_fd(a.out, &err);
+	if (fd < 0) {
+		ts_cli_error("%s", err.msg);
+		goto out;
+	}
+	close(fd);
 	ret = run_gnuplot(&b);
 	goto out;
 oom:
