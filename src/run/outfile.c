@@ -450,9 +450,9 @@ int ts_out_dir_private(const char *path, struct ts_err *err)
 	ret = invoker(path, &inv, err);
 	if (ret < 0)
 		return ret;
-	ret = fd = walk(&w, AT_FDCWD, path);
+	fd = walk(&w, AT_FDCWD, path);
 	if (fd < 0)
-		return ret;
+		return fd;
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
 		ts_err_set(err, "%s: %s", path, strerror(errno));
