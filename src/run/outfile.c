@@ -20,6 +20,7 @@ struct walk {
 	const struct ts_invoker *inv;
 	const char *path; /* as the user gave it, for messages */
 	bool mkdirs;	  /* create missing components */
+	bool strict; /* every directory on the way safe from other users (ts_out_dir_private) */
 	int links;
 	struct ts_err *err;
 };
@@ -53,6 +54,41 @@ static int make_dir(const struct walk *w, int at, const char *name)
 }
 
 static int walk(struct walk *w, int at, const char *path);
+
+/* Whether a group other than root's or the invoker's may write a directory of @st. */
+static bool group_writable(const struct walk *w, const struct stat *st)
+{
+	return (st->st_mode & 020) && st->st_gid != 0 && st->st_gid != w->inv->gid;
+}
+
+/*
+ * For a strict walk: directory @fd (component @name) belongs to root or
+ * the invoker, and others may not rename what is in it: not writable by
+ * them, or sticky (/tmp: what the invoker or root made there stays).
+ */
+static int check_safe(const struct walk *w, int fd, const char *name)
+{
+	struct stat st;
+
+	if (!w->strict)
+		return 0;
+	if (fstat(fd, &st) < 0) {
+		ts_err_set(w->err, "%s: %s: %s", w->path, name, strerror(errno));
+		return -errno;
+	}
+	if (!ts_invoker_trusts(w->inv, st.st_uid)) {
+		ts_err_set(w->err,
+			   "%s: %s belongs to uid %u, neither root nor the invoking user (uid %u)",
+			   w->path, name, (unsigned)st.st_uid, (unsigned)w->inv->uid);
+		return -EPERM;
+	}
+	if (((st.st_mode & 002) || group_writable(w, &st)) && !(st.st_mode & S_ISVTX)) {
+		ts_err_set(w->err, "%s: other users may rename what is in %s (mode %04o)", w->path,
+			   name, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
 
 /*
  * Resolve component @name in directory @at: an O_PATH fd of the directory
@@ -129,7 +165,8 @@ static int walk(struct walk *w, int at, const char *path)
 		ts_err_set(w->err, "%s: %s", w->path, strerror(errno));
 		return next;
 	}
-	for (comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+	next = check_safe(w, cur, path[0] == '/' ? "/" : ".");
+	for (comp = strtok_r(buf, "/", &save); comp && !next; comp = strtok_r(NULL, "/", &save)) {
 		if (!strcmp(comp, "."))
 			continue;
 		next = step(w, cur, comp);
@@ -137,6 +174,11 @@ static int walk(struct walk *w, int at, const char *path)
 		if (next < 0)
 			return next;
 		cur = next;
+		next = check_safe(w, cur, comp);
+	}
+	if (next < 0) {
+		close(cur);
+		return next;
 	}
 	return cur;
 }
@@ -443,7 +485,7 @@ int ts_out_lock(int dirfd, const char *path, struct ts_err *err)
 int ts_out_dir_private(const char *path, struct ts_err *err)
 {
 	struct ts_invoker inv;
-	struct walk w = {.inv = &inv, .path = path, .err = err};
+	struct walk w = {.inv = &inv, .path = path, .strict = true, .err = err};
 	struct stat st;
 	int ret, fd;
 
@@ -461,8 +503,7 @@ int ts_out_dir_private(const char *path, struct ts_err *err)
 		ts_err_set(err,
 			   "%s: belongs to uid %u, neither root nor the invoking user (uid %u)",
 			   path, (unsigned)st.st_uid, (unsigned)inv.uid);
-	} else if ((st.st_mode & 002) ||
-		   ((st.st_mode & 020) && st.st_gid != 0 && st.st_gid != inv.gid)) {
+	} else if ((st.st_mode & 002) || group_writable(&w, &st)) {
 		ret = -EPERM;
 		ts_err_set(err,
 			   "%s: other users may create files in it (mode %04o): give a directory "

@@ -80,7 +80,9 @@ int ts_out_lock(int dirfd, const char *path, struct ts_err *err);
  * ts_out_dir_private - check that the existing directory @path belongs to
  * root or the invoking user and that no one else may create names in it
  * (no world write; group write only for root's group or the invoking
- * user's, as with a user-private group and umask 002): for outputs that another program (gnuplot)
+ * user's, as with a user-private group and umask 002), nor in a directory
+ * on the way to it unless that one is sticky (/tmp): no one else can then
+ * swap a name on the path. For outputs that another program (gnuplot)
  * opens by name, which only such a directory makes safe. 0 or -errno.
  */
 int ts_out_dir_private(const char *path, struct ts_err *err);

@@ -38,14 +38,14 @@ mkdir "$S" "$TS_TMP/elsewhere"
 chown "$NOBODY:$NOBODY" "$S"
 chmod 1777 "$S"
 VICTIM=$TS_TMP/victim
-echo secret >"$VICTIM"
-chmod 600 "$VICTIM"
 TRACE=$TS_TMP/c10.csv
 "$TS_BIN" trace gen const --duration 2s -o "$TRACE" || ts_die "trace gen failed"
 
-# plant NAME [TARGET]: a link $S/NAME to TARGET (default the victim), owned by 65534.
+# plant NAME [TARGET]: a link $S/NAME to TARGET (default the victim, reset to its one line,
+# root's, 0600, so that each case is judged alone), owned by 65534.
 plant() {
-	ln -sfn "${2:-$VICTIM}" "$S/$1" && chown -h "$NOBODY:$NOBODY" "$S/$1"
+	echo secret >"$VICTIM" && chown 0:0 "$VICTIM" && chmod 600 "$VICTIM" &&
+		ln -sfn "${2:-$VICTIM}" "$S/$1" && chown -h "$NOBODY:$NOBODY" "$S/$1"
 }
 
 # victim_kept LABEL: the victim still holds its one line, with its owner and mode.

@@ -293,6 +293,14 @@ static void test_dir_private(void)
 	TSU_EQ(chmod(at("open"), 01777), 0);
 	TSU_EQ(ts_out_dir_private(at("open"), &err), -EPERM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "mode 1777"));
+	/* Below a sticky directory, a private one is safe: no one else can rename it. */
+	TSU_EQ(mkdir(at("open/mine"), 0755), 0);
+	TSU_EQ(ts_out_dir_private(at("open/mine"), &err), 0);
+	/* Below a directory anyone may write (not sticky), it is not: it could be swapped. */
+	TSU_EQ(chmod(at("open"), 0777), 0);
+	TSU_EQ(ts_out_dir_private(at("open/mine"), &err), -EPERM);
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(err.msg, "other users may rename what is in open (mode 0777)"));
 }
 
 static void setup(void)
