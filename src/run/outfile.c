@@ -73,7 +73,7 @@ static int check_safe(const struct walk *w, int fd, const char *name)
 	if (!w->strict)
 		return 0;
 	if (fstat(fd, &st) < 0) {
-		ts_err_set(w->err, "%s: %s: %s", w->path, name, strerror(errno));
+		ts_err_set(w->err, "%s: cannot write: %s: %s", w->path, name, strerror(errno));
 		return -errno;
 	}
 	if (!ts_invoker_trusts(w->inv, st.st_uid)) {
@@ -114,12 +114,12 @@ static int step(struct walk *w, int at, const char *name)
 	}
 	if (fd < 0) {
 		ret = -errno;
-		ts_err_set(w->err, "%s: %s: %s", w->path, name, strerror(errno));
+		ts_err_set(w->err, "%s: cannot write: %s: %s", w->path, name, strerror(errno));
 		return ret;
 	}
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
-		ts_err_set(w->err, "%s: %s: %s", w->path, name, strerror(errno));
+		ts_err_set(w->err, "%s: cannot write: %s: %s", w->path, name, strerror(errno));
 	} else if (S_ISDIR(st.st_mode)) {
 		return fd;
 	} else if (!S_ISLNK(st.st_mode)) {
@@ -137,7 +137,7 @@ static int step(struct walk *w, int at, const char *name)
 		ts_err_set(w->err, "%s: more than %d symbolic links", w->path, TS_OUT_MAX_LINKS);
 	} else if ((n = readlinkat(fd, "", target, sizeof(target) - 1)) < 0) {
 		ret = -errno;
-		ts_err_set(w->err, "%s: %s: %s", w->path, name, strerror(errno));
+		ts_err_set(w->err, "%s: cannot write: %s: %s", w->path, name, strerror(errno));
 	} else {
 		target[n] = '\0';
 		close(fd);
