@@ -55,6 +55,7 @@
 #include "run/sockstats_out.h"
 #include "net/rtnl.h"
 #include "tasshape/units.h"
+#include "run/json.h"
 #include "run/outfile.h"
 
 /* This binary: the wrapper and the agents are it, run again (see exec.h for tests). */
@@ -174,16 +175,16 @@ static int write_job(const struct exec *e, const char *name, json_object *job, c
 		     size_t errlen)
 {
 	char path[4096];
+	struct ts_err terr;
 	int ret;
 
 	path_in(e, path, sizeof(path), name);
-	ret = json_object_to_file_ext(path, job,
-				      JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	ret = ts_json_write_file(path, job, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE,
+				 &terr);
 	json_object_put(job);
 	if (ret < 0) {
-		snprintf(err, errlen, "%.300s: cannot write: %.150s", path,
-			 json_util_get_last_err());
-		return -EIO;
+		snprintf(err, errlen, "%s", terr.msg);
+		return ret;
 	}
 	return 0;
 }
