@@ -123,7 +123,8 @@ static pid_t spawn(int netns_fd, char *const argv[], const char *out, const char
 		_exit(126);
 	{
 		/* In the run's own directory, made by ts_out_mkdir: never through a link. */
-		int fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+		int fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
+			      0644);
 		int fe = open(errf ? errf : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW,
 			      0644);
 		int fi = open("/dev/null", O_RDONLY);
@@ -179,8 +180,8 @@ static int write_job(const struct exec *e, const char *name, json_object *job, c
 	int ret;
 
 	path_in(e, path, sizeof(path), name);
-	ret = ts_json_write_file(path, job, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE,
-				 &terr);
+	ret = ts_json_write_file(path, job,
+				 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &terr);
 	json_object_put(job);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s", terr.msg);

@@ -611,8 +611,8 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 	json_object_object_add(x.r, "files", files_json(o->rundir));
 	snprintf(path, sizeof(path), "%s/%s", o->rundir, TS_EXP_F_RESULT);
 	if (ret == 0) {
-		ret = ts_json_write_file(path, x.r,
-					 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &e);
+		ret = ts_json_write_file(
+			path, x.r, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &e);
 		if (ret < 0)
 			snprintf(err, errlen, "%s", e.msg);
 	}

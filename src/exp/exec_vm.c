@@ -70,8 +70,8 @@ static int annotate(const char *dir, const char *name, json_object *vm, bool tcg
 			json_object_array_add(flags, json_object_new_string("tcg"));
 		}
 	}
-	ret = ts_json_write_file(path, root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE,
-				 &terr);
+	ret = ts_json_write_file(path, root,
+				 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &terr);
 	if (ret < 0)
 		snprintf(err, errlen, "%s", terr.msg);
 	json_object_put(root);

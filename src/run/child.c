@@ -77,7 +77,8 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 
 	/* Fail closed: when the invoking user is not known exactly, CMD does not run as root. */
 	if (!c->as_root && ts_invoker_get(&inv, &e_id) < 0) {
-		ts_err_set(err, "refusing to run the command: %s; --as-root runs it as root", e_id.msg);
+		ts_err_set(err, "refusing to run the command: %s; --as-root runs it as root",
+			   e_id.msg);
 		return -EINVAL;
 	}
 	if (!argv || !argv[0]) {

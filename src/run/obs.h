@@ -168,5 +168,4 @@ static inline int64_t ts_obs_wall(const struct ts_obs *ob, ts_ns_t t)
  */
 const char *ts_obs_out_path(const struct ts_obs_opts *o, const char *name, char *buf, size_t len);
 
-
 #endif

@@ -69,7 +69,7 @@ struct ts_session {
 	char cmdline[4096];
 	struct ts_manifest manifest;  /* path NULL: no --out */
 	struct ts_sockdiag *drain_sd; /* the inner namespace's sockets, for the drain */
-	struct ts_guard guard; /* removes what the run made if tasshape dies (run/guard.h) */
+	struct ts_guard guard;	      /* removes what the run made if tasshape dies (run/guard.h) */
 	char manifest_path[TS_OBS_PATH], summary_path[TS_OBS_PATH];
 };
 
