@@ -37,6 +37,7 @@
 #include "exp/rjson.h"
 #include "exp/summary.h"
 #include "run/gnuplot.h"
+#include "run/outfile.h"
 #include "run/stats_in.h"
 
 #define REF_LEN (PATH_MAX + 300)
@@ -51,33 +52,26 @@ struct report {
 static FILE *open_data(const struct report *r, const char *name)
 {
 	char path[REF_LEN];
+	struct ts_err err;
 
 	snprintf(path, sizeof(path), "%s/%s.dat", r->out, name);
-	return fopen(path, "w");
+	return ts_out_fopen(path, &err);
 }
 
-/* One picture: the script @b into the new file @path. Returns 0 or -1 (said why). */
+/* One picture: the script @b into the file @path. Returns 0 or -1 (said why). */
 static int draw(const char *path, const struct ts_text *b)
 {
 	struct ts_err err;
-	int fd, ret = -1;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		ts_cli_error("exp report: %s: %s", path, strerror(errno));
-	else if (b->oom)
+	if (b->oom) {
 		ts_cli_error("exp report: %s: out of memory", path);
-	else if (ts_gnuplot_run(b->p, b->len, fd, TS_GNUPLOT_TIMEOUT_MS, &err) < 0)
-		ts_cli_error("exp report: %s: %s", path, err.msg);
-	else
-		ret = 0;
-	if (fd >= 0 && close(fd) && !ret) {
-		ts_cli_error("exp report: %s: %s", path, strerror(errno));
-		ret = -1;
+		return -1;
 	}
-	if (ret && fd >= 0)
-		unlink(path); /* no half picture left behind */
-	return ret;
+	if (ts_gnuplot_draw(b->p, b->len, path, TS_GNUPLOT_TIMEOUT_MS, &err) < 0) {
+		ts_cli_error("exp report: %s", err.msg);
+		return -1;
+	}
+	return 0;
 }
 
 /* Plot @body twice, as NAME.png and NAME.svg; @nodata: a picture that says why instead. */
@@ -495,7 +489,8 @@ int cmd_exp_report(int argc, char **argv)
 	struct report r = {0};
 	struct ts_report rep;
 	char path[PATH_MAX], md[REF_LEN], err[1024];
-	int i, ret = 1;
+	int i, ret = 1, fd;
+	struct ts_err oerr;
 	size_t k;
 
 	for (i = 1; i < argc; i++) {
@@ -522,17 +517,23 @@ int cmd_exp_report(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/report", r.dir);
 		r.out = path;
 	}
-	if (mkdir(r.out, 0755) < 0 && errno != EEXIST)
-		return ts_cli_error("exp report: %s: %s", r.out, strerror(errno));
+	/* gnuplot reads the .dat files here by name: only in a directory no one else can write. */
+	fd = ts_out_mkdir(r.out, &oerr);
+	if (fd < 0 || ts_out_dir_private(r.out, &oerr) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return ts_cli_error("exp report: %s", oerr.msg);
+	}
+	close(fd);
 	if (!ts_gnuplot_available())
 		return ts_cli_error("exp report: gnuplot is not installed (Debian: apt-get install "
 				    "gnuplot-nox)");
 	if (ts_report_load(&rep, r.dir, err, sizeof(err)))
 		return ts_cli_error("exp report: %s", err);
 	snprintf(md, sizeof(md), "%s/report.md", r.out);
-	r.md = fopen(md, "w");
+	r.md = ts_out_fopen(md, &oerr);
 	if (!r.md) {
-		ts_cli_error("exp report: %s: %s", md, strerror(errno));
+		ts_cli_error("exp report: %s", oerr.msg);
 		goto out;
 	}
 	if (write_table(&r, err, sizeof(err))) {

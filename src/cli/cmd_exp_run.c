@@ -26,6 +26,7 @@
 #include "exp/stats.h"
 #include "exp/summary.h"
 #include "vm/vm.h"
+#include "run/outfile.h"
 
 #define MAX_CHECKS 64
 
@@ -108,15 +109,13 @@ static ts_ns_t mono_now(void)
 	return (ts_ns_t)ts.tv_sec * TS_NSEC_PER_SEC + ts.tv_nsec;
 }
 
-/* An empty or new directory, created with its parents. */
+/* An empty or new directory (lock_out creates it, with its parents). */
 static int prepare_out(const char *out)
 {
-	char path[4096];
 	struct dirent *e;
 	struct stat st;
 	int empty = 1;
 	DIR *d;
-	char *p;
 
 	if (stat(out, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
@@ -134,18 +133,22 @@ static int prepare_out(const char *out)
 				"experiment it holds use 'tasshape exp resume %s', or give a new "
 				"directory",
 				out, out);
-		return 0;
 	}
-	snprintf(path, sizeof(path), "%s", out);
-	for (p = path + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(path, 0755) < 0 && errno != EEXIST)
-				return ts_cli_error("--out: %s: %s", path, strerror(errno));
-			*p = '/';
-		}
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return ts_cli_error("--out: %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/*
+ * Create or check OUT (ts_out_mkdir) and lock it for this run (@fd holds
+ * the lock until exit): a second run given the same directory fails at once
+ * instead of mixing its results in.
+ */
+static int lock_out(const char *out, int *fd)
+{
+	struct ts_err err;
+
+	*fd = ts_out_mkdir(out, &err);
+	if (*fd < 0 || ts_out_lock(*fd, out, &err) < 0)
+		return ts_cli_error("--out %s", err.msg);
 	return 0;
 }
 
@@ -330,8 +333,12 @@ static void on_stop(int sig)
 
 static int mkdir_one(const char *path)
 {
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return ts_cli_error("%s: %s", path, strerror(errno));
+	struct ts_err err;
+	int fd = ts_out_mkdir(path, &err);
+
+	if (fd < 0)
+		return ts_cli_error("%s", err.msg);
+	close(fd);
 	return 0;
 }
 
@@ -470,13 +477,14 @@ static int write_experiment(const char *out, const struct ts_exp_matrix *plan,
 			    const struct ts_exp_summary *sum)
 {
 	char path[4096];
+	struct ts_err err;
 	FILE *f;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/experiment.json", out);
-	f = fopen(path, "w");
+	f = ts_out_fopen(path, &err);
 	if (!f)
-		return ts_cli_error("%s: %s", path, strerror(errno));
+		return ts_cli_error("%s", err.msg);
 	ret = ts_exp_matrix_write_json(plan, sum, f);
 	if (fclose(f) || ret < 0)
 		return ts_cli_error("%s: write error", path);
@@ -526,7 +534,7 @@ int exp_run(int argc, char **argv)
 	struct progress prog = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESTART};
 	char sha[2 * TS_SHA256_LEN + 1];
-	int ret = EX_USAGE, have_plan = 0, have_sum = 0;
+	int ret = EX_USAGE, have_plan = 0, have_sum = 0, out_fd = -1;
 	size_t i;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
@@ -553,6 +561,8 @@ int exp_run(int argc, char **argv)
 		goto out;
 	if (a.res.resume ? exp_results_check_resume(&a.res, a.out, &plan, spec.sha256)
 			 : prepare_out(a.out))
+		goto out;
+	if (lock_out(a.out, &out_fd))
 		goto out;
 	if (probe_ccas(&plan, &skips, a.strict))
 		goto out;
@@ -625,6 +635,8 @@ int exp_run(int argc, char **argv)
 	if (stop_signal)
 		ret = 128 + (int)stop_signal;
 out:
+	if (out_fd >= 0)
+		close(out_fd);
 	if (have_sum)
 		ts_exp_summary_free(&sum);
 	ts_exp_summary_free(&skips);

@@ -296,27 +296,17 @@ static void draw(struct plot *p, const char *name, bool svg, const struct ts_tex
 	struct ts_text b;
 	struct ts_err err;
 	bool failed = true;
-	int fd;
 
 	ts_text_init(&b);
 	terminal(&b, p->a, svg);
 	ts_text_add(&b, body->p, body->len);
 	snprintf(path, sizeof(path), "%s/%s.%s", p->a->out, name, svg ? "svg" : "png");
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		ts_cli_error("plot: %s: %s", path, strerror(errno));
-	else if (b.oom || body->oom)
+	if (b.oom || body->oom)
 		ts_cli_error("plot: %s: out of memory", path);
-	else if (ts_gnuplot_run(b.p, b.len, fd, TS_GNUPLOT_TIMEOUT_MS, &err) < 0)
-		ts_cli_error("plot: %s: %s", path, err.msg);
+	else if (ts_gnuplot_draw(b.p, b.len, path, TS_GNUPLOT_TIMEOUT_MS, &err) < 0)
+		ts_cli_error("plot: %s", err.msg);
 	else
 		failed = false;
-	if (fd >= 0 && close(fd) && !failed) {
-		ts_cli_error("plot: %s: %s", path, strerror(errno));
-		failed = true;
-	}
-	if (failed && fd >= 0)
-		unlink(path); /* no half picture left behind */
 	if (!failed)
 		printf("wrote %s\n", path);
 	p->bad |= failed;

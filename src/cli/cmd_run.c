@@ -20,6 +20,7 @@
 #include "net/topo.h"
 #include "run/child.h"
 #include "run/clock.h"
+#include "run/invoker.h"
 #include "run/shaper.h"
 #include "tasshape/units.h"
 
@@ -108,6 +109,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct run_args a = {0};
 	struct ts_child_conf cc = {0};
+	struct ts_invoker inv;
 	struct ts_session s;
 	char prompt[128];
 	struct ts_err err = {{0}};
@@ -120,6 +122,11 @@ int cmd_run(int argc, char **argv)
 	a.common.argc = argc;
 	a.common.argv = argv;
 	a.common.interactive = !a.cmd || !a.cmd[0];
+	/* Before anything is set up: CMD would not run (ts_child_spawn refuses it too). */
+	if (!a.as_root && ts_invoker_get(&inv, &err) < 0) {
+		ts_cli_error("refusing to run the command: %s; --as-root runs it as root", err.msg);
+		goto out;
+	}
 
 	ret = ts_session_open(&s, &a.link, &a.common, &err);
 	if (ret < 0) {
@@ -134,7 +141,7 @@ int cmd_run(int argc, char **argv)
 	cc.base6 = s.topo.v6 ? s.base6 : NULL;
 	cc.prompt = prompt;
 	cc.set_umask = true;
-	cc.umask = s.old_umask;
+	cc.umask = ts_invoker_umask(); /* the caller's, before main tightened it */
 	child = ts_child_spawn(&cc, &err);
 	if (child < 0) {
 		ts_cli_error("%s", err.msg);

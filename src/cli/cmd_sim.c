@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "run/summary.h"
 #include "tasshape/units.h"
+#include "run/outfile.h"
 
 struct sim_args {
 	struct ts_linkcfg link;
@@ -237,6 +238,7 @@ static void sim_loop(struct sim_run *r, ts_ns_t duration, uint32_t pkt_size)
 static int sim_output(struct sim_run *r, const struct sim_args *a)
 {
 	struct ts_summary sum = {.title = "tasshape sim"};
+	struct ts_err err;
 	FILE *jf;
 	int i, ret = 0;
 
@@ -249,8 +251,10 @@ static int sim_output(struct sim_run *r, const struct sim_args *a)
 	ts_summary_print(stdout, &sum);
 	if (!a->json)
 		return 0;
-	jf = fopen(a->json, "w");
-	if (!jf || ts_summary_json(jf, &sum) < 0)
+	jf = ts_out_fopen(a->json, &err);
+	if (!jf)
+		return ts_cli_error("%s", err.msg);
+	if (ts_summary_json(jf, &sum) < 0)
 		ret = ts_cli_error("%s: cannot write: %s", a->json, strerror(errno));
 	if (jf && fclose(jf) != 0 && !ret)
 		ret = ts_cli_error("%s: cannot write: %s", a->json, strerror(errno));

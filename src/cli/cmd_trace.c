@@ -13,6 +13,7 @@
 #include "cli/cmd_trace.h"
 #include "run/bundled.h"
 #include "tasshape/trace_import.h"
+#include "run/outfile.h"
 
 static const struct ts_cmd trace_cmds[] = {
 	{"list", trace_list, "The bundled traces (names for --trace), their mean rates and origin"},
@@ -86,11 +87,12 @@ int trace_load(const char *path, struct ts_trace **down, struct ts_trace **up,
 int trace_write(const char *path, const struct ts_text *b)
 {
 	bool to_stdout = !path || !strcmp(path, "-");
-	FILE *f = to_stdout ? stdout : fopen(path, "w");
+	struct ts_err err;
+	FILE *f = to_stdout ? stdout : ts_out_fopen(path, &err);
 	int bad;
 
 	if (!f)
-		return ts_cli_error("%s: cannot write: %s", path, strerror(errno));
+		return ts_cli_error("%s", err.msg);
 	bad = b->len && fwrite(b->p, 1, b->len, f) != b->len;
 	if (to_stdout)
 		bad |= fflush(f) != 0;

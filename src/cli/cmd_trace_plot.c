@@ -189,24 +189,13 @@ static void script(struct ts_text *b, const struct plot_cli *a, struct ts_trace 
 	ts_text_printf(b, "\n");
 }
 
-/* The script @b into the PNG at @path (a partial file is removed). */
+/* The script @b into the PNG at @path. */
 static int run_gnuplot(const struct ts_text *b, const char *path)
 {
 	struct ts_err err;
-	int fd, ret;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return ts_cli_error("plot: %s: %s", path, strerror(errno));
-	ret = ts_gnuplot_run(b->p, b->len, fd, TS_GNUPLOT_TIMEOUT_MS, &err);
-	if (close(fd) && !ret) {
-		ts_err_set(&err, "%s", strerror(errno));
-		ret = -EIO;
-	}
-	if (ret) {
-		unlink(path);
-		return ts_cli_error("plot: %s: %s", path, err.msg);
-	}
+	if (ts_gnuplot_draw(b->p, b->len, path, TS_GNUPLOT_TIMEOUT_MS, &err) < 0)
+		return ts_cli_error("plot: %s", err.msg);
 	return 0;
 }
 

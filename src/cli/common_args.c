@@ -103,6 +103,14 @@ static void parse_period(struct argp_state *state, const char *opt, const char *
 		argp_error(state, "--%s: expected a time from 1ms to 1h, got '%s'", opt, arg);
 }
 
+/* A path option's value: an empty one is an error, not "no output". */
+static const char *path_arg(struct argp_state *state, const char *opt, const char *arg)
+{
+	if (!*arg)
+		argp_error(state, "--%s: expected a path, got an empty string", opt);
+	return arg;
+}
+
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
 	struct ts_run_common *c = state->input;
@@ -111,7 +119,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case OPT_JSON:
-		c->summary_json = arg;
+		c->summary_json = path_arg(state, "summary-json", arg);
 		break;
 	case OPT_QUIET:
 		c->quiet = true;
@@ -145,20 +153,21 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 			c->pool = (uint32_t)v;
 		break;
 	case OPT_OUT:
-		c->obs.out_dir = arg;
+		c->obs.out_dir = path_arg(state, "out", arg);
 		break;
 	case OPT_OUT_PCAP:
 		c->obs.out_pcap = true;
 		break;
 	case OPT_PCAP_UP:
 	case OPT_PCAP_DOWN:
-		c->obs.pcap[key == OPT_PCAP_DOWN] = arg;
+		c->obs.pcap[key == OPT_PCAP_DOWN] =
+			path_arg(state, key == OPT_PCAP_DOWN ? "pcap-down" : "pcap-up", arg);
 		break;
 	case OPT_PCAP_INGRESS:
-		c->obs.pcap_ingress = arg;
+		c->obs.pcap_ingress = path_arg(state, "pcap-ingress", arg);
 		break;
 	case OPT_PCAP_DROPS:
-		c->obs.pcap_drops = arg;
+		c->obs.pcap_drops = path_arg(state, "pcap-drops", arg);
 		break;
 	case OPT_SNAPLEN:
 		/* NFQUEUE copies only TS_NFQ_COPY_RANGE bytes: more cannot be captured. */
@@ -169,19 +178,20 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_UP_LOG:
 	case OPT_DOWN_LOG:
-		c->obs.mmlog[key == OPT_DOWN_LOG] = arg;
+		c->obs.mmlog[key == OPT_DOWN_LOG] =
+			path_arg(state, key == OPT_DOWN_LOG ? "downlink-log" : "uplink-log", arg);
 		break;
 	case OPT_LOG_DROPS:
 		c->obs.log_drops = true;
 		break;
 	case OPT_STATS:
-		c->obs.stats = arg;
+		c->obs.stats = path_arg(state, "stats", arg);
 		break;
 	case OPT_INTERVAL:
 		parse_period(state, "interval", arg, &c->obs.interval);
 		break;
 	case OPT_SOCKSTATS:
-		c->obs.sockstats = arg;
+		c->obs.sockstats = path_arg(state, "sockstats", arg);
 		break;
 	case OPT_SOCK_INTERVAL:
 		parse_period(state, "sockstats-interval", arg, &c->obs.sock_interval);

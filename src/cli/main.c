@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "run/invoker.h"
 #include "run/manifest.h"
 #include "tasshape/qdisc.h"
 #include "tasshape/stage.h"
@@ -138,6 +139,12 @@ int main(int argc, char **argv)
 	}
 	/* Messages say "tasshape", not the path it was started by. */
 	argv[0] = "tasshape";
+	/*
+	 * Nothing any command writes (results, traces, reports, captures, the
+	 * namespace files) is group- or world-writable, whatever the umask:
+	 * another user could otherwise edit a result a later root run reads.
+	 */
+	ts_invoker_umask_harden();
 	if (argc < 2 || argv[1][0] == '-')
 		return cmd_run(argc, argv);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {

@@ -16,6 +16,7 @@
 #include "exp/rjson.h"
 #include "run/json.h"
 #include "run/sha256.h"
+#include "run/outfile.h"
 
 struct file_list {
 	char **path;
@@ -124,7 +125,9 @@ int ts_done_write(const char *rundir, const char *id, unsigned rep, char *err, s
 {
 	struct file_list l = {NULL, 0, 0};
 	struct json_object *doc = json_object_new_object(), *files = json_object_new_array();
-	char tmp[PATH_MAX], path[PATH_MAX];
+	char path[PATH_MAX];
+	const char *text;
+	struct ts_err e;
 	bool nomem = false;
 	size_t i;
 	int ret;
@@ -158,21 +161,14 @@ int ts_done_write(const char *rundir, const char *id, unsigned rep, char *err, s
 	ret = -ENOMEM;
 	if (nomem)
 		goto out;
-	snprintf(tmp, sizeof(tmp), "%s/done.tmp", rundir);
 	snprintf(path, sizeof(path), "%s/%s", rundir, TS_DONE_FILE);
-	if (json_object_to_file_ext(tmp, doc, TS_JSON_PRETTY) != 0) {
-		ret = errno ? -errno : -EIO;
-		snprintf(err, errlen, "%s: %s", tmp, strerror(-ret));
+	text = json_object_to_json_string_ext(doc, TS_JSON_PRETTY);
+	if (!text)
 		goto out;
-	}
 	/* The record appears whole or not at all: a kill here leaves a run that is not done. */
-	if (rename(tmp, path) != 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	ret = 0;
+	ret = ts_out_write_whole(path, text, strlen(text), &e);
+	if (ret)
+		snprintf(err, errlen, "%s", e.msg);
 out:
 	json_object_put(files);
 	json_object_put(doc);

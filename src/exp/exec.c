@@ -55,6 +55,8 @@
 #include "run/sockstats_out.h"
 #include "net/rtnl.h"
 #include "tasshape/units.h"
+#include "run/json.h"
+#include "run/outfile.h"
 
 /* This binary: the wrapper and the agents are it, run again (see exec.h for tests). */
 static const char *exe_path = "/proc/self/exe";
@@ -120,8 +122,11 @@ static pid_t spawn(int netns_fd, char *const argv[], const char *out, const char
 	if (setns(netns_fd, CLONE_NEWNET) < 0)
 		_exit(126);
 	{
-		int fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = open(errf ? errf : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0644);
+		/* In the run's own directory, made by ts_out_mkdir: never through a link. */
+		int fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
+			      0644);
+		int fe = open(errf ? errf : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW,
+			      0644);
 		int fi = open("/dev/null", O_RDONLY);
 
 		if (fo < 0 || fe < 0 || fi < 0 || dup2(fi, 0) < 0 || dup2(fo, 1) < 0 ||
@@ -171,16 +176,16 @@ static int write_job(const struct exec *e, const char *name, json_object *job, c
 		     size_t errlen)
 {
 	char path[4096];
+	struct ts_err terr;
 	int ret;
 
 	path_in(e, path, sizeof(path), name);
-	ret = json_object_to_file_ext(path, job,
-				      JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	ret = ts_json_write_file(path, job,
+				 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &terr);
 	json_object_put(job);
 	if (ret < 0) {
-		snprintf(err, errlen, "%.300s: cannot write: %.150s", path,
-			 json_util_get_last_err());
-		return -EIO;
+		snprintf(err, errlen, "%s", terr.msg);
+		return ret;
 	}
 	return 0;
 }
@@ -530,7 +535,7 @@ static int wait_client(struct exec *e, double timeout)
 	if (any_download(e) && e->plan.nservers == 1 &&
 	    ts_sockdiag_open(&sd, e->hub.fd, &terr) == 0) {
 		path_in(e, path, sizeof(path), TS_EXP_F_SOCKSTATS_SRV);
-		sm.f = fopen(path, "w");
+		sm.f = ts_out_fopen(path, &terr);
 		if (sm.f)
 			ts_sockstats_header(sm.f);
 	}

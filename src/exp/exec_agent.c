@@ -16,6 +16,7 @@
 
 #include "exp/exec_agent.h"
 #include "net/netns.h"
+#include "run/outfile.h"
 
 #define MAX_PROCS 32
 
@@ -142,15 +143,27 @@ static json_object *read_sysctls(json_object *list)
 
 static int redirect(json_object *path, int fd)
 {
+	struct ts_err err;
 	int f;
 
 	if (!path)
 		return 0;
-	f = open(json_object_get_string(path), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	f = ts_out_fd(json_object_get_string(path), &err);
 	if (f < 0 || dup2(f, fd) < 0)
 		return -1;
 	close(f);
 	return 0;
+}
+
+/* @p's stdout and stderr; one file for both (a server's log) gets one descriptor. */
+static int redirect_std(const struct proc *p)
+{
+	if (redirect(p->out, STDOUT_FILENO) < 0)
+		return -1;
+	if (p->out && p->err &&
+	    !strcmp(json_object_get_string(p->out), json_object_get_string(p->err)))
+		return dup2(STDOUT_FILENO, STDERR_FILENO) < 0 ? -1 : 0;
+	return redirect(p->err, STDERR_FILENO);
 }
 
 static void start(struct agent *a, struct proc *p, const sigset_t *old)
@@ -180,7 +193,7 @@ static void start(struct agent *a, struct proc *p, const sigset_t *old)
 	p->pid = fork();
 	if (p->pid == 0) {
 		sigprocmask(SIG_SETMASK, old, NULL);
-		if (redirect(p->out, STDOUT_FILENO) < 0 || redirect(p->err, STDERR_FILENO) < 0)
+		if (redirect_std(p) < 0)
 			_exit(126);
 		execvp(argv[0], argv);
 		fprintf(stderr, "exp-agent: %s: %s\n", argv[0], strerror(errno));
@@ -298,15 +311,13 @@ static void first_ipv4(char *buf, size_t len)
 
 static int write_report(const char *path, json_object *rep)
 {
-	char tmp[4096];
-	int ret;
+	const char *text = json_object_to_json_string_ext(rep, JSON_C_TO_STRING_PRETTY);
+	struct ts_err err;
 
 	/* Written whole, then renamed: a reader polling for it never sees half a file. */
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	ret = json_object_to_file_ext(tmp, rep, JSON_C_TO_STRING_PRETTY);
-	if (ret == 0)
-		ret = rename(tmp, path);
-	return ret;
+	if (!text)
+		return -1;
+	return ts_out_write_whole(path, text, strlen(text), &err) < 0 ? -1 : 0;
 }
 
 /* Wait for a signal until @until (Unix time); returns the signal, 0 on timeout. */

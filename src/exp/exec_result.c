@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "run/json.h"
 #include "exp/exec_parse.h"
 #include "exp/exec_result.h"
 #include "run/bundled.h"
@@ -484,6 +485,7 @@ static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sy
 	json_object *argv = json_object_new_array(), *sys = json_object_new_object();
 	json_object *spec = json_object_new_object(), *runsys = json_object_new_object();
 	char path[4096];
+	struct ts_err e;
 	struct utsname u;
 	char **v;
 	size_t i;
@@ -529,12 +531,12 @@ static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sy
 	/* What the client's namespace could not be given (the default congestion control). */
 	json_object_object_add(m, "warnings", warnings ? json_object_get(warnings) : NULL);
 	snprintf(path, sizeof(path), "%s/%s", o->rundir, TS_EXP_F_MANIFEST);
-	ret = json_object_to_file_ext(path, m,
-				      JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	ret = ts_json_write_file(path, m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE,
+				 &e);
 	json_object_put(m);
 	if (ret < 0) {
-		snprintf(err, errlen, "%s: cannot write: %s", path, json_util_get_last_err());
-		return -EIO;
+		snprintf(err, errlen, "%s", e.msg);
+		return ret;
 	}
 	return 0;
 }
@@ -556,6 +558,7 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 	struct ctx x = {.o = o};
 	json_object *report = NULL, *v, *client_sysctl = NULL, *warnings = NULL;
 	char path[4096], *text;
+	struct ts_err e;
 	size_t i;
 	int ret;
 
@@ -606,11 +609,11 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 	ret = write_manifest(o, client_sysctl, warnings, err, errlen);
 	json_object_object_add(x.r, "files", files_json(o->rundir));
 	snprintf(path, sizeof(path), "%s/%s", o->rundir, TS_EXP_F_RESULT);
-	if (ret == 0 &&
-	    json_object_to_file_ext(path, x.r,
-				    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
-		snprintf(err, errlen, "%s: cannot write: %s", path, json_util_get_last_err());
-		ret = -EIO;
+	if (ret == 0) {
+		ret = ts_json_write_file(
+			path, x.r, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &e);
+		if (ret < 0)
+			snprintf(err, errlen, "%s", e.msg);
 	}
 	json_object_put(x.r);
 	json_object_put(report);

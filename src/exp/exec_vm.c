@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "run/json.h"
 #include "exp/exec_result.h"
 #include "exp/exec_vm.h"
 #include "vm/vm.h"
@@ -39,6 +40,7 @@ static int annotate(const char *dir, const char *name, json_object *vm, bool tcg
 {
 	char path[4200];
 	json_object *root, *flags;
+	struct ts_err terr;
 	int ret = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -68,11 +70,10 @@ static int annotate(const char *dir, const char *name, json_object *vm, bool tcg
 			json_object_array_add(flags, json_object_new_string("tcg"));
 		}
 	}
-	if (json_object_to_file_ext(path, root,
-				    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
-		snprintf(err, errlen, "%s: cannot write", path);
-		ret = -EIO;
-	}
+	ret = ts_json_write_file(path, root,
+				 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &terr);
+	if (ret < 0)
+		snprintf(err, errlen, "%s", terr.msg);
 	json_object_put(root);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include "exp/expdir.h"
 #include "exp/rjson.h"
 #include "run/json.h"
+#include "run/outfile.h"
 
 static int parse_uint(const char *s, const char **end, unsigned *v)
 {
@@ -98,10 +99,25 @@ static struct json_object *build_doc(const struct ts_expdir *p, bool *nomem)
 	return doc;
 }
 
+/* @doc into @path, whole or not at all (a temporary name renamed over it). 0 or -errno. */
+static int write_whole(const char *path, struct json_object *doc, char *err, size_t errlen)
+{
+	const char *text = json_object_to_json_string_ext(doc, TS_JSON_PRETTY);
+	struct ts_err e;
+	int ret;
+
+	if (!text)
+		return -ENOMEM;
+	ret = ts_out_write_whole(path, text, strlen(text), &e);
+	if (ret)
+		snprintf(err, errlen, "%s", e.msg);
+	return ret;
+}
+
 int ts_expdir_write(const char *dir, const struct ts_expdir *p, char *err, size_t errlen)
 {
 	struct json_object *doc = NULL;
-	char path[PATH_MAX], tmp[PATH_MAX], shard[32];
+	char path[PATH_MAX], shard[32];
 	bool nomem = false;
 	int ret = 0;
 
@@ -115,19 +131,13 @@ int ts_expdir_write(const char *dir, const struct ts_expdir *p, char *err, size_
 	json_object_object_del(doc, "shard");
 	if (p->shard.n > 1)
 		ts_json_put(doc, "shard", json_object_new_string(shard), &nomem);
-	if (snprintf(path, sizeof(path), "%s/%s", dir, TS_EXPDIR_FILE) >= (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, TS_EXPDIR_FILE) >= (int)sizeof(tmp)) {
+	if (snprintf(path, sizeof(path), "%s/%s", dir, TS_EXPDIR_FILE) >= (int)sizeof(path)) {
 		ret = -ENAMETOOLONG;
 		snprintf(err, errlen, "%s: path too long", dir);
 	} else if (nomem) {
 		ret = -ENOMEM;
-	} else if (json_object_to_file_ext(tmp, doc, TS_JSON_PRETTY) != 0) {
-		ret = errno ? -errno : -EIO;
-		snprintf(err, errlen, "%s: %s", tmp, strerror(-ret));
-	} else if (rename(tmp, path) != 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		unlink(tmp);
+	} else {
+		ret = write_whole(path, doc, err, errlen);
 	}
 	json_object_put(doc);
 	return ret;
@@ -233,25 +243,20 @@ int ts_expdir_check_fresh(const char *dir, char *err, size_t errlen)
 
 int ts_expdir_mkdirs(const char *path)
 {
-	char p[PATH_MAX];
-	size_t i;
+	struct ts_err e;
+	int fd = ts_out_mkdir(path, &e);
 
-	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
-		return -ENAMETOOLONG;
-	for (i = 1; p[i]; i++) {
-		if (p[i] != '/')
-			continue;
-		p[i] = '\0';
-		if (mkdir(p, 0755) != 0 && errno != EEXIST)
-			return -errno;
-		p[i] = '/';
-	}
-	return mkdir(p, 0755) != 0 && errno != EEXIST ? -errno : 0;
+	if (fd < 0)
+		fprintf(stderr, "tasshape: %s\n", e.msg);
+	else
+		close(fd);
+	return fd < 0 ? fd : 0;
 }
 
 int ts_expdir_copy_spec(const char *dir, const char *spec_path, char *err, size_t errlen)
 {
 	struct stat a, b;
+	struct ts_err e;
 	char to[PATH_MAX];
 	FILE *in = NULL, *out = NULL;
 	char buf[8192];
@@ -273,10 +278,10 @@ int ts_expdir_copy_spec(const char *dir, const char *spec_path, char *err, size_
 		snprintf(err, errlen, "%s: %s", spec_path, strerror(errno));
 		return ret;
 	}
-	out = fopen(to, "wb");
+	out = ts_out_fopen(to, &e);
 	if (!out) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", to, strerror(errno));
+		snprintf(err, errlen, "%s", e.msg);
 		fclose(in);
 		return ret;
 	}

@@ -103,7 +103,10 @@ enum ts_resume_action {
  */
 int ts_expdir_prepare_run(const char *rundir, char *why, size_t whylen);
 
-/* ts_expdir_mkdirs - create @path and its missing parents (mode 0755). Returns 0 or -errno. */
+/*
+ * ts_expdir_mkdirs - create @path and its missing parents (mode 0755), or check an existing
+ * one, as ts_out_mkdir does (the reason goes to stderr). Returns 0 or -errno.
+ */
 int ts_expdir_mkdirs(const char *path);
 
 #endif

@@ -12,11 +12,13 @@
 #include "exp/flent.h"
 #include "exp/rjson.h"
 #include "run/json.h"
+#include "run/outfile.h"
 
 int ts_flent_write(const char *path, const struct json_object *doc, char *err, size_t errlen)
 {
-	char tmp[PATH_MAX];
 	const char *text;
+	struct ts_err e;
+	struct ts_out o;
 	size_t len;
 	gzFile gz;
 	int ret = 0;
@@ -25,15 +27,17 @@ int ts_flent_write(const char *path, const struct json_object *doc, char *err, s
 	if (!text)
 		return -ENOMEM;
 	len = strlen(text);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		snprintf(err, errlen, "%s: path too long", path);
-		return -ENAMETOOLONG;
-	}
-	gz = gzopen(tmp, "wb");
-	if (!gz) {
-		ret = errno ? -errno : -EIO;
-		snprintf(err, errlen, "%s: %s", tmp, strerror(-ret));
+	ret = ts_out_begin(&o, path, &e);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", e.msg);
 		return ret;
+	}
+	gz = gzdopen(o.fd, "wb");
+	if (!gz) {
+		close(o.fd);
+		ts_out_cancel(&o);
+		snprintf(err, errlen, "%s: out of memory for gzip", path);
+		return -ENOMEM;
 	}
 	while (len > 0) {
 		unsigned chunk = len > (1u << 30) ? (1u << 30) : (unsigned)len;
@@ -42,7 +46,7 @@ int ts_flent_write(const char *path, const struct json_object *doc, char *err, s
 		if (w <= 0) {
 			int zerr;
 
-			snprintf(err, errlen, "%s: gzip write failed (%s)", tmp,
+			snprintf(err, errlen, "%s: gzip write failed (%s)", path,
 				 gzerror(gz, &zerr));
 			ret = -EIO;
 			break;
@@ -50,16 +54,18 @@ int ts_flent_write(const char *path, const struct json_object *doc, char *err, s
 		text += w;
 		len -= (size_t)w;
 	}
+	/* gzclose closes the descriptor too. */
 	if (gzclose(gz) != Z_OK && !ret) {
-		snprintf(err, errlen, "%s: gzip close failed", tmp);
+		snprintf(err, errlen, "%s: gzip close failed", path);
 		ret = -EIO;
 	}
-	if (!ret && rename(tmp, path) != 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (ret) {
+		ts_out_cancel(&o);
+		return ret;
 	}
+	ret = ts_out_commit(&o, &e);
 	if (ret)
-		unlink(tmp);
+		snprintf(err, errlen, "%s", e.msg);
 	return ret;
 }
 

@@ -28,7 +28,7 @@ static int copy_file(const char *from, const char *to, mode_t mode)
 	in = open(from, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0755);
 	if (out < 0) {
 		ret = -errno;
 		close(in);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/json.h"
 #include "exp/result.h"
 
 static int rerr(char *err, size_t errlen, const char *name, const char *fmt, ...)
@@ -343,6 +344,7 @@ int ts_exp_result_write_unrun(const struct ts_exp_run *run, const char *path, co
 {
 	json_object *o = json_object_new_object(), *axes = json_object_new_object();
 	json_object *flags = json_object_new_array();
+	struct ts_err err;
 	size_t i;
 	int ret;
 
@@ -362,7 +364,7 @@ int ts_exp_result_write_unrun(const struct ts_exp_run *run, const char *path, co
 	json_object_object_add(o, "flags", flags);
 	json_object_object_add(o, "flows", json_object_new_array());
 	json_object_object_add(o, "latency", json_object_new_array());
-	ret = json_object_to_file_ext(path, o, JSON_C_TO_STRING_PRETTY) < 0 ? -EIO : 0;
+	ret = ts_json_write_file(path, o, JSON_C_TO_STRING_PRETTY, &err);
 	json_object_put(o);
 	return ret;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "exp/summary.h"
+#include "run/outfile.h"
 
 /* Ten significant digits: exact enough for any metric, without binary noise in the file. */
 static json_object *jnum(double x)
@@ -367,14 +368,15 @@ int ts_exp_summary_write_all(const struct ts_exp_summary *s, const char *dir, ch
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
+		struct ts_err e;
 		FILE *f;
 		int ret;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		f = fopen(path, "w");
+		f = ts_out_fopen(path, &e);
 		if (!f) {
 			ret = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			snprintf(err, errlen, "%s", e.msg);
 			return ret;
 		}
 		ret = fns[i](s, f);

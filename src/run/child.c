@@ -13,34 +13,18 @@
 #include <unistd.h>
 
 #include "run/child.h"
+#include "run/invoker.h"
 
-/* Parse a decimal uid/gid from the environment; -1 when absent or bad. */
-static long env_id(const char *name)
+/* In the child: become the user who ran sudo (@inv, parsed before the fork). 0 or -errno. */
+static int drop_to_sudo_user(const struct ts_invoker *inv)
 {
-	const char *s = getenv(name);
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < 0)
-		return -1;
-	return v;
-}
-
-/* In the child: become the user who ran sudo. Returns 0 or -errno. */
-static int drop_to_sudo_user(void)
-{
-	long uid = env_id("SUDO_UID"), gid = env_id("SUDO_GID");
 	struct passwd *pw;
 
-	if (uid <= 0 || gid < 0)
+	if (!inv->sudo || inv->uid == 0)
 		return 0; /* not started through sudo, or sudo from root: stay */
-	pw = getpwuid((uid_t)uid);
+	pw = getpwuid(inv->uid);
 	if (pw) {
-		if (initgroups(pw->pw_name, (gid_t)gid) < 0)
+		if (initgroups(pw->pw_name, inv->gid) < 0)
 			return -errno;
 		setenv("HOME", pw->pw_dir, 1);
 		setenv("USER", pw->pw_name, 1);
@@ -48,7 +32,7 @@ static int drop_to_sudo_user(void)
 	} else if (setgroups(0, NULL) < 0) {
 		return -errno;
 	}
-	if (setgid((gid_t)gid) < 0 || setuid((uid_t)uid) < 0)
+	if (setgid(inv->gid) < 0 || setuid(inv->uid) < 0)
 		return -errno;
 	return 0;
 }
@@ -83,12 +67,20 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 {
 	char *shell_argv[3] = {NULL, NULL, NULL};
 	char *const *argv = c->argv;
+	struct ts_invoker inv = {0};
+	struct ts_err e_id;
 	bool shell = false;
 	int pfd[2], e = 0;
 	sigset_t empty;
 	ssize_t n;
 	pid_t pid;
 
+	/* Fail closed: when the invoking user is not known exactly, CMD does not run as root. */
+	if (!c->as_root && ts_invoker_get(&inv, &e_id) < 0) {
+		ts_err_set(err, "refusing to run the command: %s; --as-root runs it as root",
+			   e_id.msg);
+		return -EINVAL;
+	}
 	if (!argv || !argv[0]) {
 		const char *sh = getenv("SHELL");
 
@@ -113,7 +105,7 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 		close(pfd[0]);
 		if (setns(c->netns_fd, CLONE_NEWNET) < 0)
 			report_and_exit(pfd[1], errno);
-		if (!c->as_root && (e = drop_to_sudo_user()) < 0)
+		if (!c->as_root && (e = drop_to_sudo_user(&inv)) < 0)
 			report_and_exit(pfd[1], -e);
 		child_env(c, shell);
 		if (c->set_umask)

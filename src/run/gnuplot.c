@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "run/gnuplot.h"
+#include "run/outfile.h"
 
 bool ts_gnuplot_available(void)
 {
@@ -248,4 +249,29 @@ void ts_gnuplot_tmp_close(struct ts_gnuplot_tmp *t)
 	close(t->dfd);
 	t->dfd = -1;
 	rmdir(t->dir);
+}
+
+int ts_gnuplot_draw(const char *script, size_t len, const char *path, unsigned int timeout_ms,
+		    struct ts_err *err)
+{
+	struct ts_err why;
+	struct ts_out o;
+	int ret;
+
+	ret = ts_out_begin(&o, path, err);
+	if (ret < 0)
+		return ret;
+	ret = ts_gnuplot_run(script, len, o.fd, timeout_ms, &why);
+	if (ret)
+		ts_err_set(err, "%s: %s", path, why.msg);
+	if (close(o.fd) && !ret) {
+		ret = -errno;
+		ts_err_set(err, "%s: %s", path, strerror(-ret));
+	}
+	o.fd = -1;
+	if (ret) {
+		ts_out_cancel(&o);
+		return ret;
+	}
+	return ts_out_commit(&o, err);
 }

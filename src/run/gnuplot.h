@@ -55,6 +55,17 @@ int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int time
 		   struct ts_err *err);
 
 /*
+ * ts_gnuplot_draw - ts_gnuplot_run with the image into the output file
+ * @path, created the one safe way (run/outfile.h: no link followed,
+ * another user's file never replaced): gnuplot writes a temporary file
+ * beside @path, renamed over it only when gnuplot succeeded, so a
+ * failure leaves no half picture. Returns 0 or a negative errno with @err
+ * (naming @path).
+ */
+int ts_gnuplot_draw(const char *script, size_t len, const char *path, unsigned int timeout_ms,
+		    struct ts_err *err);
+
+/*
  * A private directory for the data files gnuplot reads: made by mkdtemp
  * (mode 0700) under $TMPDIR (an absolute path) or /tmp, its files created
  * with O_EXCL and O_NOFOLLOW, the whole removed by ts_gnuplot_tmp_close.

@@ -12,6 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "run/outfile.h"
 
 /* How every file is written: no "\/" for the paths people read, which json-c does by default. */
 #define TS_JSON_PLAIN (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -66,6 +69,23 @@ static inline int ts_json_write(FILE *f, struct json_object *o, int flags)
 	if (!s || fprintf(f, "%s\n", s) < 0 || ferror(f))
 		return -EIO;
 	return 0;
+}
+
+/*
+ * ts_json_write_file - @o (not freed) as the file @path in @flags' style,
+ * whole or not at all, created as every output is (run/outfile.h: no
+ * link followed, another user's file not replaced). 0 or -errno, @err set.
+ */
+static inline int ts_json_write_file(const char *path, struct json_object *o, int flags,
+				     struct ts_err *err)
+{
+	const char *s = json_object_to_json_string_ext(o, flags);
+
+	if (!s) {
+		ts_err_set(err, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	return ts_out_write_whole(path, s, strlen(s), err);
 }
 
 #endif

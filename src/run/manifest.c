@@ -20,6 +20,7 @@
 #include "run/sha256.h"
 #include "tasshape/qdisc.h"
 #include "ts_buildinfo.h"
+#include "run/outfile.h"
 
 const char *ts_build_version(void)
 {
@@ -378,10 +379,9 @@ int ts_manifest_write(const struct ts_manifest *m, struct ts_err *err)
 		ts_err_set(err, "%s: out of memory", m->path);
 		goto out;
 	}
-	f = fopen(m->path, "we");
+	f = ts_out_fopen(m->path, err);
 	if (!f) {
 		ret = -errno;
-		ts_err_set(err, "%s: cannot create: %s", m->path, strerror(errno));
 		goto out;
 	}
 	ret = ts_json_write(f, o, TS_JSON_PRETTY);

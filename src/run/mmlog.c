@@ -6,6 +6,7 @@
 
 #include "run/mmlog.h"
 #include "tasshape/qdisc.h"
+#include "run/outfile.h"
 
 static int ring_init(struct ts_mm_ring *r, size_t cap)
 {
@@ -148,14 +149,11 @@ int ts_mmlog_init(struct ts_mmlog *m, FILE *f, const struct ts_mmlog_conf *c)
 
 int ts_mmlog_open(struct ts_mmlog *m, const struct ts_mmlog_conf *c, struct ts_err *err)
 {
-	FILE *f = fopen(c->path, "we");
+	FILE *f = ts_out_fopen(c->path, err);
 	int ret;
 
-	if (!f) {
-		ret = -errno;
-		ts_err_set(err, "%s: cannot create: %s", c->path, strerror(errno));
-		return ret;
-	}
+	if (!f)
+		return -errno;
 	/* A large buffer: at 1 Gbit/s the log takes ~250k lines a second. */
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	ret = ts_mmlog_init(m, f, c);

@@ -11,6 +11,7 @@
 #include "run/obs.h"
 #include "run/sockstats_out.h"
 #include "run/tsq.h"
+#include "run/outfile.h"
 
 static const char *const dir_name[2] = {"uplink", "downlink"};
 static const char *const mm_name[2] = {"Uplink", "Downlink"};
@@ -31,25 +32,6 @@ const char *ts_obs_out_path(const struct ts_obs_opts *o, const char *name, char 
 		return NULL;
 	n = snprintf(buf, len, "%s/%s", o->out_dir, name);
 	return n > 0 && (size_t)n < len ? buf : NULL;
-}
-
-void ts_obs_chown(const char *path)
-{
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	char *end;
-	unsigned long uid, gid;
-
-	if (!u || !g || !path)
-		return;
-	errno = 0;
-	uid = strtoul(u, &end, 10);
-	if (errno || *end || end == u)
-		return;
-	gid = strtoul(g, &end, 10);
-	if (errno || *end || end == g)
-		return;
-	if (chown(path, (uid_t)uid, (gid_t)gid) < 0)
-		return; /* best effort: root keeps it */
 }
 
 /* Remember a path we write; returns the stored copy (NULL if it does not fit). */
@@ -164,12 +146,13 @@ static int open_pcaps(struct ts_obs *ob, struct ts_err *err)
 			return ret;
 		snprintf(csv, sizeof(csv), "%s.csv", p);
 		p = keep_path(ob, csv);
-		ob->drops_csv = p ? fopen(p, "we") : NULL;
-		if (!ob->drops_csv) {
-			ret = -errno;
-			ts_err_set(err, "%s: cannot create: %s", csv, strerror(errno));
-			return ret;
+		if (!p) {
+			ts_err_set(err, "%s: path too long", csv);
+			return -ENAMETOOLONG;
 		}
+		ob->drops_csv = ts_out_fopen(p, err);
+		if (!ob->drops_csv)
+			return -errno;
 		fputs("index,time,direction,place,cause\n", ob->drops_csv);
 		ob->want_hdr = true;
 	}
@@ -222,12 +205,9 @@ static int open_logs(struct ts_obs *ob, struct ts_err *err)
 	}
 	p = pick(ob, o->sockstats, true, TS_OUT_SOCKSTATS);
 	if (p) {
-		ob->sock_f = fopen(p, "we");
-		if (!ob->sock_f) {
-			ret = -errno;
-			ts_err_set(err, "%s: cannot create: %s", p, strerror(errno));
-			return ret;
-		}
+		ob->sock_f = ts_out_fopen(p, err);
+		if (!ob->sock_f)
+			return -errno;
 		setvbuf(ob->sock_f, NULL, _IOFBF, 1 << 16);
 		ts_sockstats_header(ob->sock_f);
 		ret = ts_sockdiag_open(&ob->sd, ob->env.cmd_netns_fd, err);
@@ -251,13 +231,14 @@ int ts_obs_start(struct ts_obs *ob, const struct ts_obs_opts *o, const struct ts
 	ob->pool_cap = env->pool->cap;
 	for (i = 0; i < 2; i++)
 		find_places(ob, i);
+	ob->out_fd = -1;
 	if (o->out_dir) {
-		if (mkdir(o->out_dir, 0755) < 0 && errno != EEXIST) {
-			ret = -errno;
-			ts_err_set(err, "--out %s: cannot create: %s", o->out_dir, strerror(errno));
+		/* Locked for the run: a second run given the same --out fails at once. */
+		ret = ob->out_fd = ts_out_mkdir(o->out_dir, err);
+		if (ret >= 0)
+			ret = ts_out_lock(ob->out_fd, o->out_dir, err);
+		if (ret < 0)
 			return ret;
-		}
-		ts_obs_chown(o->out_dir);
 	}
 	ret = open_pcaps(ob, err);
 	if (ret < 0)
@@ -435,7 +416,6 @@ static void keep_err(int *ret, int r, struct ts_err *err, const char *what)
 
 int ts_obs_finish(struct ts_obs *ob, ts_ns_t now, struct ts_err *err)
 {
-	unsigned int k;
 	int i, ret = 0;
 
 	if (!ob->o)
@@ -465,8 +445,9 @@ int ts_obs_finish(struct ts_obs *ob, ts_ns_t now, struct ts_err *err)
 	free(ob->hdrlen);
 	ob->hdr = ob->hdrlen = NULL;
 	ob->want_hdr = false;
-	for (k = 0; k < ob->npath; k++)
-		ts_obs_chown(ob->path[k]);
+	if (ob->out_fd >= 0)
+		close(ob->out_fd);
+	ob->out_fd = -1;
 	ob->o = NULL;
 	return ret;
 }

@@ -98,9 +98,10 @@ struct ts_obs {
 	unsigned int nccas;
 	struct ts_progress progress;
 	int error; /* first write error */
-	/* Paths actually written, for the manifest and ownership. */
+	/* Paths actually written, for the manifest. */
 	char path[12][TS_OBS_PATH];
 	unsigned int npath;
+	int out_fd; /* --out DIR, locked while the run writes it; -1 without --out */
 };
 
 /* Paths inside --out DIR. */
@@ -166,8 +167,5 @@ static inline int64_t ts_obs_wall(const struct ts_obs *ob, ts_ns_t t)
  * --out or the name does not fit.
  */
 const char *ts_obs_out_path(const struct ts_obs_opts *o, const char *name, char *buf, size_t len);
-
-/* Give @path to the user who ran sudo (SUDO_UID/SUDO_GID), so results are theirs. Best effort. */
-void ts_obs_chown(const char *path);
 
 #endif

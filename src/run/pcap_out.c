@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "run/pcap_out.h"
+#include "run/outfile.h"
 
 int ts_pcap_out_open(struct ts_pcap_out *o, const char *path, uint32_t snaplen, struct ts_err *err)
 {
@@ -19,10 +20,9 @@ int ts_pcap_out_open(struct ts_pcap_out *o, const char *path, uint32_t snaplen, 
 		ts_err_set(err, "%s: libpcap: cannot make a capture handle", path);
 		return -ENOMEM;
 	}
-	f = fopen(path, "we");
+	f = ts_out_fopen(path, err);
 	if (!f) {
 		ret = -errno;
-		ts_err_set(err, "%s: cannot create: %s", path, strerror(errno));
 		goto fail;
 	}
 	/* Our own stream, so its buffer is large: a record per packet adds up. */

@@ -15,6 +15,7 @@
 #include "run/clock.h"
 #include "run/session.h"
 #include "tasshape/units.h"
+#include "run/outfile.h"
 
 /* Queue numbers: a pid-derived start keeps parallel shapers apart; binding settles ties. */
 #define QBASE(pid) ((uint16_t)(1000 + ((unsigned int)(pid) % 60000u)))
@@ -246,9 +247,7 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 	s->manifest.start_wall_ns = ts_obs_wall(&s->obs, s->shaper.origin);
 	s->manifest.exit_code = -1;
 	s->manifest.rt = &s->rt;
-	ret = ts_manifest_write(&s->manifest, err);
-	ts_obs_chown(s->manifest_path);
-	return ret;
+	return ts_manifest_write(&s->manifest, err);
 }
 
 /*
@@ -305,13 +304,6 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 	ret = block_signals(s, err);
 	if (ret < 0)
 		return ret;
-	/*
-	 * Nothing tasshape writes (captures, logs, summaries, manifests, the
-	 * namespace files) is group- or world-writable, whatever the umask.
-	 */
-	s->old_umask = umask(022);
-	umask(s->old_umask | 022);
-	s->umask_set = true;
 	/*
 	 * What runs started from this namespace left when they died with their
 	 * guard (a power cut, a kill of the whole process group): only objects
@@ -566,6 +558,8 @@ int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 static void print_summary(struct ts_session *s, int *ret, struct ts_err *err)
 {
 	struct ts_summary sum;
+	struct ts_err e;
+	int bad;
 	FILE *f;
 
 	ts_shaper_summary(&s->shaper, &sum, "tasshape");
@@ -574,17 +568,18 @@ static void print_summary(struct ts_session *s, int *ret, struct ts_err *err)
 		ts_summary_print(stderr, &sum);
 	if (!s->summary_path[0])
 		return;
-	f = fopen(s->summary_path, "we");
-	if (!f || ts_summary_json(f, &sum) < 0 || fclose(f) != 0) {
-		struct ts_err e;
-
-		ts_err_set(&e, "%s: cannot write the summary: %s", s->summary_path,
-			   strerror(errno));
+	f = ts_out_fopen(s->summary_path, &e);
+	if (f) {
+		bad = ts_summary_json(f, &sum) < 0;
+		bad |= fclose(f) != 0;
+		if (bad)
+			ts_err_set(&e, "%s: cannot write the summary: %s", s->summary_path,
+				   strerror(errno));
+	}
+	if (!f || bad) {
 		keep_first(ret, -EIO, err, &e);
 		fprintf(stderr, "tasshape: %s\n", e.msg);
-		return;
 	}
-	ts_obs_chown(s->summary_path);
 }
 
 static const char *const stop_name[] = {
@@ -662,9 +657,5 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 	}
 	/* Everything is removed: the guard has nothing left to do. */
 	ts_guard_stop(&s->guard);
-	if (s->umask_set) {
-		umask(s->old_umask);
-		s->umask_set = false;
-	}
 	return ret;
 }

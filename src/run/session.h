@@ -70,10 +70,8 @@ struct ts_session {
 	char cmdline[4096];
 	struct ts_manifest manifest;  /* path NULL: no --out */
 	struct ts_sockdiag *drain_sd; /* the inner namespace's sockets, for the drain */
-	mode_t old_umask;	      /* the caller's, restored at the end (and given to CMD) */
-	bool umask_set;
-	struct ts_guard guard; /* removes what the run made if tasshape dies (run/guard.h) */
-	struct ts_rt rt;       /* the loop's real-time scheduling (run/rt.h), for the run only */
+	struct ts_guard guard;	      /* removes what the run made if tasshape dies (run/guard.h) */
+	struct ts_rt rt; /* the loop's real-time scheduling (run/rt.h), for the run only */
 	char manifest_path[TS_OBS_PATH], summary_path[TS_OBS_PATH];
 };
 

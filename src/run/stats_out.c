@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "run/stats_out.h"
+#include "run/outfile.h"
 
 static const char *const dir_name[2] = {"uplink", "downlink"};
 
@@ -122,14 +123,10 @@ void ts_stats_init(struct ts_stats *s, FILE *f, const struct ts_dir *const dir[2
 int ts_stats_open(struct ts_stats *s, const char *path, const struct ts_dir *const dir[2],
 		  ts_ns_t origin, ts_ns_t interval, struct ts_err *err)
 {
-	FILE *f = fopen(path, "we");
+	FILE *f = ts_out_fopen(path, err);
 
-	if (!f) {
-		int ret = -errno;
-
-		ts_err_set(err, "%s: cannot create: %s", path, strerror(errno));
-		return ret;
-	}
+	if (!f)
+		return -errno;
 	ts_stats_init(s, f, dir, origin, interval);
 	s->own = true;
 	return 0;

@@ -6,6 +6,7 @@
 
 #include "run/json.h"
 #include "vm/vm.h"
+#include "run/outfile.h"
 
 int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct ts_vm_result *r,
 		    struct ts_err *err)
@@ -41,10 +42,9 @@ int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct t
 		ret = -ENOMEM;
 		goto out;
 	}
-	f = fopen(path, "we");
+	f = ts_out_fopen(path, err);
 	if (!f) {
 		ret = -errno;
-		ts_err_set(err, "--info-json %s: %s", path, strerror(errno));
 		goto out;
 	}
 	ret = ts_json_write(f, o, TS_JSON_PRETTY);

@@ -15,6 +15,7 @@
 #include "vm/initramfs.h"
 #include "vm/plan.h"
 #include "vm/proc.h"
+#include "run/outfile.h"
 
 static const char *const busybox_paths[] = {"/bin/busybox", "/usr/bin/busybox",
 					    "/usr/lib/initramfs-tools/bin/busybox"};
@@ -129,10 +130,14 @@ int ts_vm_initramfs_build(const char *modules, const char *init, const char *pat
 		names[i] = files[i];
 	}
 	script = ts_vm_init_script(names, mods.n, init);
-	f = fopen(path, "we");
-	if (!script || !f) {
-		ret = script ? -errno : -ENOMEM;
+	if (!script) {
+		ret = -ENOMEM;
 		ts_err_set(err, "%s: %s", path, strerror(-ret));
+		goto out;
+	}
+	f = ts_out_fopen(path, err);
+	if (!f) {
+		ret = -errno;
 		goto out;
 	}
 	ts_cpio_init(&c, f);
