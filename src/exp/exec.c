@@ -331,7 +331,7 @@ static json_object *wait_report(const struct exec *e, const char *name, pid_t pi
  * --sockstats and wait_client below). A sock_diag dump walks the TCP
  * established hash of its namespace, which is the host's, shared by all
  * namespaces (262,144 buckets per family on the 2-core development
- * machine: 2-4 ms of CPU per dump, a quarter of a run's CPU), unless the
+ * machine: 2-4 ms of CPU per dump, a fifth of an rrul run's CPU), unless the
  * namespace was created from one whose net.ipv4.tcp_child_ehash_entries
  * is set (Linux 5.19). Then it has its own table of that size: a dump
  * walks 8,192 buckets. Side effects, per namespace (tcp_set_hashinfo):
