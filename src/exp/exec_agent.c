@@ -96,6 +96,8 @@ static const char *const recorded[] = {
 	"net.ipv4.tcp_pacing_ca_ratio",
 	"net.ipv4.tcp_autocorking",
 	"net.core.default_qdisc",
+	/* This namespace's TCP hash: its own (exec.c, hub_netns) or, when negative, the host's. */
+	"net.ipv4.tcp_ehash_entries",
 };
 
 static void read_one(json_object *out, const char *k)

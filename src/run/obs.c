@@ -9,6 +9,7 @@
 
 #include "net/sockdiag.h"
 #include "run/obs.h"
+#include "run/sampler.h"
 #include "run/sockstats_out.h"
 #include "run/tsq.h"
 #include "run/outfile.h"
@@ -213,7 +214,8 @@ static int open_logs(struct ts_obs *ob, struct ts_err *err)
 		ret = ts_sockdiag_open(&ob->sd, ob->env.cmd_netns_fd, err);
 		if (ret < 0)
 			return ret;
-		ob->sock_next = ob->env.origin;
+		/* The sampler dumps at origin + k * interval; the loop looks half an interval later. */
+		ob->sock_next = ob->env.origin + o->sock_interval / 2;
 	}
 	return 0;
 }
@@ -371,16 +373,68 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 		snprintf(ob->ccas[ob->nccas++], sizeof(ob->ccas[0]), "%s", st->cca);
 }
 
+/* A finished sample, in the loop's thread (the station's TSQ state is the loop's). */
+static void write_batch(void *ctx, const struct ts_sampler_batch *b)
+{
+	struct ts_obs *ob = ctx;
+	struct sample_ctx c = {.ob = ob, .t_s = (double)(b->t - ob->env.origin) / 1e9};
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		on_sock(&c, &b->st[i]);
+	ob->sock_samples++;
+}
+
+static int dump_sd(void *sd, ts_sockdiag_fn cb, void *cb_ctx)
+{
+	return ts_sockdiag_dump(sd, cb, cb_ctx);
+}
+
+/*
+ * Socket samples: the dump is a thread's (run/sampler.h says why); the
+ * loop only writes what it finished. The thread starts at the first turn,
+ * after CMD was started: no fork happens while it holds a lock.
+ */
 static void sample_sockets(struct ts_obs *ob, ts_ns_t now)
 {
-	struct sample_ctx c = {.ob = ob, .t_s = (double)(now - ob->env.origin) / 1e9};
-	int ret = ts_sockdiag_dump(ob->sd, on_sock, &c);
+	struct ts_err err;
+	int ret;
 
-	if (ret < 0 && !ob->sock_err)
-		ob->sock_err = ret;
-	ob->sock_samples++;
+	if (!ob->sampler && !ob->sock_err) {
+		ret = ts_sampler_start(&ob->sampler, dump_sd, ob->sd, ob->env.origin,
+				       ob->o->sock_interval, TS_OBS_SOCK_MAX, &err);
+		if (ret < 0)
+			ob->sock_err = ret;
+	}
+	ts_sampler_take(ob->sampler, write_batch, ob);
 	while (ob->sock_next <= now)
 		ob->sock_next += ob->o->sock_interval;
+}
+
+/* The run is over: the last sample written, and what went wrong said once. */
+static void sampler_end(struct ts_obs *ob)
+{
+	struct ts_sampler_counts c;
+
+	if (!ob->sampler)
+		return;
+	ts_sampler_stop(ob->sampler);
+	ts_sampler_take(ob->sampler, write_batch, ob);
+	c = ts_sampler_counts(ob->sampler);
+	if (c.err && !ob->sock_err)
+		ob->sock_err = c.err;
+	if (c.truncated)
+		fprintf(stderr,
+			"tasshape: warning: --sockstats: %llu samples had more than %d sockets; "
+			"only the first %d of each were written\n",
+			(unsigned long long)c.truncated, TS_OBS_SOCK_MAX, TS_OBS_SOCK_MAX);
+	if (c.skipped)
+		fprintf(stderr,
+			"tasshape: warning: --sockstats: %llu of %llu samples skipped (the loop "
+			"had not yet written the one before)\n",
+			(unsigned long long)c.skipped, (unsigned long long)(c.skipped + c.samples));
+	ts_sampler_free(ob->sampler);
+	ob->sampler = NULL;
 }
 
 void ts_obs_tick(struct ts_obs *ob, ts_ns_t now)
@@ -391,7 +445,7 @@ void ts_obs_tick(struct ts_obs *ob, ts_ns_t now)
 	for (i = 0; i < 2; i++)
 		if (ob->mm_on[i])
 			ts_mmlog_flush(&ob->mm[i], now);
-	if (ob->sd && now >= ob->sock_next)
+	if (ob->sd)
 		sample_sockets(ob, now);
 	ts_progress_tick(&ob->progress, now, ob->env.dir);
 }
@@ -433,6 +487,7 @@ int ts_obs_finish(struct ts_obs *ob, ts_ns_t now, struct ts_err *err)
 	if (ob->drops_csv && fclose(ob->drops_csv) != 0)
 		keep_err(&ret, -EIO, err, "--pcap-drops CSV");
 	ob->drops_csv = NULL;
+	sampler_end(ob);
 	if (ob->sock_f && fclose(ob->sock_f) != 0)
 		keep_err(&ret, -EIO, err, "--sockstats");
 	ob->sock_f = NULL;

@@ -35,6 +35,7 @@
 #include "run/stats_out.h"
 
 struct ts_sockdiag; /* net/sockdiag.h */
+struct ts_sampler;  /* run/sampler.h */
 struct ts_tsq;	    /* run/tsq.h */
 
 /* What the user asked for (common options of the wrapper and attach). */
@@ -90,8 +91,9 @@ struct ts_obs {
 	struct ts_mmlog mm[2];
 	struct ts_stats stats;
 	struct ts_sockdiag *sd;
+	struct ts_sampler *sampler; /* dumps @sd off the loop's thread (run/sampler.h) */
 	FILE *sock_f;
-	ts_ns_t sock_next;
+	ts_ns_t sock_next; /* when the loop looks for a finished sample next */
 	uint64_t sock_rows, sock_samples;
 	int sock_err;
 	char ccas[8][16]; /* congestion controls seen by --sockstats */
@@ -109,6 +111,9 @@ struct ts_obs {
 #define TS_OUT_MANIFEST	 "manifest.json"
 #define TS_OUT_STATS	 "stats.csv"
 #define TS_OUT_SOCKSTATS "sockstats.csv"
+
+/* Sockets kept per --sockstats sample: more are counted and reported, not written. */
+#define TS_OBS_SOCK_MAX 1024
 
 /*
  * ts_obs_start - open every output @o asks for (creating --out DIR), with

@@ -72,6 +72,18 @@ ts_true "bbr3 reported with its reason" grep -q "bbr3: this kernel's bbr is vers
 	"$TS_TMP/run-$try.log"
 ts_check "runs carried out" "$(jq '.runs' "$S")" "==" 4
 ts_check "runs failed" "$(jq '.failed' "$S")" "==" 0
+# Socket sampling stays cheap: each run's namespaces have their own 8192-bucket TCP hash, so a
+# sock_diag dump does not walk the host's (docs/benchmarks.md, "Why exp run fell behind").
+if [ -r /proc/sys/net/ipv4/tcp_child_ehash_entries ] && [ -r /proc/sys/net/ipv4/tcp_ehash_entries ]; then
+	for m in "$OUT"/*/rep-1/manifest.json; do
+		ts_check "$(basename "$(dirname "$(dirname "$m")")"): client's TCP hash buckets" \
+			"$(jq -r '.sysctl.client["net.ipv4.tcp_ehash_entries"]' "$m")" "==" 8192
+		ts_check "$(basename "$(dirname "$(dirname "$m")")"): far side's TCP hash buckets" \
+			"$(jq -r '.sysctl.server["net.ipv4.tcp_ehash_entries"]' "$m")" "==" 8192
+	done
+else
+	ts_skip_part "no per-namespace TCP hash in this kernel (Linux 6.1 reports it)"
+fi
 
 EXPECTED=$(awk 'BEGIN { printf "%.4f", 20 * 1448 / 1500 }')
 LO=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.3f", e * 0.95 }')
