@@ -68,6 +68,7 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 {
 	struct run_args *a = state->input;
 
+	ts_cli_check_path(state, run_options, key, arg);
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &a->plan;

@@ -74,7 +74,7 @@ static int fail(struct parse_ctx *c, const char *fmt, ...)
 	if (n < 0 || (size_t)n >= c->errlen)
 		return 0;
 	va_start(ap, fmt);
-	vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+	ts_err_vformat(c->err + n, c->errlen - (size_t)n, fmt, ap);
 	va_end(ap);
 	return 0; /* inih: stop */
 }
@@ -845,6 +845,12 @@ int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, const struct ar
 	int ret;
 
 	memset(spec, 0, sizeof(*spec));
+	if (!*path) {
+		snprintf(err, errlen, "'': an empty file name (expected an experiment spec)");
+		if (f)
+			fclose(f);
+		return -EINVAL;
+	}
 	if (!f) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
