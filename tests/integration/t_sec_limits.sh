@@ -32,7 +32,13 @@ measure() {
 	local log=$1 t0 rc
 	shift
 	t0=$(date +%s.%N)
-	/usr/bin/time -f '%U %S %M' -o "$log.time" timeout -s KILL 60 "$@" >"$log.out" 2>"$log.err"
+	# 2 GiB of address space at most: a version without the limits must fail here, not
+	# take the shared machine's memory.
+	(
+		ulimit -v 2097152
+		/usr/bin/time -f '%U %S %M' -o "$log.time" timeout -s KILL 60 "$@" >"$log.out" \
+			2>"$log.err"
+	)
 	rc=$?
 	echo "$(ts_elapsed "$t0") $(tail -n1 "$log.time" | awk '{ printf "%.2f %d", $1 + $2, $3 }') $rc"
 }
