@@ -36,7 +36,7 @@ measure() {
 	# take the shared machine's memory.
 	(
 		ulimit -v 2097152
-		/usr/bin/time -f '%U %S %M' -o "$log.time" timeout -s KILL 60 "$@" >"$log.out" \
+		/usr/bin/time -f '%U %S %M' -o "$log.time" timeout -s KILL 20 "$@" >"$log.out" \
 			2>"$log.err"
 	)
 	rc=$?
