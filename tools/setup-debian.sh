@@ -27,6 +27,9 @@ pkgs=(build-essential cmake pkg-config libmnl-dev libnetfilter-queue-dev libpcap
 # First-run experience and packaging: mandoc lints the man pages; lintian checks the .deb CPack
 # builds (json-c, for `tasshape doctor --json` too, is in the list above).
 pkgs+=(mandoc lintian)
+# devscripts gives hardening-check, Debian's own reading of a binary's hardening (PIE, RELRO,
+# BIND_NOW, stack protector, fortify), the second opinion of tools/check-hardening.sh.
+pkgs+=(devscripts)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -22,6 +22,10 @@ cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-release -j"$(nproc)" >/dev/null
 (cd build-release && ctest -L unit --no-tests=error --output-on-failure)
 
+echo "== hardening: PIE, full RELRO, stack protector, _FORTIFY_SOURCE (both builds) =="
+tools/check-hardening.sh build
+tools/check-hardening.sh build-release
+
 echo "== unit tests under ASan + UBSan, built with clang =="
 # One build covers both the sanitizers and the second compiler's warnings.
 cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DTS_SANITIZE=ON >/dev/null

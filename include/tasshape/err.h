@@ -8,6 +8,7 @@
 #ifndef TASSHAPE_ERR_H
 #define TASSHAPE_ERR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define TS_ERR_MAX 512
@@ -17,9 +18,18 @@ struct ts_err {
 };
 
 /*
- * ts_err_set - format a message into @err (which may be NULL).
- * Returns nothing; truncates silently at TS_ERR_MAX - 1 characters.
+ * ts_err_set - format a message into @err (which may be NULL), as
+ * ts_err_vformat does. Returns nothing.
  */
 void ts_err_set(struct ts_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * ts_err_vformat - format into @buf (@len > 0 bytes, always terminated).
+ * A message longer than @len - 1 keeps its start and its end with " ... "
+ * between: a long value quoted in the middle must not cut off the reason
+ * and the expectation that follow it. Returns nothing.
+ */
+void ts_err_vformat(char *buf, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 #endif

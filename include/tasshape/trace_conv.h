@@ -29,9 +29,34 @@
 #include "tasshape/trace.h"
 
 /*
+ * Most opportunities (lines) a mahimahi text may get: at most 220 MB of
+ * text (timestamps of up to 10 digits) built in memory; 240 Gbit of
+ * capacity, 100 Mbit/s for 40 minutes. 10,000 Gbit/s for 1 s would be 833
+ * million lines.
+ */
+#define TS_MAHIMAHI_MAX_OPPS 20000000ULL
+
+/*
+ * ts_trace_mahimahi_opps - how many opportunities @t becomes as mahimahi:
+ * the sum of the counts of an opportunity trace; for a rate trace its
+ * capacity over one period in whole 1500-byte opportunities (the carry
+ * keeps the total; the forced last line may add one). Saturates at
+ * UINT64_MAX. No allocation.
+ */
+uint64_t ts_trace_mahimahi_opps(const struct ts_trace *t);
+
+/*
+ * ts_trace_mahimahi_check - can @t be written as mahimahi? -EINVAL for a
+ * period above 49.7 days, -E2BIG for more than TS_MAHIMAHI_MAX_OPPS
+ * opportunities, with @err naming the limit; else 0.
+ */
+int ts_trace_mahimahi_check(const struct ts_trace *t, struct ts_err *err);
+
+/*
  * ts_trace_write_mahimahi - @t (either kind) as mahimahi text, one
- * timestamp per line. Returns 0, or -EINVAL (a period above 49.7 days)
- * or -ENOMEM with @err set.
+ * timestamp per line, after ts_trace_mahimahi_check (before anything is
+ * written). Returns 0, or the check's -EINVAL or -E2BIG, or -ENOMEM,
+ * with @err set.
  */
 int ts_trace_write_mahimahi(const struct ts_trace *t, struct ts_text *out, struct ts_err *err);
 

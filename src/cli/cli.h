@@ -54,4 +54,13 @@ void ts_cli_wrap(struct ts_text *b, const char *s, int col);
 /* Print "tasshape: MSG" to stderr; returns 1 (the usage-error exit status is 2, for argp). */
 int ts_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * ts_cli_check_path - in an argp parser: if option @key of @opts takes a
+ * FILE or DIR and @arg is empty, a usage error naming the option (an
+ * empty path would be ignored, or fail as "'': No such file"). Returns
+ * @arg.
+ */
+const char *ts_cli_check_path(struct argp_state *state, const struct argp_option *opts, int key,
+			      const char *arg);
+
 #endif

@@ -144,12 +144,12 @@ static int check_links(const struct ts_exp_spec *spec)
 		/* The options were each checked by this parser already: it cannot fail here. */
 		argp_parse(&argp, (int)l->argc + 1, argv, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, &cfg);
 		if (ts_linkcfg_load(&cfg, &err) < 0)
-			ret = ts_cli_error("%s:%u: [link %s]: %s", spec->path, l->line, l->name,
-					   err.msg);
+			ret = ts_cli_error("%s:%u: [link %s]: %s", spec->path,
+					   ts_exp_link_line(l, err.msg), l->name, err.msg);
 		for (d = 0; d < 2 && !ret; d++) {
 			if (ts_linkcfg_build(&cfg, d, &dir, 0, NULL, NULL, NULL, &err) < 0) {
-				ret = ts_cli_error("%s:%u: [link %s]: %s", spec->path, l->line,
-						   l->name, err.msg);
+				ret = ts_cli_error("%s:%u: [link %s]: %s", spec->path,
+						   ts_exp_link_line(l, err.msg), l->name, err.msg);
 				break;
 			}
 			ts_dir_fini(&dir, 0);

@@ -69,6 +69,7 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 {
 	struct run_args *a = state->input;
 
+	ts_cli_check_path(state, run_options, key, arg);
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &a->plan;
@@ -159,6 +160,8 @@ static int lock_out(const char *out, int *fd)
  */
 static int probe_ccas(const struct ts_exp_matrix *plan, struct ts_exp_summary *sum, bool strict)
 {
+	const struct ts_exp_axis *axis = ts_exp_spec_axis(plan->spec, "cca");
+	bool probed[TS_EXP_MAX_VALUES] = {false};
 	size_t i, j;
 	int bad = 0;
 
@@ -169,12 +172,12 @@ static int probe_ccas(const struct ts_exp_matrix *plan, struct ts_exp_summary *s
 		/* Under a [kernel NAME] the guest's kernel is asked, at the run (exec_vm.h). */
 		if (plan->configs[i].tmpl.vm)
 			continue;
-		for (j = 0;
-		     j < i && (plan->configs[j].tmpl.vm || strcmp(plan->configs[j].tmpl.cca, cca));
-		     j++)
+		/* A run's cca is one of the axis's values (the same string): one probe each. */
+		for (j = 0; j < axis->nvalues && axis->values[j] != cca; j++)
 			;
-		if (j < i)
-			continue; /* probed already */
+		if (j == axis->nvalues || probed[j])
+			continue;
+		probed[j] = true;
 		if (ts_exp_cca_probe(cca, why, sizeof(why)) == 0)
 			continue;
 		if (!why[0])

@@ -56,6 +56,7 @@ static error_t plot_parse(int key, char *arg, struct argp_state *state)
 	unsigned int w, h;
 	int n = 0;
 
+	ts_cli_check_path(state, plot_options, key, arg);
 	switch (key) {
 	case OPT_FORMAT:
 		a->png = !strcmp(arg, "png") || !strcmp(arg, "both");

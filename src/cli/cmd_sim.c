@@ -38,6 +38,7 @@ static error_t sim_parse(int key, char *arg, struct argp_state *state)
 	struct sim_args *a = state->input;
 	struct ts_err err;
 
+	ts_cli_check_path(state, sim_options, key, arg);
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &a->link;

@@ -26,7 +26,7 @@ static const struct argp_option conv_options[] = {
 	{"output", 'o', "FILE", 0, "Write to FILE (default stdout)", 0},
 	{"to", OPT_TO, "FORMAT", 0, "mahimahi or csv (default: the other format than the input's)",
 	 0},
-	{"dir", OPT_DIR, "DIR", 0,
+	{"dir", OPT_DIR, "down|up", 0,
 	 "Direction of a CSV written as mahimahi, or that a mahimahi trace becomes: down "
 	 "(default) or up",
 	 0},
@@ -38,6 +38,7 @@ static error_t conv_parse(int key, char *arg, struct argp_state *state)
 	struct conv_cli *a = state->input;
 	struct ts_err err;
 
+	ts_cli_check_path(state, conv_options, key, arg);
 	switch (key) {
 	case 'o':
 		a->out = arg;

@@ -37,6 +37,7 @@ static error_t gen_parse(int key, char *arg, struct argp_state *state)
 	struct gen_cli *a = state->input;
 	struct ts_err err;
 
+	ts_cli_check_path(state, gen_options, key, arg);
 	switch (key) {
 	case OPT_SEED:
 		if (ts_parse_u64(arg, &a->seed, &err) < 0)

@@ -42,7 +42,7 @@ static const struct argp_option import_options[] = {
 	 "gnettrack: keep the rows in State I (idle); by default they are cut out", 0},
 	{"bin", OPT_BIN, "TIME", 0, "mahimahi, leoreplayer: row width (defaults 100ms and 10ms)",
 	 0},
-	{"dir", OPT_DIR, "DIR", 0,
+	{"dir", OPT_DIR, "down|up", 0,
 	 "One mahimahi file, leoreplayer: the direction the trace is (down, the default, or up)",
 	 0},
 	{"delay-interval", OPT_INTERVAL, "TIME", 0,
@@ -69,6 +69,7 @@ static error_t import_parse(int key, char *arg, struct argp_state *state)
 	struct import_cli *a = state->input;
 	struct ts_err err;
 
+	ts_cli_check_path(state, import_options, key, arg);
 	switch (key) {
 	case 'o':
 		a->out = arg;

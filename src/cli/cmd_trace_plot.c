@@ -44,6 +44,7 @@ static error_t plot_parse(int key, char *arg, struct argp_state *state)
 	struct ts_err err;
 	char *end;
 
+	ts_cli_check_path(state, plot_options, key, arg);
 	switch (key) {
 	case 'o':
 		a->out = arg;

@@ -82,6 +82,7 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 	uint64_t v;
 	ts_ns_t t;
 
+	ts_cli_check_path(state, vm_options, key, arg);
 	switch (key) {
 	case OPT_KERNEL:
 		a->conf.kernel = arg;

@@ -117,6 +117,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	struct ts_err err;
 	uint64_t v;
 
+	ts_cli_check_path(state, common_options, key, arg);
 	switch (key) {
 	case OPT_JSON:
 		c->summary_json = path_arg(state, "summary-json", arg);

@@ -82,6 +82,21 @@ static const struct argp_option link_options[] = {
 	 1},
 	{0}};
 
+/* Here, not in main.c: the experiment layer's tests and fuzzers link this file alone. */
+const char *ts_cli_check_path(struct argp_state *state, const struct argp_option *opts, int key,
+			      const char *arg)
+{
+	const struct argp_option *o;
+
+	if (!arg || *arg)
+		return arg;
+	for (o = opts; o->name || o->key || o->doc; o++)
+		if (o->key == key && o->arg && (!strcmp(o->arg, "FILE") || !strcmp(o->arg, "DIR")))
+			argp_error(state, "--%s: an empty %s name (expected a path)", o->name,
+				   o->arg[0] == 'F' ? "file" : "directory");
+	return arg;
+}
+
 /* "1%" or "0.01" means Bernoulli; anything with a model name is passed on. */
 static const char *loss_spec(char *buf, size_t len, const char *arg)
 {
@@ -187,6 +202,7 @@ static error_t link_parse(int key, char *arg, struct argp_state *state)
 	struct ts_err err;
 	uint64_t seed;
 
+	ts_cli_check_path(state, link_options, key, arg);
 	switch (key) {
 	case 't':
 		cfg->trace = ts_trace_resolve(arg, trace_buf[0], sizeof(trace_buf[0]));

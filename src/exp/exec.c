@@ -54,6 +54,7 @@
 #include "net/sockdiag.h"
 #include "run/sockstats_out.h"
 #include "net/rtnl.h"
+#include "run/guard.h"
 #include "tasshape/units.h"
 #include "run/json.h"
 #include "run/outfile.h"
@@ -694,10 +695,13 @@ static void teardown(struct exec *e)
 int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, char *err, size_t errlen)
 {
 	struct exec e = {.run = run, .dir = rundir};
+	struct ts_guard guard;
+	struct ts_err terr;
 	char why[512] = "";
 	int ret;
 
 	ts_netns_init(&e.hub);
+	ts_guard_init(&guard);
 	if (run->vm && !run->in_guest)
 		return ts_exp_exec_vm(run, rundir, err, errlen);
 	if (run->kernel && run->kernel[0] && strcmp(run->kernel, "host") && !run->in_guest) {
@@ -724,12 +728,22 @@ int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, char *err,
 	}
 	e.have_cca = true;
 	e.out.cca = &e.cca;
+	/*
+	 * Should this process die without its teardown (SIGKILL, the OOM
+	 * killer), the guard removes the hub and what the wrappers in it made,
+	 * as the wrapper's own guard does for its namespaces (run/guard.h).
+	 */
+	if (ts_guard_start(&guard, NULL, &terr) < 0) {
+		snprintf(e.out.error, sizeof(e.out.error), "%s", terr.msg);
+		goto result;
+	}
 	if (hub_create(&e, e.out.error, sizeof(e.out.error)) < 0 ||
 	    start_servers(&e, e.out.error, sizeof(e.out.error)) < 0)
 		goto result;
 	run_client(&e, e.out.error, sizeof(e.out.error));
 result:
 	teardown(&e);
+	ts_guard_stop(&guard);
 	e.out.sysctl_srv = e.sysctl_srv;
 	ret = ts_exp_result_write(&e.out, err, errlen);
 	if (e.have_cca)

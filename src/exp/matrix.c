@@ -194,22 +194,114 @@ static int fill_run(const struct ts_exp_spec *spec, const struct ts_exp_matrix_o
 	return only_keeps(opts, r);
 }
 
-static int add_config(struct ts_exp_matrix *plan, const struct ts_exp_run *r, const char *id,
-		      char *err, size_t errlen)
+/* Does --only in @opts keep value @v of axis @axis (every value when no --only names the axis)? */
+static int only_keeps_value(const struct ts_exp_matrix_opts *opts, const char *axis, const char *v)
+{
+	size_t alen = strlen(axis), i;
+	int named = 0;
+
+	for (i = 0; opts && i < opts->nonly; i++) {
+		if (strncmp(opts->only[i], axis, alen) || opts->only[i][alen] != '=')
+			continue;
+		named = 1;
+		if (ts_exp_value_matches(v, opts->only[i] + alen + 1))
+			return 1;
+	}
+	return !named;
+}
+
+static uint64_t kept_values(const struct ts_exp_matrix_opts *opts, const struct ts_exp_axis *a)
+{
+	uint64_t n = 0;
+	size_t j;
+
+	for (j = 0; j < a->nvalues; j++)
+		n += (uint64_t)only_keeps_value(opts, a->name, a->values[j]);
+	return n;
+}
+
+uint64_t ts_exp_matrix_count(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts)
+{
+	const struct ts_exp_axis *cca = ts_exp_spec_axis(spec, "cca");
+	const struct ts_exp_axis *shift = ts_exp_spec_axis(spec, "tas_shift");
+	uint64_t n = 1, tas = 0, other = 0;
+	size_t i, j;
+
+	for (i = 0; i < spec->naxes; i++)
+		if (&spec->axes[i] != cca && &spec->axes[i] != shift)
+			n *= kept_values(opts, &spec->axes[i]);
+	if (!cca)
+		return n;
+	for (j = 0; j < cca->nvalues; j++)
+		if (only_keeps_value(opts, "cca", cca->values[j]))
+			*(!strcmp(cca->values[j], "tas") ? &tas : &other) += 1;
+	if (!shift)
+		return n * (tas + other);
+	/*
+	 * Only cca=tas has pacing shifts: every other cca is one configuration
+	 * without the axis, which an --only naming tas_shift therefore drops.
+	 */
+	if (!only_keeps_value(opts, "tas_shift", ""))
+		other = 0;
+	return n * (tas * kept_values(opts, shift) + other);
+}
+
+/* The sizes of the axes, "cca 64 x link 32 x test 9", for the limit's message. */
+static void axis_sizes(const struct ts_exp_spec *spec, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < spec->naxes && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s %zu", i ? " x " : "",
+				      spec->axes[i].name, spec->axes[i].nvalues);
+}
+
+/* Check the plan's size and seeds against their limits, before anything is allocated. */
+static int check_limits(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts,
+			unsigned reps, size_t *nconfigs, char *err, size_t errlen)
+{
+	uint64_t all = ts_exp_matrix_count(spec, NULL), kept = ts_exp_matrix_count(spec, opts);
+	char sizes[256];
+
+	axis_sizes(spec, sizes, sizeof(sizes));
+	if (all > TS_EXP_MAX_CONFIGS)
+		return plan_err(err, errlen, -EINVAL,
+				"%s: the matrix has %llu configurations (%s), more than the limit "
+				"of %d configurations (expected fewer axis values; split the spec)",
+				spec->path, (unsigned long long)all, sizes, TS_EXP_MAX_CONFIGS);
+	if (!kept)
+		return plan_err(err, errlen, -EINVAL, "%s: --only leaves no configuration to run",
+				spec->path);
+	if (kept * reps > TS_EXP_MAX_RUNS)
+		return plan_err(err, errlen, -EINVAL,
+				"%s: %llu configurations x %u repetitions = %llu runs, more than "
+				"the limit of %d runs (expected fewer repetitions or "
+				"configurations)",
+				spec->path, (unsigned long long)kept, reps,
+				(unsigned long long)(kept * reps), TS_EXP_MAX_RUNS);
+	/* Run k's seed is seed + k: it must not wrap round to 0, 1, ... */
+	if (spec->seed > UINT64_MAX - reps)
+		return plan_err(err, errlen, -EINVAL,
+				"%s: seed %llu: runs are seeded seed + repetition (1 to %u), which "
+				"passes 2^64 - 1 (expected a seed of at most %llu)",
+				spec->path, (unsigned long long)spec->seed, reps,
+				(unsigned long long)(UINT64_MAX - reps));
+	*nconfigs = (size_t)kept;
+	return 0;
+}
+
+static int add_config(struct ts_exp_matrix *plan, size_t cap, const struct ts_exp_run *r,
+		      const char *id, char *err, size_t errlen)
 {
 	struct ts_exp_config *c;
-	size_t i;
 
-	for (i = 0; i < plan->nconfigs; i++)
-		if (!strcmp(plan->configs[i].id, id))
-			return plan_err(err, errlen, -EINVAL,
-					"%s: two configurations have the id '%s' (two bpf objects "
-					"with the same file name?)",
-					plan->spec->path, id);
-	c = realloc(plan->configs, (plan->nconfigs + 1) * sizeof(*c));
-	if (!c)
-		return plan_err(err, errlen, -ENOMEM, "out of memory");
-	plan->configs = c;
+	/* The count said how many configurations --only keeps: more would be a bug here. */
+	if (plan->nconfigs == cap)
+		return plan_err(err, errlen, -EINVAL,
+				"%s: the matrix has more configurations "
+				"than counted",
+				plan->spec->path);
 	c = &plan->configs[plan->nconfigs];
 	c->id = strdup(id);
 	if (!c->id)
@@ -220,14 +312,41 @@ static int add_config(struct ts_exp_matrix *plan, const struct ts_exp_run *r, co
 	return 0;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Two configurations with one id would share a result directory: sort the ids, compare neighbours. */
+static int check_ids(const struct ts_exp_matrix *plan, char *err, size_t errlen)
+{
+	const char **ids = calloc(plan->nconfigs, sizeof(*ids));
+	size_t i;
+	int ret = 0;
+
+	if (!ids)
+		return plan_err(err, errlen, -ENOMEM, "out of memory");
+	for (i = 0; i < plan->nconfigs; i++)
+		ids[i] = plan->configs[i].id;
+	qsort(ids, plan->nconfigs, sizeof(*ids), cmp_id);
+	for (i = 1; i < plan->nconfigs && !ret; i++)
+		if (!strcmp(ids[i - 1], ids[i]))
+			ret = plan_err(err, errlen, -EINVAL,
+				       "%s: two configurations have the id '%s' (two bpf objects "
+				       "with the same file name?)",
+				       plan->spec->path, ids[i]);
+	free(ids);
+	return ret;
+}
+
 int ts_exp_matrix_build(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts,
 			struct ts_exp_matrix *plan, char *err, size_t errlen)
 {
 	size_t idx[TS_EXP_MAX_AXES] = {0};
 	size_t *perm = NULL;
 	struct ts_rng rng;
+	size_t i, k, cap = 0;
 	unsigned rep;
-	size_t i, k;
 	int ret;
 
 	memset(plan, 0, sizeof(*plan));
@@ -236,13 +355,19 @@ int ts_exp_matrix_build(const struct ts_exp_spec *spec, const struct ts_exp_matr
 	ret = check_only(spec, opts, err, errlen);
 	if (ret < 0)
 		return ret;
+	ret = check_limits(spec, opts, plan->repetitions, &cap, err, errlen);
+	if (ret < 0)
+		return ret;
+	plan->configs = calloc(cap, sizeof(*plan->configs));
+	if (!plan->configs)
+		return plan_err(err, errlen, -ENOMEM, "out of memory");
 	/* Odometer over the axes, the last axis turning fastest. */
 	for (;;) {
 		struct ts_exp_run r;
 		char id[1024];
 
 		if (fill_run(spec, opts, idx, &r, id, sizeof(id))) {
-			ret = add_config(plan, &r, id, err, errlen);
+			ret = add_config(plan, cap, &r, id, err, errlen);
 			if (ret < 0)
 				goto out;
 		}
@@ -254,11 +379,9 @@ int ts_exp_matrix_build(const struct ts_exp_spec *spec, const struct ts_exp_matr
 		if (i == 0)
 			break;
 	}
-	if (!plan->nconfigs) {
-		ret = plan_err(err, errlen, -EINVAL, "%s: --only leaves no configuration to run",
-			       spec->path);
+	ret = check_ids(plan, err, errlen);
+	if (ret < 0)
 		goto out;
-	}
 	plan->runs = calloc(plan->nconfigs * plan->repetitions, sizeof(*plan->runs));
 	perm = calloc(plan->nconfigs, sizeof(*perm));
 	if (!plan->runs || !perm) {

@@ -9,11 +9,22 @@
 #ifndef TS_EXP_MATRIX_H
 #define TS_EXP_MATRIX_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "exp/spec.h"
 
 #define TS_EXP_MAX_ONLY 32
+
+/*
+ * Limits of a plan, checked before anything is allocated for it. A spec at
+ * the parser's own limits (64 ccas, 32 links, 9 tests, 17 kernels) has
+ * 313,344 configurations: 109 days for one 30-second repetition. The
+ * paper behind this tool ran 810 runs; a campaign of 100,000 runs of 30 s
+ * is five weeks on one machine, and its plan about 90 MB.
+ */
+#define TS_EXP_MAX_CONFIGS 100000 /* configurations of the spec's matrix, before --only */
+#define TS_EXP_MAX_RUNS	   100000 /* configurations kept x repetitions */
 
 /* Command-line overrides of the spec; zero fields keep the spec's value. */
 struct ts_exp_matrix_opts {
@@ -47,12 +58,21 @@ struct ts_exp_matrix {
  * a random order drawn from a generator seeded with the spec's seed. Run
  * k of a configuration gets seed = spec seed + k. Returns 0, or -EINVAL
  * with @err set (an --only naming no axis or no value of it, two
- * configurations with the same id), or -ENOMEM.
+ * configurations with the same id, a matrix larger than TS_EXP_MAX_CONFIGS
+ * or more runs than TS_EXP_MAX_RUNS, found before any allocation, a seed
+ * whose seed + repetitions passes 2^64 - 1), or -ENOMEM.
  */
 int ts_exp_matrix_build(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts,
 			struct ts_exp_matrix *plan, char *err, size_t errlen);
 
 void ts_exp_matrix_free(struct ts_exp_matrix *plan);
+
+/*
+ * ts_exp_matrix_count - how many configurations @spec's matrix has, all of
+ * them (@opts NULL) or those --only in @opts keeps; computed from the axes
+ * alone, without expanding anything (at most 64^5, so no overflow).
+ */
+uint64_t ts_exp_matrix_count(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts);
 
 /*
  * ts_exp_matrix_shard - keep only shard @i of @n (1 <= i <= n): the runs at

@@ -56,7 +56,7 @@ struct parse_ctx {
 	char *err;
 	size_t errlen;
 	int failed;
-	unsigned long_line;	   /* first line longer than inih's buffer */
+	unsigned experiment_seen;  /* bit i: experiment_keys[i] was given */
 	unsigned bad_section_line; /* first line of a section inih never reports (no keys) */
 	char bad_section[128];
 };
@@ -74,7 +74,7 @@ static int fail(struct parse_ctx *c, const char *fmt, ...)
 	if (n < 0 || (size_t)n >= c->errlen)
 		return 0;
 	va_start(ap, fmt);
-	vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+	ts_err_vformat(c->err + n, c->errlen - (size_t)n, fmt, ap);
 	va_end(ap);
 	return 0; /* inih: stop */
 }
@@ -116,10 +116,17 @@ static char *reader(char *str, int num, void *stream)
 	memcpy(str, c->text, n);
 	str[n] = '\0';
 	c->line = c->done + 1;
-	if (n && str[n - 1] == '\n')
+	if (n && str[n - 1] == '\n') {
 		c->done++;
-	else if (c->text[n] && !c->long_line)
-		c->long_line = c->line; /* inih would read the rest as another line */
+	} else if (c->text[n]) {
+		/*
+		 * inih would hand the rest to the handler as another line (a
+		 * "value given twice" or an unknown key): say what is wrong and stop.
+		 */
+		fail(c, "line longer than %d characters (expected KEY = VALUE on one line)",
+		     TS_EXP_SPEC_LINE_MAX);
+		return NULL;
+	}
 	c->text += n;
 
 	for (p = str; *p == ' ' || *p == '\t'; p++)
@@ -204,10 +211,33 @@ static int parse_dur(struct parse_ctx *c, const char *key, const char *v, ts_ns_
 	return 1;
 }
 
+static const char *const experiment_keys[] = {
+	"name", "repetitions", "length",	"delay", "upload_streams", "download_streams",
+	"seed", "order",       "server_delays",
+};
+#define NEXPERIMENT_KEYS (sizeof(experiment_keys) / sizeof(experiment_keys[0]))
+
+/* As for axes and link keys, a second value of a key is a mistake, not an override. */
+static int experiment_once(struct parse_ctx *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NEXPERIMENT_KEYS && strcmp(experiment_keys[i], name); i++)
+		;
+	if (i == NEXPERIMENT_KEYS)
+		return 1; /* an unknown key: experiment_key says so */
+	if (c->experiment_seen & (1u << i))
+		return fail(c, "[experiment]: %s given twice", name);
+	c->experiment_seen |= 1u << i;
+	return 1;
+}
+
 static int experiment_key(struct parse_ctx *c, const char *name, const char *value)
 {
 	struct ts_exp_spec *s = c->spec;
 
+	if (!experiment_once(c, name))
+		return 0;
 	if (!strcmp(name, "name")) {
 		free(s->name);
 		s->name = strdup(value);
@@ -452,7 +482,8 @@ static int link_key(struct parse_ctx *c, const char *section, const char *name, 
 		l->name = strdup(lname);
 		l->line = c->line;
 		l->argv = calloc(1, sizeof(char *));
-		if (!l->name || !l->argv)
+		l->keyline = calloc(1, sizeof(unsigned));
+		if (!l->name || !l->argv || !l->keyline)
 			return fail(c, "out of memory");
 	}
 	o = find_option(c->link_argp, name);
@@ -495,11 +526,17 @@ static int link_key(struct parse_ctx *c, const char *section, const char *name, 
 		return 1;
 	{
 		char **argv = realloc(l->argv, (l->argc + 3) * sizeof(char *));
+		unsigned *keyline;
 		size_t need = strlen(name) + 3;
 
 		if (!argv)
 			return fail(c, "out of memory");
 		l->argv = argv;
+		keyline = realloc(l->keyline, (l->argc + 2) * sizeof(*keyline));
+		if (!keyline)
+			return fail(c, "out of memory");
+		l->keyline = keyline;
+		keyline[l->argc] = keyline[l->argc + 1] = c->line;
 		argv[l->argc] = malloc(need);
 		if (!argv[l->argc])
 			return fail(c, "out of memory");
@@ -769,11 +806,16 @@ int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *te
 	c.errlen = errlen;
 	/* A continuation line would reach the handler as the same key again: off. */
 	ini_allow_multiline = false;
+	/*
+	 * Debian's libinih makes its build options variables: a heap line
+	 * buffer of a fixed size (not inih's 200 bytes on the stack) holds a
+	 * long cca or link line; the reader refuses longer ones. inih needs 2
+	 * more bytes than the longest line for the newline and the NUL.
+	 */
+	ini_use_stack = false;
+	ini_allow_realloc = false;
+	ini_initial_alloc = ini_max_line = TS_EXP_SPEC_LINE_MAX + 2;
 	line = ini_parse_stream(reader, &c, handler, &c);
-	if (!c.failed && c.long_line) {
-		c.line = c.long_line;
-		fail(&c, "line longer than %d characters", ini_max_line - 2);
-	}
 	if (!c.failed && c.bad_section_line) {
 		c.line = c.bad_section_line;
 		fail(&c,
@@ -803,6 +845,12 @@ int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, const struct ar
 	int ret;
 
 	memset(spec, 0, sizeof(*spec));
+	if (!*path) {
+		snprintf(err, errlen, "'': an empty file name (expected an experiment spec)");
+		if (f)
+			fclose(f);
+		return -EINVAL;
+	}
 	if (!f) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -871,6 +919,7 @@ void ts_exp_spec_free(struct ts_exp_spec *spec)
 		for (j = 0; spec->links[i].argv && j < spec->links[i].argc; j++)
 			free(spec->links[i].argv[j]);
 		free(spec->links[i].argv);
+		free(spec->links[i].keyline);
 	}
 	for (i = 0; i < spec->nkernels; i++) {
 		struct ts_exp_kernel *k = &spec->kernels[i];
@@ -910,6 +959,28 @@ const struct ts_exp_link *ts_exp_spec_link(const struct ts_exp_spec *spec, const
 		if (!strcmp(spec->links[i].name, name))
 			return &spec->links[i];
 	return NULL;
+}
+
+/* Does @msg start with @s followed by ':' or ' '? */
+static int starts_with_word(const char *msg, const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && !strncmp(msg, s, n) && (msg[n] == ':' || msg[n] == ' ');
+}
+
+unsigned ts_exp_link_line(const struct ts_exp_link *l, const char *msg)
+{
+	size_t i;
+
+	for (i = 0; i < l->argc; i++)
+		if (starts_with_word(msg, l->argv[i]))
+			return l->keyline[i];
+	/* A trace found beside the spec is read as "./x.csv" when the spec has no directory. */
+	for (i = 0; i < l->argc; i++)
+		if (!strncmp(msg, "./", 2) && starts_with_word(msg + 2, l->argv[i]))
+			return l->keyline[i];
+	return l->line;
 }
 
 const struct ts_exp_kernel *ts_exp_spec_kernel(const struct ts_exp_spec *spec, const char *name)

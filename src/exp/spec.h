@@ -35,7 +35,8 @@ struct ts_exp_link {
 	char *name;
 	unsigned line;
 	size_t argc;
-	char **argv; /* NULL-terminated, owned */
+	char **argv;	   /* NULL-terminated, owned */
+	unsigned *keyline; /* keyline[i]: the line of the key that gave argv[i] (argc entries) */
 };
 
 struct ts_exp_spec {
@@ -70,6 +71,9 @@ struct ts_exp_spec {
 int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *text,
 		      const struct argp *link_argp, char *err, size_t errlen);
 
+/* Longest spec line, newline excluded (a cca axis of 64 long bpf: paths fits). */
+#define TS_EXP_SPEC_LINE_MAX 4096
+
 /* Largest spec file ts_exp_spec_load reads (examples are about 2 KB). */
 #define TS_EXP_SPEC_MAX (1 << 20)
 
@@ -87,6 +91,14 @@ const struct ts_exp_axis *ts_exp_spec_axis(const struct ts_exp_spec *spec, const
 
 /* The [link @name] section, or NULL. */
 const struct ts_exp_link *ts_exp_spec_link(const struct ts_exp_spec *spec, const char *name);
+
+/*
+ * ts_exp_link_line - the line of the key of @l that an error message @msg
+ * about the whole link is about: the key whose option ("--queue: ...") or
+ * whose value (a trace file's path, "x.csv: cannot open") starts @msg; the
+ * section's first key's line when no key does.
+ */
+unsigned ts_exp_link_line(const struct ts_exp_link *l, const char *msg);
 
 /* The [kernel @name] section, or NULL. */
 const struct ts_exp_kernel *ts_exp_spec_kernel(const struct ts_exp_spec *spec, const char *name);

@@ -56,16 +56,56 @@ static int rate_to_mahimahi(const struct ts_trace *t, struct ts_text *out)
 	return out->oom ? -ENOMEM : 0;
 }
 
-int ts_trace_write_mahimahi(const struct ts_trace *t, struct ts_text *out, struct ts_err *err)
+uint64_t ts_trace_mahimahi_opps(const struct ts_trace *t)
 {
+	u128 total = 0;
 	size_t i;
-	int ret;
+
+	if (t->kind == TS_TRACE_OPPS) {
+		for (i = 0; i < t->n; i++)
+			total += t->opps[i].count;
+	} else {
+		for (i = 0; i < t->n; i++) {
+			ts_ns_t end = i + 1 < t->n ? t->rows[i + 1].t : t->period;
+			ts_ns_t start = ts_max(t->rows[i].t, 0);
+
+			end = ts_min(end, t->period);
+			if (end > start)
+				total += (u128)t->rows[i].bps * (u128)(end - start);
+		}
+		total /= OPP_BITNS;
+	}
+	return total > UINT64_MAX ? UINT64_MAX : (uint64_t)total;
+}
+
+int ts_trace_mahimahi_check(const struct ts_trace *t, struct ts_err *err)
+{
+	uint64_t n;
 
 	if (t->period > TR_PERIOD_MAX) {
 		ts_err_set(err, "%s: longer than 49.7 days, the limit of mahimahi timestamps",
 			   t->name);
 		return -EINVAL;
 	}
+	n = ts_trace_mahimahi_opps(t);
+	if (n > TS_MAHIMAHI_MAX_OPPS) {
+		ts_err_set(err,
+			   "%s: %llu opportunities (mahimahi lines), more than the limit of %llu "
+			   "(expected a lower rate or a shorter trace)",
+			   t->name, (unsigned long long)n, TS_MAHIMAHI_MAX_OPPS);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+int ts_trace_write_mahimahi(const struct ts_trace *t, struct ts_text *out, struct ts_err *err)
+{
+	size_t i;
+	int ret;
+
+	ret = ts_trace_mahimahi_check(t, err);
+	if (ret < 0)
+		return ret;
 	if (t->kind == TS_TRACE_OPPS) {
 		for (i = 0; i < t->n && !out->oom; i++)
 			put_opps(out, t->opps[i].ms, t->opps[i].count);

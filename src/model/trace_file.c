@@ -23,6 +23,11 @@ int ts_file_lines(const char *path, ts_line_fn fn, void *ctx, struct ts_err *err
 	FILE *f;
 	int ret;
 
+	if (!*path) {
+		/* fopen("") would say "No such file": name what is wrong instead. */
+		ts_err_set(err, "'': an empty file name (expected the path of a file)");
+		return -EINVAL;
+	}
 	f = fopen(path, "r");
 	if (!f) {
 		ret = -errno;

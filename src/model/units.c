@@ -443,9 +443,9 @@ int ts_parse_size(const char *s, uint64_t *out_bytes, struct ts_err *err)
 		return ret;
 	if (!unit_find(units, sizeof(units) / sizeof(units[0]), n.unit, &mult)) {
 		ts_err_set(err,
-			   "'%s': unknown size unit '%s' (expected bytes: B, KB, MB or GB, "
-			   "multiples of 1024 as in tc, e.g. %.*sKB%s)",
-			   quote(q, s), quote(qu, n.unit), example_len(&n), s,
+			   "'%s': unknown size unit '%s' (expected bytes: B, k or KB, m or MB, g "
+			   "or GB, multiples of 1024 as in tc, e.g. %.*sm or %.*sMB%s)",
+			   quote(q, s), quote(qu, n.unit), example_len(&n), s, example_len(&n), s,
 			   strcasestr(n.unit, "bit") ? "; sizes are not given in bits" : "");
 		return -EINVAL;
 	}

@@ -288,7 +288,8 @@ bool ts_netns_is_host(int fd)
 	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
-int ts_netns_kill_all(int fd, int sig)
+/* Call @fn(pid, arg) for every process in namespace @fd but the caller; returns how many. */
+static int each_pid(int fd, void (*fn)(pid_t pid, void *arg), void *arg)
 {
 	struct stat ns, st;
 	struct dirent *de;
@@ -310,9 +311,49 @@ int ts_netns_kill_all(int fd, int sig)
 		snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
 		if (stat(path, &st) < 0 || st.st_ino != ns.st_ino || st.st_dev != ns.st_dev)
 			continue;
-		if (kill((pid_t)pid, sig) == 0)
-			n++;
+		fn((pid_t)pid, arg);
+		n++;
 	}
 	closedir(d);
 	return n;
+}
+
+struct kill_ctx {
+	int sig, sent;
+};
+
+static void kill_one(pid_t pid, void *arg)
+{
+	struct kill_ctx *k = arg;
+
+	if (kill(pid, k->sig) == 0)
+		k->sent++;
+}
+
+int ts_netns_kill_all(int fd, int sig)
+{
+	struct kill_ctx k = {sig, 0};
+	int ret = each_pid(fd, kill_one, &k);
+
+	return ret < 0 ? ret : k.sent;
+}
+
+struct pids_ctx {
+	pid_t *pids;
+	size_t n, max;
+};
+
+static void note_pid(pid_t pid, void *arg)
+{
+	struct pids_ctx *p = arg;
+
+	if (p->n < p->max)
+		p->pids[p->n++] = pid;
+}
+
+int ts_netns_pids(int fd, pid_t *pids, size_t max)
+{
+	struct pids_ctx p = {pids, 0, max};
+
+	return each_pid(fd, note_pid, &p);
 }

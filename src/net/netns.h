@@ -13,6 +13,8 @@
 #define TS_NET_NETNS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 #include "tasshape/err.h"
 
@@ -111,5 +113,12 @@ bool ts_netns_is_host(int fd);
  * Returns how many were signalled, or a negative errno.
  */
 int ts_netns_kill_all(int fd, int sig);
+
+/*
+ * ts_netns_pids - the processes whose network namespace is @fd, except the
+ * caller: up to @max of them into @pids. Returns how many there are (may
+ * be more than @max), or a negative errno.
+ */
+int ts_netns_pids(int fd, pid_t *pids, size_t max);
 
 #endif

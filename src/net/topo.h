@@ -160,8 +160,10 @@ int ts_topo_destroy(struct ts_topo *t, struct ts_err *err);
 
 /* Leftover removal, for `tasshape cleanup` (topo_cleanup.c). */
 struct ts_cleanup_opts {
-	bool force;	/* also remove objects whose owner pid is alive */
-	pid_t only_pid; /* > 0: only objects of this owner pid */
+	bool force;	   /* also remove objects whose owner pid is alive */
+	pid_t only_pid;	   /* > 0: only objects of this owner pid (and of @pids) */
+	const pid_t *pids; /* with only_pid: objects of these owners go too */
+	size_t npids;
 	/*
 	 * Only namespaces of runs started from the calling thread's namespace
 	 * (their outer link tas<pid>-<n>o is there): what a start sweeps, so

@@ -127,7 +127,11 @@ static bool pid_alive(pid_t pid)
 /* Decides whether @what of owner @pid goes; counts and notes the kept ones. */
 static bool doomed(struct sweep *s, pid_t pid, const char *what)
 {
-	if (s->o->only_pid > 0 && pid != s->o->only_pid)
+	size_t i;
+
+	for (i = 0; i < s->o->npids && s->o->pids[i] != pid; i++)
+		;
+	if (s->o->only_pid > 0 && pid != s->o->only_pid && i == s->o->npids)
 		return false;
 	if (!s->o->force && pid_alive(pid)) {
 		s->st->kept++;

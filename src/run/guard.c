@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -25,18 +26,72 @@ static int sweep(void *arg)
 	return ts_topo_cleanup(o, NULL, NULL);
 }
 
-/* The owner is gone: remove what it made, in its namespace and the ones it put rules in. */
+/* Owners whose objects go with the owner's: processes in its namespaces, transitively. */
+#define GUARD_OWNERS_MAX 256
+
+static void add_owner(pid_t *owners, size_t *n, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < *n && owners[i] != pid; i++)
+		;
+	if (i == *n && *n < GUARD_OWNERS_MAX)
+		owners[(*n)++] = pid;
+}
+
+/* Add the processes running in the namespaces (tas-@pid-*) of owner @pid. */
+static void add_inside(pid_t *owners, size_t *n, pid_t pid)
+{
+	char path[sizeof(TS_NETNS_DIR) + 256];
+	pid_t inside[GUARD_OWNERS_MAX], p;
+	struct dirent *de;
+	int fd, k, i;
+	DIR *d;
+
+	d = opendir(TS_NETNS_DIR);
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (ts_topo_netns_pid(de->d_name, &p) < 0 || p != pid)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", TS_NETNS_DIR, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		k = ts_netns_pids(fd, inside, GUARD_OWNERS_MAX);
+		close(fd);
+		for (i = 0; i < k && i < GUARD_OWNERS_MAX; i++)
+			add_owner(owners, n, inside[i]);
+	}
+	closedir(d);
+}
+
+/*
+ * The owner is gone: remove what it made, in its namespace and the ones it
+ * put rules in. A process running in one of its namespaces may own a run
+ * of its own (exp's hub holds the wrappers of its runs; a CMD may be a
+ * nested wrapper) whose guard is killed with it below: its objects go
+ * too, so the list of owners is taken (transitively) before anything is
+ * killed.
+ */
 static void guard_cleanup(pid_t owner, char netns[][TS_NETNS_NAME_MAX], int n)
 {
+	pid_t owners[GUARD_OWNERS_MAX];
+	size_t nowners = 1, i;
 	struct ts_cleanup_opts o = {.force = true, .only_pid = owner};
 	struct ts_netns ns;
-	int i;
+	int k;
 
+	owners[0] = owner;
+	for (i = 0; i < nowners; i++)
+		add_inside(owners, &nowners, owners[i]);
+	o.pids = owners + 1;
+	o.npids = nowners - 1;
 	/* force: a killed owner stays a zombie until its parent reaps it, and looks alive. */
 	ts_topo_cleanup(&o, NULL, NULL);
-	for (i = 0; i < n; i++) {
+	for (k = 0; k < n; k++) {
 		ts_netns_init(&ns);
-		if (ts_netns_open(&ns, netns[i], NULL) < 0)
+		if (ts_netns_open(&ns, netns[k], NULL) < 0)
 			continue;
 		ts_netns_run(ns.fd, sweep, &o, NULL);
 		ts_netns_destroy(&ns, NULL);

@@ -405,9 +405,14 @@ static int find_link(struct ts_session *s, const char *netns, const char *dev,
 	if (ret < 0)
 		return ret;
 	if (fd.count != 1) {
-		if (dev)
+		if (dev && !strcmp(dev, "lo"))
+			ts_err_set(err,
+				   "--dev lo: the loopback interface never leaves namespace %s "
+				   "(expected the interface of its link to another namespace: %s)",
+				   netns, fd.names[0] ? fd.names : "it has none besides lo");
+		else if (dev)
 			ts_err_set(err, "namespace %s has no interface '%s' (it has: %s)", netns,
-				   dev, fd.names[0] ? fd.names : "only lo");
+				   dev, fd.names[0] ? fd.names : "none besides lo");
 		else
 			ts_err_set(
 				err,

@@ -363,7 +363,9 @@ int ts_vm_guest_main(void)
 	uname(&u);
 	/* The first /tmp stays mounted under the overlay's; only its descriptors are used. */
 	setup_root(&g, u.release);
-	sethostname("tasshape-vm", strlen("tasshape-vm"));
+	/* Only the guest shell's prompt shows the name: a failure changes nothing else. */
+	if (sethostname("tasshape-vm", strlen("tasshape-vm")) < 0)
+		fprintf(stderr, "tasshape vm: sethostname: %s\n", strerror(errno));
 	lo_up();
 	for (i = 0; i < g.nmodprobe; i++)
 		modprobe(g.modprobe[i]);

@@ -695,3 +695,14 @@ void ts_vm_probe_image(unsigned char img[TS_VM_PROBE_LEN])
 	put32(img + 28, base + 32); /* entry_addr */
 	memcpy(img + 32, code, sizeof(code));
 }
+
+int ts_vm_share_check(const char *what, const char *path, struct ts_err *err)
+{
+	if (strcmp(path, "/"))
+		return 0;
+	ts_err_set(err,
+		   "%s is /: it would be shared writable, giving the guest write access to "
+		   "the host's whole file system (expected a directory of your own: cd to one)",
+		   what);
+	return -EINVAL;
+}

@@ -108,6 +108,15 @@ void ts_vm_modname(const char *path, char *name, size_t len);
  */
 int ts_vm_bzimage_version(const unsigned char *img, size_t len, char *out, size_t outlen);
 
+/*
+ * ts_vm_share_check - may @path (absolute, symbolic links resolved) be
+ * shared writable with the guest as @what ("the current directory",
+ * "--out")? Not "/": mounted in the guest it would put the host's whole
+ * file system, writable, where the guest has / read-only. Returns 0, or
+ * -EINVAL with @err saying why and what to do.
+ */
+int ts_vm_share_check(const char *what, const char *path, struct ts_err *err);
+
 /* What the host tells the guest's init (the control share's "conf" file). */
 struct ts_vm_guest_conf {
 	char cwd[4096], out[4096], modules[4096];

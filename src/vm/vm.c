@@ -496,21 +496,29 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		ts_err_set(err, "no command to run in the VM");
 		return -EINVAL;
 	}
-	ret = ts_vm_kernel_identify(c->kernel, res->version, res->sha256, err);
-	if (ret < 0)
-		return ret;
-	if (c->cwd)
-		snprintf(cwd, sizeof(cwd), "%s", c->cwd);
-	else if (!getcwd(cwd, sizeof(cwd))) {
+	/* The writable shares, resolved (a link to / is /), are checked before anything runs. */
+	if (!realpath(c->cwd ? c->cwd : ".", cwd)) {
 		ret = -errno;
-		ts_err_set(err, "getcwd: %s", strerror(errno));
+		ts_err_set(err, "the current directory %s: %s", c->cwd ? c->cwd : ".",
+			   strerror(errno));
 		return ret;
 	}
+	ret = ts_vm_share_check(c->cwd ? c->cwd : "the current directory", cwd, err);
+	if (ret < 0)
+		return ret;
 	if (c->out && !realpath(c->out, outdir)) {
 		ret = -errno;
 		ts_err_set(err, "--out %s: %s", c->out, strerror(errno));
 		return ret;
 	}
+	if (c->out) {
+		ret = ts_vm_share_check("--out", outdir, err);
+		if (ret < 0)
+			return ret;
+	}
+	ret = ts_vm_kernel_identify(c->kernel, res->version, res->sha256, err);
+	if (ret < 0)
+		return ret;
 	/* The guest bind-mounts the modules directory by its host path: make it absolute. */
 	if (c->modules && !realpath(c->modules, moddir)) {
 		ret = -errno;

@@ -55,6 +55,18 @@ printf "${EXPOK}dealy = 20ms\n" >"$D/key.ini"
 printf '[matrix]\ncca = cubic\n' >"$D/axis.ini"
 printf "${EXPOK}mac = wifi6:phy\n" >"$D/mac.ini"
 printf "${EXPOK}[experiment]\nrepetitions = 0\n" >"$D/rep.ini"
+printf "[experiment]\nseed = 1\nname = x\nseed = 2\n${EXPOK}" >"$D/twice.ini"
+printf "[experiment]\nseed = 18446744073709551615\n${EXPOK}" >"$D/seed.ini"
+printf "${EXPOK}delay = 1ms\n\nuplink-trace = $D/missing.csv\n" >"$D/keyline.ini"
+# a cca line of 5000 characters (inih's buffer was 200: it split the line into keys)
+{
+	printf '[matrix]\ncca = c0'
+	for i in $(seq 1 999); do printf ',c%d' "$i"; done
+	printf '\nlink = a\ntest = tcp_upload\n[link a]\ntrace = const:10mbit\n'
+} >"$D/longline.ini"
+# a path of 600 characters and more (30 directories of 19): the message keeps its start and
+# its reason
+LONGPATH=$D/$(for _ in $(seq 30); do printf 'ddddddddddddddddddd/'; done)x.csv
 
 # bad NAME EXPECTED [ARGS...]: run tasshape ARGS in the test namespace and
 # check exit status, message (a fixed string) and leftovers.
@@ -228,6 +240,30 @@ bad "exp: --check cut short" "at column 33: expected a number or TEST[AXIS=VALUE
 	exp check "$D/dir" 'rrul[cca=bbr].ping_icmp_ms.p95 <'
 bad "exp: --check unknown metric" "unknown metric 'ping_icmp_msx'" \
 	exp run "$D/ok.ini" --out "$D/eo" --check 'rrul[cca=bbr].ping_icmp_msx.p95 < 3'
+bad "exp: [experiment] key given twice" "$D/twice.ini:4: [experiment]: seed given twice" \
+	exp list "$D/twice.ini"
+bad "exp: seed + repetition beyond 2^64 - 1" \
+	"seed 18446744073709551615: runs are seeded seed + repetition (1 to 1), which passes 2^64 - 1" \
+	exp list "$D/seed.ini"
+bad "exp: a link's error names the key's line" \
+	"$D/keyline.ini:9: [link a]: $D/missing.csv: cannot open" exp list "$D/keyline.ini"
+bad "exp: a line longer than 4096 characters" \
+	"$D/longline.ini:2: line longer than 4096 characters" exp list "$D/longline.ini"
+
+# --- empty paths, long values, units, interfaces
+bad "--trace ''" "--trace: an empty file name (expected a path)" --trace '' "${CMD[@]}"
+bad "--summary-json ''" "--summary-json: an empty file name (expected a path)" "${C1[@]}" \
+	--summary-json '' "${CMD[@]}"
+bad "trace stats ''" "'': an empty file name (expected the path of a file)" trace stats ''
+bad "exp list ''" "'': an empty file name (expected an experiment spec)" exp list ''
+bad "--trace of 600 characters and more keeps the reason" " ... " --trace "$LONGPATH" "${CMD[@]}"
+grep -qF ".csv: cannot open: No such file or directory" "$TS_TMP/err" ||
+	ts_fail "--trace of 600 characters and more: the reason was cut off: $(head -c 600 "$TS_TMP/err")"
+bad "vm --memory 1t" "'1t': unknown size unit 't' (expected bytes: B, k or KB, m or MB, g or GB" \
+	vm --memory 1t --kernel "$D/elf" -- true
+ts_netns_add "tastest-lo-$$"
+bad "attach --dev lo" "--dev lo: the loopback interface never leaves namespace tastest-lo-$$" \
+	attach --netns "tastest-lo-$$" --dev lo "${C1[@]}"
 
 # --- a 10^8-line trace: refused at 10,000,000 distinct milliseconds, bounded time and memory
 ts_log "writing a 10^8-line mahimahi trace"

@@ -6,6 +6,8 @@
  * shards. Counts are worked out in the comments.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -188,6 +190,82 @@ static void test_spec_errors(void)
 	       "kernel: no section [kernel bbr3=k/bzImage] (expected host or the name");
 	reject(BASE "[sysctl]\nkernel.panic = 1\n", 8, "per-namespace sysctl (net.*)");
 	reject("x = 1\n", 1, "outside a section");
+	/* [experiment] keys are given once, like axes and link keys (not last-wins). */
+	reject("[experiment]\nseed = 1\nname = x\nseed = 2\n", 4, "[experiment]: seed given twice");
+	reject("[experiment]\nrepetitions = 2\nrepetitions = 2\n", 3, "repetitions given twice");
+}
+
+/* A spec whose line 2 is "cca = " and @n values "cN" (@pad: the last one padded to that length). */
+static char *long_cca_spec(size_t n, size_t pad)
+{
+	static const char head[] = "[matrix]\ncca = ";
+	static const char tail[] = "\nlink = a\ntest = rrul\n[link a]\ndelay = 1ms\n";
+	char *t = malloc(sizeof(head) + n * 8 + pad + sizeof(tail));
+	size_t i, len = sizeof(head) - 1;
+
+	CU_ASSERT_FATAL(t != NULL);
+	memcpy(t, head, len);
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(t + len, "%sc%zu", i ? "," : "", i);
+	for (i = 0; pad && i + 2 < pad; i++) /* the last value was "cN": pad it with 'x' */
+		t[len++] = 'x';
+	memcpy(t + len, tail, sizeof(tail));
+	return t;
+}
+
+/*
+ * Long lines: inih's own buffer is 200 bytes; it split longer lines and
+ * handed the rest over as keys of their own ("value 'c4' given twice").
+ * Lines of 4096 characters are read whole; one more is refused as too
+ * long, on its line, before any of it is taken for a key.
+ */
+static void test_spec_long_lines(void)
+{
+	struct ts_exp_spec s;
+	char *t;
+
+	/* "cca = c0,c1,...,c59": 6 + 10 x 2 + 50 x 3 + 59 commas = 235 characters */
+	t = long_cca_spec(60, 0);
+	parse_ok(&s, t);
+	TSU_EQ(s.axes[0].nvalues, 60);
+	CU_ASSERT_STRING_EQUAL(s.axes[0].values[59], "c59");
+	ts_exp_spec_free(&s);
+	free(t);
+	/* one value of 4090 characters: "cca = " + 4090 = 4096, the longest line read */
+	t = long_cca_spec(1, 4090);
+	TSU_EQ(strchr(t + 9, '\n') - (t + 9), 4096);
+	parse_ok(&s, t);
+	TSU_EQ(strlen(s.axes[0].values[0]), 4090);
+	ts_exp_spec_free(&s);
+	free(t);
+	/* 4097 characters: too long, said on line 2 */
+	t = long_cca_spec(1, 4091);
+	TSU_EQ(strchr(t + 9, '\n') - (t + 9), 4097);
+	reject(t, 2, "line longer than 4096 characters");
+	free(t);
+}
+
+/* A link's error found when the whole link is built names the key's line, not the section's. */
+static void test_spec_link_line(void)
+{
+	struct ts_exp_spec s;
+	const struct ts_exp_link *l;
+
+	parse_ok(&s, spec_text);
+	l = ts_exp_spec_link(&s, "a");
+	CU_ASSERT_FATAL(l != NULL);
+	TSU_EQ(l->line, 13);
+	TSU_EQ(ts_exp_link_line(l, "dir/t/x.csv: cannot open: No such file or directory"), 13);
+	TSU_EQ(ts_exp_link_line(l, "dir/t/x.csv:7: expected a number"), 13);
+	TSU_EQ(ts_exp_link_line(l, "--queue: limit too large"), 15);
+	TSU_EQ(ts_exp_link_line(l, "--delay: too long"), 14);
+	/* neither an option nor a value of this link: the section's first key */
+	TSU_EQ(ts_exp_link_line(l, "--mac-queue: there is no Wi-Fi hop"), 13);
+	l = ts_exp_spec_link(&s, "w");
+	CU_ASSERT_FATAL(l != NULL);
+	TSU_EQ(ts_exp_link_line(l, "--once with const:25mbit: a constant rate has no end"), 19);
+	TSU_EQ(ts_exp_link_line(l, "const:25mbit: no capacity for the downlink"), 18);
+	ts_exp_spec_free(&s);
 }
 
 static void plan_ok(struct ts_exp_matrix *p, const struct ts_exp_spec *s,
@@ -465,6 +543,175 @@ static void test_plan_ids(void)
 	ts_exp_spec_free(&s);
 }
 
+/*
+ * A generated spec: @ncca ccas (c0, c1, ...; "tas" first when @tas), @nlinks
+ * links, the first @ntests tests, @nkern kernel values (host and k0, k1, ...),
+ * two tas_shift values when @tas, and @experiment as the [experiment] section.
+ */
+static char *gen_spec(size_t ncca, int tas, size_t nlinks, size_t ntests, size_t nkern,
+		      const char *experiment)
+{
+	char *t = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&t, &len);
+
+	CU_ASSERT_FATAL(f != NULL);
+	fprintf(f, "[experiment]\n%s[matrix]\ncca = %s", experiment, tas ? "tas" : "c0");
+	for (i = 1; i < ncca; i++)
+		fprintf(f, ",c%zu", i);
+	fprintf(f, "\nlink = l0");
+	for (i = 1; i < nlinks; i++)
+		fprintf(f, ",l%zu", i);
+	fprintf(f, "\ntest = %s", ts_exp_tests[0].name);
+	for (i = 1; i < ntests; i++)
+		fprintf(f, ",%s", ts_exp_tests[i].name);
+	fprintf(f, "\nkernel = host");
+	for (i = 1; i < nkern; i++)
+		fprintf(f, ",k%zu", i);
+	fprintf(f, "\n%s", tas ? "tas_shift = 9/10, 8/8\n" : "");
+	for (i = 0; i < nlinks; i++)
+		fprintf(f, "[link l%zu]\ndelay = 1ms\n", i);
+	for (i = 1; i < nkern; i++)
+		fprintf(f, "[kernel k%zu]\nimage = debian\n", i);
+	fclose(f);
+	return t;
+}
+
+static void plan_refused(const struct ts_exp_spec *s, const struct ts_exp_matrix_opts *o,
+			 const char *want)
+{
+	struct ts_exp_matrix p;
+	char err[512] = "";
+
+	TSU_EQ(ts_exp_matrix_build(s, o, &p, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, want))
+		fprintf(stderr, "\n  got: %s\n  expected: %s\n", err, want);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+	/* refused before anything was allocated: nothing to free, nothing kept */
+	CU_ASSERT_PTR_NULL(p.configs);
+	CU_ASSERT_PTR_NULL(p.runs);
+}
+
+/*
+ * The plan's limits, found from the axes alone before anything is
+ * allocated: TS_EXP_MAX_CONFIGS (100,000) configurations in the spec,
+ * TS_EXP_MAX_RUNS (100,000) runs kept, and seeds that do not wrap.
+ */
+static void test_plan_limits(void)
+{
+	struct ts_exp_matrix_opts o = {0};
+	struct ts_exp_spec s;
+	struct ts_exp_matrix p;
+	char *t;
+
+	/* Every parser limit at once: 64 x 32 x 9 x 17 = 313,344 configurations. */
+	t = gen_spec(64, 0, 32, 9, 17, "");
+	parse_ok(&s, t);
+	TSU_EQ(ts_exp_matrix_count(&s, NULL), 313344);
+	plan_refused(&s, NULL,
+		     "t.ini: the matrix has 313344 configurations (cca 64 x link 32 x test 9 x "
+		     "kernel 17), more than the limit of 100000 configurations");
+	ts_exp_spec_free(&s);
+	free(t);
+
+	/* 50 x 25 x 8 x 10 = 100,000: at the limit, accepted (--only keeps 8 of them). */
+	t = gen_spec(50, 0, 25, 8, 10, "");
+	parse_ok(&s, t);
+	TSU_EQ(ts_exp_matrix_count(&s, NULL), 100000);
+	o.nonly = 2;
+	o.only[0] = "cca=c7";
+	o.only[1] = "link=l24";
+	TSU_EQ(ts_exp_matrix_count(&s, &o), 80); /* 1 x 1 x 8 x 10 */
+	plan_ok(&p, &s, &o);
+	TSU_EQ(p.nconfigs, 80);
+	TSU_EQ(p.nruns, 80);
+	ts_exp_matrix_free(&p);
+	ts_exp_spec_free(&s);
+	free(t);
+
+	/* tas and 49 others, tas_shift 2: (49 + 1 x 2) x 25 x 8 x 10 = 102,000, one too many. */
+	t = gen_spec(50, 1, 25, 8, 10, "");
+	parse_ok(&s, t);
+	TSU_EQ(ts_exp_matrix_count(&s, NULL), 102000);
+	o.nonly = 1;
+	o.only[0] = "tas_shift=9/10"; /* only tas has the axis: 1 x 2,000 */
+	TSU_EQ(ts_exp_matrix_count(&s, &o), 2000);
+	o.only[0] = "cca=c3"; /* one cca without the axis */
+	TSU_EQ(ts_exp_matrix_count(&s, &o), 2000);
+	o.nonly = 2;
+	o.only[1] = "cca=tas"; /* (1 + 2) x 2,000 */
+	TSU_EQ(ts_exp_matrix_count(&s, &o), 6000);
+	o.only[1] = "link=l0"; /* 1 x 1 x 8 x 10 */
+	TSU_EQ(ts_exp_matrix_count(&s, &o), 80);
+	/* the spec's matrix is over the limit whatever --only keeps */
+	plan_refused(&s, &o,
+		     "the matrix has 102000 configurations (cca 50 x link 25 x test 8 x "
+		     "kernel 10 x tas_shift 2), more than the limit of 100000");
+	ts_exp_spec_free(&s);
+	free(t);
+
+	/* Runs: 2 configurations x 50,000 repetitions = 100,000, the limit; 50,001 is over. */
+	t = gen_spec(2, 0, 1, 1, 1, "");
+	parse_ok(&s, t);
+	memset(&o, 0, sizeof(o));
+	o.repetitions = 50001;
+	plan_refused(&s, &o,
+		     "t.ini: 2 configurations x 50001 repetitions = 100002 runs, more than the "
+		     "limit of 100000 runs");
+	o.repetitions = 50000;
+	plan_ok(&p, &s, &o);
+	TSU_EQ(p.nruns, 100000);
+	TSU_EQ(p.runs[99999].index, 100000);
+	TSU_EQ(p.runs[99999].rep, 50000);
+	TSU_EQ(p.runs[99999].seed, 1 + 50000);
+	ts_exp_matrix_free(&p);
+	ts_exp_spec_free(&s);
+	free(t);
+	/* The spec's own limit on repetitions (10,000) with 18,432 configurations: 184,320,000 runs. */
+	t = gen_spec(64, 0, 32, 9, 1, "repetitions = 10000\n");
+	parse_ok(&s, t);
+	plan_refused(&s, NULL,
+		     "18432 configurations x 10000 repetitions = 184320000 runs, more than the "
+		     "limit of 100000 runs");
+	ts_exp_spec_free(&s);
+	free(t);
+
+	/* Seeds: run k is seeded seed + k, which must stay below 2^64. */
+	t = gen_spec(1, 0, 1, 1, 1, "seed = 18446744073709551614\n");
+	parse_ok(&s, t);
+	plan_ok(&p, &s, NULL);
+	TSU_EQ(p.runs[0].seed == UINT64_MAX, 1);
+	ts_exp_matrix_free(&p);
+	o.repetitions = 2;
+	plan_refused(&s, &o,
+		     "seed 18446744073709551614: runs are seeded seed + repetition (1 to 2), "
+		     "which passes 2^64 - 1 (expected a seed of at most 18446744073709551613)");
+	ts_exp_spec_free(&s);
+	free(t);
+	t = gen_spec(1, 0, 1, 1, 1, "seed = 18446744073709551615\n");
+	parse_ok(&s, t);
+	plan_refused(&s, NULL, "(expected a seed of at most 18446744073709551614)");
+	ts_exp_spec_free(&s);
+	free(t);
+}
+
+/* Duplicate ids are found wherever they are in the matrix, not only next to each other. */
+static void test_plan_dup_ids(void)
+{
+	struct ts_exp_spec s;
+	struct ts_exp_matrix p;
+	char err[512];
+
+	parse_ok(&s, "[matrix]\ncca = bpf:a/reno.bpf.o, cubic, bbr, reno, bpf:b/reno.bpf.o\n"
+		     "link = a, b\ntest = rrul, tcp_upload\n[link a]\ndelay = 1ms\n[link b]\n"
+		     "delay = 2ms\n");
+	TSU_EQ(ts_exp_matrix_build(&s, NULL, &p, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "dir/t.ini: two configurations have the id "
+				    "'cca=bpf:reno,link=a,test=rrul' (two bpf objects with the "
+				    "same file name?)");
+	ts_exp_spec_free(&s);
+}
+
 /* Reading a spec: a directory and an endless file get their own message (bad-input cases). */
 static void test_spec_load(void)
 {
@@ -483,6 +730,10 @@ static const struct tsu_test tests[] = {
 	{"spec defaults", test_spec_defaults},
 	{"spec errors name file, line, expectation", test_spec_errors},
 	{"rt-priority in a link section", test_spec_rt_priority},
+	{"spec lines up to 4096 characters, longer refused", test_spec_long_lines},
+	{"a link's error names its key's line", test_spec_link_line},
+	{"matrix limits: configurations, runs, seeds", test_plan_limits},
+	{"duplicate ids found by sorting", test_plan_dup_ids},
 	{"matrix, ids, interleaved order, seeds", test_plan_matrix},
 	{"shuffle: seeded, per round", test_plan_shuffle},
 	{"--only, overrides, shards", test_plan_only_and_overrides},

@@ -259,6 +259,52 @@ static void test_rate_to_series(void)
 	ts_trace_free(u);
 }
 
+/*
+ * The limit of mahimahi output, checked before a line is written: 240 Mbit/s
+ * for 1000 s is 2.4e8 x 1000 / 12000 = 20,000,000 opportunities, the limit;
+ * 1 ms more is 240,000 bits = 20 more (20,000,020). 10,000 Gbit/s for 1 s: 1e13 / 12000 =
+ * 833,333,333.
+ */
+static void test_mahimahi_limit(void)
+{
+	const uint32_t ms[] = {1, 5, 9}, count[] = {3, 1, 4};
+	struct ts_trace *t = rate1(240000000, 1000 * SEC);
+	struct ts_text b;
+	struct ts_err err;
+
+	TSU_EQ(ts_trace_mahimahi_opps(t), 20000000);
+	TSU_EQ(ts_trace_mahimahi_check(t, &err), 0);
+	fx_trace_free(t);
+	t = rate1(240000000, 1000 * SEC + MS);
+	TSU_EQ(ts_trace_mahimahi_opps(t), 20000020);
+	TSU_EQ(ts_trace_mahimahi_check(t, &err), -E2BIG);
+	fx_trace_free(t);
+	t = rate1(10000000000000ULL, SEC);
+	TSU_EQ(ts_trace_mahimahi_opps(t), 833333333);
+	ts_text_init(&b);
+	TSU_EQ(ts_trace_write_mahimahi(t, &b, &err), -E2BIG);
+	CU_ASSERT_STRING_EQUAL(err.msg,
+			       "fixture: 833333333 opportunities (mahimahi lines), more than "
+			       "the limit of 20000000 (expected a lower rate or a "
+			       "shorter trace)");
+	TSU_EQ(b.len, 0); /* refused before a line was written */
+	ts_text_fini(&b);
+	fx_trace_free(t);
+	/* two rows: 12 Mbit/s for 2 ms then 24 Mbit/s for 3 ms: 2 + 6 opportunities */
+	{
+		const ts_ns_t at[] = {0, 2 * MS};
+		const uint64_t bps[] = {12000000, 24000000};
+
+		t = fx_rate(at, bps, 2, 5 * MS);
+		TSU_EQ(ts_trace_mahimahi_opps(t), 8);
+		fx_trace_free(t);
+	}
+	/* an opportunity trace: the sum of its counts */
+	t = fx_opps(ms, count, 3);
+	TSU_EQ(ts_trace_mahimahi_opps(t), 8);
+	fx_trace_free(t);
+}
+
 static const struct tsu_test tests[] = {
 	{"rate to mahimahi: error diffusion", test_diffusion},
 	{"the last millisecond always has a line", test_last_ms},
@@ -268,6 +314,7 @@ static const struct tsu_test tests[] = {
 	{"a sparse trace with the longest period, the row limit", test_opps_sparse},
 	{"CSV -> mahimahi -> CSV keeps the mean within 0.1%", test_round_trip},
 	{"rate trace rows with delay back to CSV", test_rate_to_series},
+	{"mahimahi output limit, before any line", test_mahimahi_limit},
 };
 
 TSU_MAIN("trace_conv", tests)

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tsu.h"
@@ -310,7 +311,11 @@ static void test_size_bad(void)
 		{K_SIZE, "0.001k", -EINVAL, "not a whole number of bytes"}, /* 1.024 */
 		{K_SIZE, "64kbit", -EINVAL, "sizes are not given in bits"},
 		{K_SIZE, "64xb", -EINVAL,
-		 "'64xb': unknown size unit 'xb' (expected bytes: B, KB, MB or GB"},
+		 "'64xb': unknown size unit 'xb' (expected bytes: B, k or KB, m or MB, g or GB, "
+		 "multiples of 1024 as in tc, e.g. 64m or 64MB)"},
+		/* the spellings vm --memory's examples use (1g, 512m) are among those listed */
+		{K_SIZE, "1t", -EINVAL,
+		 "'1t': unknown size unit 't' (expected bytes: B, k or KB, m or MB, g or GB"},
 		{K_SIZE, "64KiBs", -EINVAL, "unknown size unit 'KiBs'"},
 		{K_SIZE, "16T", -EINVAL, "unknown size unit 'T'"},
 		{K_SIZE, "18446744073709551616", -ERANGE, "too large"}, /* 2^64 */
@@ -493,6 +498,33 @@ static void test_fmt_time(void)
 	check_fmt_time(INT64_MIN, "-9223372037 s");
 }
 
+/*
+ * A message longer than TS_ERR_MAX - 1 = 511 characters keeps its start and
+ * its end: 511 - 5 (" ... ") = 506, 253 from each side. A 600-character
+ * value quoted in the middle no longer cuts off the reason after it.
+ */
+static void test_err_long(void)
+{
+	char value[601], want[TS_ERR_MAX];
+	struct ts_err err;
+	const char *tail = "': cannot open: No such file or directory";
+
+	memset(value, 'v', 600);
+	value[600] = '\0';
+	ts_err_set(&err, "--trace: '%s%s", value, tail);
+	TSU_EQ(strlen(err.msg), 511);
+	/* 10 + 600 + 41 = 651 characters: the first 253, " ... ", the last 253 */
+	snprintf(want, sizeof(want), "--trace: '%.243s ... %.212s%s", value, value, tail);
+	TSU_EQ(strlen(want), 511);
+	CU_ASSERT_STRING_EQUAL(err.msg, want);
+	/* a message that fits is left alone */
+	ts_err_set(&err, "%s", "short");
+	CU_ASSERT_STRING_EQUAL(err.msg, "short");
+	ts_err_set(&err, "%.511s", value);
+	TSU_EQ(strlen(err.msg), 511);
+	CU_ASSERT_PTR_NULL(strstr(err.msg, " ... "));
+}
+
 static const struct tsu_test tests[] = {
 	{"time accepted forms", test_time_ok},
 	{"time rejections", test_time_bad},
@@ -507,6 +539,7 @@ static const struct tsu_test tests[] = {
 	{"messages quote the input safely", test_quoting},
 	{"ts_fmt_rate", test_fmt_rate},
 	{"ts_fmt_time", test_fmt_time},
+	{"long messages keep their end", test_err_long},
 };
 
 TSU_MAIN("units", tests)

@@ -335,6 +335,23 @@ static void test_init_script(void)
 	free(s);
 }
 
+/* The writable shares: / would put the host's whole file system, writable, in the guest. */
+static void test_share_check(void)
+{
+	struct ts_err err;
+
+	err.msg[0] = '\0';
+	TSU_EQ(ts_vm_share_check("the current directory", "/", &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg,
+			       "the current directory is /: it would be shared writable, giving "
+			       "the guest write access to the host's whole file system (expected "
+			       "a directory of your own: cd to one)");
+	TSU_EQ(ts_vm_share_check("--out", "/", &err), -EINVAL);
+	CU_ASSERT(!strncmp(err.msg, "--out is /: ", 12));
+	TSU_EQ(ts_vm_share_check("the current directory", "/home/u/exp", &err), 0);
+	TSU_EQ(ts_vm_share_check("--out", "/tmp", &err), 0);
+}
+
 static const struct tsu_test tests[] = {
 	{"cpio newc bytes", test_cpio_bytes},
 	{"module closure: dependencies first, once", test_moddep_order},
@@ -348,6 +365,7 @@ static const struct tsu_test tests[] = {
 	{"guest status", test_status},
 	{"KVM probe image", test_probe_image},
 	{"initramfs init script", test_init_script},
+	{"writable shares: never /", test_share_check},
 };
 
 TSU_MAIN("vm", tests)
