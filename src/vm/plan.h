@@ -45,6 +45,8 @@ void ts_vm_argv_free(struct ts_vm_argv *a);
 struct ts_vm_plan {
 	const char *qemu, *kernel, *initrd; /* initrd NULL: none */
 	bool kvm;
+	bool icount; /* virtual time: -icount shift=@icount_shift,sleep=off,align=off */
+	unsigned icount_shift;
 	unsigned cpus;
 	uint64_t memory_mib;
 	const char *cmdline;
@@ -61,6 +63,20 @@ struct ts_vm_plan {
  * Returns 0 or -ENOMEM.
  */
 int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a);
+
+/*
+ * ts_vm_qemu_version - major and minor of `qemu-system-x86_64 -version`
+ * output @text ("QEMU emulator version 7.2.22 (Debian ...)"). Returns 0 or
+ * -EINVAL.
+ */
+int ts_vm_qemu_version(const char *text, unsigned *major, unsigned *minor);
+
+/*
+ * ts_vm_icount_smp_ok - can this QEMU bring up more than one vCPU under
+ * icount? QEMU 7.2 (Debian 12) hangs at SMP bring-up ("x86: Booting SMP
+ * configuration:") with -icount; 8.0 reworked icount's vCPU scheduling.
+ */
+bool ts_vm_icount_smp_ok(unsigned major, unsigned minor);
 
 /*
  * ts_vm_cmdline - the guest kernel's command line into @buf: console on

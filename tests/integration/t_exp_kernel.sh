@@ -27,6 +27,8 @@ mkdir -p "$VMTMP" "$WORK"
 cd "$WORK" || ts_die "cd $WORK"
 vm_mounts() { awk -v t="$TS_TMP" '$3 == "9p" || $3 == "overlay" || index($2, t) == 1' /proc/mounts | sort; }
 vm_mounts >"$TS_TMP/mounts.before"
+# The kernel is fetched where the network is: the test namespace has none.
+"$TS_BIN" vm --kernel debian --fetch-only >/dev/null || ts_die "--kernel debian: cannot fetch the kernel"
 jqt() { jq -e "$@" >/dev/null; } # a jq test, quietly
 
 cat >"$TS_TMP/k.ini" <<'INI'
