@@ -691,6 +691,38 @@ int ts_vm_status_parse(const char *text, struct ts_vm_status *s, struct ts_err *
 	return 0;
 }
 
+/* Is @path @dir or below it (by name: "/tmp/ab" is not below "/tmp/a")? */
+static bool below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/' || n == 1);
+}
+
+const char *ts_vm_hidden_path(const char *arg, const char *const *shares, size_t nshares)
+{
+	static const char *const fresh[] = {"/tmp", "/run"};
+	const char *cand[2] = {arg, strchr(arg, '=')};
+	size_t i, j, k;
+
+	if (cand[1])
+		cand[1]++;
+	for (i = 0; i < 2; i++) {
+		bool shared = false;
+
+		if (!cand[i] || cand[i][0] != '/')
+			continue;
+		for (k = 0; k < nshares; k++)
+			shared |= shares[k] && below(cand[i], shares[k]);
+		for (j = 0; j < 2 && !shared; j++)
+			if (below(cand[i], fresh[j]))
+				return cand[i];
+	}
+	return NULL;
+}
+
 size_t ts_vm_pack(char *const v[], char *buf, size_t len)
 {
 	size_t n = 0, i, l;

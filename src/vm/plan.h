@@ -160,6 +160,16 @@ int ts_vm_status_parse(const char *text, struct ts_vm_status *s, struct ts_err *
 #define TS_VM_PROBE_VALUE 0x10
 void ts_vm_probe_image(unsigned char img[TS_VM_PROBE_LEN]);
 
+/*
+ * ts_vm_hidden_path - does argument @arg name a host path the guest does not
+ * see? The guest mounts its own /tmp and /run (tmpfs), so a path under
+ * either is hidden unless it lies in one of the @nshares directories
+ * @shares (the current directory and --out, shared at the same path). Looks
+ * at @arg itself and, for "--opt=PATH" or "KEY=PATH", at what follows the
+ * first '='. Returns the hidden path inside @arg, or NULL.
+ */
+const char *ts_vm_hidden_path(const char *arg, const char *const *shares, size_t nshares);
+
 /* Packs a NULL-terminated vector as NUL-terminated strings; returns the byte count. */
 size_t ts_vm_pack(char *const v[], char *buf, size_t len);
 

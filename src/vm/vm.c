@@ -501,6 +501,42 @@ static int choose_clock(const struct ts_vm_conf *c, const char *qemu, struct ts_
 	return -EINVAL;
 }
 
+/*
+ * The guest mounts its own /tmp and /run: a file CMD names there, or this tasshape (the
+ * guest's init) living there, would be "No such file" in the guest. Said before booting,
+ * with what to do instead. An argument naming nothing on the host may be the guest's own.
+ */
+static int check_visible(const char *self, char *const argv[], const char *cwd, const char *out,
+			 struct ts_err *err)
+{
+	const char *shares[2] = {cwd, out}, *h;
+	struct stat st;
+	size_t i;
+
+	if (ts_vm_hidden_path(self, shares, 2)) {
+		ts_err_set(
+			err,
+			"this tasshape is %s, under a directory the guest does not see (it mounts "
+			"its own /tmp and /run): run a tasshape installed or built elsewhere",
+			self);
+		return -ENOENT;
+	}
+	for (i = 0; argv[i]; i++) {
+		h = ts_vm_hidden_path(argv[i], shares, 2);
+		if (h && stat(h, &st) == 0) {
+			ts_err_set(
+				err,
+				"CMD argument '%s': %s is in the host's %s, which the guest does "
+				"not see (it mounts its own, a tmpfs): put it in the current "
+				"directory or in --out DIR (both shared at the same path), or "
+				"outside /tmp and /run",
+				argv[i], h, !strncmp(h, "/tmp", 4) ? "/tmp" : "/run");
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
 static void print_tail(const struct relay *r)
 {
 	const char *p = r->tail, *end = r->tail + r->tail_len;
@@ -569,6 +605,9 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		return ret;
 	}
 	self[n] = '\0';
+	ret = check_visible(self, argv, cwd, c->out ? outdir : NULL, err);
+	if (ret < 0)
+		return ret;
 
 	if (!tmpdir || !*tmpdir)
 		tmpdir = "/tmp";

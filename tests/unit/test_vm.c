@@ -278,6 +278,36 @@ static void test_qemu_version(void)
 	TSU_EQ(ts_vm_qemu_version("qemu 7.2.0\n", &ma, &mi), -EINVAL);
 }
 
+static void test_hidden_path(void)
+{
+	const char *shares[2] = {"/tmp/tastest.x/work", NULL};
+	const char *a;
+
+	a = "/tmp/run.sh";
+	CU_ASSERT_PTR_EQUAL(ts_vm_hidden_path(a, shares, 2), a);
+	a = "/run/user/0/x";
+	CU_ASSERT_PTR_EQUAL(ts_vm_hidden_path(a, shares, 2), a);
+	a = "--trace=/tmp/t.csv";
+	CU_ASSERT_PTR_EQUAL(ts_vm_hidden_path(a, shares, 2), a + 8);
+	a = "/tmp";
+	CU_ASSERT_PTR_EQUAL(ts_vm_hidden_path(a, shares, 2), a);
+	/* Shared at the same path: visible. */
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/tmp/tastest.x/work", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/tmp/tastest.x/work/a.csv", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("out=/tmp/tastest.x/work/o", shares, 2));
+	/* A sibling with the share's name as a prefix is not in it. */
+	a = "/tmp/tastest.x/workshop";
+	CU_ASSERT_PTR_EQUAL(ts_vm_hidden_path(a, shares, 2), a);
+	/* Not /tmp: /tmpfoo, /var/tmp, relative paths, words. */
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/tmpfoo/x", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/var/tmp/x", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("tmp/x", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("-c", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/running", shares, 2));
+	shares[1] = "/tmp/out/";
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/tmp/out/r.json", shares, 2));
+}
+
 static void test_conf_roundtrip(void)
 {
 	struct ts_vm_guest_conf g = {0}, h;
@@ -425,6 +455,7 @@ static const struct tsu_test tests[] = {
 	{"kernel command line", test_cmdline},
 	{"QEMU arguments", test_qemu_argv},
 	{"QEMU version", test_qemu_version},
+	{"paths the guest does not see", test_hidden_path},
 	{"control file round trip", test_conf_roundtrip},
 	{"guest status", test_status},
 	{"KVM probe image", test_probe_image},
