@@ -21,7 +21,11 @@
 #     (TASSHAPE_CACHE, under /tmp: the modules directory must still reach
 #     the guest): the next image package of apt's version table is used,
 #     a warning names it, and case 1's guest runs that kernel.
-#  5. Nothing is left: no QEMU process, no temporary directory, no mount.
+#  5. A CMD argument in the host's /tmp outside the shared directories (the
+#     guest has its own /tmp) is refused before booting: status 125 and a
+#     message naming it; one in the shared current directory is accepted
+#     (case 1 passes "$OUT", under /tmp too).
+#  6. Nothing is left: no QEMU process, no temporary directory, no mount.
 # Under TCG the runs are in virtual time (the default there), except the
 # --timeout case, whose `sleep 1000` would end at once in virtual time.
 # When KVM does not work (this kind of machine: /dev/kvm of a paravirtual
@@ -166,7 +170,15 @@ else
 		"$LO" "$HI" "Mbit/s "
 fi
 
-# 5. Nothing left behind on the host.
+# 5. A script in the host's /tmp, outside the shares.
+echo 'echo hello' >"$TS_TMP/hidden.sh"
+vm 60 --quiet -- sh "$TS_TMP/hidden.sh" >"$TS_TMP/5.out" 2>"$TS_TMP/5.err"
+ts_check "CMD argument under the host's /tmp: exit status" "$?" == 125
+grep -q "CMD argument '$TS_TMP/hidden.sh': .* the guest does not see" "$TS_TMP/5.err" ||
+	ts_fail "no message saying the guest does not see $TS_TMP/hidden.sh"
+ts_show "$TS_TMP/5.err"
+
+# 6. Nothing left behind on the host.
 left=$(pgrep -f "$VMTMP" | tr '\n' ' ')
 [ -z "$left" ] || ts_fail "processes left running: $left"
 [ -z "$(ls -A "$VMTMP")" ] || ts_fail "temporary files left: $(ls -A "$VMTMP")"
