@@ -185,6 +185,13 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 	conf.quiet = true;
 	/* The run's own bound (the wrapper's) plus a boot under TCG with room to spare. */
 	conf.timeout = run->length + 2 * run->delay + 300 * TS_NSEC_PER_SEC;
+	/*
+	 * In virtual time a guest second costs wall seconds, the more the busier the host
+	 * (10-40 measured here, docs/kernels.md): the bound is wall time, so it grows with it.
+	 */
+	if (conf.clock == TS_VM_CLOCK_VIRTUAL ||
+	    (conf.clock == TS_VM_CLOCK_AUTO && conf.accel == TS_VM_ACCEL_TCG))
+		conf.timeout = 100 * (run->length + 2 * run->delay) + 600 * TS_NSEC_PER_SEC;
 
 	snprintf(rep, sizeof(rep), "%u", run->rep);
 	snprintf(idx, sizeof(idx), "%u", run->index);
