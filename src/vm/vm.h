@@ -101,9 +101,10 @@ int ts_vm_kernel_identify(const char *bzimage, char version[256], char sha256[65
 /*
  * ts_vm_info_json - the record of one VM run as JSON to @path: the kernel
  * (path, version string, release, SHA-256), accelerator (and why not
- * KVM), clock source, vCPUs, memory, boot time, CMD's status and whether
- * it timed out, and "fidelity": "tcg" under software emulation (timing is
- * coarser; docs/kernels.md). Returns 0 or a negative errno with @err set.
+ * KVM), clock ("virtual" with its icount shift, or "real"), clock source,
+ * vCPUs, memory, boot time, CMD's status and whether it timed out, and
+ * "fidelity": "tcg" under software emulation in real time (timing is
+ * coarser; docs/kernels.md), "virtual" in virtual time, else "kvm". Returns 0 or a negative errno with @err set.
  */
 int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct ts_vm_result *r,
 		    struct ts_err *err);
