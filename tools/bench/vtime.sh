@@ -85,7 +85,7 @@ t0=$(now)
 "$tasshape" vm --kernel "$kernel" --clock virtual --quiet --info-json boot.json -- true
 boot_wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 echo "boot only: ${boot_wall} s wall, CMD started $(jq .boot_s boot.json) s of guest time after boot"
-limit_us=$(awk -v d="$(delay_ns "$delay")" 'BEGIN { l = 2 * d / 50 / 1e3; printf "%.0f", l > 200 ? l : 200 }')
+limit_us=$(awk -v d="$(delay_ns "$delay")" 'BEGIN { l = 2 * d / 50 / 1e3; printf "%.0f", (l > 200 ? l : 200) }')
 : >"$out"
 printf '%-5s %-9s %10s %8s %9s %9s %8s %9s\n' mode rate goodput bound "p50_us" "p99_us" flagged wall/vs
 
