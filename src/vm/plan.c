@@ -716,8 +716,10 @@ const char *ts_vm_hidden_path(const char *arg, const char *const *shares, size_t
 			continue;
 		for (k = 0; k < nshares; k++)
 			shared |= shares[k] && below(cand[i], shares[k]);
+		/* /tmp itself is there (the guest's own); what the host has in it is not. */
 		for (j = 0; j < 2 && !shared; j++)
-			if (below(cand[i], fresh[j]))
+			if (below(cand[i], fresh[j]) && strcmp(cand[i], fresh[j]) &&
+			    cand[i][strlen(fresh[j]) + 1])
 				return cand[i];
 	}
 	return NULL;

@@ -162,7 +162,7 @@ void ts_vm_probe_image(unsigned char img[TS_VM_PROBE_LEN]);
 
 /*
  * ts_vm_hidden_path - does argument @arg name a host path the guest does not
- * see? The guest mounts its own /tmp and /run (tmpfs), so a path under
+ * see? The guest mounts its own /tmp and /run (tmpfs), so a path below
  * either is hidden unless it lies in one of the @nshares directories
  * @shares (the current directory and --out, shared at the same path). Looks
  * at @arg itself and, for "--opt=PATH" or "KEY=PATH", at what follows the
