@@ -9,11 +9,14 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
+#include "exp/copytree.h"
 #include "exp/exec_result.h"
+#include "exp/exec_warm.h"
 #include "exp/result.h"
 #include "tasshape/units.h"
 
@@ -33,6 +36,7 @@ int cmd_exp_guest(int argc, char **argv)
 	struct ts_exp_matrix plan;
 	struct ts_exp_run run;
 	char sha[2 * TS_SHA256_LEN + 1], err[1024] = "", result[4200];
+	char local[] = "/tmp/tasshape-exp-guest.XXXXXX";
 	uint64_t rep, idx, seed, len, delay;
 	size_t i;
 	int ret = 0;
@@ -63,7 +67,18 @@ int cmd_exp_guest(int argc, char **argv)
 	run.index = (unsigned)idx;
 	run.seed = seed;
 	run.in_guest = 1;
-	if (ts_exp_exec_run(&run, argv[8], err, sizeof(err)) < 0) {
+	/*
+	 * The run writes on the guest's own tmpfs, and its files reach the shared run directory
+	 * at the end: writes to the share during the run would stall on the host's I/O, and in
+	 * virtual time the guest's clock runs on meanwhile (copytree.h).
+	 */
+	ts_exp_exec_warm();
+	if (!mkdtemp(local)) {
+		ret = ts_cli_error("exp-guest: %s: %s", local, strerror(errno));
+		goto out;
+	}
+	if (ts_exp_exec_run(&run, local, err, sizeof(err)) < 0 ||
+	    ts_exp_copy_tree(local, argv[8], err, sizeof(err)) < 0) {
 		snprintf(result, sizeof(result), "%.4000s/%s", argv[8], TS_EXP_F_RESULT);
 		if (ts_exp_result_write_unrun(&run, result,
 					      err[0] ? err : "the run could not start") < 0)

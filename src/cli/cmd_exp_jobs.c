@@ -7,6 +7,8 @@
  * shaper and the run's iperf3, irtt and ping inherit that. More jobs than
  * half the CPUs this process may use are refused: a shaper competing for
  * its CPU releases packets late, and the link is no longer the one asked.
+ * Runs in guests in virtual time take one CPU each (QEMU's one vCPU
+ * thread): their results do not depend on the host's CPUs at all.
  */
 #include <errno.h>
 #include <sched.h>
@@ -21,9 +23,12 @@
 #include "cli/cli.h"
 #include "cli/cmd_exp_results.h"
 
-#ifndef CPUS_PER_JOB
 #define CPUS_PER_JOB 2 /* the shaper, and the flows it shapes */
-#endif
+
+static size_t per_job(const struct exp_results *x)
+{
+	return x->cpus_per_job ? x->cpus_per_job : CPUS_PER_JOB;
+}
 
 /* The CPUs this process may run on, in order; their count. */
 static size_t usable_cpus(int *cpu, size_t max)
@@ -50,11 +55,16 @@ int exp_results_check_jobs(const struct exp_results *x)
 	int cpu[CPU_SETSIZE];
 	size_t n = usable_cpus(cpu, CPU_SETSIZE);
 
-	if (x->jobs <= 1 || x->jobs * CPUS_PER_JOB <= n)
+	if (x->jobs <= 1 || x->jobs * per_job(x) <= n)
 		return 0;
+	if (per_job(x) == 1)
+		return ts_cli_error("--jobs %u: this host lets tasshape use %zu CPUs, one per "
+				    "guest in virtual time: at most %zu jobs here",
+				    x->jobs, n, n);
 	return ts_cli_error(
 		"--jobs %u: this host lets tasshape use %zu CPUs, and each run needs %d "
-		"of its own (the shaper, and the flows it shapes): at most %zu jobs here. "
+		"of its own (the shaper, and the flows it shapes): at most %zu jobs here "
+		"(runs in guests in virtual time, [kernel NAME] clock = virtual, need one). "
 		"A shaper that competes for its CPU releases packets late and emulates "
 		"another link than the one asked for",
 		x->jobs, n, CPUS_PER_JOB, n / CPUS_PER_JOB);
@@ -76,7 +86,7 @@ static double since(const struct timespec *t0)
 }
 
 static pid_t start_job(const struct exp_job_ops *ops, const struct ts_exp_run *run, const int *cpu,
-		       size_t slot)
+		       size_t slot, size_t per)
 {
 	pid_t pid = fork();
 
@@ -86,8 +96,8 @@ static pid_t start_job(const struct exp_job_ops *ops, const struct ts_exp_run *r
 		int k, rc;
 
 		CPU_ZERO(&set);
-		for (k = 0; k < CPUS_PER_JOB; k++)
-			CPU_SET(cpu[slot * CPUS_PER_JOB + (size_t)k], &set);
+		for (k = 0; k < (int)per; k++)
+			CPU_SET(cpu[slot * per + (size_t)k], &set);
 		if (sched_setaffinity(0, sizeof(set), &set) < 0) {
 			ts_cli_error("--jobs: cannot pin run %u to its CPUs: %s", run->index,
 				     strerror(errno));
@@ -131,7 +141,7 @@ int exp_results_run_jobs(const struct exp_results *x, const struct ts_exp_matrix
 			slots[k].run = &plan->runs[next++];
 			slots[k].pos = ++pos;
 			clock_gettime(CLOCK_MONOTONIC, &slots[k].start);
-			slots[k].pid = start_job(ops, slots[k].run, cpu, k);
+			slots[k].pid = start_job(ops, slots[k].run, cpu, k, per_job(x));
 			if (slots[k].pid < 0) {
 				ret = ts_cli_error("--jobs: fork: %s", strerror(errno));
 				slots[k].pid = 0;

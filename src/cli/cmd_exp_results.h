@@ -27,7 +27,8 @@ struct exp_results {
 	struct ts_exp_shard shard; /* {1, 1}: the whole matrix */
 	bool shard_given;
 	unsigned jobs;
-	bool jobs_given; /* exp list refuses it: nothing is carried out */
+	unsigned cpus_per_job; /* 0: 2 (the shaper and its flows); 1: guests in virtual time */
+	bool jobs_given;       /* exp list refuses it: nothing is carried out */
 	bool resume, force;
 };
 

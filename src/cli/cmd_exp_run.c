@@ -219,6 +219,23 @@ static int check_kernels(const struct ts_exp_matrix *plan)
 	return 0;
 }
 
+/*
+ * Does every configuration run in a guest in virtual time ([kernel NAME] clock = virtual)?
+ * Then a job needs one CPU, QEMU's vCPU thread, and the host's load cannot change a result.
+ */
+static bool all_virtual(const struct ts_exp_matrix *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->nconfigs; i++) {
+		const struct ts_exp_kernel *k = plan->configs[i].tmpl.vm;
+
+		if (!k || !k->clock || strcmp(k->clock, "virtual"))
+			return false;
+	}
+	return plan->nconfigs > 0;
+}
+
 /* Is @run's congestion control one the host cannot run? (A VM's kernel is asked in the VM.) */
 static bool cca_skipped(const struct ts_exp_summary *sum, const struct ts_exp_run *run)
 {
@@ -553,6 +570,7 @@ int exp_run(int argc, char **argv)
 	if (!pts || exp_resolve_checks(checks, a.nchecks, pts, plan.nconfigs))
 		goto out;
 	ret = 1;
+	a.res.cpus_per_job = all_virtual(&plan) ? 1 : 0;
 	if (exp_results_check_jobs(&a.res))
 		goto out;
 	if (geteuid() != 0) {

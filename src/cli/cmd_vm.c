@@ -22,6 +22,7 @@ struct vm_args {
 	struct ts_vm_conf conf;
 	bool guest_init;
 	const char *info_json;
+	bool fetch_only;
 	char **cmd;
 };
 
@@ -40,6 +41,8 @@ enum {
 	OPT_QUIET,
 	OPT_GUEST_INIT,
 	OPT_INFO_JSON,
+	OPT_FETCH_ONLY,
+	OPT_CLOCK,
 };
 
 static const struct argp_option vm_options[] = {
@@ -55,7 +58,12 @@ static const struct argp_option vm_options[] = {
 	 "Accelerator (default auto: KVM if a test guest runs on /dev/kvm, else TCG with a "
 	 "warning)",
 	 0},
-	{"cpus", OPT_CPUS, "N", 0, "Virtual CPUs (default 2)", 0},
+	{"clock", OPT_CLOCK, "virtual|real", 0,
+	 "The guest's clock: virtual (QEMU's instruction counter, 1 ns per instruction, idle "
+	 "time skipped: runs identical whatever the host's load; TCG only; the default under "
+	 "TCG) or real (the host's clock; the default under KVM)",
+	 0},
+	{"cpus", OPT_CPUS, "N", 0, "Virtual CPUs (default 2; 1 in virtual time)", 0},
 	{"memory", OPT_MEMORY, "SIZE", 0, "Guest memory, e.g. 1g, 512m (default 1g)", 0},
 	{"append", OPT_APPEND, "ARGS", 0, "Extra kernel command-line arguments", 0},
 	{"timeout", OPT_TIMEOUT, "TIME", 0,
@@ -68,6 +76,10 @@ static const struct argp_option vm_options[] = {
 	{"info-json", OPT_INFO_JSON, "FILE", 0,
 	 "Write the run's record as JSON: kernel version string, release and SHA-256, "
 	 "accelerator, clock source, boot time, CMD's status",
+	 0},
+	{"fetch-only", OPT_FETCH_ONLY, NULL, 0,
+	 "With --kernel debian: fetch the kernel into the cache (where the network is), print "
+	 "its bzImage and modules directory, and boot nothing",
 	 0},
 	{"qemu", OPT_QEMU, "PATH", 0, "QEMU binary (default qemu-system-x86_64)", 0},
 	{"verbose", OPT_VERBOSE, NULL, 0, "Show QEMU's command line and the guest's console", 0},
@@ -99,6 +111,14 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 			a->conf.accel = TS_VM_ACCEL_AUTO;
 		else
 			argp_error(state, "--accel: expected kvm, tcg or auto, got '%s'", arg);
+		break;
+	case OPT_CLOCK:
+		if (!strcmp(arg, "virtual"))
+			a->conf.clock = TS_VM_CLOCK_VIRTUAL;
+		else if (!strcmp(arg, "real"))
+			a->conf.clock = TS_VM_CLOCK_REAL;
+		else
+			argp_error(state, "--clock: expected virtual or real, got '%s'", arg);
 		break;
 	case OPT_CPUS:
 		if (ts_parse_u64(arg, &v, &err) < 0 || v < 1 || v > 64)
@@ -149,6 +169,9 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 	case OPT_GUEST_INIT:
 		a->guest_init = true;
 		break;
+	case OPT_FETCH_ONLY:
+		a->fetch_only = true;
+		break;
 	case ARGP_KEY_ARG:
 		a->cmd = &state->argv[state->next - 1];
 		state->next = state->argc;
@@ -156,7 +179,9 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!a->guest_init && !a->conf.kernel)
 			argp_error(state, "--kernel BZIMAGE|debian is required");
-		if (!a->guest_init && (!a->cmd || !a->cmd[0]))
+		if (a->fetch_only && strcmp(a->conf.kernel, "debian"))
+			argp_error(state, "--fetch-only: only --kernel debian is fetched");
+		if (!a->guest_init && !a->fetch_only && (!a->cmd || !a->cmd[0]))
 			argp_error(state, "no command: tasshape vm --kernel K -- CMD [ARGS...]");
 		break;
 	default:
@@ -199,6 +224,10 @@ int cmd_vm(int argc, char **argv)
 			ts_cli_error("vm: --kernel debian: %s", err.msg);
 			return VM_EXIT_FAILED;
 		}
+		if (a.fetch_only) {
+			printf("%s\n%s\n", kernel, modules);
+			return 0;
+		}
 		a.conf.kernel = kernel;
 		if (!a.conf.modules)
 			a.conf.modules = modules;
@@ -214,9 +243,9 @@ int cmd_vm(int argc, char **argv)
 	}
 	if (!a.conf.quiet && !res.timed_out)
 		fprintf(stderr,
-			"tasshape vm: %s under %s, clock source %s, CMD started %.1f s after "
-			"boot, exit status %d\n",
-			res.release, res.kvm ? "KVM" : "TCG", res.clocksource, res.boot_s,
-			res.status);
+			"tasshape vm: %s under %s in %s time, clock source %s, CMD started "
+			"%.1f s after boot, exit status %d\n",
+			res.release, res.kvm ? "KVM" : "TCG", res.vclock ? "virtual" : "real",
+			res.clocksource, res.boot_s, res.status);
 	return res.timed_out ? VM_EXIT_TIMEOUT : res.status;
 }

@@ -42,6 +42,7 @@ struct ts_exp_kernel {
 	char *image;			     /* bzImage path, or "debian" (Debian's stock kernel) */
 	char *modules;			     /* NULL or the kernel's modules directory */
 	char *accel;			     /* "auto" (default), "kvm" or "tcg" */
+	char *clock;			     /* "auto" (default), "virtual" or "real" */
 	unsigned cpus;			     /* 0: the VM runner's default */
 	uint64_t memory;		     /* bytes; 0: the VM runner's default */
 	char *append;			     /* NULL or extra kernel command-line arguments */

@@ -627,16 +627,22 @@ static int kernel_key(struct parse_ctx *c, const char *section, const char *name
 		str = &k->append;
 	else if (!strcmp(name, "accel"))
 		str = &k->accel;
+	else if (!strcmp(name, "clock"))
+		str = &k->clock;
 	else
 		return fail(c,
 			    "[%s]: unknown key '%s' (expected image, modules, modprobe, accel, "
-			    "cpus, memory or append)",
+			    "clock, cpus, memory or append)",
 			    section, name);
 	if (*str)
 		return fail(c, "[%s]: %s given twice", section, name);
 	if (str == &k->accel && strcmp(value, "auto") && strcmp(value, "kvm") &&
 	    strcmp(value, "tcg"))
 		return fail(c, "[%s]: accel: '%s' (expected kvm, tcg or auto)", section, value);
+	if (str == &k->clock && strcmp(value, "auto") && strcmp(value, "virtual") &&
+	    strcmp(value, "real"))
+		return fail(c, "[%s]: clock: '%s' (expected virtual, real or auto)", section,
+			    value);
 	*str = strdup(value);
 	return *str ? 1 : fail(c, "out of memory");
 }
@@ -928,6 +934,7 @@ void ts_exp_spec_free(struct ts_exp_spec *spec)
 		free(k->image);
 		free(k->modules);
 		free(k->accel);
+		free(k->clock);
 		free(k->append);
 		for (j = 0; j < k->nmodprobe; j++)
 			free(k->modprobe[j]);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vm/apt.h"
 #include "vm/proc.h"
 #include "vm/vm.h"
 
@@ -44,34 +45,48 @@ static int cache_dir(char *buf, size_t len, struct ts_err *err)
 	return ret;
 }
 
-/* "linux-image-6.1.0-28-amd64" from `apt-cache depends linux-image-amd64`. */
-static int image_package(char *pkg, size_t len, struct ts_err *err)
+/*
+ * "linux-image-6.1.0-28-amd64" from `apt-cache depends linux-image-amd64`, of
+ * apt's candidate (@version NULL) or of linux-image-amd64=@version.
+ */
+static int image_package(const char *version, char *pkg, size_t len, struct ts_err *err)
 {
-	char *argv[] = {(char *)"apt-cache", (char *)"depends", (char *)"linux-image-amd64", NULL};
-	char *out, *p;
+	char what[32 + TS_VM_APT_VERSION_LEN];
+	char *argv[] = {(char *)"apt-cache", (char *)"depends", what, NULL};
+	char *out;
 	size_t olen;
 	int st;
 
+	snprintf(what, sizeof(what), "linux-image-amd64%s%s", version ? "=" : "",
+		 version ? version : "");
 	st = ts_vm_capture(argv, NULL, 1, &out, &olen, err);
 	if (st < 0)
 		return st;
-	for (p = out; st == 0 && (p = strstr(p, "Depends: linux-image-")); p++) {
-		const char *name = p + strlen("Depends: ");
-		size_t n = strcspn(name, " \n<>");
-
-		if (n < len && n > strlen("linux-image-")) {
-			memcpy(pkg, name, n);
-			pkg[n] = '\0';
-			free(out);
-			return 0;
-		}
+	if (st == 0 && ts_vm_apt_image(out, pkg, len) == 0) {
+		free(out);
+		return 0;
 	}
 	free(out);
 	ts_err_set(err,
-		   "apt-cache depends linux-image-amd64 names no kernel package (exit %d): "
-		   "run apt-get update, or pass --kernel BZIMAGE",
-		   st);
+		   "apt-cache depends %s names no kernel package (exit %d): run apt-get update, "
+		   "or pass --kernel BZIMAGE",
+		   what, st);
 	return -ENOENT;
+}
+
+/* linux-image-amd64's versions in apt's version table, highest first; 0 when apt has none. */
+static size_t version_table(char v[][TS_VM_APT_VERSION_LEN], size_t max)
+{
+	char *argv[] = {(char *)"apt-cache", (char *)"madison", (char *)"linux-image-amd64", NULL};
+	struct ts_err e = {{0}};
+	char *out;
+	size_t olen, n = 0;
+
+	/* On a failure to run apt-cache, out stays NULL. */
+	if (ts_vm_capture(argv, NULL, 1, &out, &olen, &e) == 0)
+		n = ts_vm_apt_versions(out, v, max);
+	free(out);
+	return n;
 }
 
 /* Finds boot/vmlinuz-RELEASE and lib/modules/RELEASE (or usr/lib/modules) under @root. */
@@ -124,7 +139,19 @@ static int run_tool(char *const argv[], const char *cwd, struct ts_err *err)
 
 static int unpack(const char *tmp, const char *pkg, struct ts_err *err)
 {
-	char *dl[] = {(char *)"apt-get", (char *)"download", (char *)"-q", (char *)pkg, NULL};
+	/*
+	 * Bounded waits: an unreachable mirror fails in seconds, not after apt's retries, so
+	 * the next version of the table is tried soon.
+	 */
+	char *dl[] = {(char *)"apt-get",
+		      (char *)"download",
+		      (char *)"-q",
+		      (char *)"-o",
+		      (char *)"Acquire::Retries=0",
+		      (char *)"-o",
+		      (char *)"Acquire::http::Timeout=30",
+		      (char *)pkg,
+		      NULL};
 	char deb[4600] = "", root[4300], release[256];
 	struct dirent *de;
 	DIR *d;
@@ -174,17 +201,13 @@ static int unpack(const char *tmp, const char *pkg, struct ts_err *err)
 	return ret;
 }
 
-int ts_vm_debian_kernel(char *kernel, char *modules, size_t len, bool quiet, struct ts_err *err)
+/* @pkg from the cache, else downloaded and unpacked into it. */
+static int fetch(const char *cache, const char *pkg, char *kernel, char *modules, size_t len,
+		 bool quiet, struct ts_err *err)
 {
-	char cache[3000], pkg[256], dir[4096], tmp[4200], root[4200];
+	char dir[4096], tmp[4200], root[4200];
 	int ret;
 
-	ret = cache_dir(cache, sizeof(cache), err);
-	if (ret < 0)
-		return ret;
-	ret = image_package(pkg, sizeof(pkg), err);
-	if (ret < 0)
-		return ret;
 	snprintf(dir, sizeof(dir), "%s/%s", cache, pkg);
 	snprintf(root, sizeof(root), "%s/root", dir);
 	if (find_kernel(root, kernel, modules, len) == 0)
@@ -209,4 +232,63 @@ int ts_vm_debian_kernel(char *kernel, char *modules, size_t len, bool quiet, str
 		ret = -ENOENT;
 	}
 	return ret;
+}
+
+/*
+ * apt's candidate first; when it cannot be had (its mirror, often the security
+ * archive, unreachable from a new machine, or the lists name a file the mirror no
+ * longer has), each older version of apt's version table in turn, saying which was
+ * used: a kernel from the main archive serves as well for running a command in a VM.
+ */
+int ts_vm_debian_kernel(char *kernel, char *modules, size_t len, bool quiet, struct ts_err *err)
+{
+	char cache[3000], vers[TS_VM_APT_MAX_VERSIONS][TS_VM_APT_VERSION_LEN];
+	char tried[TS_VM_APT_MAX_VERSIONS + 1][256], first[TS_ERR_MAX];
+	size_t nvers, ntried = 1, i, j;
+	struct ts_err e = {{0}};
+	int ret;
+
+	ret = cache_dir(cache, sizeof(cache), err);
+	if (ret < 0)
+		return ret;
+	/* The candidate (apt's pinning decides it): one apt-cache call when it is cached. */
+	ret = image_package(NULL, tried[0], sizeof(tried[0]), err);
+	if (ret < 0)
+		return ret;
+	ret = fetch(cache, tried[0], kernel, modules, len, quiet, &e);
+	if (ret == 0)
+		return 0;
+	snprintf(first, sizeof(first), "%s", e.msg);
+	/* Then apt's version table, highest first. */
+	nvers = version_table(vers, TS_VM_APT_MAX_VERSIONS);
+	for (i = 0; i < nvers; i++) {
+		struct ts_err ie = {{0}};
+		char pkg[256];
+		bool dup = false;
+
+		if (image_package(vers[i], pkg, sizeof(pkg), &ie) < 0)
+			continue;
+		for (j = 0; j < ntried; j++)
+			dup |= !strcmp(tried[j], pkg);
+		if (dup)
+			continue;
+		fprintf(stderr,
+			"tasshape vm: %s: %s; trying %s (linux-image-amd64 %s) of apt's version "
+			"table\n",
+			tried[ntried - 1], e.msg, pkg, vers[i]);
+		snprintf(tried[ntried++], sizeof(tried[0]), "%s", pkg);
+		if (fetch(cache, pkg, kernel, modules, len, quiet, &e) == 0) {
+			fprintf(stderr,
+				"tasshape vm: warning: using %s (linux-image-amd64 %s from apt's "
+				"version table) instead of apt's candidate %s: %s\n",
+				pkg, vers[i], tried[0], first);
+			return 0;
+		}
+	}
+	ts_err_set(err,
+		   "no version of linux-image-amd64 in apt's version table could be fetched "
+		   "(%zu tried; the candidate %s: %s); check apt's sources or pass --kernel "
+		   "BZIMAGE",
+		   ntried, tried[0], first);
+	return -ENOENT;
 }

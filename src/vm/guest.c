@@ -265,14 +265,15 @@ static void setup_root(const struct ts_vm_guest_conf *g, const char *release)
 	try_mount("tmpfs", "/dev/shm", "tmpfs", NULL);
 	try_mount("cgroup2", "/sys/fs/cgroup", "cgroup2", NULL);
 	try_mount("bpf", "/sys/fs/bpf", "bpf", NULL);
-	must_mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
-	must_mount("tmpfs", "/run", "tmpfs", 0, "mode=0755");
+	/* Before the guest's own /tmp and /run cover a modules directory the host has there. */
 	if (g->modules[0]) {
 		snprintf(p, sizeof(p), "/lib/modules/%s", release);
 		if (ts_vm_mkdir_p(p, 0755) < 0)
 			die("mkdir %s: %s", p, strerror(errno));
 		must_mount(g->modules, p, NULL, MS_BIND, NULL);
 	}
+	must_mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
+	must_mount("tmpfs", "/run", "tmpfs", 0, "mode=0755");
 	/* The writable shares last, so that they cover what the overlay shows at their paths. */
 	if (ts_vm_mkdir_p(g->cwd, 0755) < 0)
 		die("mkdir %s: %s", g->cwd, strerror(errno));

@@ -24,10 +24,16 @@ int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct t
 	ts_json_put(o, "kernel", k, &nomem);
 	ts_json_put_str(o, "accel", r->kvm ? "kvm" : "tcg", &nomem);
 	ts_json_put_str(o, "accel_note", r->accel_note[0] ? r->accel_note : NULL, &nomem);
-	/* Under TCG the guest's timers are emulated: results carry that flag. */
-	ts_json_put_str(o, "fidelity", r->kvm ? "kvm" : "tcg", &nomem);
+	/*
+	 * Under TCG in real time the guest's timers are emulated: results carry that flag.
+	 * In virtual time the guest's clock is its instruction count: exact in guest time.
+	 */
+	ts_json_put_str(o, "fidelity", r->kvm ? "kvm" : r->vclock ? "virtual" : "tcg", &nomem);
+	ts_json_put_str(o, "clock", r->vclock ? "virtual" : "real", &nomem);
+	if (r->vclock)
+		ts_json_put(o, "icount_shift", json_object_new_int(TS_VM_ICOUNT_SHIFT), &nomem);
 	ts_json_put_str(o, "clocksource", r->clocksource[0] ? r->clocksource : NULL, &nomem);
-	ts_json_put(o, "cpus", json_object_new_int(c->cpus ? (int)c->cpus : 2), &nomem);
+	ts_json_put(o, "cpus", json_object_new_int((int)r->cpus), &nomem);
 	ts_json_put(o, "memory_bytes", ts_json_count(c->memory ? c->memory : 1ULL << 30), &nomem);
 	{
 		char b[32];

@@ -159,6 +159,16 @@ int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a)
 		ret = ts_vm_argv_add(a, "-cpu");
 	if (!ret)
 		ret = ts_vm_argv_add(a, p->kvm ? "host" : "max");
+	/*
+	 * Virtual time: the guest's clock advances by its executed instructions, 2^shift ns
+	 * each; sleep=off jumps it ahead when every vCPU is idle instead of waiting on the
+	 * host's clock, align=off never slows the guest down to the host's pace.
+	 */
+	if (!ret && p->icount) {
+		ret = ts_vm_argv_add(a, "-icount");
+		if (!ret)
+			ret = ts_vm_argv_addf(a, "shift=%u,sleep=off,align=off", p->icount_shift);
+	}
 	if (!ret)
 		ret = ts_vm_argv_add(a, "-smp");
 	if (!ret)
@@ -211,6 +221,35 @@ int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a)
 		ret = add_port(a, "cerr", p->sock_err, TS_VM_PORT_STDERR);
 	free(con);
 	return ret;
+}
+
+int ts_vm_qemu_version(const char *text, unsigned *major, unsigned *minor)
+{
+	static const char key[] = "QEMU emulator version ";
+	const char *p = strstr(text, key);
+	unsigned long ma, mi;
+	char *end;
+
+	if (!p)
+		return -EINVAL;
+	p += strlen(key);
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	ma = strtoul(p, &end, 10);
+	if (*end != '.' || end[1] < '0' || end[1] > '9')
+		return -EINVAL;
+	mi = strtoul(end + 1, &end, 10);
+	if (ma > 1000 || mi > 1000)
+		return -EINVAL;
+	*major = (unsigned)ma;
+	*minor = (unsigned)mi;
+	return 0;
+}
+
+bool ts_vm_icount_smp_ok(unsigned major, unsigned minor)
+{
+	(void)minor;
+	return major >= 8;
 }
 
 static bool has_space(const char *s)
@@ -650,6 +689,40 @@ int ts_vm_status_parse(const char *text, struct ts_vm_status *s, struct ts_err *
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Is @path @dir or below it (by name: "/tmp/ab" is not below "/tmp/a")? */
+static bool below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/' || n == 1);
+}
+
+const char *ts_vm_hidden_path(const char *arg, const char *const *shares, size_t nshares)
+{
+	static const char *const fresh[] = {"/tmp", "/run"};
+	const char *cand[2] = {arg, strchr(arg, '=')};
+	size_t i, j, k;
+
+	if (cand[1])
+		cand[1]++;
+	for (i = 0; i < 2; i++) {
+		bool shared = false;
+
+		if (!cand[i] || cand[i][0] != '/')
+			continue;
+		for (k = 0; k < nshares; k++)
+			shared |= shares[k] && below(cand[i], shares[k]);
+		/* /tmp itself is there (the guest's own); what the host has in it is not. */
+		for (j = 0; j < 2 && !shared; j++)
+			if (below(cand[i], fresh[j]) && strcmp(cand[i], fresh[j]) &&
+			    cand[i][strlen(fresh[j]) + 1])
+				return cand[i];
+	}
+	return NULL;
 }
 
 size_t ts_vm_pack(char *const v[], char *buf, size_t len)

@@ -45,6 +45,8 @@ void ts_vm_argv_free(struct ts_vm_argv *a);
 struct ts_vm_plan {
 	const char *qemu, *kernel, *initrd; /* initrd NULL: none */
 	bool kvm;
+	bool icount; /* virtual time: -icount shift=@icount_shift,sleep=off,align=off */
+	unsigned icount_shift;
 	unsigned cpus;
 	uint64_t memory_mib;
 	const char *cmdline;
@@ -61,6 +63,20 @@ struct ts_vm_plan {
  * Returns 0 or -ENOMEM.
  */
 int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a);
+
+/*
+ * ts_vm_qemu_version - major and minor of `qemu-system-x86_64 -version`
+ * output @text ("QEMU emulator version 7.2.22 (Debian ...)"). Returns 0 or
+ * -EINVAL.
+ */
+int ts_vm_qemu_version(const char *text, unsigned *major, unsigned *minor);
+
+/*
+ * ts_vm_icount_smp_ok - can this QEMU bring up more than one vCPU under
+ * icount? QEMU 7.2 (Debian 12) hangs at SMP bring-up ("x86: Booting SMP
+ * configuration:") with -icount; 8.0 reworked icount's vCPU scheduling.
+ */
+bool ts_vm_icount_smp_ok(unsigned major, unsigned minor);
 
 /*
  * ts_vm_cmdline - the guest kernel's command line into @buf: console on
@@ -152,6 +168,16 @@ int ts_vm_status_parse(const char *text, struct ts_vm_status *s, struct ts_err *
 #define TS_VM_PROBE_PORT  0xf4
 #define TS_VM_PROBE_VALUE 0x10
 void ts_vm_probe_image(unsigned char img[TS_VM_PROBE_LEN]);
+
+/*
+ * ts_vm_hidden_path - does argument @arg name a host path the guest does not
+ * see? The guest mounts its own /tmp and /run (tmpfs), so a path below
+ * either is hidden unless it lies in one of the @nshares directories
+ * @shares (the current directory and --out, shared at the same path). Looks
+ * at @arg itself and, for "--opt=PATH" or "KEY=PATH", at what follows the
+ * first '='. Returns the hidden path inside @arg, or NULL.
+ */
+const char *ts_vm_hidden_path(const char *arg, const char *const *shares, size_t nshares);
 
 /* Packs a NULL-terminated vector as NUL-terminated strings; returns the byte count. */
 size_t ts_vm_pack(char *const v[], char *buf, size_t len);

@@ -450,9 +450,90 @@ static int choose_accel(const struct ts_vm_conf *c, const char *qemu, struct ts_
 	snprintf(res->accel_note, sizeof(res->accel_note), "%s", why.msg);
 	fprintf(stderr,
 		"tasshape vm: warning: KVM is not usable (%s); running under TCG, QEMU's software "
-		"emulation: boots take seconds and timer precision is about 10-20 times coarser "
-		"than the host's (docs/kernels.md)\n",
+		"emulation: boots take seconds, and in real time (--clock real) timer precision "
+		"is about 10-20 times coarser than the host's (docs/kernels.md)\n",
 		why.msg);
+	return 0;
+}
+
+/*
+ * Virtual time or real, and the vCPU count that goes with it. Under icount QEMU 7.2
+ * hangs bringing up a second vCPU: refused with the reason rather than left to hang.
+ */
+static int choose_clock(const struct ts_vm_conf *c, const char *qemu, struct ts_vm_result *res,
+			struct ts_err *err)
+{
+	char *argv[] = {(char *)qemu, (char *)"-version", NULL}, *out = NULL;
+	unsigned major = 0, minor = 0;
+	struct ts_err e = {{0}};
+	size_t len;
+	int st;
+
+	res->vclock =
+		c->clock == TS_VM_CLOCK_VIRTUAL || (c->clock == TS_VM_CLOCK_AUTO && !res->kvm);
+	res->cpus = c->cpus ? c->cpus : res->vclock ? 1 : 2;
+	if (res->vclock && res->kvm) {
+		ts_err_set(err, "--clock virtual needs TCG (QEMU counts instructions only in its "
+				"software emulation): use --accel tcg, or --clock real");
+		return -EINVAL;
+	}
+	if (!res->vclock || res->cpus == 1)
+		return 0;
+	st = ts_vm_capture(argv, NULL, 1, &out, &len, &e);
+	if (st == 0 && ts_vm_qemu_version(out, &major, &minor) == 0 &&
+	    ts_vm_icount_smp_ok(major, minor)) {
+		free(out);
+		return 0;
+	}
+	free(out);
+	if (major)
+		ts_err_set(err,
+			   "--cpus %u: QEMU %u.%u cannot bring up a second vCPU in virtual time "
+			   "(under -icount the guest hangs at \"x86: Booting SMP configuration\"): "
+			   "use --cpus 1, or --clock real",
+			   res->cpus, major, minor);
+	else
+		ts_err_set(
+			err,
+			"--cpus %u: cannot tell %s's version (%s -version), and QEMU 7.2 hangs "
+			"bringing up a second vCPU in virtual time: use --cpus 1, or --clock real",
+			res->cpus, qemu, qemu);
+	return -EINVAL;
+}
+
+/*
+ * The guest mounts its own /tmp and /run: a file CMD names there, or this tasshape (the
+ * guest's init) living there, would be "No such file" in the guest. Said before booting,
+ * with what to do instead. An argument naming nothing on the host may be the guest's own.
+ */
+static int check_visible(const char *self, char *const argv[], const char *cwd, const char *out,
+			 struct ts_err *err)
+{
+	const char *shares[2] = {cwd, out}, *h;
+	struct stat st;
+	size_t i;
+
+	if (ts_vm_hidden_path(self, shares, 2)) {
+		ts_err_set(
+			err,
+			"this tasshape is %s, under a directory the guest does not see (it mounts "
+			"its own /tmp and /run): run a tasshape installed or built elsewhere",
+			self);
+		return -ENOENT;
+	}
+	for (i = 0; argv[i]; i++) {
+		h = ts_vm_hidden_path(argv[i], shares, 2);
+		if (h && stat(h, &st) == 0) {
+			ts_err_set(
+				err,
+				"CMD argument '%s': %s is in the host's %s, which the guest does "
+				"not see (it mounts its own, a tmpfs): put it in the current "
+				"directory or in --out DIR (both shared at the same path), or "
+				"outside /tmp and /run",
+				argv[i], h, !strncmp(h, "/tmp", 4) ? "/tmp" : "/run");
+			return -ENOENT;
+		}
+	}
 	return 0;
 }
 
@@ -532,6 +613,9 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		return ret;
 	}
 	self[n] = '\0';
+	ret = check_visible(self, argv, cwd, c->out ? outdir : NULL, err);
+	if (ret < 0)
+		return ret;
 
 	if (!tmpdir || !*tmpdir)
 		tmpdir = "/tmp";
@@ -543,7 +627,16 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		tmpl[0] = '\0';
 		goto out;
 	}
-	ret = choose_accel(c, c->qemu ? c->qemu : "qemu-system-x86_64", res, err);
+	{
+		struct ts_vm_conf cc = *c;
+
+		/* Virtual time asked for: TCG, without probing KVM (its icount needs TCG). */
+		if (c->clock == TS_VM_CLOCK_VIRTUAL && c->accel == TS_VM_ACCEL_AUTO)
+			cc.accel = TS_VM_ACCEL_TCG;
+		ret = choose_accel(&cc, c->qemu ? c->qemu : "qemu-system-x86_64", res, err);
+	}
+	if (!ret)
+		ret = choose_clock(c, c->qemu ? c->qemu : "qemu-system-x86_64", res, err);
 	if (ret < 0)
 		goto out;
 	snprintf(ctl, sizeof(ctl), "%s/ctl", tmpl);
@@ -583,7 +676,9 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 				   .kernel = c->kernel,
 				   .initrd = have_initrd ? initrd : NULL,
 				   .kvm = res->kvm,
-				   .cpus = c->cpus ? c->cpus : 2,
+				   .icount = res->vclock,
+				   .icount_shift = TS_VM_ICOUNT_SHIFT,
+				   .cpus = res->cpus,
 				   .memory_mib = c->memory ? c->memory >> 20 : 1024,
 				   .cmdline = cmdline,
 				   .ctl = ctl,

@@ -25,13 +25,28 @@ enum ts_vm_accel {
 	TS_VM_ACCEL_TCG,
 };
 
+/*
+ * The guest's clock. Virtual: QEMU counts instructions (TCG's icount, 2^shift
+ * ns each, idle time skipped), so what the guest sees no longer depends on the
+ * host's speed or load; runs are identical run to run. Real: the host's clock.
+ */
+enum ts_vm_clock {
+	TS_VM_CLOCK_AUTO, /* virtual under TCG, real under KVM */
+	TS_VM_CLOCK_REAL,
+	TS_VM_CLOCK_VIRTUAL,
+};
+
+/* 1 ns per instruction: a virtual CPU of 1e9 instructions per second. */
+#define TS_VM_ICOUNT_SHIFT 0
+
 #define TS_VM_MAX_MODPROBE 8
 
 struct ts_vm_conf {
 	const char *kernel;  /* bzImage path (required) */
 	const char *modules; /* NULL or the kernel's modules directory (lib/modules/RELEASE) */
 	enum ts_vm_accel accel;
-	unsigned cpus;	    /* 0: default (2) */
+	enum ts_vm_clock clock;
+	unsigned cpus;	    /* 0: default (2; 1 in virtual time) */
 	uint64_t memory;    /* bytes; 0: default (1 GiB) */
 	const char *append; /* NULL or extra kernel command-line arguments */
 	ts_ns_t timeout;    /* 0: none; else the guest is killed after this long */
@@ -50,6 +65,8 @@ struct ts_vm_result {
 	bool timed_out; /* killed at --timeout; status is 124 */
 	int signal;	/* SIGINT, SIGTERM or SIGHUP that stopped the VM (then -EINTR) */
 	bool kvm;	/* ran under KVM (else TCG) */
+	bool vclock;	/* virtual time (icount, TS_VM_ICOUNT_SHIFT) */
+	unsigned cpus;	/* vCPUs the guest had */
 	char accel_note[TS_ERR_MAX]; /* why TCG, when auto fell back */
 	char clocksource[32];	     /* the guest's clock source, as it reported it */
 	char release[128];	     /* uname -r of the guest */
@@ -84,9 +101,10 @@ int ts_vm_kernel_identify(const char *bzimage, char version[256], char sha256[65
 /*
  * ts_vm_info_json - the record of one VM run as JSON to @path: the kernel
  * (path, version string, release, SHA-256), accelerator (and why not
- * KVM), clock source, vCPUs, memory, boot time, CMD's status and whether
- * it timed out, and "fidelity": "tcg" under software emulation (timing is
- * coarser; docs/kernels.md). Returns 0 or a negative errno with @err set.
+ * KVM), clock ("virtual" with its icount shift, or "real"), clock source,
+ * vCPUs, memory, boot time, CMD's status and whether it timed out, and
+ * "fidelity": "tcg" under software emulation in real time (timing is
+ * coarser; docs/kernels.md), "virtual" in virtual time, else "kvm". Returns 0 or a negative errno with @err set.
  */
 int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct ts_vm_result *r,
 		    struct ts_err *err);

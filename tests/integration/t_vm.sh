@@ -15,7 +15,19 @@
 #     within 5% of 10 * 1448/1500 = 9.653 Mbit/s (IP bytes on the link,
 #     1448-byte payloads in 1500-byte packets; see t_rate.sh). The margin is
 #     wider than t_rate.sh's because the guest's timers run under TCG.
-#  4. Nothing is left: no QEMU process, no temporary directory, no mount.
+#  4. A fresh machine whose apt candidate cannot be downloaded (its
+#     mirror, the security archive, unreachable; simulated by an apt-get
+#     in front of PATH that fails that one download) and an empty cache
+#     (TASSHAPE_CACHE, under /tmp: the modules directory must still reach
+#     the guest): the next image package of apt's version table is used,
+#     a warning names it, and case 1's guest runs that kernel.
+#  5. A CMD argument in the host's /tmp outside the shared directories (the
+#     guest has its own /tmp) is refused before booting: status 125 and a
+#     message naming it; one in the shared current directory is accepted
+#     (case 1 passes "$OUT", under /tmp too).
+#  6. Nothing is left: no QEMU process, no temporary directory, no mount.
+# Under TCG the runs are in virtual time (the default there), except the
+# --timeout case, whose `sleep 1000` would end at once in virtual time.
 # When KVM does not work (this kind of machine: /dev/kvm of a paravirtual
 # hypervisor), the run must say so on stderr and use TCG.
 . "$(dirname "$0")/lib.sh" || exit 2
@@ -30,6 +42,9 @@ cd "$WORK" || ts_die "cd $WORK"
 # directory); other tests' namespaces come and go meanwhile, so these only are compared.
 vm_mounts() { awk -v t="$TS_TMP" '$3 == "9p" || $3 == "overlay" || index($2, t) == 1' /proc/mounts | sort; }
 vm_mounts >"$TS_TMP/mounts.before"
+jqt() { jq -e "$@" >/dev/null; } # a jq test, quietly
+# The kernel is fetched where the network is: the test namespace has none.
+"$TS_BIN" vm --kernel debian --fetch-only >/dev/null || ts_die "--kernel debian: cannot fetch the kernel"
 
 # vm LIMIT ARGS...: tasshape vm in the test namespace, temporary files under $VMTMP.
 vm() {
@@ -38,10 +53,44 @@ vm() {
 	TMPDIR=$VMTMP TS_RUN_LIMIT=$limit ts_shape vm --kernel debian "$@"
 }
 
-# 1. Output, files and exit status.
+# 4 (set up here, checked with case 1's boot: one boot less). Fallback along apt's version table.
+cand=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }')
+older=
+for v in $(apt-cache madison linux-image-amd64 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }'); do
+	p=$(apt-cache depends "linux-image-amd64=$v" 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }')
+	if [ -n "$p" ] && [ "$p" != "$cand" ]; then
+		older=$p
+		break
+	fi
+done
+FB_PATH=$PATH
+FB_CACHE=${TASSHAPE_CACHE:-}
+if [ -z "$cand" ] || [ -z "$older" ]; then
+	ts_log "apt's version table has no second image package besides '$cand': no fallback to test"
+else
+	mkdir -p "$TS_TMP/fakebin" "$TS_TMP/cache"
+	# The candidate's mirror is unreachable; every other apt-get call is the real one.
+	printf '#!/bin/sh\ncase " $* " in *" download "*" %s "*) echo "E: simulated: mirror unreachable" >&2; exit 100 ;; esac\nexec %s "$@"\n' \
+		"$cand" "$(command -v apt-get)" >"$TS_TMP/fakebin/apt-get"
+	chmod +x "$TS_TMP/fakebin/apt-get"
+	FB_PATH=$TS_TMP/fakebin:$PATH
+	FB_CACHE=$TS_TMP/cache
+	# Fetched where the network is (the host's namespace), as on a fresh machine's first run.
+	PATH=$FB_PATH TASSHAPE_CACHE=$FB_CACHE "$TS_BIN" vm --kernel debian --fetch-only \
+		>"$TS_TMP/4.fetch" 2>"$TS_TMP/4.fetch.err"
+	ts_check "fallback fetch: exit status" "$?" == 0
+	ts_show "$TS_TMP/4.fetch.err"
+	grep -q "warning: using $older .* instead of apt's candidate $cand" "$TS_TMP/4.fetch.err" ||
+		ts_fail "no warning naming $older as used instead of $cand"
+	grep -q "/$older/root/boot/vmlinuz-" "$TS_TMP/4.fetch" || ts_fail "--fetch-only did not print $older's bzImage"
+	[ ! -e "$TS_TMP/cache/kernels/$cand" ] || ts_fail "the failed candidate left $cand in the cache"
+fi
+
+# 1. Output, files and exit status. In the test namespace (no network) the candidate of
+# case 4 stays out of reach: the cached older kernel runs.
 t0=$(date +%s.%N)
 # shellcheck disable=SC2016 # expanded by the guest's shell
-vm 120 --out "$OUT" --info-json "$TS_TMP/1.info.json" -- sh -c 'cat /proc/version; uname -r >release.txt; echo in-out >"$0/o.txt";
+PATH=$FB_PATH TASSHAPE_CACHE=$FB_CACHE vm 150 --out "$OUT" --info-json "$TS_TMP/1.info.json" -- sh -c 'cat /proc/version; uname -r >release.txt; echo in-out >"$0/o.txt";
 	touch /etc/tasshape-vm-test; echo to-stderr >&2; exit 7' "$OUT" \
 	>"$TS_TMP/1.out" 2>"$TS_TMP/1.err"
 rc=$?
@@ -56,6 +105,10 @@ guest_rel=$(cat release.txt 2>/dev/null)
 ts_log "guest kernel $guest_rel, host kernel $(uname -r)"
 [ -n "$guest_rel" ] || ts_fail "release.txt was not written into the shared current directory"
 [ "$guest_rel" != "$(uname -r)" ] || ts_fail "the guest ran the host's kernel"
+if [ -n "$older" ]; then
+	ts_true "case 4: the guest ran ${older#linux-image-}" [ "$guest_rel" = "${older#linux-image-}" ]
+	grep -q "warning: using $older " "$TS_TMP/1.err" || ts_fail "case 4: the run did not say it used $older"
+fi
 grep -q "^Linux version $guest_rel " "$TS_TMP/1.out" ||
 	ts_fail "/proc/version does not name release $guest_rel"
 # The record a manifest takes: the release the guest ran, the bzImage's hash, the accelerator.
@@ -70,6 +123,14 @@ case "$(jq -r .kernel.version "$TS_TMP/1.info.json")" in
 esac
 ts_log "accelerator $(jq -r .accel "$TS_TMP/1.info.json"), clock source" \
 	"$(jq -r .clocksource "$TS_TMP/1.info.json"), CMD started $(jq -r .boot_s "$TS_TMP/1.info.json") s after boot"
+# The clock follows the accelerator: virtual time under TCG (icount shift 0, one vCPU).
+if [ "$(jq -r .accel "$TS_TMP/1.info.json")" = tcg ]; then
+	ts_true "--info-json: clock virtual, icount_shift 0, 1 vCPU, fidelity virtual" \
+		jqt '.clock == "virtual" and .icount_shift == 0 and .cpus == 1 and .fidelity == "virtual"' \
+		"$TS_TMP/1.info.json"
+else
+	ts_true "--info-json: clock real under KVM" jqt '.clock == "real"' "$TS_TMP/1.info.json"
+fi
 [ "$(cat "$OUT/o.txt" 2>/dev/null)" = in-out ] || ts_fail "--out: o.txt not written"
 [ ! -e /etc/tasshape-vm-test ] || ts_fail "a write to /etc in the guest reached the host"
 grep -q "^to-stderr$" "$TS_TMP/1.err" || ts_fail "CMD's stderr did not come back on stderr"
@@ -81,7 +142,7 @@ fi
 
 # 2. A guest that never ends.
 t0=$(date +%s.%N)
-vm 60 --quiet --accel tcg --timeout 6s -- sleep 1000 >"$TS_TMP/2.out" 2>"$TS_TMP/2.err"
+vm 60 --quiet --accel tcg --clock real --timeout 6s -- sleep 1000 >"$TS_TMP/2.out" 2>"$TS_TMP/2.err"
 rc=$?
 took=$(ts_elapsed "$t0")
 ts_check "--timeout 6s: exit status" "$rc" == 124
@@ -110,7 +171,15 @@ else
 		"$LO" "$HI" "Mbit/s "
 fi
 
-# 4. Nothing left behind on the host.
+# 5. A script in the host's /tmp, outside the shares.
+echo 'echo hello' >"$TS_TMP/hidden.sh"
+vm 60 --quiet -- sh "$TS_TMP/hidden.sh" >"$TS_TMP/5.out" 2>"$TS_TMP/5.err"
+ts_check "CMD argument under the host's /tmp: exit status" "$?" == 125
+grep -q "CMD argument '$TS_TMP/hidden.sh': .* the guest does not see" "$TS_TMP/5.err" ||
+	ts_fail "no message saying the guest does not see $TS_TMP/hidden.sh"
+ts_show "$TS_TMP/5.err"
+
+# 6. Nothing left behind on the host.
 left=$(pgrep -f "$VMTMP" | tr '\n' ' ')
 [ -z "$left" ] || ts_fail "processes left running: $left"
 [ -z "$(ls -A "$VMTMP")" ] || ts_fail "temporary files left: $(ls -A "$VMTMP")"

@@ -457,7 +457,8 @@ static void test_kernel_sections(void)
 				   "cpus = 2\n"						 /* 14 */
 				   "memory = 512m\n"					 /* 15 */
 				   "[kernel deb]\n"					 /* 16 */
-				   "image = debian\n";					 /* 17 */
+				   "image = debian\n"					 /* 17 */
+				   "clock = virtual\n";					 /* 18 */
 	struct ts_exp_spec s;
 	struct ts_exp_matrix p;
 	const struct ts_exp_kernel *k;
@@ -473,12 +474,14 @@ static void test_kernel_sections(void)
 	CU_ASSERT_STRING_EQUAL(k->modprobe[0], "tcp_bbr_tas tas_pacing_shift_startup=9");
 	CU_ASSERT_STRING_EQUAL(k->modprobe[1], "sch_fq");
 	CU_ASSERT_STRING_EQUAL(k->accel, "tcg");
+	CU_ASSERT_PTR_NULL(k->clock); /* auto: virtual under TCG */
 	TSU_EQ(k->cpus, 2);
 	TSU_EQ(k->memory, 512ULL << 20);
 	k = ts_exp_spec_kernel(&s, "deb");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(k);
 	CU_ASSERT_STRING_EQUAL(k->image, "debian");
 	CU_ASSERT_PTR_NULL(k->accel);
+	CU_ASSERT_STRING_EQUAL(k->clock, "virtual");
 	TSU_EQ(k->cpus, 0);
 	CU_ASSERT_PTR_NULL(ts_exp_spec_kernel(&s, "host"));
 	plan_ok(&p, &s, NULL);
@@ -500,6 +503,10 @@ static void test_kernel_sections(void)
 	reject(KBASE "[kernel k]\nmodules = m\n", 9, "[kernel k]: no image (expected image");
 	reject(KBASE "[kernel k]\nimage = debian\naccel = hvf\n", 10,
 	       "[kernel k]: accel: 'hvf' (expected kvm, tcg or auto)");
+	reject(KBASE "[kernel k]\nimage = debian\nclock = icount\n", 10,
+	       "[kernel k]: clock: 'icount' (expected virtual, real or auto)");
+	reject(KBASE "[kernel k]\nimage = debian\nclock = real\nclock = virtual\n", 11,
+	       "[kernel k]: clock given twice");
 	reject(KBASE "[kernel k]\nimage = debian\ncpus = 0\n", 10,
 	       "cpus: expected a whole number from 1 to 64, got '0'");
 	reject(KBASE "[kernel k]\nimage = debian\nmemory = 1m\n", 10,

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "tsu.h"
+#include "vm/apt.h"
 #include "vm/cpio.h"
 #include "vm/plan.h"
 
@@ -226,7 +227,21 @@ static void test_qemu_argv(void)
 	CU_ASSERT(argv_has(&a, "-chardev", "socket,id=cout,path=/t/out.sock"));
 	CU_ASSERT(argv_has(&a, "-device", "virtserialport,chardev=cerr,name=tas.stderr"));
 	CU_ASSERT(argv_has(&a, "-serial", "chardev:con"));
+	CU_ASSERT(!argv_has(&a, "-icount", "shift=0,sleep=off,align=off"));
 	ts_vm_argv_free(&a);
+
+	/* Virtual time. */
+	p.icount = true;
+	p.cpus = 1;
+	TSU_EQ(ts_vm_qemu_argv(&p, &a), 0);
+	CU_ASSERT(argv_has(&a, "-icount", "shift=0,sleep=off,align=off"));
+	CU_ASSERT(argv_has(&a, "-smp", "1"));
+	ts_vm_argv_free(&a);
+	p.icount_shift = 3;
+	TSU_EQ(ts_vm_qemu_argv(&p, &a), 0);
+	CU_ASSERT(argv_has(&a, "-icount", "shift=3,sleep=off,align=off"));
+	ts_vm_argv_free(&a);
+	p.icount = false;
 
 	p.kvm = true;
 	p.initrd = NULL;
@@ -240,6 +255,59 @@ static void test_qemu_argv(void)
 			   "multidevs=remap"));
 	CU_ASSERT(!argv_has(&a, "-initrd", "/t/initrd.cpio"));
 	ts_vm_argv_free(&a);
+}
+
+static void test_qemu_version(void)
+{
+	unsigned ma = 0, mi = 0;
+
+	TSU_EQ(ts_vm_qemu_version("QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)\n"
+				  "Copyright (c) 2003-2022 Fabrice Bellard\n",
+				  &ma, &mi),
+	       0);
+	TSU_EQ(ma, 7);
+	TSU_EQ(mi, 2);
+	CU_ASSERT(!ts_vm_icount_smp_ok(ma, mi));
+	TSU_EQ(ts_vm_qemu_version("QEMU emulator version 10.0.2\n", &ma, &mi), 0);
+	TSU_EQ(ma, 10);
+	TSU_EQ(mi, 0);
+	CU_ASSERT(ts_vm_icount_smp_ok(ma, mi));
+	CU_ASSERT(ts_vm_icount_smp_ok(8, 0));
+	TSU_EQ(ts_vm_qemu_version("QEMU emulator version x.2\n", &ma, &mi), -EINVAL);
+	TSU_EQ(ts_vm_qemu_version("QEMU emulator version 7\n", &ma, &mi), -EINVAL);
+	TSU_EQ(ts_vm_qemu_version("qemu 7.2.0\n", &ma, &mi), -EINVAL);
+}
+
+static void test_hidden_path(void)
+{
+	const char *shares[2] = {"/tmp/tastest.x/work", NULL};
+	const char *a;
+
+	a = "/tmp/run.sh";
+	CU_ASSERT_PTR_EQUAL(ts_vm_hidden_path(a, shares, 2), a);
+	a = "/run/user/0/x";
+	CU_ASSERT_PTR_EQUAL(ts_vm_hidden_path(a, shares, 2), a);
+	a = "--trace=/tmp/t.csv";
+	CU_ASSERT_PTR_EQUAL(ts_vm_hidden_path(a, shares, 2), a + 8);
+	/* The directories themselves exist in the guest too (its own). */
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/tmp", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/tmp/", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/run", shares, 2));
+	/* Shared at the same path: visible. */
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/tmp/tastest.x/work", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/tmp/tastest.x/work/a.csv", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("out=/tmp/tastest.x/work/o", shares, 2));
+	/* A sibling with the share's name as a prefix is not in it. */
+	a = "/tmp/tastest.x/workshop";
+	CU_ASSERT_PTR_EQUAL(ts_vm_hidden_path(a, shares, 2), a);
+	/* Not /tmp: /tmpfoo, /var/tmp, relative paths, words. */
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/tmpfoo/x", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/var/tmp/x", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("tmp/x", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("-c", shares, 2));
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/running", shares, 2));
+	shares[1] = "/tmp/out/";
+	CU_ASSERT_PTR_NULL(ts_vm_hidden_path("/tmp/out/r.json", shares, 2));
 }
 
 static void test_conf_roundtrip(void)
@@ -352,7 +420,51 @@ static void test_share_check(void)
 	TSU_EQ(ts_vm_share_check("--out", "/tmp", &err), 0);
 }
 
+/* apt-cache madison as bookworm with its security archive prints it: the candidate first. */
+static void test_apt_versions(void)
+{
+	static const char madison[] =
+		"linux-image-amd64 |  6.1.192-3 | http://deb.debian.org/debian-security "
+		"bookworm-security/main amd64 Packages\n"
+		"linux-image-amd64 |  6.1.176-1 | http://deb.debian.org/debian bookworm/main amd64 "
+		"Packages\n"
+		"linux-image-amd64 |  6.1.176-1 | http://mirror.example/debian bookworm/main amd64 "
+		"Packages\n"
+		"N: no pipes here\n"
+		"linux-image-amd64 | two words | x\n"
+		"linux-image-amd64 |  6.1.158-1 | http://deb.debian.org/debian bookworm/main";
+	char v[TS_VM_APT_MAX_VERSIONS][TS_VM_APT_VERSION_LEN];
+
+	CU_ASSERT_EQUAL(ts_vm_apt_versions(madison, v, TS_VM_APT_MAX_VERSIONS), 3);
+	CU_ASSERT_STRING_EQUAL(v[0], "6.1.192-3");
+	CU_ASSERT_STRING_EQUAL(v[1], "6.1.176-1");
+	CU_ASSERT_STRING_EQUAL(v[2], "6.1.158-1"); /* the last line has no newline */
+	CU_ASSERT_EQUAL(ts_vm_apt_versions(madison, v, 2), 2);
+	CU_ASSERT_EQUAL(ts_vm_apt_versions("", v, 8), 0);
+	CU_ASSERT_EQUAL(ts_vm_apt_versions("a |  | b\n", v, 8), 0);
+}
+
+static void test_apt_image(void)
+{
+	char pkg[64];
+
+	CU_ASSERT_EQUAL(ts_vm_apt_image("linux-image-amd64\n  Depends: "
+					"linux-image-6.1.0-50-amd64\n",
+					pkg, sizeof(pkg)),
+			0);
+	CU_ASSERT_STRING_EQUAL(pkg, "linux-image-6.1.0-50-amd64");
+	/* A virtual package line "<...>" ends the name. */
+	CU_ASSERT_EQUAL(ts_vm_apt_image("  Depends: linux-image-6.1.0-9-amd64<x>\n", pkg, 64), 0);
+	CU_ASSERT_STRING_EQUAL(pkg, "linux-image-6.1.0-9-amd64");
+	CU_ASSERT_EQUAL(ts_vm_apt_image("  Depends: linux-image-\n", pkg, 64), -ENOENT);
+	CU_ASSERT_EQUAL(ts_vm_apt_image("  Depends: linux-image-6.1.0-50-amd64\n", pkg, 12),
+			-ENOENT);
+	CU_ASSERT_EQUAL(ts_vm_apt_image("  Recommends: apparmor\n", pkg, 64), -ENOENT);
+}
+
 static const struct tsu_test tests[] = {
+	{"apt version table", test_apt_versions},
+	{"apt image package", test_apt_image},
 	{"cpio newc bytes", test_cpio_bytes},
 	{"module closure: dependencies first, once", test_moddep_order},
 	{"module closure: all built in", test_moddep_builtin},
@@ -361,6 +473,8 @@ static const struct tsu_test tests[] = {
 	{"bzImage version string", test_bzimage_version},
 	{"kernel command line", test_cmdline},
 	{"QEMU arguments", test_qemu_argv},
+	{"QEMU version", test_qemu_version},
+	{"paths the guest does not see", test_hidden_path},
 	{"control file round trip", test_conf_roundtrip},
 	{"guest status", test_status},
 	{"KVM probe image", test_probe_image},

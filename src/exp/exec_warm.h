@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Before a run in a guest in virtual time: the programs a run starts are
+ * loaded once, so that their first exec's reads over 9p (the host's files)
+ * happen before the run, not during it. While the guest waits for the
+ * host's I/O its vCPU idles and its clock jumps ahead to the next timer, so
+ * how long a read takes in guest time depends on the host: a first exec of
+ * iptables between the link's start and the flows' would shift the flows
+ * against the link from one boot to the next (docs/kernels.md, "What
+ * breaks determinism").
+ */
+#ifndef TS_EXP_EXEC_WARM_H
+#define TS_EXP_EXEC_WARM_H
+
+/*
+ * ts_exp_exec_warm - run each tool a run may start (iptables, ip6tables,
+ * their -save, iperf3, irtt, ping, flent) once with its version option,
+ * output discarded, one after the other. A tool that is missing or fails is
+ * skipped: the run itself says what it lacks.
+ */
+void ts_exp_exec_warm(void);
+
+#endif

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Capacity of a guest in virtual time (run by hand, as root; not a test).
+#
+# Under `tasshape vm --clock virtual` the guest's clock is QEMU's instruction
+# counter (1 ns per instruction): its CPU runs 1e9 instructions per virtual
+# second, however fast the host is. A link whose per-packet work exceeds that
+# budget saturates the virtual CPU: the release timing, measured in guest time,
+# degrades, and the rule tasshape exp flags runs by (release error p99 above
+# max(200 us, 2% of the base RTT), or a kernel drop; src/run/summary.h) says so.
+#
+# One row per rate: a guest boots, starts an iperf3 server, and runs one CUBIC
+# upload through `tasshape --trace const:RATE --delay DELAY [--gso]`, all inside
+# the guest (it has no network device). Per row: goodput against the bound
+# RATE x 1448/1500, the uplink's release error p50/p99 in guest time, whether the
+# rule flags it, and the wall-clock seconds per virtual second of the run (the
+# row's wall time minus a boot-only guest's, over the run's virtual seconds).
+# Output: a table on stdout, one JSON object per row in the -o file. Results go
+# into docs/benchmarks.md and docs/kernels.md.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+out=/var/tmp/tasshape-vtime.jsonl
+tasshape=${TASSHAPE:-$here/build/tasshape}
+kernel=debian
+dur=10
+delay=20ms
+pkt_rates="20mbit 50mbit 100mbit"
+gso_rates="300mbit 1gbit"
+
+usage() {
+	cat <<EOF
+Usage: $0 [-o FILE] [-b TASSHAPE] [-k KERNEL] [-t SECONDS] [-d DELAY] [-p "RATE ..."] [-g "RATE ..."]
+  -o FILE      JSON lines output (default $out)
+  -b PATH      tasshape binary (default \$TASSHAPE or $here/build/tasshape); the guest
+               runs it from the same path, so not under /tmp (the guest's /tmp is its own)
+  -k KERNEL    bzImage or debian (default $kernel)
+  -t SECONDS   measured seconds per iperf3 run, after 2 s omitted (default $dur)
+  -d DELAY     one-way delay of the link (default $delay)
+  -p RATES     per-packet rates (default "$pkt_rates"; "" for none)
+  -g RATES     --gso rates (default "$gso_rates"; "" for none)
+Needs root, qemu-system-x86_64, iperf3 and jq. Takes about (1 + rows) x (boot + 3 x (t + 3)) s
+of wall time on a quiet 2-core machine.
+EOF
+}
+
+while getopts "o:b:k:t:d:p:g:h" opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	b) tasshape=$OPTARG ;;
+	k) kernel=$OPTARG ;;
+	t) dur=$OPTARG ;;
+	d) delay=$OPTARG ;;
+	p) pkt_rates=$OPTARG ;;
+	g) gso_rates=$OPTARG ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "$0: needs root" >&2; exit 2; }
+[[ $dur =~ ^[0-9]+$ ]] && [ "$dur" -ge 1 ] || { echo "$0: -t: whole seconds expected" >&2; exit 2; }
+for t in qemu-system-x86_64 iperf3 jq; do
+	command -v "$t" >/dev/null || { echo "$0: $t is not installed" >&2; exit 2; }
+done
+tasshape=$(cd "$(dirname "$tasshape")" && pwd)/$(basename "$tasshape")
+case $tasshape in /tmp/* | /run/*) echo "$0: -b $tasshape: the guest cannot see /tmp or /run" >&2; exit 2 ;; esac
+
+work=$(mktemp -d /var/tmp/tasshape-vtime.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+"$tasshape" vm --kernel "$kernel" --fetch-only >/dev/null 2>&1 || [ "$kernel" != debian ] ||
+	{ echo "$0: cannot fetch Debian's kernel" >&2; exit 1; }
+
+now() { date +%s.%N; }
+# rate in bit/s of a tc-style rate (20mbit, 1gbit)
+bps() { awk -v r="$1" 'BEGIN { n = r + 0; u = tolower(substr(r, length(n "") + 1));
+	m = u == "kbit" ? 1e3 : u == "mbit" ? 1e6 : u == "gbit" ? 1e9 : 1; printf "%.0f", n * m }'; }
+# one-way delay in ns (20ms, 500us)
+delay_ns() { awk -v d="$1" 'BEGIN { n = d + 0; u = substr(d, length(n "") + 1);
+	m = u == "ms" ? 1e6 : u == "us" ? 1e3 : u == "s" ? 1e9 : 1; printf "%.0f", n * m }'; }
+
+# A boot with nothing to run: the fixed cost subtracted from every row.
+t0=$(now)
+"$tasshape" vm --kernel "$kernel" --clock virtual --quiet --info-json boot.json -- true
+boot_wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+echo "boot only: ${boot_wall} s wall, CMD started $(jq .boot_s boot.json) s of guest time after boot"
+limit_us=$(awk -v d="$(delay_ns "$delay")" 'BEGIN { l = 2 * d / 50 / 1e3; printf "%.0f", (l > 200 ? l : 200) }')
+: >"$out"
+printf '%-5s %-9s %10s %8s %9s %9s %8s %9s\n' mode rate goodput bound "p50_us" "p99_us" flagged wall/vs
+
+row() { # MODE RATE
+	local mode=$1 rate=$2 gso=
+	[ "$mode" = gso ] && gso=--gso
+	rm -f s.json i.json
+	t0=$(now)
+	# shellcheck disable=SC2016 # expanded by the guest's shell
+	"$tasshape" vm --kernel "$kernel" --clock virtual --quiet --info-json vm.json -- sh -c '
+		iperf3 -s -1 -p 5201 >/dev/null 2>&1 & sleep 1
+		exec "$0" --trace "const:$1" --delay "$2" $3 --quiet --summary-json s.json -- \
+			sh -c "exec iperf3 -c \$TASSHAPE_BASE -p 5201 -t $4 -O 2 -J >i.json"' \
+		"$tasshape" "$rate" "$delay" "$gso" "$dur" || true
+	local wall
+	wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+	if [ ! -s s.json ] || [ ! -s i.json ]; then
+		echo "$mode $rate: the run in the guest wrote no results" >&2
+		return
+	fi
+	local good bound p50 p99 kdrop flagged per_vs
+	good=$(jq '.end.sum_received.bits_per_second / 1e6' i.json)
+	bound=$(awk -v r="$(bps "$rate")" 'BEGIN { printf "%.2f", r * 1448 / 1500 / 1e6 }')
+	p50=$(jq '[.directions[] | select(.name == "uplink") | .release_error_ns.p50 // 0] | max / 1e3' s.json)
+	p99=$(jq '[.directions[] | select(.name == "uplink") | .release_error_ns.p99 // 0] | max / 1e3' s.json)
+	kdrop=$(jq '[.directions[] | (.kernel_dropped // 0) + (.socket_overrun // 0) + (.unexplained_drops // 0)] | add' s.json)
+	flagged=$(awk -v p="$p99" -v l="$limit_us" -v k="$kdrop" 'BEGIN { print (p > l || k > 0) ? "yes" : "no" }')
+	# Virtual seconds of the row beyond a bare boot: 1 s sleep, the omitted 2 s, the measured ones.
+	per_vs=$(awk -v w="$wall" -v b="$boot_wall" -v t="$dur" 'BEGIN { printf "%.2f", (w - b) / (t + 3) }')
+	printf '%-5s %-9s %10.2f %8s %9.1f %9.1f %8s %9s\n' "$mode" "$rate" "$good" "$bound" "$p50" "$p99" "$flagged" "$per_vs"
+	# Numbers pass as strings: one the run did not produce becomes null, not a jq error.
+	jq -nc --arg mode "$mode" --arg rate "$rate" --arg good "$good" --arg bound "$bound" \
+		--arg p50 "$p50" --arg p99 "$p99" --arg limit "$limit_us" --arg kdrop "$kdrop" \
+		--arg flagged "$flagged" --arg wall "$wall" --arg boot "$boot_wall" --arg t "$dur" \
+		--arg per_vs "$per_vs" --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
+		'def n: tonumber? // null;
+		 {mode: $mode, rate: $rate, goodput_mbps: ($good | n), bound_mbps: ($bound | n),
+		  release_p50_us: ($p50 | n), release_p99_us: ($p99 | n), limit_us: ($limit | n),
+		  kernel_drops: ($kdrop | n), flagged: ($flagged == "yes"), wall_s: ($wall | n),
+		  boot_wall_s: ($boot | n), measured_s: ($t | n), wall_per_virtual_s: ($per_vs | n),
+		  loadavg: $load}' >>"$out"
+}
+
+for r in $pkt_rates; do row pkt "$r"; done
+for r in $gso_rates; do row gso "$r"; done
+echo "rule: flagged when the uplink's release error p99 > ${limit_us} us or a kernel drop; rows in $out"
