@@ -11,7 +11,6 @@ int cmd_exp_agent(int argc, char **argv)
 {
 	/* Checked here too, so that a wrong call exits with the usage status of every command. */
 	if (argc != 2)
-		return ts_cli_usage(
-			"usage: tasshape exp-agent JOB.json (started by tasshape exp run)");
+		return ts_cli_usage("exp-agent: expected JOB.json (tasshape exp run starts it)");
 	return ts_exp_agent_main(argc, argv);
 }
