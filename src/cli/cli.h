@@ -9,15 +9,20 @@
 #define TS_CLI_H
 
 #include <argp.h>
+#include <sysexits.h>
 
 #include "run/linkcfg.h"
 #include "run/session.h"
 #include "tasshape/text.h"
 
+/* A subcommand the user does not call: tasshape runs it itself (exp run's agents). */
+#define TS_CMD_HIDDEN 0x1
+
 struct ts_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *description;
+	unsigned flags; /* TS_CMD_HIDDEN: callable, but left out of help and completion */
 };
 
 int cmd_sim(int argc, char **argv);
@@ -51,7 +56,14 @@ void ts_cli_commands(struct ts_text *b);
  */
 void ts_cli_wrap(struct ts_text *b, const char *s, int col);
 
-/* Print "tasshape: MSG" to stderr; returns 1 (the usage-error exit status is 2, for argp). */
+/*
+ * The exit status of every usage error of every command (an option, an
+ * argument, a spec or a check): EX_USAGE, the status argp exits with, which
+ * the man pages and docs/experiments.md promise. main() hands it to argp too.
+ */
+#define TS_EXIT_USAGE EX_USAGE
+
+/* Print "tasshape: MSG" to stderr; returns 1, the status of a failure that is not a usage error. */
 int ts_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
@@ -62,5 +74,8 @@ int ts_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 const char *ts_cli_check_path(struct argp_state *state, const struct argp_option *opts, int key,
 			      const char *arg);
+
+/* Print "tasshape: MSG" to stderr; returns TS_EXIT_USAGE. */
+int ts_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
@@ -23,16 +22,17 @@ static int exp_check(int argc, char **argv);
 
 static const struct ts_cmd exp_cmds[] = {
 	{"run", exp_run,
-	 "Run the matrix of a spec into --out DIR, summarise it, evaluate --check; needs root"},
-	{"list", exp_list, "Print the runs a spec expands to, in order, without running anything"},
+	 "Run the matrix of a spec into --out DIR, summarise it, evaluate --check; needs root", 0},
+	{"list", exp_list, "Print the runs a spec expands to, in order, without running anything",
+	 0},
 	{"check", exp_check,
-	 "Evaluate checks on a finished results directory; exit 1 when one fails"},
-	{"flent", cmd_exp_flent, "Write Flent data files (<test>.flent.gz) for finished runs"},
-	{"merge", cmd_exp_merge, "Combine shard directories of one matrix into one, summarised"},
+	 "Evaluate checks on a finished results directory; exit 1 when one fails", 0},
+	{"flent", cmd_exp_flent, "Write Flent data files (<test>.flent.gz) for finished runs", 0},
+	{"merge", cmd_exp_merge, "Combine shard directories of one matrix into one, summarised", 0},
 	{"report", cmd_exp_report,
-	 "Figures (PNG, SVG, each with its data) and report.md for an experiment directory"},
+	 "Figures (PNG, SVG, each with its data) and report.md for an experiment directory", 0},
 	{"resume", cmd_exp_resume,
-	 "Finish an interrupted exp run: keep the runs that are done, redo the partial ones"},
+	 "Finish an interrupted exp run: keep the runs that are done, redo the partial ones", 0},
 };
 
 #define NCMDS (sizeof(exp_cmds) / sizeof(exp_cmds[0]))
@@ -217,15 +217,15 @@ static int exp_list(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
-		return EX_USAGE;
+		return TS_EXIT_USAGE;
 	if (exp_load_plan(&a.plan, &spec, &plan, sha))
-		return EX_USAGE; /* an invalid spec, like a bad option */
+		return TS_EXIT_USAGE; /* an invalid spec, like a bad option */
 	if (a.res.jobs_given) {
 		ts_exp_matrix_free(&plan);
 		ts_exp_spec_free(&spec);
 		ts_cli_error("exp list: --jobs is an option of exp run and exp resume (exp list "
 			     "prints the runs in the one order that every job count shares)");
-		return EX_USAGE;
+		return TS_EXIT_USAGE;
 	}
 	if (a.res.shard.n > 1)
 		ts_exp_matrix_shard(&plan, a.res.shard.i, a.res.shard.n);
@@ -321,11 +321,12 @@ static int exp_check(int argc, char **argv)
 	struct check_args a = {0};
 	struct ts_exp_summary s;
 	char err[1024];
-	int ret = EX_USAGE; /* a check that cannot be evaluated is a usage error, not a failure */
+	int ret =
+		TS_EXIT_USAGE; /* a check that cannot be evaluated is a usage error, not a failure */
 
 	/* Checks may start with a digit or '-' ("-5 < ..."): stop option parsing at DIR. */
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
-		return EX_USAGE;
+		return TS_EXIT_USAGE;
 	ts_exp_summary_init(&s, NULL);
 	if (exp_parse_checks(a.exprs, a.nexprs, &checks))
 		goto out;
@@ -366,7 +367,7 @@ int cmd_exp(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		exp_usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? EX_USAGE : 0;
+		return argc < 2 ? TS_EXIT_USAGE : 0;
 	}
 	for (i = 0; i < NCMDS; i++) {
 		if (!strcmp(argv[1], exp_cmds[i].name)) {
@@ -377,7 +378,7 @@ int cmd_exp(int argc, char **argv)
 			return exp_cmds[i].fn(argc - 1, argv + 1);
 		}
 	}
-	ts_cli_error("exp: unknown command '%s'", argv[1]);
+	ts_cli_usage("exp: unknown command '%s'", argv[1]);
 	exp_usage(stderr);
-	return EX_USAGE;
+	return TS_EXIT_USAGE;
 }

@@ -9,5 +9,8 @@
 
 int cmd_exp_agent(int argc, char **argv)
 {
+	/* Checked here too, so that a wrong call exits with the usage status of every command. */
+	if (argc != 2)
+		return ts_cli_usage("exp-agent: expected JOB.json (tasshape exp run starts it)");
 	return ts_exp_agent_main(argc, argv);
 }

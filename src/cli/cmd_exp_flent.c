@@ -92,24 +92,57 @@ static int export_one(const char *rundir, void *arg)
 	return 0;
 }
 
+struct flent_args {
+	char **dirs;
+	size_t ndirs;
+};
+
+static error_t flent_parse(int key, char *arg, struct argp_state *state)
+{
+	struct flent_args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_ARG:
+		/* All of them at once: argp has already taken the options from among them. */
+		(void)arg;
+		a->dirs = state->argv + state->next - 1;
+		a->ndirs = (size_t)(state->argc - state->next + 1);
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!a->ndirs)
+			argp_error(state, "expected at least one DIR");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
 int cmd_exp_flent(int argc, char **argv)
 {
+	static const struct argp argp = {
+		NULL,
+		flent_parse,
+		"DIR...",
+		"Write <test>.flent.gz (Flent 2.1's data file format) for every run of a Flent "
+		"test (tcp_upload, tcp_download, tcp_nup, tcp_ndown, rrul, rrul_be, rtt_fair) "
+		"under each DIR: an experiment's --out directory, or one run directory "
+		"<config-id>/rep-<k>. Exit 1 when a run's file could not be written.",
+		NULL,
+		NULL,
+		NULL};
 	struct flent_count c = {0, 0, 0};
-	int i;
+	struct flent_args a = {0};
+	size_t i;
 
-	if (argc < 2 || !strcmp(argv[1], "--help")) {
-		fprintf(argc < 2 ? stderr : stdout,
-			"Usage: tasshape exp flent DIR...\n"
-			"Write <test>.flent.gz (Flent 2.1's data file format) for every run of a "
-			"Flent test\n(tcp_upload, tcp_download, tcp_nup, tcp_ndown, rrul, rrul_be, "
-			"rtt_fair) under each DIR.\n");
-		return argc < 2 ? 2 : 0;
-	}
-	for (i = 1; i < argc; i++) {
-		int ret = for_each_run(argv[i], 2, export_one, &c);
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return TS_EXIT_USAGE;
+	for (i = 0; i < a.ndirs; i++) {
+		int ret = for_each_run(a.dirs[i], 2, export_one, &c);
 
 		if (ret < 0)
-			return ts_cli_error("exp flent: %s: %s", argv[i], strerror(-ret));
+			return ts_cli_error("exp flent: %s: %s", a.dirs[i], strerror(-ret));
 	}
 	printf("exp flent: %u written, %u without a Flent test or failed runs, %u errors\n",
 	       c.written, c.skipped, c.failed);

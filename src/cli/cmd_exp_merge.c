@@ -29,28 +29,63 @@ int ts_exp_summarise_dir(const char *dir, char *err, size_t errlen)
 	return ret;
 }
 
+struct merge_args {
+	const char *out;
+	char **dirs;
+	size_t ndirs;
+};
+
+static error_t merge_parse(int key, char *arg, struct argp_state *state)
+{
+	struct merge_args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_ARG:
+		for (int i = state->next - 1; i < state->argc; i++)
+			if (!state->argv[i][0])
+				argp_error(state, "an empty path (expected OUT and DIRs)");
+		a->out = arg;
+		a->dirs = state->argv + state->next;
+		a->ndirs = (size_t)(state->argc - state->next);
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!a->out || !a->ndirs)
+			argp_error(state, "expected OUT and at least one DIR");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
 int cmd_exp_merge(int argc, char **argv)
 {
+	static const struct argp argp = {
+		NULL,
+		merge_parse,
+		"OUT DIR...",
+		"Combine the shard directories DIR... of one matrix (exp run --shard i/N) into "
+		"OUT, which must be new or empty, and write its summary.json, summary.csv and "
+		"summary.md. Every run must be done in exactly one DIR; overlapping and missing "
+		"runs are listed and nothing is written.",
+		NULL,
+		NULL,
+		NULL};
+	struct merge_args a = {0};
 	char err[2048];
 	int ret;
 
-	if (argc < 3 || !strcmp(argv[1], "--help")) {
-		fprintf(argc < 3 && (argc < 2 || strcmp(argv[1], "--help")) ? stderr : stdout,
-			"Usage: tasshape exp merge OUT DIR...\n"
-			"Combine the shard directories DIR... of one matrix (exp run --shard i/N) "
-			"into OUT,\nwhich must be new or empty, and write its summary.json, "
-			"summary.csv and summary.md.\nEvery run must be done in exactly one DIR; "
-			"overlapping and missing runs are listed\nand nothing is written.\n");
-		return argc < 3 && (argc < 2 || strcmp(argv[1], "--help")) ? 2 : 0;
-	}
-	ret = ts_exp_merge(argv[1], (const char *const *)argv + 2, (size_t)argc - 2, stderr, err,
-			   sizeof(err));
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return TS_EXIT_USAGE;
+	ret = ts_exp_merge(a.out, (const char *const *)a.dirs, a.ndirs, stderr, err, sizeof(err));
 	if (ret)
 		return ts_cli_error("exp merge: %s", err);
-	ret = ts_exp_summarise_dir(argv[1], err, sizeof(err));
+	ret = ts_exp_summarise_dir(a.out, err, sizeof(err));
 	if (ret)
 		return ts_cli_error("exp merge: %s", err);
-	printf("exp merge: %d directories into %s: summary.json, summary.csv, summary.md written\n",
-	       argc - 2, argv[1]);
+	printf("exp merge: %zu directories into %s: summary.json, summary.csv, summary.md "
+	       "written\n",
+	       a.ndirs, a.out);
 	return 0;
 }

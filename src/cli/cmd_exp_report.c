@@ -484,35 +484,58 @@ static int write_table(struct report *r, char *err, size_t errlen)
 	return ret;
 }
 
+enum { OPT_OUT = 0x600 };
+
+static const struct argp_option report_options[] = {
+	{"out", OPT_OUT, "REPORT_DIR", 0, "Write the report here (default DIR/report)", 0}, {0}};
+
+static error_t report_parse(int key, char *arg, struct argp_state *state)
+{
+	struct report *r = state->input;
+
+	ts_cli_check_path(state, report_options, key, arg);
+	switch (key) {
+	case OPT_OUT:
+		r->out = arg;
+		break;
+	case ARGP_KEY_ARG:
+		if (r->dir)
+			argp_error(state, "unexpected '%s': one DIR", arg);
+		if (!*arg)
+			argp_error(state, "DIR is empty (expected an experiment directory)");
+		r->dir = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!r->dir)
+			argp_error(state, "expected DIR, an experiment directory");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp report_argp = {
+	report_options,
+	report_parse,
+	"DIR",
+	"Figures (gnuplot, PNG and SVG, each with its .dat data file) and report.md for the "
+	"experiment directory DIR, written to REPORT_DIR (default DIR/report).",
+	NULL,
+	NULL,
+	NULL};
+
 int cmd_exp_report(int argc, char **argv)
 {
 	struct report r = {0};
 	struct ts_report rep;
 	char path[PATH_MAX], md[REF_LEN], err[1024];
-	int i, ret = 1, fd;
+	int ret = 1, fd;
 	struct ts_err oerr;
 	size_t k;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("Usage: tasshape exp report DIR [--out REPORT_DIR]\n"
-			       "Figures (gnuplot, PNG and SVG, each with its .dat data file) and "
-			       "report.md for the\nexperiment directory DIR, written to "
-			       "REPORT_DIR (default DIR/report).\n");
-			return 0;
-		}
-		if (!strcmp(argv[i], "--out") && i + 1 < argc)
-			r.out = argv[++i];
-		else if (argv[i][0] == '-' || r.dir)
-			return ts_cli_error(
-				       "exp report: unexpected '%s' (tasshape exp report --help)",
-				       argv[i]),
-			       2;
-		else
-			r.dir = argv[i];
-	}
-	if (!r.dir)
-		return ts_cli_error("exp report: expected DIR, an experiment directory"), 2;
+	if (argp_parse(&report_argp, argc, argv, 0, NULL, &r))
+		return TS_EXIT_USAGE;
 	if (!r.out) {
 		snprintf(path, sizeof(path), "%s/report", r.dir);
 		r.out = path;

@@ -249,12 +249,11 @@ int cmd_exp_resume(int argc, char **argv)
 		else if (!user_spec)
 			user_spec = argv[i];
 		else
-			return ts_cli_error("exp resume: unexpected argument '%s'", argv[i]);
+			return ts_cli_usage("exp resume: unexpected argument '%s'", argv[i]);
 	}
 	if (!dir)
-		return ts_cli_error("exp resume: expected DIR, an exp run --out directory "
-				    "(tasshape exp resume --help)"),
-		       2;
+		return ts_cli_usage("exp resume: expected DIR, an exp run --out directory "
+				    "(tasshape exp resume --help)");
 	if (!user_spec) {
 		snprintf(spec, sizeof(spec), "%s/%s", dir, TS_EXPDIR_SPEC);
 		if (access(spec, R_OK) != 0)

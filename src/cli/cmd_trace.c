@@ -16,13 +16,14 @@
 #include "run/outfile.h"
 
 static const struct ts_cmd trace_cmds[] = {
-	{"list", trace_list, "The bundled traces (names for --trace), their mean rates and origin"},
-	{"check", trace_check, "Validate trace files; exit 1 with FILE:LINE on the first error"},
-	{"stats", trace_stats, "Duration, mean, percentiles, outages, delay (--json, --series)"},
-	{"convert", trace_convert, "Convert between native CSV and mahimahi"},
-	{"plot", trace_plot, "Plot capacity and delay over time to a PNG (needs gnuplot)"},
-	{"gen", trace_gen, "Generate a trace from a stochastic model (--list shows them)"},
-	{"import", trace_import, "Import a public dataset or a pcap (formats below)"},
+	{"list", trace_list, "The bundled traces (names for --trace), their mean rates and origin",
+	 0},
+	{"check", trace_check, "Validate trace files; exit 1 with FILE:LINE on the first error", 0},
+	{"stats", trace_stats, "Duration, mean, percentiles, outages, delay (--json, --series)", 0},
+	{"convert", trace_convert, "Convert between native CSV and mahimahi", 0},
+	{"plot", trace_plot, "Plot capacity and delay over time to a PNG (needs gnuplot)", 0},
+	{"gen", trace_gen, "Generate a trace from a stochastic model (--list shows them)", 0},
+	{"import", trace_import, "Import a public dataset or a pcap (formats below)", 0},
 };
 
 #define NCMDS (sizeof(trace_cmds) / sizeof(trace_cmds[0]))
@@ -53,7 +54,7 @@ int cmd_trace(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		trace_usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		return argc < 2 ? TS_EXIT_USAGE : 0;
 	}
 	for (i = 0; i < NCMDS; i++) {
 		if (!strcmp(argv[1], trace_cmds[i].name)) {
@@ -64,9 +65,9 @@ int cmd_trace(int argc, char **argv)
 			return trace_cmds[i].fn(argc - 1, argv + 1);
 		}
 	}
-	ts_cli_error("trace: unknown command '%s'", argv[1]);
+	ts_cli_usage("trace: unknown command '%s'", argv[1]);
 	trace_usage(stderr);
-	return 2;
+	return TS_EXIT_USAGE;
 }
 
 int trace_load(const char *path, struct ts_trace **down, struct ts_trace **up,

@@ -83,6 +83,14 @@ static const struct argp_option link_options[] = {
 	{0}};
 
 /* Here, not in main.c: the experiment layer's tests and fuzzers link this file alone. */
+/* FILE, DIR, REPORT_DIR, SPEC_FILE: the argument names of paths. */
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+
+	return n >= k && !strcmp(s + n - k, tail);
+}
+
 const char *ts_cli_check_path(struct argp_state *state, const struct argp_option *opts, int key,
 			      const char *arg)
 {
@@ -91,9 +99,10 @@ const char *ts_cli_check_path(struct argp_state *state, const struct argp_option
 	if (!arg || *arg)
 		return arg;
 	for (o = opts; o->name || o->key || o->doc; o++)
-		if (o->key == key && o->arg && (!strcmp(o->arg, "FILE") || !strcmp(o->arg, "DIR")))
+		if (o->key == key && o->arg &&
+		    (ends_with(o->arg, "FILE") || ends_with(o->arg, "DIR")))
 			argp_error(state, "--%s: an empty %s name (expected a path)", o->name,
-				   o->arg[0] == 'F' ? "file" : "directory");
+				   ends_with(o->arg, "FILE") ? "file" : "directory");
 	return arg;
 }
 

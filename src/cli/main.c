@@ -23,22 +23,27 @@ static void print_version(FILE *f, struct argp_state *state)
 void (*argp_program_version_hook)(FILE *, struct argp_state *) = print_version;
 
 static const struct ts_cmd commands[] = {
-	{"sim", cmd_sim,
-	 "Simulate the link model alone (no kernel, no root) and print the summary"},
-	{"attach", cmd_attach, "Shape the link of an existing namespace (ip netns, Mininet-style)"},
-	{"plot", cmd_plot, "Draw a recorded run (--out DIR) with gnuplot"},
+	{"sim", cmd_sim, "Simulate the link model alone (no kernel, no root) and print the summary",
+	 0},
+	{"attach", cmd_attach, "Shape the link of an existing namespace (ip netns, Mininet-style)",
+	 0},
+	{"plot", cmd_plot, "Draw a recorded run (--out DIR) with gnuplot", 0},
 	{"exp", cmd_exp,
 	 "Experiments: expand a spec into runs, run the matrix, summarise and check (list, run, "
-	 "check)"},
-	{"trace", cmd_trace, "Check, inspect, convert, plot, generate and import capacity traces"},
+	 "check)",
+	 0},
+	{"trace", cmd_trace, "Check, inspect, convert, plot, generate and import capacity traces",
+	 0},
 	{"vm", cmd_vm,
-	 "Run CMD under another kernel in a QEMU micro-VM (BBRv3, out-of-tree modules)"},
-	{"doctor", cmd_doctor, "Check what this host can run, and say how to fix what it cannot"},
-	{"cleanup", cmd_cleanup,
-	 "Remove namespaces, interfaces and rules a killed run left behind"},
-	{"exp-agent", cmd_exp_agent, "(internal) one side of a run of 'tasshape exp run'"},
+	 "Run CMD under another kernel in a QEMU micro-VM (BBRv3, out-of-tree modules)", 0},
+	{"doctor", cmd_doctor, "Check what this host can run, and say how to fix what it cannot",
+	 0},
+	{"cleanup", cmd_cleanup, "Remove namespaces, interfaces and rules a killed run left behind",
+	 0},
+	{"exp-agent", cmd_exp_agent, "(internal) one side of a run of 'tasshape exp run'",
+	 TS_CMD_HIDDEN},
 	{"exp-guest", cmd_exp_guest,
-	 "(internal) one run of 'tasshape exp run' inside its kernel's VM"},
+	 "(internal) one run of 'tasshape exp run' inside its kernel's VM", TS_CMD_HIDDEN},
 };
 
 int ts_cli_error(const char *fmt, ...)
@@ -78,6 +83,9 @@ void ts_cli_commands(struct ts_text *b)
 
 	ts_text_printf(b, "Commands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		/* The completion reads this list: what is left out here is not offered. */
+		if (commands[i].flags & TS_CMD_HIDDEN)
+			continue;
 		ts_text_printf(b, "  %-*s", DESC_COL - 2, commands[i].name);
 		ts_cli_wrap(b, commands[i].description, DESC_COL);
 	}
@@ -131,6 +139,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	argp_err_exit_status = TS_EXIT_USAGE;
 	if (argc >= 2 && !strcmp(argv[1], "__complete"))
 		return complete_names(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "help")) {
@@ -161,7 +170,7 @@ int main(int argc, char **argv)
 			return commands[i].fn(argc - 1, argv + 1);
 		}
 	}
-	ts_cli_error("unknown command '%s'", argv[1]);
+	ts_cli_usage("unknown command '%s'", argv[1]);
 	usage(stderr);
-	return 2;
+	return TS_EXIT_USAGE;
 }

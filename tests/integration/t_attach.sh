@@ -24,14 +24,18 @@
 #     it, nothing created.
 #  3. attach --duration 2s ends by itself (2.0-3.5 s), exit 0, no rule left.
 #  4. Drain at the end: 300 UDP datagrams of 1000 bytes sent at once from
-#     T into a 2 Mbit/s link with 50 ms of delay take 1.3 s to cross
+#     T to a UDP sink in S (a listener, so no ICMP port unreachable comes
+#     back: it would make the next write of the sender's connected socket
+#     fail with "Connection refused" and the burst lose datagrams whenever
+#     writing it takes longer than the link's round trip, as under load)
+#     into a 2 Mbit/s link with 50 ms of delay take 1.3 s to cross
 #     (300 x 1028 B at 2 Mbit/s, plus the delay); SIGINT right after the
 #     burst: attach keeps shaping until they are through and exits then
 #     (1.0-3.0 s after the signal), all 300 delivered, shutdown 0. With
 #     --linger 0s it exits at once and what it held is dropped (shutdown
 #     > 100), each counted.
 . "$(dirname "$0")/lib.sh" || exit 2
-ts_init attach "${1:-}" iperf3 ping ps
+ts_init attach "${1:-}" iperf3 ping ps perl ss
 
 S=$TS_NS
 T=tastest-attachT-$$
@@ -147,8 +151,17 @@ ts_check "attach --duration 2s: exit status" "$rc" == 0
 no_tas_rule "after --duration"
 
 # --- 4. drain at the end: a burst in the queue when SIGINT comes
+# The sink: reads and discards datagrams on 198.18.250.1:9 until the test ends.
+ts_bg perl -MSocket -e 'socket(my $s, PF_INET, SOCK_DGRAM, 0) or die "socket: $!";
+	bind($s, pack_sockaddr_in(9, inet_aton("198.18.250.1"))) or die "bind: $!";
+	my $b; 1 while defined recv($s, $b, 65536, 0)' 2>"$TS_TMP/sink.err"
+for _ in $(seq 50); do
+	[ -n "$(ts_ns ss -Hlun "sport = :9")" ] && break
+	sleep 0.1
+done
+[ -n "$(ts_ns ss -Hlun "sport = :9")" ] || ts_die "the UDP sink did not start: $(cat "$TS_TMP/sink.err")"
 burst() { # LINGER TAG: attach, 300 datagrams, SIGINT; sets $took (s from the signal to exit)
-	local sum=$TS_TMP/$2.sum.json t0
+	local sum=$TS_TMP/$2.sum.json t0 sent
 	ts_shape_bg attach --netns "$T" --trace const:2mbit --delay 50ms \
 		--queue droptail:packets=1000 --linger "$1" --quiet --summary-json "$sum" \
 		2>"$TS_TMP/$2.err"
@@ -158,12 +171,14 @@ burst() { # LINGER TAG: attach, 300 datagrams, SIGINT; sets $took (s from the si
 		sleep 0.1
 	done
 	ip netns exec "$T" bash -c 'exec 3>/dev/udp/198.18.250.1/9
-		for _ in $(seq 300); do printf "%1000s" x >&3; done'
+		for _ in $(seq 300); do printf "%1000s" x >&3 || exit 1; done'
+	sent=$?
 	t0=$(date +%s.%N)
 	kill -INT "$pid"
 	wait "$pid"
 	rc=$?
 	took=$(ts_elapsed "$t0")
+	ts_check "$2: the sender wrote all 300 datagrams (its exit status)" "$sent" == 0
 	ts_check "$2: exit status" "$rc" == 0
 	ts_log "$2: exited $took s after SIGINT; uplink $(jq -c '.directions[0] | {pkts_in, pkts_out, drops}' "$sum")"
 	ts_check "$2: datagrams seen" "$(jq -r '.directions[0].pkts_in' "$sum")" == 300

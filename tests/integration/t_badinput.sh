@@ -95,7 +95,7 @@ bad__judge() {
 	local name=$1 want=$2 rc=$3 left procs msg
 	msg=$(head -c 300 "$TS_TMP/err" | tr '\n' ' ')
 	if [ "$rc" -eq 0 ] || [ "$rc" -ge 126 ]; then
-		ts_fail "$name: exit $rc (want 1 or 2, a refusal; >= 126 is a crash or a kill): $msg"
+		ts_fail "$name: exit $rc (want 1 or 64, a refusal; >= 126 is a crash or a kill): $msg"
 	elif ! grep -qF -- "$want" "$TS_TMP/err"; then
 		ts_fail "$name: message lacks '$want': $msg"
 	else

@@ -110,7 +110,8 @@ for sub in list check stats convert plot gen import; do
 done
 
 # The pages written from the exp and vm specifications follow the commands once they exist.
-for cmd in "vm:tasshape-vm.1" "exp run:tasshape-exp.1"; do
+for cmd in "vm:tasshape-vm.1" "exp run:tasshape-exp.1" "exp merge:tasshape-exp.1" \
+	"exp flent:tasshape-exp.1" "exp report:tasshape-exp.1"; do
 	read -r -a words <<<"${cmd%%:*}"
 	"$TS_BIN" "${words[@]}" --help >/dev/null 2>&1 || continue
 	missing=$(comm -23 <(opts "${words[@]}") \
@@ -133,8 +134,60 @@ ts_true "completion: 'tasshape --queue <TAB>' offers the queue table" \
 	[ "$(comp tasshape --queue "" | tr '\n' ' ')" = "$("$TS_BIN" __complete queue | tr '\n' ' ')" ]
 ts_true "completion: 'tasshape trace stats --j<TAB>' offers --json" \
 	[ "$(comp tasshape trace stats --j)" = --json ]
+# The internal commands exp run starts (exp-agent, exp-guest) are for tasshape itself: not in
+# the help, not offered, yet still callable.
+ts_true "completion: 'tasshape exp<TAB>' offers exp only (got: $(comp tasshape exp | tr '\n' ' '))" \
+	[ "$(comp tasshape exp)" = exp ]
+for h in --help help; do
+	n=$("$TS_BIN" "$h" 2>&1 | grep -cE 'exp-(agent|guest)')
+	ts_check "tasshape $h: lines naming exp-agent or exp-guest" "$n" == 0
+done
+"$TS_BIN" exp-agent >/dev/null 2>"$TS_TMP/agent.err"
+ts_check "tasshape exp-agent (no job): exit status, a usage error" "$?" == 64
+ts_true "tasshape exp-agent is still a command: its own usage, not 'unknown command'" \
+	grep -q "exp-agent: expected JOB.json" "$TS_TMP/agent.err" || ts_show "$TS_TMP/agent.err"
 
-# --- 7. --version names the git revision
+# --- 7. a usage error exits 64 (EX_USAGE, tasshape(1) EXIT STATUS) from every command, whether
+# argp or the command found it; none of these gets as far as touching the system.
+while read -r want args; do
+	read -r -a words <<<"$args"
+	"$TS_BIN" "${words[@]}" >/dev/null 2>"$TS_TMP/usage.err"
+	rc=$?
+	ts_check "tasshape $args: exit status ($(head -n1 "$TS_TMP/usage.err" | cut -c1-80))" \
+		"$rc" == "$want"
+done <<'EOF_USAGE'
+64 no-such-command
+64 --no-such-option
+64 trace
+64 trace no-such-command
+64 trace stats
+64 trace check --no-such-option
+64 exp
+64 exp no-such-command
+64 exp list
+64 exp check
+64 exp merge
+64 exp merge out-only
+64 exp merge --no-such-option out dir
+64 exp flent
+64 exp flent --no-such-option dir
+64 exp report
+64 exp report dir1 dir2
+64 exp report --no-such-option dir
+64 exp resume
+64 sim --no-such-option
+64 attach --no-such-option
+64 plot
+64 doctor --no-such-option
+64 cleanup --pid x
+64 vm --no-such-option
+EOF_USAGE
+"$TS_BIN" exp merge --help >"$TS_TMP/merge.help" 2>&1
+ts_check "exp merge --help: exit status" "$?" == 0
+ts_true "exp merge --help: the usage line" grep -q '^Usage: tasshape exp merge \[OPTION...\] OUT DIR...' \
+	"$TS_TMP/merge.help"
+
+# --- 8. --version names the git revision
 if rev=$(git -C "$SRC" rev-parse --short=7 HEAD 2>/dev/null); then
 	ver=$("$TS_BIN" --version)
 	ts_true "--version '$ver' contains the git revision $rev" grep -q "git $rev" <<<"$ver"

@@ -70,7 +70,7 @@ expect 1 "huge.csv:2: down_mbps '5e13' is above the limit" "$BIN" trace check "$
 expect 1 "empty.csv: empty trace" "$BIN" trace check "$TMP/empty.csv"
 expect 1 "junk.png:1: control character 0x89: binary data" "$BIN" trace check "$TMP/junk.png"
 expect 1 "missing.csv: cannot open" "$BIN" trace check "$TMP/missing.csv"
-expect 2 "unknown command 'frobnicate'" "$BIN" trace frobnicate
+expect 64 "unknown command 'frobnicate'" "$BIN" trace frobnicate
 
 # --- stats ---------------------------------------------------------------------------------
 "$BIN" trace stats "$SRC/traces/step-10-40mbit.csv" >"$TMP/stats.txt"
