@@ -51,6 +51,7 @@
 #include "exp/exec_vm.h"
 #include "exp/run.h"
 #include "net/netns.h"
+#include "net/netns_hash.h"
 #include "net/sockdiag.h"
 #include "run/sockstats_out.h"
 #include "net/rtnl.h"
@@ -334,52 +335,10 @@ static json_object *wait_report(const struct exec *e, const char *name, pid_t pi
 
 /*
  * Each run samples the sockets of both ends every 50 ms (the wrapper's
- * --sockstats and wait_client below). A sock_diag dump walks the TCP
- * established hash of its namespace, which is the host's, shared by all
- * namespaces (262,144 buckets per family on the 2-core development
- * machine: 2-4 ms of CPU per dump, a fifth of an rrul run's CPU), unless the
- * namespace was created from one whose net.ipv4.tcp_child_ehash_entries
- * is set (Linux 5.19). Then it has its own table of that size: a dump
- * walks 8,192 buckets. Side effects, per namespace (tcp_set_hashinfo):
- * tcp_max_tw_buckets 4,096 and tcp_max_syn_backlog 128, far above what a
- * run's few flows use (docs/benchmarks.md, "Why exp run fell behind").
+ * --sockstats and wait_client below): the hub, like the wrapper's own
+ * namespaces, gets its own small TCP hash so that a dump does not walk
+ * the host's (net/netns_hash.h).
  */
-#define CHILD_EHASH_KEY "net/ipv4/tcp_child_ehash_entries"
-#define CHILD_EHASH	"8192"
-
-static int set_child_ehash(void *err)
-{
-	return ts_sysctl_write(CHILD_EHASH_KEY, CHILD_EHASH, err);
-}
-
-/*
- * Create namespace @name with its own TCP hash: from an anonymous
- * namespace (gone when this thread leaves it) whose children get one.
- * Where the kernel has no such setting, the hub shares the host's table,
- * as before.
- */
-static int hub_netns(struct ts_netns *hub, const char *name, struct ts_err *err)
-{
-	int self = ts_netns_current(err), ret = 1;
-	struct ts_err e;
-
-	if (self < 0)
-		return self;
-	if (unshare(CLONE_NEWNET) == 0) {
-		if (set_child_ehash(&e) == 0)
-			ret = ts_netns_create(hub, name, err);
-		if (setns(self, CLONE_NEWNET) < 0) {
-			ts_err_set(err, "cannot return to the original network namespace: %s",
-				   strerror(errno));
-			ret = -ENOTRECOVERABLE;
-		}
-	}
-	close(self);
-	if (ret == 1)
-		ret = ts_netns_create(hub, name, err);
-	return ret;
-}
-
 static int hub_create(struct exec *e, char *err, size_t errlen)
 {
 	struct ts_err terr;
@@ -392,14 +351,12 @@ static int hub_create(struct exec *e, char *err, size_t errlen)
 		char name[TS_NETNS_NAME_MAX];
 
 		snprintf(name, sizeof(name), "tas-%d-%u", (int)getpid(), n);
-		ret = hub_netns(&e->hub, name, &terr);
+		ret = ts_netns_create_hashed(&e->hub, name, &terr);
 	}
 	if (ret < 0) {
 		snprintf(err, errlen, "far-side namespace: %.400s", terr.msg);
 		return ret;
 	}
-	/* The wrapper's namespaces are created from the hub: their own TCP hash too (best effort). */
-	ts_netns_run(e->hub.fd, set_child_ehash, &terr, &terr);
 	ret = ts_rtnl_open(&r, e->hub.fd, &terr);
 	if (ret == 0) {
 		lo = ts_rtnl_link_index(&r, "lo", &terr);

@@ -14,6 +14,7 @@
 
 #include "net/rtnl.h"
 #include "net/fwd.h"
+#include "net/netns_hash.h"
 #include "net/topo.h"
 
 #define TOPO_MAX_INDEX 1000 /* keeps "tas<7-digit pid>-<n>o" within 15 characters */
@@ -218,6 +219,8 @@ static int link_names(struct ts_topo *t, struct ts_err *err)
  * link namespace name and the outer link name (either may be left by a
  * dead process that had our pid: then the next index). The link-to-inner
  * pair is made inside the fresh link namespace, where no name is taken.
+ * Both namespaces get their own small TCP hash, so that sampling CMD's
+ * sockets does not walk the host's table (net/netns_hash.h).
  */
 static int make_ns_and_veth(struct ts_topo *t, struct ts_rtnl *outer, struct ts_err *err)
 {
@@ -228,13 +231,13 @@ static int make_ns_and_veth(struct ts_topo *t, struct ts_rtnl *outer, struct ts_
 
 	for (n = 0; n < TOPO_MAX_INDEX; n++) {
 		snprintf(name, sizeof(name), "tas-%ld-%u", (long)t->owner, n);
-		ret = ts_netns_create(&t->inner, name, err);
+		ret = ts_netns_create_hashed(&t->inner, name, err);
 		if (ret == -EEXIST)
 			continue;
 		if (ret < 0)
 			return ret;
 		snprintf(name, sizeof(name), "tas-%ld-%u-link", (long)t->owner, n);
-		ret = ts_netns_create(&t->link, name, err);
+		ret = ts_netns_create_hashed(&t->link, name, err);
 		if (ret == 0) {
 			t->index = n;
 			ret = link_names(t, err);

@@ -84,6 +84,8 @@ static const char *const sysctl_keys[] = {
 	"net/ipv4/tcp_pacing_ss_ratio",
 	"net/ipv4/tcp_pacing_ca_ratio",
 	"net/core/default_qdisc",
+	/* Its own TCP hash's buckets, or (negative) the host's shared one's (net/netns_hash.h). */
+	"net/ipv4/tcp_ehash_entries",
 	"net/core/rmem_max",
 	"net/core/wmem_max",
 };

@@ -227,8 +227,8 @@ static ts_ns_t policy_deadline(const struct ts_shaper *sh)
 		if (held_by_model(sh))
 			return sh->drain_end;
 		if (sh->closed_at != TS_NEVER)
-			return ts_min(sh->drain_end,
-				      ts_max(sh->last_arrival, sh->closed_at) + TS_DRAIN_QUIET);
+			return ts_min(sh->drain_end, ts_max(sh->last_arrival + TS_DRAIN_QUIET,
+							    sh->closed_at + TS_DRAIN_CLOSED));
 		return ts_min(sh->drain_end,
 			      ts_max(sh->last_arrival + TS_DRAIN_QUIET, sh->next_sock_check));
 	default:
@@ -454,7 +454,7 @@ static void drain_begin(struct ts_shaper *sh, ts_ns_t now)
  * time is up. A socket turns TIME_WAIT as it sends its last ACK, which
  * then still crosses a veth before a hook queues it: so after the count
  * first finds no open connection, the queues must stay empty and quiet
- * for TS_DRAIN_QUIET more.
+ * for TS_DRAIN_CLOSED more (run/shaper.h says why).
  */
 static bool drain_over(struct ts_shaper *sh, ts_ns_t now)
 {
@@ -472,7 +472,7 @@ static bool drain_over(struct ts_shaper *sh, ts_ns_t now)
 			return false;
 		sh->closed_at = now;
 	}
-	if (sh->sockets && now < sh->closed_at + TS_DRAIN_QUIET)
+	if (sh->sockets && now < sh->closed_at + TS_DRAIN_CLOSED)
 		return false;
 	sh->drain_complete = true;
 	return true;

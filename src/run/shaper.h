@@ -71,11 +71,20 @@ enum ts_stop {
  * arrived for TS_DRAIN_QUIET (a packet released at the sender hook, or a
  * socket's last ACK, takes microseconds to be queued at the next hook);
  * the inner namespace's sockets are counted at most every TS_DRAIN_POLL,
- * and the queues must stay quiet TS_DRAIN_QUIET after the count found
+ * and the queues must stay quiet TS_DRAIN_CLOSED after the count found
  * every connection closed.
  */
 #define TS_DRAIN_QUIET (2 * TS_NSEC_PER_MSEC)
-#define TS_DRAIN_POLL  (5 * TS_NSEC_PER_MSEC)
+/*
+ * After the count found every connection closed, the queues must stay quiet
+ * this long: a socket's last ACK (or RST) is sent as it closes and crosses
+ * the veth in a softirq that a busy host may defer to ksoftirqd for a few
+ * milliseconds. While a count walked the host's TCP hash (2-8 ms) that walk
+ * hid the wait; with the namespace's own table it takes 75 us, and t_drain
+ * on a host with load average 7-10 then lost such an ACK in 2 of 10 runs.
+ */
+#define TS_DRAIN_CLOSED (10 * TS_NSEC_PER_MSEC)
+#define TS_DRAIN_POLL	(5 * TS_NSEC_PER_MSEC)
 
 /* ts_shaper_turn's @ready: bit i for hook i, and the signal fd. */
 #define TS_READY_HOOKS	((1u << TS_H__COUNT) - 1)

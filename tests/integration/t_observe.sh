@@ -15,7 +15,8 @@
 #   - sockstats.csv: the iperf3 data flow shows cubic, cwnd > 0, and a
 #     smoothed RTT near the 20 ms round trip (plus at most the queue);
 #   - stats.csv: the windows' delivered bytes add up to the summary's;
-#   - manifest.json: the kernel release and the trace file's SHA-256;
+#   - manifest.json: the kernel release and the trace file's SHA-256; CMD's namespace has its
+#     own 8,192-bucket TCP hash (so a socket sample walks 8,192 buckets, not the host's table);
 #   - no status line on stderr (not a terminal); with a pseudo-terminal
 #     (script(1)) there is one;
 #   - tasshape plot: non-empty 1024x640 PNGs (when gnuplot is installed).
@@ -137,6 +138,14 @@ ts_check "manifest: kernel release" "$(jq -r '.kernel.release == "'"$(uname -r)"
 hash=$(sha256sum "$TS_TMP/12mbit.mahi" | cut -d' ' -f1)
 ts_check "manifest: trace SHA-256" "$(jq -r '.traces[0].sha256 == "'"$hash"'"' \
 	"$RUN/manifest.json" | sed 's/true/1/;s/false/0/')" == 1
+# A load-insensitive guard that socket sampling stays cheap (docs/benchmarks.md, "Why exp run
+# fell behind"): negative would mean the host's shared table.
+if [ -r /proc/sys/net/ipv4/tcp_child_ehash_entries ]; then
+	ts_check "manifest: CMD's namespace's own TCP hash buckets" \
+		"$(jq -r '.sysctls["net.ipv4.tcp_ehash_entries"]' "$RUN/manifest.json")" "==" 8192
+else
+	ts_skip_part "no per-namespace TCP hash in this kernel (Linux 5.19 has it)"
+fi
 ts_log "manifest: version $(jq -r .tasshape_version "$RUN/manifest.json") ($(jq -r \
 	.git_revision "$RUN/manifest.json")), stop '$(jq -r .stop "$RUN/manifest.json")', namespace \
 CCA $(jq -r '.sysctls["net.ipv4.tcp_congestion_control"]' "$RUN/manifest.json")"
