@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "run/csv_in.h"
 #include "run/gnuplot.h"
 #include "run/obs.h"
 #include "run/sockstats_in.h"
@@ -174,55 +175,74 @@ static long stats_data(struct plot *p)
 	return p->stats_rows;
 }
 
+/* The departures' delays of a mahimahi log, counted per millisecond. */
+struct cdf_count {
+	uint64_t *count, total;
+	size_t ncount;
+};
+
+/* One line of a log: a departure's delay counted, anything else skipped. */
+static int cdf_line(void *ctx, const char *line, size_t len, unsigned long lineno,
+		    struct ts_err *err)
+{
+	struct cdf_count *c = ctx;
+	unsigned long long t, size, delay;
+	char type;
+
+	(void)len, (void)lineno, (void)err;
+	if (line[0] == '#' || sscanf(line, "%llu %c %llu %llu", &t, &type, &size, &delay) != 4 ||
+	    type != '-' || delay > 10000000)
+		return 0;
+	if (delay >= c->ncount) {
+		size_t nn = (size_t)delay * 2 + 64;
+		uint64_t *k = realloc(c->count, nn * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		memset(k + c->ncount, 0, (nn - c->ncount) * sizeof(*k));
+		c->count = k;
+		c->ncount = nn;
+	}
+	c->count[delay]++;
+	c->total++;
+	return 0;
+}
+
 /* Per-packet queueing delays (ms) of a mahimahi log's departures, as a CDF data file. */
 static int cdf_data(struct plot *p, int d)
 {
 	static const char *const log[2] = {"uplink.log", "downlink.log"};
-	char path[TS_OBS_PATH], *line = NULL;
-	uint64_t *count = NULL, total = 0, seen = 0;
-	size_t cap = 0, ncount = 0, i;
-	FILE *in, *out;
+	struct cdf_count c = {0};
+	char path[TS_OBS_PATH];
+	struct ts_err err;
+	uint64_t seen = 0;
+	FILE *out;
+	size_t i;
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", p->a->dir, log[d]);
 	out = ts_gnuplot_tmp_file(&p->tmp, d ? "cdf-down.dat" : "cdf-up.dat", p->cdf[d],
 				  sizeof(p->cdf[d]));
 	if (!out)
 		return -errno;
-	in = fopen(path, "re");
-	while (in && getline(&line, &cap, in) > 0) {
-		unsigned long long t, size, delay;
-		char type;
-
-		if (line[0] == '#' ||
-		    sscanf(line, "%llu %c %llu %llu", &t, &type, &size, &delay) != 4 ||
-		    type != '-' || delay > 10000000)
-			continue;
-		if (delay >= ncount) {
-			size_t nn = (size_t)delay * 2 + 64;
-			uint64_t *c = realloc(count, nn * sizeof(*c));
-
-			if (!c)
-				break;
-			memset(c + ncount, 0, (nn - ncount) * sizeof(*c));
-			count = c;
-			ncount = nn;
-		}
-		count[delay]++;
-		total++;
+	/* The shared line reader: a regular file only, lines of a bounded length. */
+	ret = ts_csv_in_file(path, cdf_line, &c, &err);
+	if (ret && ret != -ENOENT) {
+		ts_cli_error("plot: %s: delay CDF not drawn",
+			     ret == -ENOMEM ? strerror(ENOMEM) : err.msg);
+		p->bad = 1;
+		c.total = 0;
 	}
-	for (i = 0; i < ncount && total; i++) {
-		if (!count[i])
+	for (i = 0; i < c.ncount && c.total; i++) {
+		if (!c.count[i])
 			continue;
-		seen += count[i];
-		fprintf(out, "%zu %.6f\n", i, (double)seen / (double)total);
+		seen += c.count[i];
+		fprintf(out, "%zu %.6f\n", i, (double)seen / (double)c.total);
 	}
-	if (in)
-		fclose(in);
-	free(line);
-	free(count);
+	free(c.count);
 	if (fclose(out))
 		return -EIO;
-	return (int)(total > 0);
+	return (int)(c.total > 0);
 }
 
 /* A row of sockstats.csv into its flow's file (t cwnd srtt); the first 32 flows. */

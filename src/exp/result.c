@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/infile.h"
 #include "run/json.h"
 #include "exp/result.h"
 
@@ -257,28 +258,18 @@ out:
 
 int ts_exp_result_load(struct ts_exp_result *r, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	struct ts_err e;
 	char *text = NULL;
-	size_t len = 0, n;
-	char buf[65536];
-	FILE *m;
+	size_t len;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	/* A results directory is anyone's: only a regular file, and no larger than the limit. */
+	ret = ts_in_read(path, TS_IN_JSON_MAX, &text, &len, &e);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", e.msg);
 		return ret;
 	}
-	m = open_memstream(&text, &len);
-	if (!m) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, m);
-	fclose(f);
-	fclose(m);
 	ret = ts_exp_result_parse(r, path, text, err, errlen);
 	free(text);
 	return ret;

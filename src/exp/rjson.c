@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Typed getters over parsed result files (see rjson.h). */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "exp/rjson.h"
+#include "run/infile.h"
 
 static struct json_object *get(const struct json_object *o, const char *key)
 {
@@ -85,23 +86,45 @@ int ts_rj_nums(const struct json_object *a, size_t n, double **out)
 
 int ts_rj_load(const char *path, struct json_object **out, char *err, size_t errlen)
 {
-	struct json_object *o;
+	struct json_tokener *tok = NULL;
+	struct json_object *o = NULL;
+	struct ts_err e;
+	char *text = NULL;
+	size_t len;
+	int ret;
 
 	*out = NULL;
-	if (access(path, F_OK) != 0) {
+	ret = ts_in_read(path, TS_IN_JSON_MAX, &text, &len, &e);
+	if (ret == -ENOENT) {
 		snprintf(err, errlen, "%s: does not exist", path);
-		return -ENOENT;
+		return ret;
 	}
-	o = json_object_from_file(path);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", e.msg);
+		return ret == -ENOMEM ? ret : -EINVAL;
+	}
+	ret = -EINVAL;
+	tok = json_tokener_new();
+	if (!tok || len > INT_MAX) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	o = json_tokener_parse_ex(tok, text, (int)len);
 	if (!o) {
-		snprintf(err, errlen, "%s: not valid JSON (%s)", path, json_util_get_last_err());
-		return -EINVAL;
-	}
-	if (!json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
+		snprintf(err, errlen, "%s: not valid JSON (%s)", path,
+			 json_tokener_error_desc(json_tokener_get_error(tok)));
+	} else if (!json_object_is_type(o, json_type_object)) {
 		snprintf(err, errlen, "%s: expected a JSON object at the top", path);
-		return -EINVAL;
+	} else {
+		*out = o;
+		o = NULL;
+		ret = 0;
 	}
-	*out = o;
-	return 0;
+out:
+	json_object_put(o);
+	if (tok)
+		json_tokener_free(tok);
+	free(text);
+	return ret;
 }

@@ -34,7 +34,8 @@ int ts_rj_nums(const struct json_object *a, size_t n, double **out);
 /*
  * ts_rj_load - parse the JSON file @path into *@out (caller puts).
  * Returns 0, -ENOENT when it does not exist, -EINVAL with @err naming the
- * file and json-c's reason when it does not parse or is not an object.
+ * file and the reason when it is not a regular file, is larger than
+ * TS_IN_JSON_MAX (run/infile.h), does not parse or is not an object.
  */
 int ts_rj_load(const char *path, struct json_object **out, char *err, size_t errlen);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The summary across the matrix, from result.json files only (docs/experiments.md, "Summary"). */
 #include <errno.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "exp/dirlist.h"
 #include "exp/stats.h"
 #include "exp/summary.h"
+#include "run/infile.h"
 
 /* A growing array of doubles. */
 struct dvec {
@@ -113,12 +115,20 @@ static int config_flag(struct ts_exp_sum_config *c, const char *flag)
 	return 0;
 }
 
+bool ts_exp_id_is_dirname(const char *id)
+{
+	return id && *id && strlen(id) <= NAME_MAX && !strchr(id, '/') && strcmp(id, ".") &&
+	       strcmp(id, "..");
+}
+
 int ts_exp_summary_declare(struct ts_exp_summary *s, const char *id,
 			   const struct ts_exp_axis_val *axes, size_t naxes)
 {
 	struct ts_exp_sum_config *c;
 	size_t i;
 
+	if (!ts_exp_id_is_dirname(id))
+		return -EINVAL;
 	if (ts_exp_summary_find(s, id))
 		return 0;
 	c = realloc(s->configs, (s->nconfigs + 1) * sizeof(*c));
@@ -294,6 +304,35 @@ int ts_exp_summary_add(struct ts_exp_summary *s, struct ts_exp_result *res, size
 
 /* ---- reading a directory ------------------------------------------------------------------ */
 
+/* The parsed document @path, NULL at the end of the file, or NULL with @err set (*@ret < 0). */
+static json_object *read_json(const char *path, int *ret, char *err, size_t errlen)
+{
+	json_object *root = NULL;
+	struct ts_err e;
+	char *text;
+	size_t len;
+
+	/* A results directory is anyone's: only a regular file, and no larger than the limit. */
+	*ret = ts_in_read(path, TS_IN_JSON_MAX, &text, &len, &e);
+	if (*ret == -ENOENT) {
+		*ret = 0;
+		return NULL;
+	}
+	if (*ret < 0) {
+		snprintf(err, errlen, "%s", e.msg);
+		return NULL;
+	}
+	root = json_tokener_parse(text);
+	free(text);
+	if (!root || !json_object_is_type(root, json_type_object)) {
+		snprintf(err, errlen, "%s: expected a JSON object", path);
+		*ret = -EINVAL;
+		json_object_put(root);
+		return NULL;
+	}
+	return root;
+}
+
 static int read_experiment(struct ts_exp_summary *s, const char *dir, char *err, size_t errlen)
 {
 	char path[4096];
@@ -302,46 +341,53 @@ static int read_experiment(struct ts_exp_summary *s, const char *dir, char *err,
 	int ret = 0;
 
 	snprintf(path, sizeof(path), "%s/experiment.json", dir);
-	root = json_object_from_file(path);
-	if (!root) {
-		if (access(path, F_OK) < 0)
-			return 0; /* results without a plan: summarise what is there */
-		snprintf(err, errlen, "%s: not JSON: %s", path, json_util_get_last_err());
-		return -EINVAL;
-	}
+	root = read_json(path, &ret, err, errlen);
+	if (!root)
+		return ret; /* 0: results without a plan, summarise what is there */
 	if (json_object_object_get_ex(root, "name", &v) &&
 	    json_object_is_type(v, json_type_string)) {
 		free(s->name);
 		s->name = strdup(json_object_get_string(v));
 	}
-	if (json_object_object_get_ex(root, "skipped", &skipped))
+	if (json_object_object_get_ex(root, "skipped", &skipped) &&
+	    json_object_is_type(skipped, json_type_array))
 		for (i = 0; i < json_object_array_length(skipped) && !ret; i++) {
 			json_object *k = json_object_array_get_idx(skipped, i), *cca, *why;
 
 			if (json_object_object_get_ex(k, "cca", &cca) &&
-			    json_object_object_get_ex(k, "why", &why))
+			    json_object_object_get_ex(k, "why", &why) &&
+			    json_object_is_type(cca, json_type_string) &&
+			    json_object_is_type(why, json_type_string))
 				ret = ts_exp_summary_skip(s, json_object_get_string(cca),
 							  json_object_get_string(why));
 		}
-	if (json_object_object_get_ex(root, "configs", &configs))
+	if (json_object_object_get_ex(root, "configs", &configs) &&
+	    json_object_is_type(configs, json_type_array))
 		for (i = 0; i < json_object_array_length(configs) && !ret; i++) {
 			json_object *c = json_object_array_get_idx(configs, i), *id, *axes;
 			struct ts_exp_axis_val av[TS_EXP_MAX_AXES];
 			size_t na = 0;
 
 			if (!json_object_object_get_ex(c, "id", &id) ||
+			    !json_object_is_type(id, json_type_string) ||
+			    !ts_exp_id_is_dirname(json_object_get_string(id)) ||
 			    !json_object_object_get_ex(c, "axes", &axes) ||
 			    !json_object_is_type(axes, json_type_object)) {
 				snprintf(err, errlen,
-					 "%s: configs[%zu]: expected \"id\" and \"axes\"", path, i);
+					 "%s: configs[%zu]: expected \"id\" (a directory name: not "
+					 "empty, no '/', not '.' or '..') and \"axes\" (an object)",
+					 path, i);
 				ret = -EINVAL;
 				break;
 			}
 			json_object_object_foreach(axes, key, val)
 			{
+				/* json-c reads null as NULL: a value that is no string is "?". */
 				if (na < TS_EXP_MAX_AXES) {
 					av[na].axis = key;
-					av[na++].value = json_object_get_string(val);
+					av[na++].value = json_object_is_type(val, json_type_string)
+								 ? json_object_get_string(val)
+								 : "?";
 				}
 			}
 			ret = ts_exp_summary_declare(s, json_object_get_string(id), av, na);
@@ -393,7 +439,12 @@ int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err
 	ts_dirlist_free(ids, nids);
 	if (!ret) {
 		ret = ts_exp_summary_add(s, res, nres);
-		if (ret < 0)
+		if (ret == -EINVAL)
+			snprintf(err, errlen,
+				 "%s: a result.json's \"id\" is not a directory name (empty, '/', "
+				 "'.' or '..')",
+				 dir);
+		else if (ret < 0)
 			snprintf(err, errlen, "%s: out of memory", dir);
 	}
 	for (i = 0; i < nres; i++)

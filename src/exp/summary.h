@@ -63,7 +63,18 @@ struct ts_exp_summary {
 void ts_exp_summary_init(struct ts_exp_summary *s, const char *name);
 void ts_exp_summary_free(struct ts_exp_summary *s);
 
-/* Declare a configuration (so it is listed, in this order, even with no run). */
+/*
+ * ts_exp_id_is_dirname - whether configuration id @id may name a directory
+ * of the results directory: not NULL or empty, at most NAME_MAX bytes, no
+ * '/', not "." or "..". Ids come from files anyone may have written, and the
+ * report reads DIR/ID/rep-N: an id such as "../../x" must not lead it out.
+ */
+bool ts_exp_id_is_dirname(const char *id);
+
+/*
+ * Declare a configuration (so it is listed, in this order, even with no
+ * run). -EINVAL when @id is not a directory name (ts_exp_id_is_dirname).
+ */
 int ts_exp_summary_declare(struct ts_exp_summary *s, const char *id,
 			   const struct ts_exp_axis_val *axes, size_t naxes);
 
@@ -74,8 +85,8 @@ int ts_exp_summary_skip(struct ts_exp_summary *s, const char *cca, const char *w
  * ts_exp_summary_add - fold the results @res[0..n) into @s: each one's
  * configuration declared if new, its values and flags added (a run is
  * counted as fallen behind by the executor's "fell_behind:DIR" flags),
- * and every configuration's statistics computed again. Returns 0 or
- * -ENOMEM.
+ * and every configuration's statistics computed again. Returns 0,
+ * -EINVAL when a result's id is not a directory name, or -ENOMEM.
  */
 int ts_exp_summary_add(struct ts_exp_summary *s, struct ts_exp_result *res, size_t n);
 

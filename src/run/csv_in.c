@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "run/csv_in.h"
+#include "run/infile.h"
 
 int ts_csv_in_split(const char *line, size_t len, struct ts_csv_in_fields *out, const char *name,
 		    unsigned long lineno, struct ts_err *err)
@@ -159,11 +161,17 @@ int ts_csv_in_file(const char *path, ts_csv_in_line_fn fn, void *ctx, struct ts_
 	int ret = 0;
 	long len;
 	FILE *f;
+	int fd;
 
-	f = fopen(path, "re");
+	/* Only a regular file: a FIFO planted in a results directory would wait forever. */
+	fd = ts_in_open(path, err);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "re");
 	if (!f) {
 		ret = -errno;
 		ts_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+		close(fd);
 		return ret;
 	}
 	while (!ret && (len = read_line(f, buf, sizeof(buf), &toolong)) >= 0) {

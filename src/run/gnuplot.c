@@ -16,18 +16,23 @@
 #include "run/gnuplot.h"
 #include "run/outfile.h"
 
-bool ts_gnuplot_available(void)
+/*
+ * The gnuplot program into @buf: the first executable gnuplot in an
+ * absolute directory of $PATH. A relative entry ("", ".", "bin") names a
+ * directory under the current one, which may be a results directory that
+ * another user wrote: a gnuplot planted there would run as root, so such
+ * entries are skipped, and the program is run by this absolute name.
+ */
+static bool find_gnuplot(char *buf, size_t len)
 {
 	const char *path = getenv("PATH");
-	char buf[4096];
 
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		size_t n = strcspn(path, ":");
 
-		if (n &&
-		    snprintf(buf, sizeof(buf), "%.*s/gnuplot", (int)n, path) < (int)sizeof(buf) &&
+		if (path[0] == '/' && snprintf(buf, len, "%.*s/gnuplot", (int)n, path) < (int)len &&
 		    access(buf, X_OK) == 0)
 			return true;
 		path += n;
@@ -35,6 +40,13 @@ bool ts_gnuplot_available(void)
 			path++;
 	}
 	return false;
+}
+
+bool ts_gnuplot_available(void)
+{
+	char buf[4096];
+
+	return find_gnuplot(buf, sizeof(buf));
 }
 
 static long long now_ms(void)
@@ -52,8 +64,8 @@ static int left_ms(long long deadline)
 	return d < 0 ? 0 : d > 60000 ? 60000 : (int)d;
 }
 
-/* The child: stdin from @in, stdout to @out; nothing else open. Never returns. */
-static void child(int in, int out)
+/* The child: program @prog, stdin from @in, stdout to @out; nothing else open. Never returns. */
+static void child(const char *prog, int in, int out)
 {
 	/*
 	 * Nothing of the caller's environment: HOME would make gnuplot load
@@ -71,7 +83,7 @@ static void child(int in, int out)
 		_exit(126);
 	syscall(SYS_close_range, 3U, ~0U, 0U);
 	signal(SIGPIPE, SIG_DFL);
-	execvpe("gnuplot", argv, env);
+	execve(prog, argv, env);
 	_exit(127);
 }
 
@@ -137,8 +149,15 @@ int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int time
 	long long deadline = now_ms() + timeout_ms;
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
 	int fd[2], status = 0, ret, wret;
+	char prog[4096];
 	pid_t pid;
 
+	if (!find_gnuplot(prog, sizeof(prog))) {
+		ts_err_set(err,
+			   "gnuplot is not installed in an absolute directory of $PATH (Debian: "
+			   "apt-get install gnuplot-nox)");
+		return -ENOENT;
+	}
 	if (pipe2(fd, O_CLOEXEC) < 0) {
 		ret = -errno;
 		ts_err_set(err, "gnuplot: pipe: %s", strerror(errno));
@@ -153,7 +172,7 @@ int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int time
 		return ret;
 	}
 	if (pid == 0)
-		child(fd[0], out_fd);
+		child(prog, fd[0], out_fd);
 	close(fd[0]);
 	/* gnuplot may quit before reading all: a write error, not a signal that kills us. */
 	sigaction(SIGPIPE, &ign, &old);

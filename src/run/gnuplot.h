@@ -40,11 +40,12 @@
  */
 int ts_gnuplot_quote(struct ts_text *b, const char *s);
 
-/* ts_gnuplot_available - is there an executable gnuplot on $PATH? */
+/* ts_gnuplot_available - is there an executable gnuplot in an absolute directory of $PATH? */
 bool ts_gnuplot_available(void);
 
 /*
- * ts_gnuplot_run - run gnuplot (found on $PATH, no shell) with @script
+ * ts_gnuplot_run - run gnuplot (found in an absolute directory of $PATH,
+ * never under the current one; no shell) with @script
  * (@len bytes) on its standard input and its standard output on
  * @out_fd (the image; -1: /dev/null); its messages go to our standard
  * error. Waits at most @timeout_ms for it to finish, then kills it.

@@ -19,6 +19,13 @@
 # names in result.json do too, and whose run's stats.csv has the EOD row;
 # `trace plot` of a trace whose file name and --title hold them.
 # Run with /work/.../tasshape of before the fix, the MARKER files appear.
+#
+# Also: `plot` run from a directory holding a planted gnuplot, with an empty
+# entry and '.' in $PATH, must run the real one (before: the planted one ran);
+# `exp report` of directories whose result.json is a FIFO (before: it waited
+# forever), whose configuration id is "../outside" (before: it read the runs
+# there) or null (before: a crash), and whose result.json is over 64 MiB
+# (before: read whole) must exit 1 at once with a message naming the file.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init sec_gnuplot "${1:-}" gnuplot python3
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -137,4 +144,50 @@ no_marker "trace plot, a quote and a newline in the file name and the title"
 ts_true "trace plot draws both PNGs" eval 'is_png "$W/t1.png" && is_png "$W/t2.png"'
 ts_true "no private gnuplot directory is left behind" \
 	test "$(ls -d "${TMPDIR:-/tmp}"/tasshape-gnuplot-* 2>/dev/null | sort)" = "$GP_DIRS"
+
+# --- a gnuplot planted in the current directory, a relative $PATH entry ---------------------------
+# A root PATH with an empty entry (a trailing ':') or '.' names the current
+# directory, here a results directory someone else wrote; its gnuplot must not run.
+P=$TS_TMP/planted
+mkdir -p "$P"
+cp "$R/stats.csv" "$P/stats.csv"
+printf '#!/bin/sh\ntouch %s/MARK-path\n' "$TS_TMP" >"$P/gnuplot"
+chmod 755 "$P/gnuplot"
+(cd "$P" && PATH=":.:$PATH" "$TS_BIN" plot . --format png >"$TS_TMP/pp.out" 2>&1)
+ts_check "plot from a directory with a planted gnuplot, PATH with '' and '.': exit status" "$?" == 0
+no_marker "plot, a gnuplot in the current directory"
+ts_true "plot drew throughput.png with the real gnuplot" is_png "$P/throughput.png"
+
+# --- exp report of a directory whose files are traps -------------------------------------------------
+# Each must end at once with exit 1 and a message naming the file: a FIFO as
+# result.json (it waited forever), a configuration id leading out of the
+# directory (it read results elsewhere), a null id (it crashed), a result.json
+# larger than the limit (read whole, any size).
+trap_report() { # NAME WANT: exp report of $TS_TMP/NAME within 20 s, exit 1, WANT in its stderr
+	timeout 20 "$TS_BIN" exp report "$TS_TMP/$1" >"$TS_TMP/$1.out" 2>"$TS_TMP/$1.err"
+	ts_check "exp report, $1: exit status" "$?" == 1
+	ts_true "exp report, $1: says why" grep -qF -- "$2" "$TS_TMP/$1.err" ||
+		ts_show "$TS_TMP/$1.err"
+}
+for n in fifo dotdot nullid big; do
+	/usr/bin/python3 "$HERE/../interop/make_results.py" "$TS_TMP/$n" tcp_upload >/dev/null ||
+		ts_die "make_results.py failed"
+done
+first=$(ls -d "$TS_TMP"/fifo/cca=*/rep-1 | head -1)
+rm "$first/result.json" && mkfifo "$first/result.json"
+trap_report fifo "result.json: expected a regular file (not a FIFO, device or directory)"
+mkdir -p "$TS_TMP/outside/rep-1"
+cp "$(ls -d "$TS_TMP"/dotdot/cca=*/rep-1 | head -1)/result.json" "$TS_TMP/outside/rep-1/"
+/usr/bin/python3 - "$TS_TMP" <<'PY2' || ts_die "cannot doctor experiment.json"
+import json, sys
+for n, v in (("dotdot", "../outside"), ("nullid", None)):
+    p = sys.argv[1] + "/" + n + "/experiment.json"
+    e = json.load(open(p))
+    e["configs"][0]["id"] = v
+    json.dump(e, open(p, "w"))
+PY2
+trap_report dotdot "configs[0]: expected \"id\" (a directory name"
+trap_report nullid "configs[0]: expected \"id\" (a directory name"
+truncate -s 65M "$(ls -d "$TS_TMP"/big/cca=*/rep-1 | head -1)/result.json"
+trap_report big "result.json: larger than 67108864 bytes, the limit for this file"
 exit 0

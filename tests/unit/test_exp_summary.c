@@ -322,6 +322,74 @@ static void test_from_dir_and_writers(void)
 		TSU_EQ(system(path), 0);
 }
 
+/*
+ * Configuration ids name directories (the report reads DIR/ID/rep-N): an
+ * id from a file anyone may have written that is not one directory name
+ * ("..", "../x", "/etc", "", null) is refused, as are a "configs" and
+ * "skipped" that are not lists (json-c asserts on those) and an axis
+ * value of null (no string to copy).
+ */
+static void test_hostile_ids(void)
+{
+	static const char *const bad[] = {"\"..\"",  "\".\"", "\"../x\"", "\"/etc\"",
+					  "\"a/b\"", "\"\"",  "null",	  "5"};
+	char dir[] = "/tmp/tasshape-test-ids.XXXXXX", err[512], text[256], path[600];
+	struct ts_exp_summary s;
+	struct ts_exp_result r;
+	size_t i;
+
+	CU_ASSERT(ts_exp_id_is_dirname("cca=bbr,link=a..b"));
+	CU_ASSERT(ts_exp_id_is_dirname("x'\n!touch M #"));
+	CU_ASSERT(!ts_exp_id_is_dirname(".."));
+	CU_ASSERT(!ts_exp_id_is_dirname("a/.."));
+	CU_ASSERT(!ts_exp_id_is_dirname(NULL));
+	memset(text, 'a', 256);
+	text[255] = '\0';
+	CU_ASSERT(ts_exp_id_is_dirname(text)); /* NAME_MAX bytes */
+	text[255] = 'a';
+	text[sizeof(text) - 1] = '\0';
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "{\"configs\":[{\"id\":%s,\"axes\":{}}]}", bad[i]);
+		write_file(dir, "experiment.json", text);
+		ts_exp_summary_init(&s, NULL);
+		err[0] = '\0';
+		TSU_EQ(ts_exp_summary_from_dir(&s, dir, err, sizeof(err)), -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(
+			strstr(err, "configs[0]: expected \"id\" (a directory name"));
+		TSU_EQ(s.nconfigs, 0);
+		ts_exp_summary_free(&s);
+	}
+	write_file(dir, "experiment.json",
+		   "{\"configs\":5,\"skipped\":{\"cca\":1},\"name\":\"n\"}");
+	ts_exp_summary_init(&s, NULL);
+	TSU_EQ(ts_exp_summary_from_dir(&s, dir, err, sizeof(err)), 0);
+	TSU_EQ(s.nconfigs, 0);
+	ts_exp_summary_free(&s);
+	write_file(dir, "experiment.json",
+		   "{\"configs\":[{\"id\":\"c\",\"axes\":{\"cca\":null}}],"
+		   "\"skipped\":[{\"cca\":null,\"why\":null}]}");
+	ts_exp_summary_init(&s, NULL);
+	TSU_EQ(ts_exp_summary_from_dir(&s, dir, err, sizeof(err)), 0);
+	TSU_EQ(s.nconfigs, 1);
+	CU_ASSERT_STRING_EQUAL(s.configs[0].axes[0].value, "?");
+	TSU_EQ(s.nskipped, 0);
+	ts_exp_summary_free(&s);
+	/* A result.json whose id leads out of the directory. */
+	TSU_EQ(ts_exp_result_parse(
+		       &r, "r.json",
+		       "{\"version\":1,\"id\":\"..\",\"axes\":{},\"ok\":true,\"flows\":[]}", err,
+		       sizeof(err)),
+	       0);
+	ts_exp_summary_init(&s, NULL);
+	TSU_EQ(ts_exp_summary_add(&s, &r, 1), -EINVAL);
+	TSU_EQ(s.nconfigs, 0);
+	ts_exp_summary_free(&s);
+	ts_exp_result_free(&r);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	TSU_EQ(system(path), 0);
+}
+
 /* rep-K in the order of K (rep-2 before rep-10), names by strcmp, dot entries left out. */
 static void test_dirlist(void)
 {
@@ -496,6 +564,7 @@ static const struct tsu_test tests[] = {
 	{"summary of made-up results", test_summary},
 	{"result.json errors", test_result_errors},
 	{"summary from a directory, json/csv/md writers", test_from_dir_and_writers},
+	{"ids that are not a directory name are refused", test_hostile_ids},
 	{"directory entries: rep-K by K", test_dirlist},
 	{"check grammar", test_check_parse},
 	{"check resolve and evaluate", test_check_resolve_eval},

@@ -109,6 +109,41 @@ static void test_timeout(void)
 	CU_ASSERT_STRING_EQUAL(err.msg, "gnuplot: no image after 300 ms: stopped");
 }
 
+/*
+ * A relative $PATH entry ("", ".") names the current directory, which may
+ * be a results directory someone else wrote: a gnuplot there is never run.
+ */
+static void test_relative_path(void)
+{
+	char cwd[4096], sub[160], path[192], out[64], env[256];
+	struct ts_err err;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof(cwd)));
+	snprintf(sub, sizeof(sub), "%s/planted", bindir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0755), 0);
+	snprintf(path, sizeof(path), "%s/gnuplot", sub);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("#!/bin/sh\necho planted\n", f);
+	fclose(f);
+	chmod(path, 0755);
+	fake("echo absolute");
+	CU_ASSERT_EQUAL_FATAL(chdir(sub), 0);
+	snprintf(env, sizeof(env), ":.:planted:%s", bindir);
+	setenv("PATH", env, 1);
+	TSU_EQ(run("", out, sizeof(out), 10000, &err), 0);
+	CU_ASSERT_STRING_EQUAL(out, "absolute\n");
+	setenv("PATH", "::.", 1);
+	CU_ASSERT_FALSE(ts_gnuplot_available());
+	TSU_EQ(run("", out, sizeof(out), 10000, &err), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	setenv("PATH", bindir, 1);
+	CU_ASSERT_EQUAL(chdir(cwd), 0);
+	unlink(path);
+	rmdir(sub);
+}
+
 static void test_failures(void)
 {
 	struct ts_err err;
@@ -122,7 +157,8 @@ static void test_failures(void)
 	CU_ASSERT_FALSE(ts_gnuplot_available());
 	TSU_EQ(run("plot x\n", out, sizeof(out), 10000, &err), -ENOENT);
 	CU_ASSERT_STRING_EQUAL(err.msg,
-			       "gnuplot is not installed (Debian: apt-get install gnuplot-nox)");
+			       "gnuplot is not installed in an absolute directory of $PATH "
+			       "(Debian: apt-get install gnuplot-nox)");
 }
 
 static void test_tmp(void)
@@ -181,6 +217,7 @@ static const struct tsu_test tests[] = {
 	{"a script larger than a pipe", test_large_script},
 	{"a fixed environment", test_environment},
 	{"timeout", test_timeout},
+	{"a relative $PATH entry is never searched", test_relative_path},
 	{"exit status, not installed", test_failures},
 	{"private data directory", test_tmp},
 	{"cleanup", test_last},
