@@ -181,14 +181,18 @@ burst() { # LINGER TAG: attach, 300 datagrams, SIGINT; sets $took (s from the si
 	ts_check "$2: the sender wrote all 300 datagrams (its exit status)" "$sent" == 0
 	ts_check "$2: exit status" "$rc" == 0
 	ts_log "$2: exited $took s after SIGINT; uplink $(jq -c '.directions[0] | {pkts_in, pkts_out, drops}' "$sum")"
-	ts_check "$2: datagrams seen" "$(jq -r '.directions[0].pkts_in' "$sum")" == 300
+	# The namespace may send a packet of its own meanwhile (IPv6 neighbour discovery, a late
+	# segment of the iperf3 test above): the 300 datagrams and at most two others.
+	seen=$(jq -r '.directions[0].pkts_in' "$sum")
+	ts_range "$2: packets seen (the 300 datagrams, at most 2 others)" "$seen" 300 302
 	ts_check "$2: unexplained drops" "$(jq -r '[.directions[].unexplained_drops] | add' "$sum")" == 0
-	ts_check "$2: every datagram delivered or counted as a shutdown drop" \
-		"$(jq -r '.directions[0] | .pkts_out + .drops.shutdown' "$sum")" == 300
+	ts_check "$2: every packet delivered or counted as a shutdown drop" \
+		"$(jq -r '.directions[0] | .pkts_out + .drops.shutdown' "$sum")" == "$seen"
 }
 burst 5s drain
 ts_range "drain: seconds from SIGINT to exit (the burst takes 1.3 s)" "$took" 1.0 3.0 "s "
-ts_check "drain: all delivered" "$(jq -r '.directions[0].pkts_out' "$TS_TMP/drain.sum.json")" == 300
+ts_check "drain: all delivered" "$(jq -r '.directions[0].pkts_out' "$TS_TMP/drain.sum.json")" == \
+	"$(jq -r '.directions[0].pkts_in' "$TS_TMP/drain.sum.json")"
 ts_check "drain: shutdown drops" "$(jq -r '.directions[0].drops.shutdown' "$TS_TMP/drain.sum.json")" == 0
 burst 0s nodrain
 ts_check "--linger 0s: seconds from SIGINT to exit" "$took" "<" 1.0
