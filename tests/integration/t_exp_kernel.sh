@@ -18,6 +18,9 @@
 #  - a congestion control of a [kernel NAME] is acquired in its guest: bbr3
 #    under Debian's kernel is a failed run flagged cca_unavailable with the
 #    guest's reason, not a skip decided by the host's kernel;
+#  - kill -TERM on exp run (--jobs 1) while a virtual-time guest boots ends
+#    the guest and the campaign within 10 s, exit status 143, and the
+#    second repetition never starts;
 #  - nothing is left: no QEMU process, no temporary file, no mount.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init exp_kernel "${1:-}" qemu-system-x86_64 iperf3 irtt ping jq pgrep apt-get dpkg-deb depmod
@@ -114,6 +117,61 @@ B=$TS_TMP/out-b/cca=bbr3,link=c10,test=tcp_upload,kernel=deb/rep-1/result.json
 ts_true "bbr3 in the guest: flagged cca_unavailable, with the guest's reason and record" \
 	jqt '(.flags | index("cca_unavailable")) and (.error | startswith("bbr3:")) and .vm.accel == "tcg"' "$B"
 ts_log "bbr3 in the guest: $(jq -r '.error' "$B")"
+
+# kill -TERM stops a campaign whose run is in a guest (virtual time, --jobs 1): the guest ends at
+# once and the next repetition never starts. The run would take minutes of wall time.
+cat >"$TS_TMP/v.ini" <<'INI'
+[experiment]
+name = stop
+length = 30s
+delay = 1s
+repetitions = 2
+[matrix]
+cca = cubic
+link = c10
+test = tcp_upload
+kernel = vdeb
+[link c10]
+trace = const:10mbit
+delay = 10ms
+[kernel vdeb]
+image = debian
+clock = virtual
+INI
+TMPDIR=$VMTMP ts_ns "$TS_BIN" exp run "$TS_TMP/v.ini" --out "$TS_TMP/out-v" --no-progress \
+	>"$TS_TMP/v.log" 2>&1 &
+vpid=$!
+qemu=
+for _ in $(seq 600); do
+	qemu=$(pgrep -f "qemu-system.*$VMTMP" | head -n1)
+	[ -n "$qemu" ] && break
+	sleep 0.1
+done
+if [ -n "$qemu" ]; then
+	sleep 2 # the guest is booting
+	t0=$(date +%s.%N)
+	kill -TERM "$vpid"
+	for _ in $(seq 300); do
+		kill -0 "$vpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	took=$(ts_elapsed "$t0")
+	kill -0 "$vpid" 2>/dev/null && kill -KILL "$vpid"
+	wait "$vpid"
+	rc=$?
+	ts_show "$TS_TMP/v.log"
+	ts_range "SIGTERM during a guest's run: seconds until exp run ended" "$took" 0 10 "s "
+	ts_check "SIGTERM during a guest's run: exit status (128 + 15)" "$rc" == 143
+	ts_true "SIGTERM: the guest's QEMU is gone" [ -z "$(pgrep -f "qemu-system.*$VMTMP")" ]
+	ts_true "SIGTERM: repetition 2 never started" \
+		[ ! -e "$TS_TMP/out-v/cca=cubic,link=c10,test=tcp_upload,kernel=vdeb/rep-2" ]
+	ts_true "SIGTERM: the runner says it stopped" grep -q "stopped by signal 15" "$TS_TMP/v.log"
+else
+	kill -KILL "$vpid"
+	wait "$vpid"
+	ts_show "$TS_TMP/v.log"
+	ts_fail "exp run in virtual time started no QEMU within 60 s"
+fi
 
 left=$(pgrep -f "$VMTMP" | tr '\n' ' ')
 [ -z "$left" ] || ts_fail "processes left: $left"
