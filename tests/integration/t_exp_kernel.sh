@@ -19,7 +19,8 @@
 #    under Debian's kernel is a failed run flagged cca_unavailable with the
 #    guest's reason, not a skip decided by the host's kernel;
 #  - two virtual-time guests run at once (--jobs 2), configurations that
-#    differ only by the kernel's name, deliver the same bytes, unflagged;
+#    differ only by the kernel's name, deliver bytes within 0.1% of each
+#    other, unflagged;
 #  - kill -TERM on exp run (--jobs 1) while a virtual-time guest boots ends
 #    the guest and the campaign within 10 s, exit status 143, and the
 #    second repetition never starts;
@@ -120,10 +121,12 @@ ts_true "bbr3 in the guest: flagged cca_unavailable, with the guest's reason and
 	jqt '(.flags | index("cca_unavailable")) and (.error | startswith("bbr3:")) and .vm.accel == "tcg"' "$B"
 ts_log "bbr3 in the guest: $(jq -r '.error' "$B")"
 
-# --jobs 2 in virtual time: two guests at once, one CPU each, give the same delivered bytes.
-# Two kernels that differ only by name make two configurations with the same seed (the
-# repetition's), so their runs must agree as a run under --jobs 1 would (docs/kernels.md, "What
-# breaks determinism": the sender's own counts and the ping samples may differ, not the bytes).
+# --jobs 2 in virtual time: two guests at once, one CPU each. Two kernels that differ only by
+# name make two configurations with the same seed (the repetition's), so their runs differ only
+# where a run under --jobs 1 would: the guest's random state, which depends on how long its boot
+# took in guest time (docs/kernels.md, "Measured": 0 to 2 packets of ~9.9 MB received, 0.03%).
+# Checked: within 0.1% of each other (a guest disturbed by its neighbour, as real-time runs are,
+# or flagged, fails), and both unflagged.
 cat >"$TS_TMP/j.ini" <<'INI'
 [experiment]
 name = jobs
@@ -156,7 +159,8 @@ JB=$TS_TMP/out-j/cca=cubic,link=c20,test=tcp_upload,kernel=vb/rep-1
 ba=$(jq '.end.sum_received.bytes' "$JA/iperf3-up-1.json")
 bb=$(jq '.end.sum_received.bytes' "$JB/iperf3-up-1.json")
 ts_log "--jobs 2: received bytes $ba (va), $bb (vb); boot $(jq .vm.boot_s "$JA/result.json") s, $(jq .vm.boot_s "$JB/result.json") s of guest time"
-ts_check "--jobs 2: received bytes, vb against va" "$bb" == "$ba"
+ts_range "--jobs 2: received bytes, vb against va" \
+	"$(awk -v a="$ba" -v b="$bb" 'BEGIN { printf "%.5f", (b - a) / a * 100 }')" -0.1 0.1 "% "
 # The receiver's goodput, within 5% below the bound 20 x 1448/1500 = 19.307 Mbit/s.
 ts_range "--jobs 2: va's goodput" \
 	"$(jq '[.flows[] | select(.dir == "up") | .throughput_mbps] | add' "$JA/result.json")" \
