@@ -201,14 +201,16 @@ for _ in $(seq 600); do
 done
 if [ -n "$qemu" ]; then
 	sleep 2 # the guest is booting
+	# $! is the subshell running ts_ns; with --jobs 1, QEMU's parent is tasshape exp run.
+	tpid=$(ps -o ppid= -p "$qemu" | tr -d ' ')
 	t0=$(date +%s.%N)
-	kill -TERM "$vpid"
+	kill -TERM "$tpid"
 	for _ in $(seq 300); do
 		kill -0 "$vpid" 2>/dev/null || break
 		sleep 0.1
 	done
 	took=$(ts_elapsed "$t0")
-	kill -0 "$vpid" 2>/dev/null && kill -KILL "$vpid"
+	kill -0 "$vpid" 2>/dev/null && kill -KILL "$tpid"
 	wait "$vpid"
 	rc=$?
 	ts_show "$TS_TMP/v.log"
@@ -219,6 +221,8 @@ if [ -n "$qemu" ]; then
 		[ ! -e "$TS_TMP/out-v/cca=cubic,link=c10,test=tcp_upload,kernel=vdeb/rep-2" ]
 	ts_true "SIGTERM: the runner says it stopped" grep -q "stopped by signal 15" "$TS_TMP/v.log"
 else
+	pkids=$(ps -o pid= --ppid "$vpid" | tr -d ' ')
+	[ -n "$pkids" ] && kill -KILL $pkids
 	kill -KILL "$vpid"
 	wait "$vpid"
 	ts_show "$TS_TMP/v.log"
