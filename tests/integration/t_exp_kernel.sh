@@ -19,7 +19,7 @@
 #    under Debian's kernel is a failed run flagged cca_unavailable with the
 #    guest's reason, not a skip decided by the host's kernel;
 #  - two virtual-time guests run at once (--jobs 2), configurations that
-#    differ only by the kernel's name, deliver bytes within 0.1% of each
+#    differ only by the kernel's name, deliver bytes within 0.2% of each
 #    other, unflagged;
 #  - kill -TERM on exp run (--jobs 1) while a virtual-time guest boots ends
 #    the guest and the campaign within 10 s, exit status 143, and the
@@ -124,8 +124,8 @@ ts_log "bbr3 in the guest: $(jq -r '.error' "$B")"
 # --jobs 2 in virtual time: two guests at once, one CPU each. Two kernels that differ only by
 # name make two configurations with the same seed (the repetition's), so their runs differ only
 # where a run under --jobs 1 would: the guest's random state, which depends on how long its boot
-# took in guest time (docs/kernels.md, "Measured": 0 to 2 packets of ~9.9 MB received, 0.03%).
-# Checked: within 0.1% of each other (a guest disturbed by its neighbour, as real-time runs are,
+# took in guest time (docs/kernels.md, "Measured": up to 0.06%).
+# Checked: within 0.2% of each other (measured here: 0 and 0.059%, 3 s runs) (a guest disturbed by its neighbour, as real-time runs are,
 # or flagged, fails), and both unflagged.
 cat >"$TS_TMP/j.ini" <<'INI'
 [experiment]
@@ -160,7 +160,7 @@ ba=$(jq '.end.sum_received.bytes' "$JA/iperf3-up-1.json")
 bb=$(jq '.end.sum_received.bytes' "$JB/iperf3-up-1.json")
 ts_log "--jobs 2: received bytes $ba (va), $bb (vb); boot $(jq .vm.boot_s "$JA/result.json") s, $(jq .vm.boot_s "$JB/result.json") s of guest time"
 ts_range "--jobs 2: received bytes, vb against va" \
-	"$(awk -v a="$ba" -v b="$bb" 'BEGIN { printf "%.5f", (b - a) / a * 100 }')" -0.1 0.1 "% "
+	"$(awk -v a="$ba" -v b="$bb" 'BEGIN { printf "%.5f", (b - a) / a * 100 }')" -0.2 0.2 "% "
 # The receiver's goodput, within 5% below the bound 20 x 1448/1500 = 19.307 Mbit/s.
 ts_range "--jobs 2: va's goodput" \
 	"$(jq '[.flows[] | select(.dir == "up") | .throughput_mbps] | add' "$JA/result.json")" \
