@@ -125,8 +125,8 @@ ts_log "bbr3 in the guest: $(jq -r '.error' "$B")"
 # name make two configurations with the same seed (the repetition's), so their runs differ only
 # where a run under --jobs 1 would: the guest's random state, which depends on how long its boot
 # took in guest time (docs/kernels.md, "Measured": up to 0.06%).
-# Checked: within 0.2% of each other (measured here: 0 and 0.059%, 3 s runs) (a guest disturbed by its neighbour, as real-time runs are,
-# or flagged, fails), and both unflagged.
+# Checked: within 0.2% of each other (measured here: 0 and 0.059% in 3 s runs; a guest
+# disturbed by its neighbour, as real-time runs are, fails), and both unflagged.
 cat >"$TS_TMP/j.ini" <<'INI'
 [experiment]
 name = jobs
