@@ -8,9 +8,11 @@
  * meant to be run by hand.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
@@ -72,7 +74,14 @@ int cmd_exp_guest(int argc, char **argv)
 	 * at the end: writes to the share during the run would stall on the host's I/O, and in
 	 * virtual time the guest's clock runs on meanwhile (copytree.h).
 	 */
-	ts_exp_exec_warm();
+	{
+		char self[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n > 0)
+			self[n] = '\0';
+		ts_exp_exec_warm(n > 0 ? self : NULL);
+	}
 	if (!mkdtemp(local)) {
 		ret = ts_cli_error("exp-guest: %s: %s", local, strerror(errno));
 		goto out;

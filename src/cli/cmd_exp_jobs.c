@@ -105,6 +105,7 @@ static pid_t start_job(const struct exp_job_ops *ops, const struct ts_exp_run *r
 		}
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		rc = ops->run(ops->ctx, run, result, sizeof(result));
 		fflush(NULL);
 		_exit(rc ? 1 : 0);
@@ -115,15 +116,32 @@ static pid_t start_job(const struct exp_job_ops *ops, const struct ts_exp_run *r
 int exp_results_run_jobs(const struct exp_results *x, const struct ts_exp_matrix *plan,
 			 const struct exp_job_ops *ops, volatile sig_atomic_t *stop)
 {
+	static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	enum { NSTOP = sizeof(stop_sigs) / sizeof(stop_sigs[0]) };
+	struct sigaction saved[NSTOP];
 	int cpu[CPU_SETSIZE];
 	struct slot *slots;
 	size_t i, next = 0, pos = 0, running = 0, todo = 0, k;
+	bool forwarded = false;
 	int ret = 0;
 
 	usable_cpus(cpu, CPU_SETSIZE);
 	slots = calloc(x->jobs, sizeof(*slots));
 	if (!slots)
 		return ts_cli_error("out of memory");
+	/*
+	 * The stop signals interrupt waitpid below (no SA_RESTART while the jobs run), so that
+	 * they are passed on to the jobs at once, not when the next job ends by itself.
+	 */
+	for (i = 0; i < NSTOP; i++) {
+		struct sigaction sa;
+
+		sigaction(stop_sigs[i], NULL, &saved[i]);
+		sa = saved[i];
+		sa.sa_flags &= ~SA_RESTART;
+		if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
+			sigaction(stop_sigs[i], &sa, NULL);
+	}
 	for (i = 0; i < plan->nruns; i++)
 		todo += ops->wanted(ops->ctx, &plan->runs[i]);
 	for (;;) {
@@ -151,6 +169,16 @@ int exp_results_run_jobs(const struct exp_results *x, const struct ts_exp_matrix
 		}
 		if (!running)
 			break;
+		if (*stop && !forwarded) {
+			/*
+			 * A signal sent to tasshape alone (kill PID, not a terminal's ^C to the
+			 * group) must still end the runs under way, guests included.
+			 */
+			for (k = 0; k < x->jobs; k++)
+				if (slots[k].pid > 0)
+					kill(slots[k].pid, (int)*stop);
+			forwarded = true;
+		}
 		pid = waitpid(-1, &status, 0);
 		if (pid < 0) {
 			if (errno == EINTR)
@@ -164,12 +192,16 @@ int exp_results_run_jobs(const struct exp_results *x, const struct ts_exp_matrix
 			continue; /* not one of the jobs */
 		running--;
 		slots[k].pid = 0;
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
+		if (*stop && WIFSIGNALED(status) && WTERMSIG(status) == (int)*stop)
+			; /* stopped as asked: its run is recorded as not run, or not at all */
+		else if (!WIFEXITED(status) || WEXITSTATUS(status))
 			ret = ts_cli_error("--jobs: run %u (%s rep %u) could not be carried out",
 					   slots[k].run->index, slots[k].run->config_id,
 					   slots[k].run->rep);
 		ops->finished(ops->ctx, slots[k].run, slots[k].pos, todo, since(&slots[k].start));
 	}
+	for (i = 0; i < NSTOP; i++)
+		sigaction(stop_sigs[i], &saved[i], NULL);
 	free(slots);
 	return ret ? 1 : 0;
 }

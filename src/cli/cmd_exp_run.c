@@ -286,7 +286,18 @@ static void *live_loop(void *arg)
 {
 	struct progress *p = arg;
 	struct timespec tick = {1, 0};
+	sigset_t stop;
 
+	/*
+	 * A stop signal must reach the thread that runs the campaign: a run in a guest blocks it
+	 * there and waits for it on a signalfd, which a signal taken by this thread never
+	 * reaches (the guest would run on to its end).
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	for (;;) {
 		nanosleep(&tick, NULL);
 		pthread_mutex_lock(&p->lock);
@@ -596,6 +607,7 @@ int exp_run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	if (prog.live && pthread_create(&prog.thread, NULL, live_loop, &prog) == 0)
 		prog.thread_up = true;
 	i = (size_t)run_all(&a, &plan, &skips, &prog);
@@ -608,6 +620,7 @@ int exp_run(int argc, char **argv)
 	live_erase(&prog);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (i)
 		goto out;
 	if (stop_signal)

@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,13 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 	ret = ts_vm_run(&conf, argv, &res, &terr);
 	if (ret < 0) {
 		snprintf(err, errlen, "kernel %s: %s", k->name, terr.msg);
+		/*
+		 * ts_vm_run took the stop signal from its signalfd (blocked while QEMU ran) and
+		 * ended the guest; the campaign's own handler never saw it and would start the
+		 * next run. Now that the signal is unblocked again, deliver it once more.
+		 */
+		if (res.signal)
+			raise(res.signal);
 		return ret;
 	}
 	if (accel_of(k->accel) == TS_VM_ACCEL_AUTO && !kvm_ok && !res.kvm && !res.accel_note[0])

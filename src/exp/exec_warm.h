@@ -13,11 +13,13 @@
 #define TS_EXP_EXEC_WARM_H
 
 /*
- * ts_exp_exec_warm - run each tool a run may start (iptables, ip6tables,
- * their -save, iperf3, irtt, ping, flent) once with its version option,
- * output discarded, one after the other. A tool that is missing or fails is
- * skipped: the run itself says what it lacks.
+ * ts_exp_exec_warm - load the kernel modules a run loads on demand
+ * (modprobe -q), run each tool a run may start (iptables, ip6tables, their
+ * -save, iperf3, irtt, ping, flent) once with its version option, then, when
+ * @self (this tasshape) is given, one emulated link around `true`, so that
+ * iptables' extensions are read too. Output is discarded; a module, tool or
+ * step that is missing or fails is skipped: the run itself says what it lacks.
  */
-void ts_exp_exec_warm(void);
+void ts_exp_exec_warm(const char *self);
 
 #endif
