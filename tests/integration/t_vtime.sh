@@ -88,8 +88,13 @@ A2=$TS_TMP/w2/a.json
 if [ -s "$A1" ] && [ -s "$A2" ]; then
 	ts_log "a, quiet host: $(recv "$A1") bytes received, intervals $(ivals "$A1")"
 	ts_log "a, busy host:  $(recv "$A2") bytes received, intervals $(ivals "$A2")"
-	ts_check "a: bytes received, busy host against quiet" "$(recv "$A2")" == "$(recv "$A1")"
+	# Every per-second interval must be identical to the byte. The end total also counts
+	# what arrives while iperf3 stops (its control exchange, its JSON written over 9p):
+	# one CI run saw it differ by one segment (1,448 bytes) with identical intervals,
+	# so it is held to one segment and logged (docs/kernels.md, "What breaks determinism").
 	ts_true "a: per-second intervals identical" [ "$(ivals "$A1")" = "$(ivals "$A2")" ]
+	ts_range "a: bytes received, busy host minus quiet" "$(($(recv "$A2") - $(recv "$A1")))" \
+		-1448 1448
 	ts_check "a: measured intervals" "$(jq '[.intervals[] | select(.sum.omitted | not)] | length' "$A1")" == 4
 	# The receiver's goodput rounds to the bound's last digit (19.308 measured).
 	ts_range "a: goodput" "$(ts_mbit "$(jq '.end.sum_received.bits_per_second' "$A1")")" \
