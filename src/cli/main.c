@@ -3,7 +3,6 @@
  * tasshape: trace-replay network emulator and link shaper. One binary,
  * subcommands dispatched from this table; usage is printed from it too.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,18 +44,6 @@ static const struct ts_cmd commands[] = {
 	{"exp-guest", cmd_exp_guest,
 	 "(internal) one run of 'tasshape exp run' inside its kernel's VM", TS_CMD_HIDDEN},
 };
-
-int ts_cli_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("tasshape: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
 
 /* argp wraps help past column 78: wrap first, at a blank, under the text's own column. */
 #define HELP_WIDTH 78

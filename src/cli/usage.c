@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Usage errors: one message format and one exit status (TS_EXIT_USAGE) for
+ * Errors of the front end: one message format and one exit status (TS_EXIT_USAGE) for
  * every command, whether argp or the command itself found the mistake, so
  * a script can tell "you called it wrong" from "it ran and failed".
  */
@@ -9,14 +9,30 @@
 
 #include "cli/cli.h"
 
+/* "tasshape: MSG\n" on stderr: the one format of both kinds of error. */
+static void say(const char *fmt, va_list ap)
+{
+	fputs("tasshape: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int ts_cli_usage(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("tasshape: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return TS_EXIT_USAGE;
+}
+
+int ts_cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+	return 1;
 }
