@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 
 /* "tasshape: MSG\n" on stderr: the one format of both kinds of error. */
-static void say(const char *fmt, va_list ap)
+static void __attribute__((format(printf, 1, 0))) say(const char *fmt, va_list ap)
 {
 	fputs("tasshape: ", stderr);
 	vfprintf(stderr, fmt, ap);
