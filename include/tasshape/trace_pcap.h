@@ -4,7 +4,7 @@
  * the way the mahimahi (Cellsim/Saturatr) traces were recorded: each 1500
  * bytes received is one opportunity, at the millisecond it arrived. This
  * is the pure part (frame parsing, counting); reading the pcap file with
- * libpcap is in src/run/pcap_import.c.
+ * libpcap is in src/io/pcap_import.c.
  */
 #ifndef TASSHAPE_TRACE_PCAP_H
 #define TASSHAPE_TRACE_PCAP_H

@@ -11,7 +11,7 @@
 #include <argp.h>
 #include <sysexits.h>
 
-#include "run/linkcfg.h"
+#include "link/linkcfg.h"
 #include "run/session.h"
 #include "tasshape/text.h"
 

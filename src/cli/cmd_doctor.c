@@ -5,7 +5,7 @@
  * table (like the subcommands); the core ones (privileges, iptables,
  * namespaces and veth, NFQUEUE) decide the exit status: 0 only when the
  * wrapper and attach can run. The namespace and NFQUEUE check builds a
- * throw-away topology and removes it (src/run/probe.c); nothing else
+ * throw-away topology and removes it (src/net/probe.c); nothing else
  * changes the host.
  */
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "run/probe.h"
+#include "net/probe.h"
 #include "run/rt.h"
 #include "tasshape/units.h"
 #include "vm/vm.h"

@@ -12,9 +12,9 @@
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
 #include "cli/cmd_exp_results.h"
-#include "exp/check.h"
-#include "exp/matrix.h"
-#include "run/sha256.h"
+#include "results/check.h"
+#include "plan/matrix.h"
+#include "io/sha256.h"
 #include "tasshape/units.h"
 
 static int exp_list(int argc, char **argv);

@@ -3,9 +3,9 @@
 #ifndef TS_CLI_CMD_EXP_H
 #define TS_CLI_CMD_EXP_H
 
-#include "exp/check.h"
-#include "exp/matrix.h"
-#include "run/sha256.h"
+#include "results/check.h"
+#include "plan/matrix.h"
+#include "io/sha256.h"
 
 /* SPEC and the planner's overrides (--length, --delay, --repetitions, --only). */
 struct plan_args {

@@ -2,10 +2,10 @@
 /*
  * tasshape exp-agent JOB.json: one side (client or servers) of a run of
  * `tasshape exp run`, started by the executor inside the run's
- * namespaces (src/exp/exec_agent.h). Not meant to be run by hand.
+ * namespaces (src/exec/exec_agent.h). Not meant to be run by hand.
  */
 #include "cli/cli.h"
-#include "exp/exec_agent.h"
+#include "exec/exec_agent.h"
 
 int cmd_exp_agent(int argc, char **argv)
 {

@@ -15,8 +15,8 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_exp_results.h"
-#include "exp/done.h"
-#include "exp/flent.h"
+#include "results/done.h"
+#include "results/flent.h"
 #include "run/manifest.h"
 
 static int is_file(const char *dir, const char *name)

@@ -2,7 +2,7 @@
 /*
  * tasshape exp-guest SPEC CONFIG_ID REP INDEX SEED LENGTH_NS DELAY_NS RUNDIR:
  * one run of `tasshape exp run` whose kernel is a [kernel NAME] section,
- * inside that kernel's VM (src/exp/exec_vm.h). The spec is planned again
+ * inside that kernel's VM (src/exec/exec_vm.h). The spec is planned again
  * with the run's length and delay, the configuration found by its id, and
  * the run carried out with the guest's kernel as the running one. Not
  * meant to be run by hand.
@@ -16,10 +16,10 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
-#include "exp/copytree.h"
-#include "exp/exec_result.h"
-#include "exp/exec_warm.h"
-#include "exp/result.h"
+#include "exec/copytree.h"
+#include "exec/exec_result.h"
+#include "exec/exec_warm.h"
+#include "results/result.h"
 #include "tasshape/units.h"
 
 static int num(const char *what, const char *s, uint64_t *out)

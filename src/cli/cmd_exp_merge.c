@@ -13,8 +13,8 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_exp_results.h"
-#include "exp/merge.h"
-#include "exp/summary.h"
+#include "results/merge.h"
+#include "results/summary.h"
 
 int ts_exp_summarise_dir(const char *dir, char *err, size_t errlen)
 {

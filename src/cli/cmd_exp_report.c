@@ -11,10 +11,10 @@
  * Every figure has its data file beside it (NAME.dat), holding the
  * numbers of the summary; a figure without data says so in the picture.
  *
- * An experiment directory is untrusted input: gnuplot (run/gnuplot.h, one
+ * An experiment directory is untrusted input: gnuplot (io/gnuplot.h, one
  * process per picture, the picture on its standard output) reads only
  * the .dat files written here, stats.csv is read by its strict reader
- * (run/stats_in.h), and every string that enters a script (a test name,
+ * (record/stats_in.h), and every string that enters a script (a test name,
  * a configuration id, a flow name, a path) goes through
  * ts_gnuplot_quote().
  */
@@ -33,12 +33,12 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_exp_results.h"
-#include "exp/report.h"
-#include "exp/rjson.h"
-#include "exp/summary.h"
-#include "run/gnuplot.h"
-#include "run/outfile.h"
-#include "run/stats_in.h"
+#include "results/report.h"
+#include "results/rjson.h"
+#include "results/summary.h"
+#include "io/gnuplot.h"
+#include "io/outfile.h"
+#include "record/stats_in.h"
 
 #define REF_LEN (PATH_MAX + 300)
 

@@ -11,8 +11,8 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "exp/expdir.h"
-#include "exp/matrix.h"
+#include "results/expdir.h"
+#include "plan/matrix.h"
 
 int cmd_exp_flent(int argc, char **argv);
 int cmd_exp_resume(int argc, char **argv);

@@ -16,9 +16,9 @@
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
 #include "cli/cmd_exp_results.h"
-#include "exp/done.h"
-#include "exp/expdir.h"
-#include "exp/flent.h"
+#include "results/done.h"
+#include "results/expdir.h"
+#include "results/flent.h"
 #include "run/manifest.h"
 
 enum { OPT_SHARD = 0x700, OPT_RESUME, OPT_FORCE, OPT_JOBS };

@@ -21,12 +21,12 @@
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
 #include "cli/cmd_exp_results.h"
-#include "exp/progress.h"
-#include "exp/result.h"
-#include "exp/stats.h"
-#include "exp/summary.h"
+#include "campaign/progress.h"
+#include "results/result.h"
+#include "results/stats.h"
+#include "results/summary.h"
 #include "vm/vm.h"
-#include "run/outfile.h"
+#include "io/outfile.h"
 
 #define MAX_CHECKS 64
 

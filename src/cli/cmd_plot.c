@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tasshape plot RUN_DIR: from a run's record (--out DIR) to pictures, with
- * gnuplot (run/gnuplot.h: one gnuplot per picture, the script on its
+ * gnuplot (io/gnuplot.h: one gnuplot per picture, the script on its
  * standard input, the picture on its standard output):
  *
  *   throughput.png/.svg  throughput and capacity over time, per direction (stats.csv)
@@ -12,7 +12,7 @@
  * A picture whose input file is missing or empty is skipped with a note.
  * The run directory is untrusted input (it may come from anyone): its
  * files are read by the strict readers beside their writers
- * (run/stats_in.h, run/sockstats_in.h), and gnuplot sees only numbers
+ * (record/stats_in.h, record/sockstats_in.h), and gnuplot sees only numbers
  * that tasshape parsed and wrote again into files of its own private
  * directory, and strings through ts_gnuplot_quote(). A malformed file
  * is named with its line; the other pictures are still drawn, and the
@@ -28,11 +28,11 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "run/csv_in.h"
-#include "run/gnuplot.h"
+#include "io/csv_in.h"
+#include "io/gnuplot.h"
 #include "run/obs.h"
-#include "run/sockstats_in.h"
-#include "run/stats_in.h"
+#include "record/sockstats_in.h"
+#include "record/stats_in.h"
 #include "tasshape/units.h"
 
 #define MAX_FLOWS 32

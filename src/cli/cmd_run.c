@@ -20,7 +20,7 @@
 #include "net/topo.h"
 #include "run/child.h"
 #include "run/clock.h"
-#include "run/invoker.h"
+#include "io/invoker.h"
 #include "run/shaper.h"
 #include "tasshape/units.h"
 

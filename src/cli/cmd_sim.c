@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "run/summary.h"
+#include "run/run_summary.h"
 #include "tasshape/units.h"
-#include "run/outfile.h"
+#include "io/outfile.h"
 
 struct sim_args {
 	struct ts_linkcfg link;

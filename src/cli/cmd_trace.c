@@ -11,9 +11,9 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_trace.h"
-#include "run/bundled.h"
+#include "link/bundled.h"
 #include "tasshape/trace_import.h"
-#include "run/outfile.h"
+#include "io/outfile.h"
 
 static const struct ts_cmd trace_cmds[] = {
 	{"list", trace_list, "The bundled traces (names for --trace), their mean rates and origin",

@@ -2,14 +2,14 @@
 /*
  * tasshape trace import FORMAT IN [IN2] -o OUT: a public dataset to
  * native CSV (the parsers are in src/model/import.c and imp_*.c), or a
- * pcap of a saturating download to a mahimahi trace (src/run/pcap_import.c).
+ * pcap of a saturating download to a mahimahi trace (src/io/pcap_import.c).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_trace.h"
-#include "run/pcap_import.h"
+#include "io/pcap_import.h"
 #include "tasshape/trace_conv.h"
 #include "tasshape/trace_import.h"
 #include "tasshape/units.h"

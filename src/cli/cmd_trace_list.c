@@ -14,7 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_trace.h"
-#include "run/bundled.h"
+#include "link/bundled.h"
 #include "tasshape/trace_stats.h"
 
 struct list_cli {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tasshape trace plot FILE -o trace.png: capacity (and one-way delay, on
- * the right axis) over one period, drawn by gnuplot (run/gnuplot.h), which
+ * the right axis) over one period, drawn by gnuplot (io/gnuplot.h), which
  * reads the script on its standard input and writes the PNG to its
  * standard output, the file opened here. The data are the trace's parsed
  * numbers, printed again as numbers; the title (the file name, or
@@ -16,7 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_trace.h"
-#include "run/gnuplot.h"
+#include "io/gnuplot.h"
 #include "tasshape/trace_stats.h"
 #include "tasshape/units.h"
 

@@ -13,7 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_trace.h"
-#include "run/json.h"
+#include "io/json.h"
 #include "tasshape/trace_stats.h"
 #include "tasshape/units.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "run/bundled.h"
+#include "link/bundled.h"
 #include "run/rt.h"
 #include "tasshape/qdisc.h"
 #include "tasshape/stage.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "run/invoker.h"
+#include "io/invoker.h"
 #include "run/manifest.h"
 #include "tasshape/qdisc.h"
 #include "tasshape/stage.h"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "run/child.h"
-#include "run/invoker.h"
+#include "io/invoker.h"
 
 /* In the child: become the user who ran sudo (@inv, parsed before the fork). 0 or -errno. */
 static int drop_to_sudo_user(const struct ts_invoker *inv)

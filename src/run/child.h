@@ -25,7 +25,7 @@ struct ts_child_conf {
  * ts_child_spawn - fork, enter the namespace, drop to the invoking user
  * when started through sudo (SUDO_UID/SUDO_GID, unless as_root; when they
  * do not parse exactly, -EINVAL and nothing is started: never root by
- * default, see run/invoker.h), restore
+ * default, see io/invoker.h), restore
  * the signal mask and exec the command. The command's environment gets
  * TASSHAPE_BASE and MAHIMAHI_BASE (kept from the environment when already
  * set, so a nested run still points at the outermost host), TASSHAPE_BASE6

@@ -13,14 +13,14 @@
 #include <unistd.h>
 
 #include "net/netns.h"
-#include "run/json.h"
+#include "io/json.h"
 #include "run/manifest.h"
 #include "run/rt.h"
 #include "run/session.h"
-#include "run/sha256.h"
+#include "io/sha256.h"
 #include "tasshape/qdisc.h"
 #include "ts_buildinfo.h"
-#include "run/outfile.h"
+#include "io/outfile.h"
 
 const char *ts_build_version(void)
 {

@@ -10,9 +10,9 @@
 #include "net/sockdiag.h"
 #include "run/obs.h"
 #include "run/sampler.h"
-#include "run/sockstats_out.h"
-#include "run/tsq.h"
-#include "run/outfile.h"
+#include "record/sockstats_out.h"
+#include "run/tsq_station.h"
+#include "io/outfile.h"
 
 static const char *const dir_name[2] = {"uplink", "downlink"};
 static const char *const mm_name[2] = {"Uplink", "Downlink"};

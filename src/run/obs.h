@@ -28,15 +28,15 @@
 #include <stdio.h>
 
 #include "net/nfq.h"
-#include "run/linkcfg.h"
-#include "run/mmlog.h"
-#include "run/pcap_out.h"
-#include "run/progress.h"
-#include "run/stats_out.h"
+#include "link/linkcfg.h"
+#include "record/mmlog.h"
+#include "record/pcap_out.h"
+#include "run/status_line.h"
+#include "record/stats_out.h"
 
 struct ts_sockdiag; /* net/sockdiag.h */
 struct ts_sampler;  /* run/sampler.h */
-struct ts_tsq;	    /* run/tsq.h */
+struct ts_tsq;	    /* run/tsq_station.h */
 
 /* What the user asked for (common options of the wrapper and attach). */
 struct ts_obs_opts {
@@ -130,7 +130,7 @@ void ts_obs_arrival(struct ts_obs *ob, const struct ts_pkt *p, const struct ts_n
 
 /*
  * Packet @p enters pipe @place of @dir at @t without a new arrival from the
- * kernel (the station's TSQ emulation, run/tsq.h, matched it): what an
+ * kernel (the station's TSQ emulation, run/tsq_station.h, matched it): what an
  * arrival records, except its header, which @p's descriptor already has.
  */
 void ts_obs_handover(struct ts_obs *ob, const struct ts_pkt *p, int dir, enum ts_place place,

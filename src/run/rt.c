@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
-#include "run/json.h"
+#include "io/json.h"
 #include "run/rt.h"
 
 #define RT_RUNTIME_PATH "/proc/sys/kernel/sched_rt_runtime_us"

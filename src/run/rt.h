@@ -23,14 +23,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/*
- * 10: above every SCHED_OTHER process, below the kernel's threaded
- * interrupt handlers (SCHED_FIFO 50), which deliver the very packets the
- * shaper queues, and below its per-CPU stop/watchdog threads (99); it
- * leaves the priorities around it to the user's own real-time tasks.
- */
-#define TS_RT_PRIO_DEFAULT 10
-#define TS_RT_PRIO_MAX	   49 /* --rt-priority at most: still below threaded interrupts */
+#include "link/linkcfg.h"
+
+/* TS_RT_PRIO_DEFAULT and TS_RT_PRIO_MAX: the link options' range, link/linkcfg.h. */
 
 struct ts_rt {
 	int want;	/* --rt-priority asked: 1..TS_RT_PRIO_MAX, 0: off */

@@ -15,7 +15,7 @@
 #include "run/clock.h"
 #include "run/session.h"
 #include "tasshape/units.h"
-#include "run/outfile.h"
+#include "io/outfile.h"
 
 /* Queue numbers: a pid-derived start keeps parallel shapers apart; binding settles ties. */
 #define QBASE(pid) ((uint16_t)(1000 + ((unsigned int)(pid) % 60000u)))
@@ -195,7 +195,7 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 				return ret;
 		}
 	}
-	/* The Wi-Fi station's TSQ budget (run/tsq.h): sockets are sampled in its namespace. */
+	/* The Wi-Fi station's TSQ budget (run/tsq_station.h): sockets are sampled in its namespace. */
 	return ts_tsq_start(&s->shaper.tsq, &s->shaper, s->hook_fd[TS_H_UP_SENDER], err);
 }
 

@@ -388,7 +388,7 @@ int ts_shaper_check(const struct ts_shaper *sh, struct ts_err *err)
 			return -EPROTO;
 		}
 	}
-	/* The station's TSQ emulation moves some verdicts ahead of the pipes (run/tsq.h). */
+	/* The station's TSQ emulation moves some verdicts ahead of the pipes (run/tsq_station.h). */
 	if (sh->tsq)
 		ts_tsq_in_transit(sh->tsq, &verdicts, &held_out);
 	if (seen != verdicts + held || held + held_out != sh->pool.used) {

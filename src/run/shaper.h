@@ -21,12 +21,12 @@
 #include <sys/types.h>
 
 #include "net/nfq.h"
-#include "run/linkcfg.h"
+#include "link/linkcfg.h"
 #include "run/pktio.h"
 #include "run/spin.h"
 #include "run/obs.h"
-#include "run/summary.h"
-#include "run/tsq.h"
+#include "run/run_summary.h"
+#include "run/tsq_station.h"
 
 enum ts_hook_id { TS_H_UP_SENDER, TS_H_UP_NETWORK, TS_H_DOWN_NETWORK, TS_H__COUNT };
 
@@ -141,7 +141,7 @@ struct ts_shaper {
 	 * Not owned.
 	 */
 	struct ts_obs *obs;
-	struct ts_tsq *tsq; /* the station's TSQ budget (run/tsq.h), or NULL */
+	struct ts_tsq *tsq; /* the station's TSQ budget (run/tsq_station.h), or NULL */
 };
 
 /*

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "run/json.h"
+#include "io/json.h"
 #include "vm/vm.h"
-#include "run/outfile.h"
+#include "io/outfile.h"
 
 int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct ts_vm_result *r,
 		    struct ts_err *err)

@@ -15,7 +15,7 @@
 #include "vm/initramfs.h"
 #include "vm/plan.h"
 #include "vm/proc.h"
-#include "run/outfile.h"
+#include "io/outfile.h"
 
 static const char *const busybox_paths[] = {"/bin/busybox", "/usr/bin/busybox",
 					    "/usr/lib/initramfs-tools/bin/busybox"};

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "run/sha256.h"
+#include "io/sha256.h"
 #include "tasshape/units.h"
 #include "vm/initramfs.h"
 #include "vm/plan.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness for the experiment executor's readers
- * (src/exp/exec_parse.c): iperf3 and irtt JSON, ping -D text, the
+ * (src/exec/exec_parse.c): iperf3 and irtt JSON, ping -D text, the
  * wrapper's summary JSON and socket-statistics CSV, all of them output
  * of other programs that a crash, a full disk or a newer version can
  * truncate or change. The first byte picks the reader. Besides crashes,
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "exp/exec_parse.h"
+#include "exec/exec_parse.h"
 
 static size_t alen(json_object *s, const char *key)
 {

@@ -15,8 +15,8 @@
 
 #include "fuzz_common.h"
 #include "cli/cli.h"
-#include "exp/check.h"
-#include "exp/matrix.h"
+#include "results/check.h"
+#include "plan/matrix.h"
 
 static void fuzz_spec(const char *text)
 {

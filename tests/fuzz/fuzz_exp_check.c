@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "exp/check.h"
+#include "results/check.h"
 
 static const struct ts_exp_axis_val axes[4][3] = {
 	{{"cca", "bbr"}, {"link", "fiveg"}, {"test", "rrul"}},

@@ -13,8 +13,8 @@
 
 #include "fuzz_common.h"
 #include "cli/cli.h"
-#include "exp/matrix.h"
-#include "exp/spec.h"
+#include "plan/matrix.h"
+#include "plan/expspec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,11 +3,11 @@
  * libFuzzer harness for what `tasshape plot` and `exp report` read from a
  * results directory, which is untrusted input (it travels between
  * colleagues and CI artifacts) and is read as root: the readers of
- * stats.csv and sockstats.csv (src/run/stats_in.c, sockstats_in.c),
- * result.json (src/exp/result.c), experiment.json and a whole experiment
- * directory as exp report loads it (src/exp/expdir.c, summary.c,
+ * stats.csv and sockstats.csv (src/record/stats_in.c, sockstats_in.c),
+ * result.json (src/results/result.c), experiment.json and a whole experiment
+ * directory as exp report loads it (src/results/expdir.c, summary.c,
  * report.c), and the one function that puts strings into gnuplot scripts
- * (src/run/gnuplot_quote.c). The first byte picks the target:
+ * (src/io/gnuplot_quote.c). The first byte picks the target:
  *   0 stats.csv  1 sockstats.csv  2 result.json  3 experiment.json
  *   4 a run's result.json in an experiment directory (ts_report_load and
  *     the report's data files)  5 ts_gnuplot_quote
@@ -30,13 +30,13 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "exp/expdir.h"
-#include "exp/report.h"
-#include "exp/result.h"
-#include "exp/summary.h"
-#include "run/gnuplot.h"
-#include "run/sockstats_in.h"
-#include "run/stats_in.h"
+#include "results/expdir.h"
+#include "results/report.h"
+#include "results/result.h"
+#include "results/summary.h"
+#include "io/gnuplot.h"
+#include "record/sockstats_in.h"
+#include "record/stats_in.h"
 
 /* A private directory for the file-based readers, made once. */
 static char dir[64];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Drive the experiment executor (src/exp/exec*.c) for one run without the
+ * Drive the experiment executor (src/exec/) for one run without the
  * planner: exec_check TASSHAPE OUTDIR CCA TEST LENGTH DELAY [KEY=VALUE...]
  * -- LINK OPTIONS. KEY=VALUE: sysctl net.x.y=v, streams=N (upload and
  * download), servers=D1,D2,... (rtt_fair's extra one-way delays), seed=N,
@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exp/exec.h"
-#include "exp/run.h"
+#include "exec/exec.h"
+#include "plan/run.h"
 #include "tasshape/units.h"
 
 static ts_ns_t parse_t(const char *s)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# The experiment executor (src/exp/exec*.c), one run at a time through
+# The experiment executor (src/exec/), one run at a time through
 # exec_check (no planner), on a constant 20 Mbit/s link with 20 ms each
 # way and a 200-packet droptail queue:
 #  - the example BPF congestion control (ts_reno.bpf.o) loads, carries a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Congestion-control set-up of the executor (src/exp/exec_cca.c) that
+ * Congestion-control set-up of the executor (src/exec/exec_cca.c) that
  * needs no root: BBR-TAS's shift parameters written and read back in a
  * directory laid out as /sys/module/tcp_bbr_tas/parameters, and the
  * refusals of ts_exp_cca_probe with their reasons.
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exp/exec_cca.h"
+#include "exec/exec_cca.h"
 #include "tsu.h"
 
 static char dir[64];

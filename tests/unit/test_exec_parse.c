@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The executor's readers (src/exp/exec_parse.c) on output captured from
+ * The executor's readers (src/exec/exec_parse.c) on output captured from
  * the real tools on this project's link (tests/data/exp: iperf3 3.12,
  * iputils ping -D, irtt 0.9.0, the wrapper's --summary-json and
  * --sockstats, from one 2 s rrul run of CUBIC over a 20 Mbit/s, 20 ms
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exp/exec_parse.h"
-#include "exp/exec_result.h"
+#include "exec/exec_parse.h"
+#include "exec/exec_result.h"
 #include "tsu.h"
 
 #define NEAR(a, b) CU_ASSERT(fabs((a) - (b)) < 1e-6)
@@ -245,7 +245,7 @@ static void test_sockstats(void)
 }
 
 /*
- * The file goes through its strict reader (run/sockstats_in.h): a doctored row and a row cut
+ * The file goes through its strict reader (record/sockstats_in.h): a doctored row and a row cut
  * short (a wrapper killed while writing) are left out, the 2 sound rows count.
  */
 static void test_sockstats_refused_rows(void)

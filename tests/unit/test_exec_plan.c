@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Flent's test shapes as the executor plans them (src/exp/exec_plan.c):
+ * Flent's test shapes as the executor plans them (src/exec/exec_plan.c):
  * series names, directions, DSCP marks, far-side hosts, ports, and the
  * exact iperf3, ping and irtt command lines.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "exp/exec_plan.h"
+#include "exec/exec_plan.h"
 #include "tsu.h"
 
 static struct ts_exp_run mkrun(const char *test)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "exp/matrix.h"
+#include "plan/matrix.h"
 #include "tsu.h"
 
 static const char spec_text[] = "[experiment]\n"		 /* 1 */

@@ -2,7 +2,7 @@
 /* exp run's progress: the time-left estimate and the line formats, with made-up times. */
 #include <string.h>
 
-#include "exp/progress.h"
+#include "campaign/progress.h"
 #include "tsu.h"
 
 #define S(x) ((ts_ns_t)(x)*TS_NSEC_PER_SEC)

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exp/check.h"
-#include "exp/dirlist.h"
-#include "exp/stats.h"
-#include "exp/summary.h"
+#include "results/check.h"
+#include "results/dirlist.h"
+#include "results/stats.h"
+#include "results/summary.h"
 #include "tsu.h"
 
 #define NEAR(a, b, eps) CU_ASSERT_DOUBLE_EQUAL((a), (b), (eps))

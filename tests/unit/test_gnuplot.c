@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ts_gnuplot_quote (run/gnuplot_quote.c), byte by byte: what may pass into
+ * ts_gnuplot_quote (io/gnuplot_quote.c), byte by byte: what may pass into
  * a gnuplot single-quoted string and what is replaced, so that no string
  * from a results directory can end the string or the command.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/gnuplot.h"
+#include "io/gnuplot.h"
 #include "tsu.h"
 
 /* @s quoted, as a new string (the test frees it). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ts_gnuplot_run (run/gnuplot.c) against stand-ins for gnuplot: small
+ * ts_gnuplot_run (io/gnuplot.c) against stand-ins for gnuplot: small
  * shell scripts named gnuplot in a private directory, the only one on $PATH.
  * The script reaches the program's standard input and its standard output
  * reaches the caller's descriptor byte for byte; the program sees only the
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "run/gnuplot.h"
+#include "io/gnuplot.h"
 #include "tsu.h"
 
 static char bindir[] = "/tmp/test_gnuplot_run.XXXXXX";

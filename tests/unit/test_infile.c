@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The one way to read a file of a results directory (run/infile.c): a
+ * The one way to read a file of a results directory (io/infile.c): a
  * regular file only, never waiting on a FIFO, and a whole read bounded
  * before memory is requested; in a private temporary directory.
  */
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run/infile.h"
+#include "io/infile.h"
 #include "tsu.h"
 
 static char dir[64];

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The mahimahi-format link log (run/mmlog.c): exact lines from made-up events. */
+/* The mahimahi-format link log (record/mmlog.c): exact lines from made-up events. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/mmlog.h"
+#include "record/mmlog.h"
 #include "tsu.h"
 
 #define MS     TS_NSEC_PER_MSEC

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The invoking user's identity (run/invoker.c) and the one way to create
- * output files and directories (run/outfile.c), in a private temporary
+ * The invoking user's identity (io/invoker.c) and the one way to create
+ * output files and directories (io/outfile.c), in a private temporary
  * directory. What needs another user (a link planted by them) is tested
  * as root in tests/integration/t_sec_paths.sh.
  */
@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run/invoker.h"
-#include "run/outfile.h"
+#include "io/invoker.h"
+#include "io/outfile.h"
 #include "tsu.h"
 
 static char dir[64];

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The live status line's text (run/progress.c). */
+/* The live status line's text (run/status_line.c). */
 #include <string.h>
 
-#include "run/progress.h"
+#include "run/status_line.h"
 #include "tsu.h"
 
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Resume and merge bookkeeping (exp/done.c, exp/expdir.c, exp/merge.c) on
+ * Resume and merge bookkeeping (results/done.c, results/expdir.c, results/merge.c) on
  * made-up experiment directories in a temporary directory: done records,
  * what resume keeps and redoes, --shard parsing, and merge refusing
  * overlapping and missing runs and otherwise giving one whole directory.
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exp/done.h"
-#include "exp/expdir.h"
-#include "exp/merge.h"
+#include "results/done.h"
+#include "results/expdir.h"
+#include "results/merge.h"
 #include "tsu.h"
 
 static char root[PATH_MAX];

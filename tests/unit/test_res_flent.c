@@ -9,7 +9,7 @@
 
 #include <json-c/json.h>
 
-#include "exp/flent.h"
+#include "results/flent.h"
 #include "tsu.h"
 
 /* Samples at 1.0 s (10) and 2.0 s (20), grid from 0.9 in 0.2 s steps. */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* SHA-256 (run/sha256.c) against the FIPS 180-4 example vectors. */
+/* SHA-256 (io/sha256.c) against the FIPS 180-4 example vectors. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "run/sha256.h"
+#include "io/sha256.h"
 #include "tsu.h"
 
 static void hash_str(const char *s, char hex[65])

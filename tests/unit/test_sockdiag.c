@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Decoding sock_diag answers (net/sockdiag_parse.c) and the socket
- * statistics rows (run/sockstats_out.c), from message bytes laid out as
+ * statistics rows (record/sockstats_out.c), from message bytes laid out as
  * the kernel sends them: struct inet_diag_msg, then netlink attributes
  * (INET_DIAG_INFO, INET_DIAG_CONG, INET_DIAG_BBRINFO), each 4-aligned.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "net/sockdiag.h"
-#include "run/sockstats_out.h"
+#include "record/sockstats_out.h"
 #include "tsu.h"
 
 struct msgbuf {

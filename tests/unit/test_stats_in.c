@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The readers of stats.csv and sockstats.csv (run/stats_in.c,
- * run/sockstats_in.c) against their writers (run/stats_out.c,
- * run/sockstats_out.c): what the writer writes reads back with the same
+ * The readers of stats.csv and sockstats.csv (record/stats_in.c,
+ * record/sockstats_in.c) against their writers (record/stats_out.c,
+ * record/sockstats_out.c): what the writer writes reads back with the same
  * numbers, and the rows a results directory could be doctored with are
  * refused with the file, the line and what was expected.
  */
@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run/sockstats_in.h"
-#include "run/sockstats_out.h"
-#include "run/stats_in.h"
-#include "run/stats_out.h"
+#include "record/sockstats_in.h"
+#include "record/sockstats_out.h"
+#include "record/stats_in.h"
+#include "record/stats_out.h"
 #include "tsu.h"
 
 #define MS TS_NSEC_PER_MSEC

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The per-window time series (run/stats_out.c): window arithmetic and exact rows. */
+/* The per-window time series (record/stats_out.c): window arithmetic and exact rows. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/stats_out.h"
+#include "record/stats_out.h"
 #include "tsu.h"
 
 #define MS TS_NSEC_PER_MSEC

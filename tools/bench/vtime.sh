@@ -8,7 +8,7 @@
 # second, however fast the host is. A link whose per-packet work exceeds that
 # budget saturates the virtual CPU: the release timing, measured in guest time,
 # degrades, and the rule tasshape exp flags runs by (release error p99 above
-# max(200 us, 2% of the base RTT), or a kernel drop; src/run/summary.h) says so.
+# max(200 us, 2% of the base RTT), or a kernel drop; src/run/run_summary.h) says so.
 #
 # One row per rate: a guest boots, starts an iperf3 server, and runs one CUBIC
 # upload through `tasshape --trace const:RATE --delay DELAY [--gso]`, all inside

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one way tasshape opens a file it reads from a results directory or
+ * another input that anyone may have written. As root, a name there may
+ * be a FIFO (a read would wait forever), a device such as /dev/zero (it
+ * never ends) or a file of any size: so only a regular file is read
+ * (checked on the opened descriptor, opened without waiting), and a whole
+ * read stops at a stated limit before memory is requested for more.
+ *
+ * Every function returns a negative errno with @err naming the path and
+ * what was wrong.
+ */
+#ifndef TS_IO_INFILE_H
+#define TS_IO_INFILE_H
+
+#include <stddef.h>
+
+#include "tasshape/err.h"
+
+/*
+ * The largest JSON document read from a results directory (result.json,
+ * experiment.json, flent-manifest.json): a run's record holds its samples,
+ * a few MB for a 60 s run with every socket sampled; 64 MiB leaves room
+ * and bounds what a planted file can make tasshape allocate (json-c needs
+ * several times the text).
+ */
+#define TS_IN_JSON_MAX (64u << 20)
+
+/*
+ * ts_in_open - open @path for reading if it is a regular file: a
+ * close-on-exec, blocking fd, or -ENOENT (absent), -EINVAL (not a regular
+ * file) or another -errno.
+ */
+int ts_in_open(const char *path, struct ts_err *err);
+
+/*
+ * ts_in_read - the whole regular file @path into @out (NUL-terminated, of
+ * @len bytes, the caller frees it) if it holds at most @limit bytes;
+ * -EFBIG with a message naming the limit otherwise. Errors as ts_in_open.
+ */
+int ts_in_read(const char *path, size_t limit, char **out, size_t *len, struct ts_err *err);
+
+#endif

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One planned run of an experiment: the contract between the planner
+ * (spec + matrix expansion, pure) and the executor (namespaces, servers,
+ * iperf3/ping/irtt, congestion-control checks). The planner fills it; the
+ * executor carries it out and leaves in @rundir its raw outputs and one
+ * normalised result.json (schema in docs/experiments.md, "Per-run
+ * result"), from which statistics, summaries, checks, Flent files,
+ * reports, resume and merge are all computed. Nothing else crosses.
+ */
+#ifndef TS_PLAN_RUN_H
+#define TS_PLAN_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tasshape/time.h"
+
+#define TS_EXP_MAX_AXES	   8
+#define TS_EXP_MAX_SYSCTL  32
+#define TS_EXP_MAX_SERVERS 4
+
+/* One axis value of this run, by axis name ("cca", "link", "test", "tas_shift", "kernel", ...). */
+struct ts_exp_axis_val {
+	const char *axis;
+	const char *value;
+};
+
+struct ts_exp_sysctl {
+	const char *key; /* "net.ipv4.tcp_ecn" */
+	const char *value;
+};
+
+/*
+ * One [kernel NAME] section of the spec: a kernel under test, booted in a
+ * micro-VM (src/vm/vm.h) for every run of a configuration with kernel=NAME.
+ */
+#define TS_EXP_MAX_MODPROBE 8
+struct ts_exp_kernel {
+	char *name;
+	unsigned line;
+	char *image;			     /* bzImage path, or "debian" (Debian's stock kernel) */
+	char *modules;			     /* NULL or the kernel's modules directory */
+	char *accel;			     /* "auto" (default), "kvm" or "tcg" */
+	char *clock;			     /* "auto" (default), "virtual" or "real" */
+	unsigned cpus;			     /* 0: the VM runner's default */
+	uint64_t memory;		     /* bytes; 0: the VM runner's default */
+	char *append;			     /* NULL or extra kernel command-line arguments */
+	size_t nmodprobe;		     /* modules loaded in the guest before the run */
+	char *modprobe[TS_EXP_MAX_MODPROBE]; /* "NAME [PARAM=VALUE]..." */
+};
+
+struct ts_exp_run {
+	const char *config_id; /* directory-safe id of the configuration, same for every rep */
+	unsigned rep;	       /* 1-based repetition */
+	unsigned index;	       /* 1-based position in the run order */
+	uint64_t seed;	       /* emulator seed for this run: spec seed + rep */
+	size_t naxes;
+	struct ts_exp_axis_val axes[TS_EXP_MAX_AXES];
+
+	/* Congestion control as written in the spec: "cubic", "bbr", "bbr3" (bbr, must be v3),
+	 * "tas", "bpf:PATH.bpf.o", or any name the kernel offers. */
+	const char *cca;
+	int tas_shift_startup, tas_shift_steady; /* -1 when the run has no tas_shift */
+
+	/* The link: wrapper link options, exactly as on the command line
+	 * ("--trace", "traces/x.csv", "--delay", "20ms", ...); NULL-terminated. */
+	const char *link_name;
+	char **link_argv;
+
+	/* The test, by Flent name: tcp_upload, tcp_download, tcp_nup, tcp_ndown, rrul,
+	 * rrul_be, rtt_fair. */
+	const char *test;
+	unsigned upload_streams, download_streams;
+	ts_ns_t length; /* measured part */
+	ts_ns_t delay;	/* before and after the flows (Flent's DELAY) */
+
+	size_t nservers;			  /* rtt_fair: 4; else 1 */
+	ts_ns_t server_delay[TS_EXP_MAX_SERVERS]; /* extra one-way delay per server */
+
+	size_t nsysctl;
+	struct ts_exp_sysctl sysctl[TS_EXP_MAX_SYSCTL];
+
+	const char *kernel; /* NULL or "host": this kernel; else a kernel of the kernel axis */
+	const struct ts_exp_kernel *vm; /* the [kernel NAME] section, NULL for host */
+	int in_guest; /* carried out inside vm's guest: its kernel is the running one */
+	const char *spec_path, *spec_sha256;
+};
+
+/*
+ * ts_exp_exec_run - carry out @run, writing its files into @rundir (which
+ * exists and is empty). Returns 0 when the run was carried out and
+ * result.json written (a run whose flows failed or whose congestion
+ * control did not match is still written, with "ok": false and the
+ * reason); a negative errno with @err set when it could not be carried
+ * out at all. Leaves no namespace, rule, interface or process behind.
+ */
+int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, char *err, size_t errlen);
+
+/*
+ * ts_exp_cca_probe - can @cca (as written in the spec) run on this host?
+ * Called once per distinct congestion control before the matrix starts.
+ * Returns 0 when it can, -ENOENT (or another negative errno) when it
+ * cannot, with @why saying exactly why ("tas: module tcp_bbr_tas not
+ * loaded", "bbr3: this kernel's bbr is version 1"). Changes nothing
+ * lasting on the host.
+ */
+int ts_exp_cca_probe(const char *cca, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The done record of a run: <out>/<config-id>/rep-<k>/done, written last,
+ * after every other file of the run, listing each file with its size and
+ * SHA-256. A run counts as done only when the record exists and every
+ * file it lists is there with the same bytes: a run killed half-way has
+ * no record (it is redone by exp resume), and one whose files were
+ * changed or truncated afterwards fails the check (and is redone too).
+ *
+ *   {"version": 1, "id": "cca=bbr,...", "rep": 2,
+ *    "files": [{"path": "result.json", "bytes": 5120, "sha256": "9f86..."}, ...]}
+ */
+#ifndef TS_RESULTS_DONE_H
+#define TS_RESULTS_DONE_H
+
+#include <stddef.h>
+
+#define TS_DONE_FILE "done"
+
+/*
+ * ts_done_write - record every regular file under @rundir (its
+ * subdirectories too, paths relative to @rundir, sorted) in @rundir/done,
+ * replacing any older record atomically. @id and @rep are copied into the
+ * record. Returns 0 or a negative errno with @err naming the file.
+ */
+int ts_done_write(const char *rundir, const char *id, unsigned rep, char *err, size_t errlen);
+
+enum ts_done_state {
+	TS_DONE_NONE = 0,   /* no record: not done (never finished, or killed) */
+	TS_DONE_OK = 1,	    /* record present and every file matches */
+	TS_DONE_BROKEN = 2, /* record present but a file is missing, changed or added */
+};
+
+/*
+ * ts_done_check - the state of @rundir; for TS_DONE_BROKEN @why names the
+ * first file that differs and how. Returns the state, or a negative errno
+ * (the record exists but cannot be read or does not parse, with @why).
+ */
+int ts_done_check(const char *rundir, char *why, size_t whylen);
+
+/*
+ * ts_rm_tree - remove @path and everything under it (no symlink is
+ * followed). Returns 0 (also when @path does not exist) or a negative
+ * errno.
+ */
+int ts_rm_tree(const char *path);
+
+#endif

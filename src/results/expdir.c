@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/* An experiment directory's record (experiment.json) and shards of the run order (expdir.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "results/done.h"
+#include "results/expdir.h"
+#include "results/rjson.h"
+#include "io/json.h"
+#include "io/outfile.h"
+
+static int parse_uint(const char *s, const char **end, unsigned *v)
+{
+	unsigned long x = 0;
+	const char *p = s;
+
+	while (*p >= '0' && *p <= '9' && p - s < 7)
+		x = x * 10 + (unsigned long)(*p++ - '0');
+	if (p == s || (*p >= '0' && *p <= '9'))
+		return -EINVAL;
+	*v = (unsigned)x;
+	*end = p;
+	return 0;
+}
+
+int ts_exp_shard_parse(const char *s, struct ts_exp_shard *sh, char *err, size_t errlen)
+{
+	const char *p;
+	unsigned i, n;
+
+	if (parse_uint(s, &p, &i) || *p != '/' || parse_uint(p + 1, &p, &n) || *p || i < 1 ||
+	    n < 1 || i > n || n > 100000) {
+		snprintf(err, errlen,
+			 "--shard: expected i/N with 1 <= i <= N <= 100000 (\"2/4\": the second of "
+			 "four slices), got '%s'",
+			 s);
+		return -EINVAL;
+	}
+	sh->i = i;
+	sh->n = n;
+	return 0;
+}
+
+int ts_expdir_add(struct ts_expdir *p, const char *id, unsigned rep, unsigned index)
+{
+	struct ts_expdir_run *r = realloc(p->runs, (p->n + 1) * sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	p->runs = r;
+	r[p->n].id = strdup(id);
+	if (!r[p->n].id)
+		return -ENOMEM;
+	r[p->n].rep = rep;
+	r[p->n].index = index;
+	p->n++;
+	return 0;
+}
+
+void ts_expdir_free(struct ts_expdir *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		free(p->runs[i].id);
+	free(p->runs);
+	free(p->spec_sha256);
+	free(p->spec);
+	json_object_put(p->doc);
+	memset(p, 0, sizeof(*p));
+}
+
+static struct json_object *build_doc(const struct ts_expdir *p, bool *nomem)
+{
+	struct json_object *doc = json_object_new_object(), *runs = json_object_new_array();
+	size_t i;
+
+	ts_json_put(doc, "version", json_object_new_int(1), nomem);
+	ts_json_put(doc, "spec_sha256",
+		    json_object_new_string(p->spec_sha256 ? p->spec_sha256 : ""), nomem);
+	ts_json_put(doc, "spec", json_object_new_string(p->spec ? p->spec : ""), nomem);
+	for (i = 0; i < p->n; i++) {
+		struct json_object *r = json_object_new_object();
+
+		ts_json_put(r, "index", json_object_new_int((int)p->runs[i].index), nomem);
+		ts_json_put(r, "rep", json_object_new_int((int)p->runs[i].rep), nomem);
+		ts_json_put(r, "id", json_object_new_string(p->runs[i].id), nomem);
+		ts_json_append(runs, r, nomem);
+	}
+	ts_json_put(doc, "runs", runs, nomem);
+	return doc;
+}
+
+/* @doc into @path, whole or not at all (a temporary name renamed over it). 0 or -errno. */
+static int write_whole(const char *path, struct json_object *doc, char *err, size_t errlen)
+{
+	const char *text = json_object_to_json_string_ext(doc, TS_JSON_PRETTY);
+	struct ts_err e;
+	int ret;
+
+	if (!text)
+		return -ENOMEM;
+	ret = ts_out_write_whole(path, text, strlen(text), &e);
+	if (ret)
+		snprintf(err, errlen, "%s", e.msg);
+	return ret;
+}
+
+int ts_expdir_write(const char *dir, const struct ts_expdir *p, char *err, size_t errlen)
+{
+	struct json_object *doc = NULL;
+	char path[PATH_MAX], shard[32];
+	bool nomem = false;
+	int ret = 0;
+
+	if (p->doc) {
+		if (json_object_deep_copy(p->doc, &doc, NULL) != 0)
+			return -ENOMEM;
+	} else {
+		doc = build_doc(p, &nomem);
+	}
+	snprintf(shard, sizeof(shard), "%u/%u", p->shard.i, p->shard.n);
+	json_object_object_del(doc, "shard");
+	if (p->shard.n > 1)
+		ts_json_put(doc, "shard", json_object_new_string(shard), &nomem);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, TS_EXPDIR_FILE) >= (int)sizeof(path)) {
+		ret = -ENAMETOOLONG;
+		snprintf(err, errlen, "%s: path too long", dir);
+	} else if (nomem) {
+		ret = -ENOMEM;
+	} else {
+		ret = write_whole(path, doc, err, errlen);
+	}
+	json_object_put(doc);
+	return ret;
+}
+
+int ts_expdir_read(const char *dir, struct ts_expdir *p, char *err, size_t errlen)
+{
+	struct json_object *doc = NULL, *runs;
+	char path[PATH_MAX], why[256];
+	const char *shard;
+	size_t n, i;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(path, sizeof(path), "%s/%s", dir, TS_EXPDIR_FILE);
+	ret = ts_rj_load(path, &doc, err, errlen);
+	if (ret == -ENOENT)
+		snprintf(err, errlen, "%s: no %s (not a directory written by tasshape exp run)",
+			 dir, TS_EXPDIR_FILE);
+	if (ret)
+		return ret;
+	ret = -EINVAL;
+	shard = ts_rj_str(doc, "shard", "1/1");
+	if (ts_exp_shard_parse(shard, &p->shard, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: \"shard\": expected i/N, got '%s'", path, shard);
+		goto out;
+	}
+	/* A spec read without its hash has "spec_sha256": null: it compares as unknown (""). */
+	p->spec_sha256 = strdup(ts_rj_str(doc, "spec_sha256", ""));
+	p->spec = strdup(ts_rj_str(doc, "spec", ""));
+	runs = ts_rj_arr(doc, "runs", &n);
+	if (!runs || !p->spec_sha256 || !p->spec) {
+		snprintf(err, errlen, "%s: expected \"runs\", a list of {id, rep, index}", path);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct json_object *r = json_object_array_get_idx(runs, i);
+		const char *id = ts_rj_str(r, "id", NULL);
+		double rep = ts_rj_num(r, "rep", 0), index = ts_rj_num(r, "index", 0);
+
+		if (!id || !*id || strchr(id, '/') || strstr(id, "..") || rep < 1 || index < 1 ||
+		    (i > 0 && index <= p->runs[i - 1].index)) {
+			snprintf(err, errlen,
+				 "%s: runs[%zu]: expected {\"id\": a directory name, \"rep\" >= 1, "
+				 "\"index\" after the previous run's}",
+				 path, i);
+			goto out;
+		}
+		if (ts_expdir_add(p, id, (unsigned)rep, (unsigned)index)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	p->doc = doc;
+	doc = NULL;
+	ret = 0;
+out:
+	if (ret)
+		ts_expdir_free(p);
+	json_object_put(doc);
+	return ret;
+}
+
+bool ts_expdir_same_runs(const struct ts_expdir *a, const struct ts_expdir *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->runs[i].id, b->runs[i].id) || a->runs[i].rep != b->runs[i].rep ||
+		    a->runs[i].index != b->runs[i].index)
+			return false;
+	return true;
+}
+
+void ts_expdir_rundir(const char *dir, const struct ts_expdir_run *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s/rep-%u", dir, r->id, r->rep);
+}
+
+int ts_expdir_check_fresh(const char *dir, char *err, size_t errlen)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int ret = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			ret = -EEXIST;
+			break;
+		}
+	closedir(d);
+	if (ret)
+		snprintf(err, errlen,
+			 "%s is not empty: it may hold results of an earlier run; to finish that "
+			 "experiment use 'tasshape exp resume %s', or choose a new --out DIR",
+			 dir, dir);
+	return ret;
+}
+
+int ts_expdir_mkdirs(const char *path)
+{
+	struct ts_err e;
+	int fd = ts_out_mkdir(path, &e);
+
+	if (fd < 0)
+		fprintf(stderr, "tasshape: %s\n", e.msg);
+	else
+		close(fd);
+	return fd < 0 ? fd : 0;
+}
+
+int ts_expdir_copy_spec(const char *dir, const char *spec_path, char *err, size_t errlen)
+{
+	struct stat a, b;
+	struct ts_err e;
+	char to[PATH_MAX];
+	FILE *in = NULL, *out = NULL;
+	char buf[8192];
+	size_t n;
+	int ret = ts_expdir_mkdirs(dir);
+
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	snprintf(to, sizeof(to), "%s/%s", dir, TS_EXPDIR_SPEC);
+	/* exp resume DIR reads DIR/spec.ini itself: nothing to copy. */
+	if (stat(spec_path, &a) == 0 && stat(to, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		return 0;
+	in = fopen(spec_path, "rb");
+	if (!in) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", spec_path, strerror(errno));
+		return ret;
+	}
+	out = ts_out_fopen(to, &e);
+	if (!out) {
+		ret = -errno;
+		snprintf(err, errlen, "%s", e.msg);
+		fclose(in);
+		return ret;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			break;
+	if (ferror(in) || ferror(out))
+		ret = -EIO;
+	fclose(in);
+	if (fclose(out) != 0 && !ret)
+		ret = -EIO;
+	if (ret) {
+		snprintf(err, errlen, "%s: cannot copy the spec", to);
+		return ret;
+	}
+	return 0;
+}
+
+int ts_expdir_prepare_run(const char *rundir, char *why, size_t whylen)
+{
+	struct stat st;
+	int state, ret;
+
+	why[0] = '\0';
+	if (stat(rundir, &st) != 0)
+		return TS_RESUME_RUN;
+	state = ts_done_check(rundir, why, whylen);
+	if (state == TS_DONE_OK)
+		return TS_RESUME_KEEP;
+	if (state == TS_DONE_NONE)
+		snprintf(why, whylen, "%s: partial (no done record)", rundir);
+	/* A broken record or one that does not parse: the run is redone all the same. */
+	ret = ts_rm_tree(rundir);
+	if (ret) {
+		snprintf(why, whylen, "%s: cannot remove the partial run: %s", rundir,
+			 strerror(-ret));
+		return ret;
+	}
+	return TS_RESUME_RUN;
+}

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading result.json with json-c. Unknown fields are ignored: the schema grows by adding. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/infile.h"
+#include "io/json.h"
+#include "results/result.h"
+
+static int rerr(char *err, size_t errlen, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int rerr(char *err, size_t errlen, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, errlen, "%s: ", name);
+
+	if (n >= 0 && (size_t)n < errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static json_object *get(json_object *o, const char *key, json_type type)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type))
+		return NULL;
+	return v;
+}
+
+/* A number (int or double) or -1 when absent. */
+static double num(json_object *o, const char *key, double dflt)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return dflt;
+	if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
+		return json_object_get_double(v);
+	return dflt;
+}
+
+static char *dupstr(json_object *o, const char *key)
+{
+	json_object *v = get(o, key, json_type_string);
+
+	return v ? strdup(json_object_get_string(v)) : NULL;
+}
+
+static int read_flows(struct ts_exp_result *r, json_object *root, char *err, size_t errlen)
+{
+	json_object *flows = get(root, "flows", json_type_array);
+	size_t i, n;
+
+	if (!flows)
+		return r->ok ? rerr(err, errlen, r->path, "no \"flows\" array") : 0;
+	n = json_object_array_length(flows);
+	r->flows = calloc(n ? n : 1, sizeof(*r->flows));
+	if (!r->flows)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		json_object *f = json_object_array_get_idx(flows, i);
+		json_object *dir = get(f, "dir", json_type_string);
+
+		if (!dir || (strcmp(json_object_get_string(dir), "up") &&
+			     strcmp(json_object_get_string(dir), "down")))
+			return rerr(err, errlen, r->path, "flows[%zu]: \"dir\" must be up or down",
+				    i);
+		r->flows[i].up = !strcmp(json_object_get_string(dir), "up");
+		r->flows[i].throughput_mbps = num(f, "throughput_mbps", -1);
+		if (r->flows[i].throughput_mbps < 0)
+			return rerr(err, errlen, r->path, "flows[%zu]: no \"throughput_mbps\"", i);
+		r->flows[i].retransmits = num(f, "retransmits", 0);
+	}
+	r->nflows = n;
+	return 0;
+}
+
+/* Append the samples of @lat inside its loaded window to @arr. */
+static int add_samples(struct ts_exp_result *r, json_object *lat, double **arr, size_t *n, int icmp)
+{
+	json_object *s = get(lat, "samples", json_type_object);
+	json_object *t = get(s, "t", json_type_array), *rtt = get(s, "rtt_ms", json_type_array);
+	json_object *win = get(lat, "loaded", json_type_object);
+	double from = num(win, "from_s", -1e300), to = num(win, "to_s", 1e300);
+	size_t i, k;
+	double *a;
+
+	if (!t || !rtt || json_object_array_length(t) != json_object_array_length(rtt))
+		return -EINVAL;
+	k = json_object_array_length(t);
+	a = realloc(*arr, (*n + k + 1) * sizeof(double));
+	if (!a)
+		return -ENOMEM;
+	*arr = a;
+	for (i = 0; i < k; i++) {
+		double ti = json_object_get_double(json_object_array_get_idx(t, i));
+		double ri = json_object_get_double(json_object_array_get_idx(rtt, i));
+
+		if (icmp && (r->min_rtt_ms < 0 || ri < r->min_rtt_ms))
+			r->min_rtt_ms = ri;
+		if (ti >= from && ti <= to)
+			a[(*n)++] = ri;
+	}
+	return 0;
+}
+
+static int read_latency(struct ts_exp_result *r, json_object *root, char *err, size_t errlen)
+{
+	json_object *lat = get(root, "latency", json_type_array);
+	size_t i;
+
+	r->icmp_ms = calloc(1, sizeof(double));
+	r->udp_ms = calloc(1, sizeof(double));
+	if (!r->icmp_ms || !r->udp_ms)
+		return -ENOMEM;
+	for (i = 0; lat && i < json_object_array_length(lat); i++) {
+		json_object *l = json_object_array_get_idx(lat, i);
+		json_object *kind = get(l, "kind", json_type_string);
+		int ret;
+
+		if (!kind)
+			return rerr(err, errlen, r->path, "latency[%zu]: no \"kind\"", i);
+		if (!strcmp(json_object_get_string(kind), "icmp"))
+			ret = add_samples(r, l, &r->icmp_ms, &r->nicmp, 1);
+		else if (!strcmp(json_object_get_string(kind), "udp"))
+			ret = add_samples(r, l, &r->udp_ms, &r->nudp, 0);
+		else
+			continue; /* a kind this version does not summarise */
+		if (ret == -EINVAL)
+			return rerr(
+				err, errlen, r->path,
+				"latency[%zu]: \"samples\" needs \"t\" and \"rtt_ms\" arrays of "
+				"one length",
+				i);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static void read_fidelity(struct ts_exp_result *r, json_object *root)
+{
+	json_object *fid = get(root, "fidelity", json_type_object);
+	static const char *const dirs[2] = {"up", "down"};
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		json_object *f = get(fid, dirs[d], json_type_object);
+		struct ts_exp_res_fidelity *x = &r->fidelity[d];
+
+		if (!f)
+			continue;
+		x->present = true;
+		x->release_err_p50_us = num(f, "release_err_p50_us", 0);
+		x->release_err_p99_us = num(f, "release_err_p99_us", 0);
+		x->release_err_max_us = num(f, "release_err_max_us", 0);
+		x->unexplained_drops = num(f, "unexplained_drops", 0);
+		x->kernel_drops = num(f, "kernel_drops", 0);
+		x->no_descriptor = num(f, "no_descriptor", 0);
+		x->utilisation = num(f, "utilisation", -1);
+	}
+}
+
+static int read_root(struct ts_exp_result *r, json_object *root, char *err, size_t errlen)
+{
+	json_object *axes = get(root, "axes", json_type_object), *flags, *ok;
+	int ret;
+
+	if (!json_object_is_type(root, json_type_object))
+		return rerr(err, errlen, r->path, "expected a JSON object");
+	if (num(root, "version", 0) != 1)
+		return rerr(err, errlen, r->path, "\"version\": expected 1");
+	r->id = dupstr(root, "id");
+	r->test = dupstr(root, "test");
+	if (!r->id || !axes)
+		return rerr(err, errlen, r->path,
+			    "expected \"id\" (a string) and \"axes\" (an object)");
+	r->rep = (unsigned)num(root, "rep", 0);
+	r->index = (unsigned)num(root, "index", 0);
+	r->seed = (uint64_t)num(root, "seed", 0);
+	ok = get(root, "ok", json_type_boolean);
+	if (!ok)
+		return rerr(err, errlen, r->path, "expected \"ok\": true or false");
+	r->ok = json_object_get_boolean(ok);
+	r->error = dupstr(root, "error");
+	json_object_object_foreach(axes, key, val)
+	{
+		if (r->naxes == TS_EXP_MAX_AXES || !json_object_is_type(val, json_type_string))
+			return rerr(err, errlen, r->path, "\"axes\": at most %d string values",
+				    TS_EXP_MAX_AXES);
+		r->axes[r->naxes].axis = strdup(key);
+		r->axes[r->naxes].value = strdup(json_object_get_string(val));
+		r->naxes++;
+		if (!r->axes[r->naxes - 1].axis || !r->axes[r->naxes - 1].value)
+			return -ENOMEM;
+	}
+	flags = get(root, "flags", json_type_array);
+	for (size_t i = 0; flags && i < json_object_array_length(flags); i++) {
+		json_object *f = json_object_array_get_idx(flags, i);
+
+		if (json_object_is_type(f, json_type_string)) {
+			ret = ts_exp_result_flag(r, json_object_get_string(f));
+			if (ret < 0)
+				return ret;
+		}
+	}
+	ret = read_flows(r, root, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = read_latency(r, root, err, errlen);
+	if (ret < 0)
+		return ret;
+	read_fidelity(r, root);
+	return 0;
+}
+
+int ts_exp_result_parse(struct ts_exp_result *r, const char *name, const char *json, char *err,
+			size_t errlen)
+{
+	struct json_tokener *tok = json_tokener_new();
+	json_object *root = NULL;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->min_rtt_ms = -1;
+	r->path = strdup(name);
+	if (!tok || !r->path) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	root = json_tokener_parse_ex(tok, json, (int)strlen(json));
+	if (!root) {
+		ret = rerr(err, errlen, name, "not JSON: %s",
+			   json_tokener_error_desc(json_tokener_get_error(tok)));
+		goto out;
+	}
+	ret = read_root(r, root, err, errlen);
+out:
+	if (ret == -ENOMEM)
+		rerr(err, errlen, name, "out of memory");
+	json_object_put(root);
+	if (tok)
+		json_tokener_free(tok);
+	if (ret < 0) {
+		ret = ret == -ENOMEM ? -ENOMEM : -EINVAL;
+		ts_exp_result_free(r);
+	}
+	return ret;
+}
+
+int ts_exp_result_load(struct ts_exp_result *r, const char *path, char *err, size_t errlen)
+{
+	struct ts_err e;
+	char *text = NULL;
+	size_t len;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	/* A results directory is anyone's: only a regular file, and no larger than the limit. */
+	ret = ts_in_read(path, TS_IN_JSON_MAX, &text, &len, &e);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", e.msg);
+		return ret;
+	}
+	ret = ts_exp_result_parse(r, path, text, err, errlen);
+	free(text);
+	return ret;
+}
+
+void ts_exp_result_free(struct ts_exp_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->naxes; i++) {
+		free((char *)r->axes[i].axis);
+		free((char *)r->axes[i].value);
+	}
+	for (i = 0; i < r->nflags; i++)
+		free(r->flags[i]);
+	free(r->path);
+	free(r->id);
+	free(r->test);
+	free(r->error);
+	free(r->flows);
+	free(r->icmp_ms);
+	free(r->udp_ms);
+	memset(r, 0, sizeof(*r));
+}
+
+int ts_exp_result_flag(struct ts_exp_result *r, const char *flag)
+{
+	size_t i;
+
+	for (i = 0; i < r->nflags; i++)
+		if (!strcmp(r->flags[i], flag))
+			return 0;
+	if (r->nflags == TS_EXP_MAX_FLAGS)
+		return 0; /* the union stays bounded; the file keeps them all */
+	r->flags[r->nflags] = strdup(flag);
+	if (!r->flags[r->nflags])
+		return -ENOMEM;
+	r->nflags++;
+	return 0;
+}
+
+const char *ts_exp_result_axis(const struct ts_exp_result *r, const char *axis)
+{
+	size_t i;
+
+	for (i = 0; i < r->naxes; i++)
+		if (!strcmp(r->axes[i].axis, axis))
+			return r->axes[i].value;
+	return NULL;
+}
+
+bool ts_exp_result_fell_behind(const struct ts_exp_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nflags; i++)
+		if (!strncmp(r->flags[i], "fell_behind", 11))
+			return true;
+	return false;
+}
+
+int ts_exp_result_write_unrun(const struct ts_exp_run *run, const char *path, const char *error)
+{
+	json_object *o = json_object_new_object(), *axes = json_object_new_object();
+	json_object *flags = json_object_new_array();
+	struct ts_err err;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < run->naxes; i++)
+		json_object_object_add(axes, run->axes[i].axis,
+				       json_object_new_string(run->axes[i].value));
+	json_object_array_add(flags, json_object_new_string("not_run"));
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "id", json_object_new_string(run->config_id));
+	json_object_object_add(o, "rep", json_object_new_int((int)run->rep));
+	json_object_object_add(o, "index", json_object_new_int((int)run->index));
+	json_object_object_add(o, "seed", json_object_new_uint64(run->seed));
+	json_object_object_add(o, "axes", axes);
+	json_object_object_add(o, "test", json_object_new_string(run->test));
+	json_object_object_add(o, "ok", json_object_new_boolean(0));
+	json_object_object_add(o, "error", json_object_new_string(error));
+	json_object_object_add(o, "flags", flags);
+	json_object_object_add(o, "flows", json_object_new_array());
+	json_object_object_add(o, "latency", json_object_new_array());
+	ret = ts_json_write_file(path, o, JSON_C_TO_STRING_PRETTY, &err);
+	json_object_put(o);
+	return ret;
+}

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: MIT */
+/* summary.json, summary.csv, summary.md and experiment.json (docs/experiments.md, "Summary"). */
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/summary.h"
+#include "io/outfile.h"
+
+/* Ten significant digits: exact enough for any metric, without binary noise in the file. */
+static json_object *jnum(double x)
+{
+	char buf[64];
+
+	if (!isfinite(x))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%.10g", x);
+	return json_object_new_double_s(x, buf);
+}
+
+static json_object *jmstat(const struct ts_exp_mstat *m)
+{
+	json_object *o, *ci;
+
+	if (!m->n)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "mean", jnum(m->mean));
+	if (m->n >= 2) {
+		ci = json_object_new_array();
+		json_object_array_add(ci, jnum(m->lo));
+		json_object_array_add(ci, jnum(m->hi));
+	} else {
+		ci = NULL; /* one repetition has no interval */
+	}
+	json_object_object_add(o, "ci95", ci);
+	json_object_object_add(o, "min", jnum(m->min));
+	json_object_object_add(o, "max", jnum(m->max));
+	json_object_object_add(o, "n", json_object_new_int64((int64_t)m->n));
+	return o;
+}
+
+static json_object *jlstat(const struct ts_exp_lstat *l)
+{
+	json_object *o;
+
+	if (!l->n)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "p50", jnum(l->p50));
+	json_object_object_add(o, "p95", jnum(l->p95));
+	json_object_object_add(o, "p99", jnum(l->p99));
+	json_object_object_add(o, "mean", jnum(l->mean));
+	json_object_object_add(o, "samples", json_object_new_int64((int64_t)l->n));
+	return o;
+}
+
+static json_object *jflags(char *const *flags, size_t n)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(flags[i]));
+	return a;
+}
+
+static json_object *jaxes(const struct ts_exp_axis_val *axes, size_t n)
+{
+	json_object *o = json_object_new_object();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_object_object_add(o, axes[i].axis, json_object_new_string(axes[i].value));
+	return o;
+}
+
+static json_object *config_json(const struct ts_exp_sum_config *c)
+{
+	json_object *o = json_object_new_object(), *m = json_object_new_object(), *j;
+	size_t i;
+
+	json_object_object_add(o, "id", json_object_new_string(c->id));
+	json_object_object_add(o, "axes", jaxes(c->axes, c->naxes));
+	/* The axis values by name at the top too, as Flent's metadata has them. */
+	for (i = 0; i < c->naxes; i++)
+		if (strcmp(c->axes[i].axis, "id") && strcmp(c->axes[i].axis, "n"))
+			json_object_object_add(o, c->axes[i].axis,
+					       json_object_new_string(c->axes[i].value));
+	json_object_object_add(o, "n", json_object_new_int((int)c->n));
+	json_object_object_add(o, "failed", json_object_new_int((int)c->failed));
+	json_object_object_add(o, "fell_behind", json_object_new_int((int)c->fell_behind));
+	json_object_object_add(o, "skipped", json_object_new_boolean(c->skipped));
+	json_object_object_add(m, "throughput_up_mbps", jmstat(&c->thr_up));
+	json_object_object_add(m, "throughput_down_mbps", jmstat(&c->thr_down));
+	json_object_object_add(m, "ping_icmp_ms", jlstat(&c->icmp));
+	json_object_object_add(m, "ping_udp_ms", jlstat(&c->udp));
+	json_object_object_add(m, "retransmits",
+			       c->retransmits.n ? jnum(c->retransmits.mean) : NULL);
+	j = json_object_new_object();
+	json_object_object_add(j, "up", c->jain_up.n ? jnum(c->jain_up.mean) : NULL);
+	json_object_object_add(j, "down", c->jain_down.n ? jnum(c->jain_down.mean) : NULL);
+	json_object_object_add(m, "jain_fairness", j);
+	json_object_object_add(o, "metrics", m);
+	json_object_object_add(o, "flags", jflags(c->flags, c->nflags));
+	return o;
+}
+
+static int put_json(json_object *root, FILE *f)
+{
+	const char *txt = json_object_to_json_string_ext(
+		root,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+	int ret = fputs(txt, f) < 0 || fputc('\n', f) < 0 ? -EIO : 0;
+
+	json_object_put(root);
+	return ret;
+}
+
+static json_object *skipped_json(const struct ts_exp_summary *s)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; s && i < s->nskipped; i++) {
+		json_object *k = json_object_new_object();
+
+		json_object_object_add(k, "cca", json_object_new_string(s->skipped[i].cca));
+		json_object_object_add(k, "why", json_object_new_string(s->skipped[i].why));
+		json_object_array_add(a, k);
+	}
+	return a;
+}
+
+int ts_exp_summary_write_json(const struct ts_exp_summary *s, FILE *f)
+{
+	json_object *root = json_object_new_object(), *configs = json_object_new_array();
+	json_object *flags = json_object_new_array();
+	size_t i, j, k;
+
+	json_object_object_add(root, "version", json_object_new_int(1));
+	json_object_object_add(root, "name", json_object_new_string(s->name));
+	json_object_object_add(root, "runs", json_object_new_int((int)s->runs));
+	json_object_object_add(root, "failed", json_object_new_int((int)s->failed));
+	json_object_object_add(root, "fell_behind", json_object_new_int((int)s->fell_behind));
+	json_object_object_add(root, "skipped", skipped_json(s));
+	/* The union of every configuration's flags, then one per skipped congestion control. */
+	for (i = 0; i < s->nconfigs; i++)
+		for (j = 0; j < s->configs[i].nflags; j++) {
+			const char *fl = s->configs[i].flags[j];
+
+			for (k = 0; k < json_object_array_length(flags); k++)
+				if (!strcmp(json_object_get_string(
+						    json_object_array_get_idx(flags, k)),
+					    fl))
+					break;
+			if (k == json_object_array_length(flags))
+				json_object_array_add(flags, json_object_new_string(fl));
+		}
+	for (i = 0; i < s->nskipped; i++) {
+		char buf[256];
+
+		snprintf(buf, sizeof(buf), "cca_skipped:%s", s->skipped[i].cca);
+		json_object_array_add(flags, json_object_new_string(buf));
+	}
+	json_object_object_add(root, "flags", flags);
+	for (i = 0; i < s->nconfigs; i++)
+		json_object_array_add(configs, config_json(&s->configs[i]));
+	json_object_object_add(root, "configs", configs);
+	return put_json(root, f);
+}
+
+/* ---- CSV ---------------------------------------------------------------------------------- */
+
+/* Axis names in first-seen order over every configuration: the CSV's axis columns. */
+static size_t axis_columns(const struct ts_exp_summary *s, const char **cols, size_t max)
+{
+	size_t n = 0, i, j, k;
+
+	for (i = 0; i < s->nconfigs; i++)
+		for (j = 0; j < s->configs[i].naxes; j++) {
+			for (k = 0; k < n && strcmp(cols[k], s->configs[i].axes[j].axis); k++)
+				;
+			if (k == n && n < max)
+				cols[n++] = s->configs[i].axes[j].axis;
+		}
+	return n;
+}
+
+/* RFC 4180: quote a field holding a comma, quote or newline. */
+static void csv_str(FILE *f, const char *v)
+{
+	if (!strpbrk(v, ",\"\n")) {
+		fputs(v, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *v; v++) {
+		if (*v == '"')
+			fputc('"', f);
+		fputc(*v, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_num(FILE *f, int have, double x)
+{
+	if (have && isfinite(x))
+		fprintf(f, ",%.10g", x);
+	else
+		fputc(',', f);
+}
+
+static void csv_mstat(FILE *f, const struct ts_exp_mstat *m)
+{
+	csv_num(f, m->n, m->mean);
+	csv_num(f, m->n >= 2, m->lo);
+	csv_num(f, m->n >= 2, m->hi);
+	csv_num(f, m->n, m->min);
+	csv_num(f, m->n, m->max);
+}
+
+static void csv_lstat(FILE *f, const struct ts_exp_lstat *l)
+{
+	csv_num(f, l->n, l->p50);
+	csv_num(f, l->n, l->p95);
+	csv_num(f, l->n, l->p99);
+	csv_num(f, l->n, l->mean);
+}
+
+int ts_exp_summary_write_csv(const struct ts_exp_summary *s, FILE *f)
+{
+	const char *cols[TS_EXP_MAX_AXES * 4];
+	size_t ncols = axis_columns(s, cols, sizeof(cols) / sizeof(cols[0])), i, j;
+	static const char *const mcols[] = {"throughput_up_mbps", "throughput_down_mbps"};
+	static const char *const lcols[] = {"ping_icmp_ms", "ping_udp_ms"};
+
+	fputs("id", f);
+	for (i = 0; i < ncols; i++)
+		fprintf(f, ",%s", cols[i]);
+	fputs(",n,failed,fell_behind", f);
+	for (i = 0; i < 2; i++)
+		fprintf(f, ",%s_mean,%s_ci95_low,%s_ci95_high,%s_min,%s_max", mcols[i], mcols[i],
+			mcols[i], mcols[i], mcols[i]);
+	for (i = 0; i < 2; i++)
+		fprintf(f, ",%s_p50,%s_p95,%s_p99,%s_mean", lcols[i], lcols[i], lcols[i], lcols[i]);
+	fputs(",retransmits,jain_fairness_up,jain_fairness_down,flags\n", f);
+	for (i = 0; i < s->nconfigs; i++) {
+		const struct ts_exp_sum_config *c = &s->configs[i];
+		char flags[1024] = "";
+		size_t n = 0;
+
+		csv_str(f, c->id);
+		for (j = 0; j < ncols; j++) {
+			const char *v = ts_exp_sum_axis(c, cols[j]);
+
+			fputc(',', f);
+			if (v)
+				csv_str(f, v);
+		}
+		fprintf(f, ",%u,%u,%u", c->n, c->failed, c->fell_behind);
+		csv_mstat(f, &c->thr_up);
+		csv_mstat(f, &c->thr_down);
+		csv_lstat(f, &c->icmp);
+		csv_lstat(f, &c->udp);
+		csv_num(f, c->retransmits.n, c->retransmits.mean);
+		csv_num(f, c->jain_up.n, c->jain_up.mean);
+		csv_num(f, c->jain_down.n, c->jain_down.mean);
+		for (j = 0; j < c->nflags && n < sizeof(flags); j++)
+			n += (size_t)snprintf(flags + n, sizeof(flags) - n, "%s%s", j ? " " : "",
+					      c->flags[j]);
+		fputc(',', f);
+		csv_str(f, flags);
+		fputc('\n', f);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- Markdown ----------------------------------------------------------------------------- */
+
+static void md_mstat(FILE *f, const struct ts_exp_mstat *m)
+{
+	if (!m->n)
+		fputs(" - |", f);
+	else if (m->n >= 2)
+		fprintf(f, " %.2f [%.2f, %.2f] |", m->mean, m->lo, m->hi);
+	else
+		fprintf(f, " %.2f |", m->mean);
+}
+
+static void md_lstat(FILE *f, const struct ts_exp_lstat *l)
+{
+	if (!l->n)
+		fputs(" - |", f);
+	else
+		fprintf(f, " %.1f / %.1f / %.1f |", l->p50, l->p95, l->p99);
+}
+
+int ts_exp_summary_write_md(const struct ts_exp_summary *s, FILE *f)
+{
+	size_t i, j;
+
+	fprintf(f, "# %s\n\n", s->name);
+	fprintf(f, "Runs: %u, failed: %u, emulator fell behind: %u.", s->runs, s->failed,
+		s->fell_behind);
+	for (i = 0; i < s->nskipped; i++)
+		fprintf(f, "%sSkipped `%s`: %s.", i ? " " : "\n\n", s->skipped[i].cca,
+			s->skipped[i].why);
+	fputs("\n\nThroughput: mean over repetitions [Student's t 95% interval]. Latency: p50 / "
+	      "p95 "
+	      "/ p99 of every sample under load, pooled over repetitions. A **fell behind** run's "
+	      "emulator could not keep the link's timing (docs/experiments.md, \"Fidelity\"): its "
+	      "numbers describe the host, not the link.\n\n",
+	      f);
+	fputs("| configuration | n | up Mbit/s | down Mbit/s | ICMP ms | UDP ms | retransmits | "
+	      "Jain up / down | flags |\n",
+	      f);
+	fputs("|---|---|---|---|---|---|---|---|---|\n", f);
+	for (i = 0; i < s->nconfigs; i++) {
+		const struct ts_exp_sum_config *c = &s->configs[i];
+
+		fprintf(f, "| %s | %u |", c->id, c->n);
+		md_mstat(f, &c->thr_up);
+		md_mstat(f, &c->thr_down);
+		md_lstat(f, &c->icmp);
+		md_lstat(f, &c->udp);
+		if (c->retransmits.n)
+			fprintf(f, " %.1f |", c->retransmits.mean);
+		else
+			fputs(" - |", f);
+		if (c->jain_up.n || c->jain_down.n) {
+			if (c->jain_up.n)
+				fprintf(f, " %.3f", c->jain_up.mean);
+			else
+				fputs(" -", f);
+			if (c->jain_down.n)
+				fprintf(f, " / %.3f |", c->jain_down.mean);
+			else
+				fputs(" / - |", f);
+		} else {
+			fputs(" - |", f);
+		}
+		if (c->fell_behind)
+			fprintf(f, " **fell behind** (%u of %u runs, release p99 up to %.0f us)",
+				c->fell_behind, c->n + c->failed, c->worst_release_p99_us);
+		if (c->skipped)
+			fputs(" **skipped**", f);
+		if (c->failed)
+			fprintf(f, " **%u failed**", c->failed);
+		for (j = 0; j < c->nflags; j++)
+			if (strncmp(c->flags[j], "fell_behind", 11) &&
+			    strcmp(c->flags[j], "cca_skipped") && strcmp(c->flags[j], "run_failed"))
+				fprintf(f, " %s", c->flags[j]);
+		fputs(" |\n", f);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+int ts_exp_summary_write_all(const struct ts_exp_summary *s, const char *dir, char *err,
+			     size_t errlen)
+{
+	static const char *const names[] = {"summary.json", "summary.csv", "summary.md"};
+	int (*const fns[])(const struct ts_exp_summary *, FILE *) = {
+		ts_exp_summary_write_json, ts_exp_summary_write_csv, ts_exp_summary_write_md};
+	char path[4096];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		struct ts_err e;
+		FILE *f;
+		int ret;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		f = ts_out_fopen(path, &e);
+		if (!f) {
+			ret = -errno;
+			snprintf(err, errlen, "%s", e.msg);
+			return ret;
+		}
+		ret = fns[i](s, f);
+		if (fclose(f) || ret < 0) {
+			snprintf(err, errlen, "%s: write error", path);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+int ts_exp_matrix_write_json(const struct ts_exp_matrix *plan, const struct ts_exp_summary *s,
+			     FILE *f)
+{
+	const struct ts_exp_spec *spec = plan->spec;
+	json_object *root = json_object_new_object(), *configs = json_object_new_array();
+	json_object *runs = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(root, "version", json_object_new_int(1));
+	json_object_object_add(root, "name", json_object_new_string(spec->name));
+	json_object_object_add(root, "spec", json_object_new_string(spec->path));
+	json_object_object_add(root, "spec_sha256",
+			       spec->sha256 ? json_object_new_string(spec->sha256) : NULL);
+	json_object_object_add(root, "seed", json_object_new_uint64(spec->seed));
+	json_object_object_add(root, "order",
+			       json_object_new_string(spec->order == TS_EXP_ORDER_SHUFFLE
+							      ? "shuffle"
+							      : "interleave"));
+	json_object_object_add(root, "repetitions", json_object_new_int((int)plan->repetitions));
+	/* With --length/--delay the runs' times differ from the spec's: record what ran. */
+	if (plan->nruns) {
+		json_object_object_add(root, "length_s",
+				       jnum((double)plan->runs[0].length / TS_NSEC_PER_SEC));
+		json_object_object_add(root, "delay_s",
+				       jnum((double)plan->runs[0].delay / TS_NSEC_PER_SEC));
+	}
+	json_object_object_add(root, "skipped", skipped_json(s));
+	for (i = 0; i < plan->nconfigs; i++) {
+		const struct ts_exp_run *r = &plan->configs[i].tmpl;
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "id", json_object_new_string(plan->configs[i].id));
+		json_object_object_add(c, "axes", jaxes(r->axes, r->naxes));
+		json_object_array_add(configs, c);
+	}
+	json_object_object_add(root, "configs", configs);
+	for (i = 0; i < plan->nruns; i++) {
+		const struct ts_exp_run *r = &plan->runs[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "index", json_object_new_int((int)r->index));
+		json_object_object_add(o, "rep", json_object_new_int((int)r->rep));
+		json_object_object_add(o, "seed", json_object_new_uint64(r->seed));
+		json_object_object_add(o, "id", json_object_new_string(r->config_id));
+		json_object_array_add(runs, o);
+	}
+	json_object_object_add(root, "runs", runs);
+	return put_json(root, f);
+}

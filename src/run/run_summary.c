@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+
+#include "io/json.h"
+#include "run/rt.h"
+#include "run/run_summary.h"
+#include "run/tsq_station.h"
+#include "tasshape/units.h"
+#include "tasshape/wifi6.h"
+
+/* Totals over both pipes of a direction. */
+struct dir_tot {
+	uint64_t in_pkts, in_bytes, out_pkts, out_bytes, held_pkts;
+	uint64_t drops[TS_DROP__COUNT], drop_total;
+	struct ts_hist sojourn;
+	const struct ts_hist *qdelay; /* the trace server's, or NULL */
+	uint64_t offered;
+};
+
+static void dir_totals(const struct ts_summary *s, const struct ts_dir *d, struct dir_tot *t)
+{
+	int p, c;
+
+	*t = (struct dir_tot){0};
+	ts_hist_init(&t->sojourn);
+	for (p = 0; p < 2; p++) {
+		const struct ts_pipe *pipe = &d->pipe[p];
+
+		if (!pipe->nstages)
+			continue;
+		/* A packet enters the direction once, at its first non-empty pipe. */
+		if (!t->in_pkts) {
+			t->in_pkts = pipe->stats.pkts_in;
+			t->in_bytes = pipe->stats.bytes_in;
+		}
+		t->out_pkts = pipe->stats.pkts_out;
+		t->out_bytes = pipe->stats.bytes_out;
+		t->held_pkts += ts_pipe_held_pkts(pipe);
+		for (c = 0; c < TS_DROP__COUNT; c++) {
+			t->drops[c] += pipe->stats.drops[c];
+			t->drop_total += pipe->stats.drops[c];
+		}
+		/*
+		 * Delay percentiles of the last pipe a packet crosses. A direction
+		 * with stages in both places (the Wi-Fi uplink) reports each place
+		 * separately in its stage lines.
+		 */
+		t->sojourn = pipe->stats.sojourn;
+	}
+	if (d->rate)
+		t->qdelay = &d->rate->stats.qdelay;
+	if (d->trace)
+		t->offered =
+			ts_trace_capacity_bytes(d->trace, s->start - d->origin, s->end - d->origin);
+}
+
+static double rate_of(uint64_t bytes, ts_ns_t dt)
+{
+	return dt > 0 ? (double)bytes * 8e9 / (double)dt : 0.0;
+}
+
+static void print_hist(FILE *f, const char *what, const struct ts_hist *h)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+
+	fprintf(f, "  %-17s p50 %s, p95 %s, p99 %s, max %s\n", what,
+		ts_fmt_time(b1, sizeof(b1), ts_hist_quantile(h, 0.50)),
+		ts_fmt_time(b2, sizeof(b2), ts_hist_quantile(h, 0.95)),
+		ts_fmt_time(b3, sizeof(b3), ts_hist_quantile(h, 0.99)),
+		ts_fmt_time(b4, sizeof(b4), h->count ? h->max : 0));
+}
+
+static struct json_object *jint(int64_t v)
+{
+	return json_object_new_int64(v);
+}
+
+static struct json_object *json_hist(const struct ts_hist *h, bool *nomem)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o) {
+		*nomem = true;
+		return NULL;
+	}
+	ts_json_put(o, "p50", jint(ts_hist_quantile(h, 0.5)), nomem);
+	ts_json_put(o, "p95", jint(ts_hist_quantile(h, 0.95)), nomem);
+	ts_json_put(o, "p99", jint(ts_hist_quantile(h, 0.99)), nomem);
+	ts_json_put(o, "max", jint(h->count ? h->max : 0), nomem);
+	ts_json_put(o, "mean", jint(llround(ts_hist_mean(h))), nomem);
+	return o;
+}
+
+/* Smallest aggregate size N with at least @q of the A-MPDUs at or below it. */
+static unsigned int wifi_n_quantile(const struct ts_wifi6_stats *w, double q)
+{
+	uint64_t seen = 0, want;
+	unsigned int n;
+
+	if (!w->txops)
+		return 0;
+	want = (uint64_t)(q * (double)w->txops);
+	if (want < 1)
+		want = 1;
+	for (n = 0; n <= TS_WIFI6_MPDUS_MAX; n++) {
+		seen += w->n_hist[n];
+		if (seen >= want)
+			return n;
+	}
+	return TS_WIFI6_MPDUS_MAX;
+}
+
+static double share(ts_ns_t part, ts_ns_t dt)
+{
+	return dt > 0 ? (double)part / (double)dt : 0.0;
+}
+
+/* The Wi-Fi hop of a direction: aggregate sizes, airtime, collisions, retries. */
+static void print_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
+{
+	const struct ts_wifi6_stats *w = ts_wifi6_stage_stats(d->mac);
+	const struct ts_wifi6_medium_stats *ms = ts_wifi6_stage_medium(d->mac);
+	unsigned int lo, hi, n;
+	uint64_t c;
+	int first = 1;
+
+	if (!w)
+		return;
+	fprintf(f, "  wifi6 (%s)%s %" PRIu64 " A-MPDUs, mean N %.1f, median N %u, max N %u\n",
+		ts_place_name(d->mac->place), d->mac->place == TS_PLACE_SENDER ? " " : "", w->txops,
+		w->txops ? (double)w->mpdus / (double)w->txops : 0.0, wifi_n_quantile(w, 0.5),
+		wifi_n_quantile(w, 1.0));
+	fprintf(f, "    airtime         %.1f%% of the run (medium busy %.1f%%",
+		100.0 * share(w->airtime, dt), 100.0 * share(ms->busy, dt));
+	if (ms->others_txops)
+		fprintf(f, ", other stations %.1f%%", 100.0 * share(ms->others_airtime, dt));
+	fprintf(f, ")\n");
+	fprintf(f,
+		"    collisions %" PRIu64 ", failed A-MPDUs %" PRIu64 ", MPDU errors %" PRIu64
+		", retries %" PRIu64 ", mac drops %" PRIu64 "\n",
+		w->collisions, w->failures, w->mpdu_errors, w->retries, w->drops);
+	/* Power-of-two buckets of N: 1, 2-3, 4-7, ..., 128-255, 256. */
+	fprintf(f, "    N histogram    ");
+	for (lo = 1; lo <= TS_WIFI6_MPDUS_MAX; lo *= 2) {
+		hi = lo == TS_WIFI6_MPDUS_MAX ? lo : 2 * lo - 1;
+		for (c = 0, n = lo; n <= hi; n++)
+			c += w->n_hist[n];
+		if (!c)
+			continue;
+		if (hi == lo)
+			fprintf(f, "%s %u: %" PRIu64, first ? "" : ",", lo, c);
+		else
+			fprintf(f, "%s %u-%u: %" PRIu64, first ? "" : ",", lo, hi, c);
+		first = 0;
+	}
+	fprintf(f, "%s\n", first ? " (none)" : "");
+}
+
+static void json_wifi(struct json_object *out, const struct ts_summary *s, const struct ts_dir *d,
+		      ts_ns_t dt, bool *nomem)
+{
+	const struct ts_wifi6_stats *w = ts_wifi6_stage_stats(d->mac);
+	const struct ts_wifi6_medium_stats *ms = ts_wifi6_stage_medium(d->mac);
+	struct json_object *o, *hist;
+	unsigned int n;
+	char key[16];
+
+	if (!w)
+		return;
+	o = json_object_new_object();
+	hist = json_object_new_object();
+	if (!o || !hist) {
+		json_object_put(o);
+		json_object_put(hist);
+		*nomem = true;
+		return;
+	}
+	ts_json_put(o, "place", json_object_new_string(ts_place_name(d->mac->place)), nomem);
+	ts_json_put(o, "txops", ts_json_count(w->txops), nomem);
+	ts_json_put(o, "mpdus", ts_json_count(w->mpdus), nomem);
+	ts_json_put(o, "mean_n",
+		    json_object_new_double(w->txops ? (double)w->mpdus / (double)w->txops : 0.0),
+		    nomem);
+	ts_json_put(o, "median_n", jint(wifi_n_quantile(w, 0.5)), nomem);
+	ts_json_put(o, "max_n", jint(wifi_n_quantile(w, 1.0)), nomem);
+	ts_json_put(o, "airtime_ns", jint(w->airtime), nomem);
+	ts_json_put(o, "airtime_utilisation", json_object_new_double(share(w->airtime, dt)), nomem);
+	ts_json_put(o, "medium_busy_utilisation", json_object_new_double(share(ms->busy, dt)),
+		    nomem);
+	ts_json_put(o, "others_airtime_ns", jint(ms->others_airtime), nomem);
+	ts_json_put(o, "collisions", ts_json_count(w->collisions), nomem);
+	ts_json_put(o, "failures", ts_json_count(w->failures), nomem);
+	ts_json_put(o, "mpdu_errors", ts_json_count(w->mpdu_errors), nomem);
+	ts_json_put(o, "retries", ts_json_count(w->retries), nomem);
+	ts_json_put(o, "mac_drops", ts_json_count(w->drops), nomem);
+	for (n = 0; n <= TS_WIFI6_MPDUS_MAX; n++) {
+		if (!w->n_hist[n])
+			continue;
+		snprintf(key, sizeof(key), "%u", n);
+		ts_json_put(hist, key, ts_json_count(w->n_hist[n]), nomem);
+	}
+	ts_json_put(o, "n_hist", hist, nomem);
+	if (d->mac->place == TS_PLACE_SENDER)
+		ts_tsq_json(o, s->tsq, s->start, nomem);
+	ts_json_put(out, "wifi6", o, nomem);
+}
+
+/* How the loop was scheduled; a refusal is a warning, said here and nowhere else. */
+static void print_rt(FILE *f, const struct ts_rt *rt)
+{
+	char line[320];
+
+	if (!rt)
+		return;
+	ts_rt_describe(rt, line, sizeof(line));
+	if (rt->want && rt->note[0])
+		fprintf(f, "WARNING: real-time scheduling of the shaper: %s; %s\n", rt->note,
+			rt->prio
+				? "it ran as SCHED_FIFO, but page faults may delay releases"
+				: "it ran with normal scheduling, so other processes can delay its "
+				  "releases");
+	else
+		fprintf(f, "shaper scheduling: %s\n", line);
+}
+
+struct ts_fidelity ts_summary_fidelity(const struct ts_summary *s, int i)
+{
+	const struct ts_dir_extra *x = &s->extra[i];
+
+	return (struct ts_fidelity){.have_release_err = x->have_release_err,
+				    .release_err_p99_ns = x->release_err_p99,
+				    .unexplained = x->unexplained,
+				    .kernel_drops = x->kernel_dropped + x->user_dropped};
+}
+
+void ts_summary_print(FILE *f, const struct ts_summary *s)
+{
+	ts_ns_t dt = s->end - s->start;
+	char b1[32];
+	int i, c, p;
+	unsigned int k;
+
+	fprintf(f, "== %s: %s ==\n", s->title, ts_fmt_time(b1, sizeof(b1), dt));
+	for (i = 0; i < 2; i++) {
+		const struct ts_dir *d = s->dir[i];
+		const struct ts_dir_extra *x = &s->extra[i];
+		struct ts_fidelity fid = ts_summary_fidelity(s, i);
+		char why[96];
+		struct dir_tot t;
+
+		if (!d)
+			continue;
+		dir_totals(s, d, &t);
+		fprintf(f, "%s:\n", d->name);
+		if (d->trace)
+			fprintf(f, "  capacity offered  %" PRIu64 " bytes (%s)\n", t.offered,
+				ts_fmt_rate(b1, sizeof(b1), (uint64_t)rate_of(t.offered, dt)));
+		else
+			fprintf(f, "  capacity offered  unlimited\n");
+		fprintf(f, "  delivered         %" PRIu64 " bytes (%s)", t.out_bytes,
+			ts_fmt_rate(b1, sizeof(b1), (uint64_t)rate_of(t.out_bytes, dt)));
+		if (d->trace && t.offered)
+			fprintf(f, ", utilisation %.1f%%",
+				100.0 * (double)t.out_bytes / (double)t.offered);
+		fprintf(f,
+			"\n  packets           in %" PRIu64 ", out %" PRIu64 ", dropped %" PRIu64
+			", held %" PRIu64 "\n",
+			t.in_pkts, t.out_pkts, t.drop_total, t.held_pkts);
+		for (c = 0; c < TS_DROP__COUNT; c++)
+			if (t.drops[c])
+				fprintf(f, "    dropped %-10s%" PRIu64 "\n", ts_drop_name(c),
+					t.drops[c]);
+		if (t.qdelay)
+			print_hist(f, "queueing delay", t.qdelay);
+		print_hist(f, "one-way delay", &t.sojourn);
+		for (p = 0; p < 2; p++) {
+			const struct ts_pipe *pipe = &d->pipe[p];
+
+			for (k = 0; k < pipe->nstages; k++) {
+				const struct ts_stage *st = pipe->stage[k];
+
+				if (!st->stats.peak_pkts && st->ops != &ts_s_rate)
+					continue;
+				fprintf(f,
+					"  peak queue        %-6s (%s)  %" PRIu64
+					" bytes, %u packets\n",
+					st->ops->name, ts_place_name(st->place),
+					st->stats.peak_bytes, st->stats.peak_pkts);
+			}
+		}
+		print_wifi(f, d, dt);
+		if (d->mac && d->mac->place == TS_PLACE_SENDER)
+			ts_tsq_print(f, s->tsq, s->start);
+		if (x->no_descriptor)
+			fprintf(f,
+				"  WARNING: %" PRIu64 " packets dropped for want of descriptors "
+				"(raise --descriptors)\n",
+				x->no_descriptor);
+		if (x->kernel_dropped || x->user_dropped)
+			fprintf(f,
+				"  kernel drops      queue full %" PRIu64
+				", socket overrun %" PRIu64 "\n",
+				x->kernel_dropped, x->user_dropped);
+		if (x->have_release_err)
+			fprintf(f,
+				"  release timing    error p50 %" PRIu64 " us, p99 %" PRIu64
+				" us, max %" PRIu64 " us\n",
+				x->release_err_p50 / 1000, x->release_err_p99 / 1000,
+				x->release_err_max / 1000);
+		if (x->unexplained)
+			fprintf(f, "  WARNING: unexplained drops: %" PRIu64 "\n", x->unexplained);
+		else
+			fprintf(f, "  unexplained drops: 0\n");
+		if (ts_fell_behind(&fid, why, sizeof(why)))
+			fprintf(f,
+				"  WARNING: the emulator fell behind (%s): "
+				"this run's timing is not trustworthy\n",
+				why);
+	}
+	print_rt(f, s->rt);
+}
+
+static struct json_object *json_stages(const struct ts_dir *d, bool *nomem)
+{
+	struct json_object *arr = json_object_new_array(), *o;
+	unsigned int k;
+	int p;
+
+	if (!arr) {
+		*nomem = true;
+		return NULL;
+	}
+	for (p = 0; p < 2; p++) {
+		for (k = 0; k < d->pipe[p].nstages; k++) {
+			const struct ts_stage *st = d->pipe[p].stage[k];
+
+			o = json_object_new_object();
+			if (!o || json_object_array_add(arr, o) < 0) {
+				json_object_put(o);
+				*nomem = true;
+				continue;
+			}
+			ts_json_put(o, "stage", json_object_new_string(st->ops->name), nomem);
+			ts_json_put(o, "place", json_object_new_string(ts_place_name(st->place)),
+				    nomem);
+			ts_json_put(o, "pkts_in", ts_json_count(st->stats.pkts_in), nomem);
+			ts_json_put(o, "pkts_out", ts_json_count(st->stats.pkts_out), nomem);
+			ts_json_put(o, "peak_bytes", ts_json_count(st->stats.peak_bytes), nomem);
+			ts_json_put(o, "peak_pkts", ts_json_count(st->stats.peak_pkts), nomem);
+		}
+	}
+	return arr;
+}
+
+static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nomem)
+{
+	const struct ts_dir *d = s->dir[i];
+	const struct ts_dir_extra *x = &s->extra[i];
+	ts_ns_t dt = s->end - s->start;
+	struct json_object *o = json_object_new_object(), *drops, *rel;
+	struct ts_fidelity fid;
+	char why[96];
+	struct dir_tot t;
+	int c;
+
+	if (!o) {
+		*nomem = true;
+		return NULL;
+	}
+	dir_totals(s, d, &t);
+	ts_json_put(o, "name", json_object_new_string(d->name), nomem);
+	if (d->trace) {
+		ts_json_put(o, "capacity_bytes", ts_json_count(t.offered), nomem);
+		ts_json_put(o, "utilisation",
+			    json_object_new_double(
+				    t.offered ? (double)t.out_bytes / (double)t.offered : 0.0),
+			    nomem);
+	}
+	ts_json_put(o, "pkts_in", ts_json_count(t.in_pkts), nomem);
+	ts_json_put(o, "bytes_in", ts_json_count(t.in_bytes), nomem);
+	ts_json_put(o, "pkts_out", ts_json_count(t.out_pkts), nomem);
+	ts_json_put(o, "bytes_out", ts_json_count(t.out_bytes), nomem);
+	ts_json_put(o, "throughput_bps", jint(llround(rate_of(t.out_bytes, dt))), nomem);
+	ts_json_put(o, "pkts_held", ts_json_count(t.held_pkts), nomem);
+	drops = json_object_new_object();
+	for (c = 0; drops && c < TS_DROP__COUNT; c++)
+		ts_json_put(drops, ts_drop_name(c), ts_json_count(t.drops[c]), nomem);
+	ts_json_put(o, "drops", drops, nomem);
+	if (t.qdelay)
+		ts_json_put(o, "queueing_delay_ns", json_hist(t.qdelay, nomem), nomem);
+	ts_json_put(o, "one_way_delay_ns", json_hist(&t.sojourn, nomem), nomem);
+	ts_json_put(o, "stages", json_stages(d, nomem), nomem);
+	json_wifi(o, s, d, dt, nomem);
+	ts_json_put(o, "kernel_dropped", ts_json_count(x->kernel_dropped), nomem);
+	ts_json_put(o, "socket_overrun", ts_json_count(x->user_dropped), nomem);
+	ts_json_put(o, "no_descriptor", ts_json_count(x->no_descriptor), nomem);
+	ts_json_put(o, "unexplained_drops", ts_json_count(x->unexplained), nomem);
+	if (x->have_release_err) {
+		rel = json_object_new_object();
+		if (rel) {
+			ts_json_put(rel, "p50", ts_json_count(x->release_err_p50), nomem);
+			ts_json_put(rel, "p99", ts_json_count(x->release_err_p99), nomem);
+			ts_json_put(rel, "max", ts_json_count(x->release_err_max), nomem);
+		}
+		ts_json_put(o, "release_error_ns", rel, nomem);
+	}
+	fid = ts_summary_fidelity(s, i);
+	/* The one rule's verdict (run/fidelity.h), null when the direction kept its timing. */
+	if (ts_fell_behind(&fid, why, sizeof(why)))
+		ts_json_put(o, "fell_behind", json_object_new_string(why), nomem);
+	else if (json_object_object_add(o, "fell_behind", NULL) < 0)
+		*nomem = true;
+	return o;
+}
+
+struct json_object *ts_summary_json_object(const struct ts_summary *s)
+{
+	struct json_object *root = json_object_new_object(), *dirs = json_object_new_array(), *d;
+	bool nomem = false;
+	int i;
+
+	if (!root || !dirs)
+		goto fail;
+	ts_json_put(root, "title", json_object_new_string(s->title), &nomem);
+	ts_json_put(root, "duration_ns", jint(s->end - s->start), &nomem);
+	for (i = 0; i < 2; i++) {
+		if (!s->dir[i])
+			continue;
+		d = json_dir(s, i, &nomem);
+		if (!d || json_object_array_add(dirs, d) < 0) {
+			json_object_put(d);
+			nomem = true;
+		}
+	}
+	ts_json_put(root, "directions", dirs, &nomem);
+	dirs = NULL;
+	if (s->rt)
+		ts_json_put(root, "scheduling", ts_rt_json(s->rt, &nomem), &nomem);
+	if (nomem)
+		goto fail;
+	return root;
+fail:
+	json_object_put(dirs);
+	json_object_put(root);
+	return NULL;
+}
+
+int ts_summary_json(FILE *f, const struct ts_summary *s)
+{
+	struct json_object *root = ts_summary_json_object(s);
+	int ret;
+
+	if (!root)
+		return -ENOMEM;
+	ret = ts_json_write(f, root, TS_JSON_PLAIN);
+	json_object_put(root);
+	return ret;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The run summary: per direction, what the trace offered, what was
+ * delivered, every drop by cause, queueing delay percentiles and the peak
+ * queue of each stage with its place (sender or network). Printed for
+ * people on stderr and as JSON for scripts.
+ */
+#ifndef TS_RUN_RUN_SUMMARY_H
+#define TS_RUN_RUN_SUMMARY_H
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+#include "run/fidelity.h"
+#include "tasshape/link.h"
+
+struct ts_rt;
+
+/* What the runtime adds to the model's counters (zero in a simulation). */
+struct ts_dir_extra {
+	uint64_t kernel_dropped;  /* dropped by the kernel before reaching us (queue full) */
+	uint64_t user_dropped;	  /* dropped by the kernel: netlink socket overrun */
+	uint64_t no_descriptor;	  /* dropped on arrival: the descriptor pool was empty */
+	uint64_t unexplained;	  /* packets seen but not accounted for: must be 0 */
+	uint64_t release_err_p50; /* ns: actual verdict time - model release time */
+	uint64_t release_err_p99;
+	uint64_t release_err_max;
+	int have_release_err;
+};
+
+struct ts_summary {
+	const char *title;
+	ts_ns_t start, end; /* run interval, for capacity and rates */
+	const struct ts_dir *dir[2];
+	struct ts_dir_extra extra[2];
+	const struct ts_tsq *tsq; /* the station's TSQ budget (run/tsq_station.h), or NULL */
+	const struct ts_rt *rt;	  /* how the shaper was scheduled (run/rt.h), or NULL */
+};
+
+/*
+ * ts_summary_fidelity - direction @i's counters in the form the one
+ * fell-behind rule (run/fidelity.h) judges.
+ */
+struct ts_fidelity ts_summary_fidelity(const struct ts_summary *s, int i);
+
+void ts_summary_print(FILE *f, const struct ts_summary *s);
+
+/*
+ * ts_summary_json_object - the summary as a json-c object (the caller owns
+ * it: json_object_put), for writers that embed it; NULL when out of memory.
+ */
+struct json_object *ts_summary_json_object(const struct ts_summary *s);
+
+/* Writes the summary as one line of JSON. Returns 0, -ENOMEM, or -EIO if writing failed. */
+int ts_summary_json(FILE *f, const struct ts_summary *s);
+
+#endif
