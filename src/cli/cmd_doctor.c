@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "net/probe.h"
+#include "run/awake.h"
 #include "run/rt.h"
 #include "tasshape/units.h"
 #include "vm/vm.h"
@@ -362,8 +363,14 @@ static void check_rt(struct doctor *d)
 	} else {
 		dr_add(d, "realtime", false, DR_OK, NULL,
 		       "SCHED_FIFO %d and locked memory granted to the shaper; real-time tasks "
-		       "get at most %ld us of every second per CPU (kernel.sched_rt_runtime_us)",
-		       TS_RT_PRIO_DEFAULT, budget);
+		       "get at most %ld us of every second per CPU (kernel.sched_rt_runtime_us); "
+		       "while it shapes, the CPUs are kept out of idle by %s",
+		       TS_RT_PRIO_DEFAULT, budget,
+		       ts_awake_host() == TS_AWAKE_POLL
+			       ? "SCHED_IDLE polling threads (no cpuidle driver)"
+		       : ts_awake_host() == TS_AWAKE_PM_QOS
+			       ? "a PM QoS request of 0 us (/dev/cpu_dma_latency)"
+			       : "nothing (a guest in virtual time needs nothing)");
 	}
 }
 

@@ -16,6 +16,7 @@ void ts_rt_init(struct ts_rt *rt, int want)
 {
 	memset(rt, 0, sizeof(*rt));
 	rt->want = want;
+	ts_awake_init(&rt->awake);
 }
 
 long ts_rt_budget(void)
@@ -56,6 +57,8 @@ int ts_rt_enter(struct ts_rt *rt)
 	rt->entered = true;
 	if (!rt->want)
 		return 0;
+	/* Before the priority: its threads are then created as SCHED_OTHER and drop to SCHED_IDLE. */
+	ts_awake_start(&rt->awake);
 	rt->old_policy = sched_getscheduler(0);
 	if (rt->old_policy < 0 || sched_getparam(0, &rt->old_param) < 0) {
 		ret = -errno;
@@ -104,6 +107,7 @@ void ts_rt_leave(struct ts_rt *rt)
 	if (rt->left)
 		return;
 	rt->left = true;
+	ts_awake_stop(&rt->awake);
 	if (rt->locked)
 		munlockall();
 	if (rt->prio)
@@ -127,8 +131,9 @@ void ts_rt_describe(const struct ts_rt *rt, char *buf, size_t len)
 	if (!rt->want)
 		snprintf(buf, len, "normal (--rt-priority off)");
 	else if (rt->prio)
-		snprintf(buf, len, "SCHED_FIFO %d, memory %s", rt->prio,
-			 rt->locked ? "locked" : "not locked");
+		snprintf(buf, len, "SCHED_FIFO %d, memory %s, CPUs kept awake: %s%s%s", rt->prio,
+			 rt->locked ? "locked" : "not locked", ts_awake_mode_name(rt->awake.mode),
+			 rt->awake.note[0] ? ": " : "", rt->awake.note);
 	else
 		snprintf(buf, len, "normal: %s", rt->note);
 }
@@ -149,6 +154,12 @@ struct json_object *ts_rt_json(const struct ts_rt *rt, bool *nomem)
 			    json_object_new_string(rt->prio ? "SCHED_FIFO" : "SCHED_OTHER"), nomem);
 		ts_json_put(o, "priority", json_object_new_int(rt->prio), nomem);
 		ts_json_put(o, "memory_locked", json_object_new_boolean(rt->locked), nomem);
+		/* "pm_qos", "poll" or "off" (run/awake.h), and why it is off when asked. */
+		ts_json_put(o, "cpu_awake",
+			    json_object_new_string(ts_awake_mode_name(rt->awake.mode)), nomem);
+		if (rt->awake.note[0])
+			ts_json_put(o, "cpu_awake_note", json_object_new_string(rt->awake.note),
+				    nomem);
 	}
 	if (rt->note[0])
 		ts_json_put(o, "note", json_object_new_string(rt->note), nomem);

@@ -24,17 +24,19 @@
 #include <stddef.h>
 
 #include "link/linkcfg.h"
+#include "run/awake.h"
 
 /* TS_RT_PRIO_DEFAULT and TS_RT_PRIO_MAX: the link options' range, link/linkcfg.h. */
 
 struct ts_rt {
-	int want;	/* --rt-priority asked: 1..TS_RT_PRIO_MAX, 0: off */
-	int prio;	/* SCHED_FIFO priority in force, 0: normal scheduling */
-	bool locked;	/* mlockall in force */
-	bool entered;	/* ts_rt_enter ran (the manifest's first write comes before) */
-	bool left;	/* ts_rt_leave ran: prio and locked still say how the run went */
-	char note[256]; /* why the run went without what was asked; "" when it did not */
-	int old_policy; /* restored by ts_rt_leave */
+	int want;	       /* --rt-priority asked: 1..TS_RT_PRIO_MAX, 0: off */
+	int prio;	       /* SCHED_FIFO priority in force, 0: normal scheduling */
+	bool locked;	       /* mlockall in force */
+	bool entered;	       /* ts_rt_enter ran (the manifest's first write comes before) */
+	bool left;	       /* ts_rt_leave ran: prio and locked still say how the run went */
+	char note[256];	       /* why the run went without what was asked; "" when it did not */
+	struct ts_awake awake; /* the CPUs kept out of idle while the loop runs (run/awake.h) */
+	int old_policy;	       /* restored by ts_rt_leave */
 	struct sched_param old_param;
 };
 
@@ -43,7 +45,8 @@ void ts_rt_init(struct ts_rt *rt, int want);
 
 /*
  * ts_rt_enter - the calling thread to SCHED_FIFO rt->want (with
- * SCHED_RESET_ON_FORK) and its memory locked. Never fails the run: what
+ * SCHED_RESET_ON_FORK), its memory locked and the CPUs kept out of idle
+ * (run/awake.h). Never fails the run: what
  * the kernel refused is written to rt->note and the thread keeps (or gets
  * back) normal scheduling. Returns 0 when everything asked is in force,
  * a negative errno otherwise (the first refusal).
@@ -51,8 +54,8 @@ void ts_rt_init(struct ts_rt *rt, int want);
 int ts_rt_enter(struct ts_rt *rt);
 
 /*
- * Back to the scheduling before ts_rt_enter, memory unlocked (teardown
- * needs neither). rt->prio and rt->locked keep saying how the run went.
+ * Back to the scheduling before ts_rt_enter, memory unlocked, the CPUs
+ * free to idle (teardown needs none of it). rt->prio and rt->locked keep saying how the run went.
  */
 void ts_rt_leave(struct ts_rt *rt);
 

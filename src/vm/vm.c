@@ -31,6 +31,7 @@
 #include "vm/initramfs.h"
 #include "vm/plan.h"
 #include "vm/proc.h"
+#include "run/awake.h"
 #include "vm/vm.h"
 
 #define CONSOLE_TAIL 8192
@@ -654,6 +655,17 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 	ret = ts_vm_cmdline(cmdline, sizeof(cmdline), res->kvm, have_initrd, self, c->append, err);
 	if (ret < 0)
 		goto out;
+	/*
+	 * Tells a shaper in the guest that its clock counts instructions: keeping the
+	 * CPU out of idle there (run/awake.c) would only stop the clock's jumps over idle time.
+	 */
+	if (res->vclock && strlen(cmdline) + sizeof(" " TS_AWAKE_VCLOCK_PARAM) > sizeof(cmdline)) {
+		ts_err_set(err, "kernel command line longer than %zu bytes", sizeof(cmdline) - 1);
+		ret = -ENOSPC;
+		goto out;
+	}
+	if (res->vclock)
+		strcat(cmdline, " " TS_AWAKE_VCLOCK_PARAM);
 	{
 		struct ts_vm_conf cc = *c;
 

@@ -70,6 +70,10 @@ run_policies() {
 	done
 	{
 		echo "tasshape $(policy "$TS_RUN_PID")"
+		for c in /proc/"$TS_RUN_PID"/task/*; do
+			c=${c##*/}
+			[ "$c" = "$TS_RUN_PID" ] || echo "thread $c $(policy "$c")"
+		done
 		for c in $(ts_descendants "$TS_RUN_PID"); do
 			echo "child $c $(cat "/proc/$c/comm" 2>/dev/null) $(policy "$c")"
 		done
@@ -95,7 +99,22 @@ ts_true "rt: summary.json: SCHED_FIFO 10" \
 	jq -e '.scheduling.policy == "SCHED_FIFO" and .scheduling.requested == 10' \
 	"$TS_TMP/rt/summary.json"
 
+# The CPUs kept out of idle (src/run/awake.c): without a cpuidle driver, one
+# SCHED_IDLE polling thread per CPU the shaper may use; with one, PM QoS.
+driver=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
+idle=$(grep -c '^thread .* SCHED_IDLE 0$' "$TS_TMP/rt.pol")
+if [ "$driver" = none ]; then
+	ts_check "rt: SCHED_IDLE polling threads (one per CPU)" "$idle" == "$(nproc)"
+	ts_true "rt: summary.json: CPUs kept awake by polling" \
+		jq -e '.scheduling.cpu_awake == "poll"' "$TS_TMP/rt/summary.json"
+else
+	ts_check "rt: SCHED_IDLE polling threads (cpuidle driver $driver: PM QoS)" "$idle" == 0
+	ts_true "rt: summary.json: CPUs kept awake by PM QoS" \
+		jq -e '.scheduling.cpu_awake == "pm_qos"' "$TS_TMP/rt/summary.json"
+fi
+
 run_policies off --rt-priority off
+ts_check "off: SCHED_IDLE polling threads" "$(grep -c '^thread .* SCHED_IDLE' "$TS_TMP/off.pol")" == 0
 ts_true "off: the shaper is SCHED_OTHER" grep -qx 'tasshape SCHED_OTHER 0' "$TS_TMP/off.pol"
 bad=$(grep '^child' "$TS_TMP/off.pol" | grep -v ' SCHED_OTHER 0$' | grep -cv ' gone$')
 ts_check "off: processes under tasshape not SCHED_OTHER" "$bad" == 0
