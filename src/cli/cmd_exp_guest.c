@@ -16,7 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
-#include "exec/copytree.h"
+#include "io/copytree.h"
 #include "exec/exec_result.h"
 #include "exec/exec_warm.h"
 #include "results/result.h"
@@ -87,7 +87,7 @@ int cmd_exp_guest(int argc, char **argv)
 		goto out;
 	}
 	if (ts_exp_exec_run(&run, local, err, sizeof(err)) < 0 ||
-	    ts_exp_copy_tree(local, argv[8], err, sizeof(err)) < 0) {
+	    ts_copy_tree(local, argv[8], 0, err, sizeof(err)) < 0) {
 		snprintf(result, sizeof(result), "%.4000s/%s", argv[8], TS_EXP_F_RESULT);
 		if (ts_exp_result_write_unrun(&run, result,
 					      err[0] ? err : "the run could not start") < 0)

@@ -10,85 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/copytree.h"
 #include "results/done.h"
 #include "results/expdir.h"
 #include "results/merge.h"
 #include "results/rjson.h"
 
 #include <json-c/json.h>
-
-static int copy_file(const char *from, const char *to, mode_t mode)
-{
-	char buf[65536];
-	int in, out, ret = 0;
-	ssize_t n;
-
-	if (link(from, to) == 0)
-		return 0;
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0755);
-	if (out < 0) {
-		ret = -errno;
-		close(in);
-		return ret;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		char *p = buf;
-
-		while (n > 0) {
-			ssize_t w = write(out, p, (size_t)n);
-
-			if (w < 0) {
-				ret = -errno;
-				goto out;
-			}
-			p += w;
-			n -= w;
-		}
-	}
-	if (n < 0)
-		ret = -errno;
-out:
-	if (close(out) != 0 && !ret)
-		ret = -errno;
-	close(in);
-	return ret;
-}
-
-int ts_copy_tree(const char *from, const char *to)
-{
-	struct dirent *e;
-	DIR *d;
-	int ret = 0;
-
-	if (mkdir(to, 0755) != 0)
-		return -errno;
-	d = opendir(from);
-	if (!d)
-		return -errno;
-	while (!ret && (e = readdir(d))) {
-		char a[PATH_MAX], b[PATH_MAX];
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (snprintf(a, sizeof(a), "%s/%s", from, e->d_name) >= (int)sizeof(a) ||
-		    snprintf(b, sizeof(b), "%s/%s", to, e->d_name) >= (int)sizeof(b)) {
-			ret = -ENAMETOOLONG;
-			break;
-		}
-		if (lstat(a, &st) != 0)
-			ret = -errno;
-		else if (S_ISDIR(st.st_mode))
-			ret = ts_copy_tree(a, b);
-		else if (S_ISREG(st.st_mode))
-			ret = copy_file(a, b, st.st_mode);
-	}
-	closedir(d);
-	return ret;
-}
 
 static int is_empty_or_absent(const char *dir)
 {
@@ -318,10 +246,13 @@ int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *m
 		ts_expdir_rundir(out, r, to, sizeof(to));
 		snprintf(parent, sizeof(parent), "%s/%s", out, r->id);
 		ret = ts_expdir_mkdirs(parent);
-		if (!ret)
-			ret = ts_copy_tree(from, to);
 		if (ret) {
-			snprintf(err, errlen, "%s -> %s: %s", from, to, strerror(-ret));
+			snprintf(err, errlen, "%s: %s", parent, strerror(-ret));
+			goto out;
+		}
+		ret = ts_copy_tree(from, to, TS_COPY_NEW | TS_COPY_LINK, why, sizeof(why));
+		if (ret) {
+			snprintf(err, errlen, "%s -> %s: %s", from, to, why);
 			goto out;
 		}
 		if (ts_done_check(to, why, sizeof(why)) != TS_DONE_OK) {
@@ -338,11 +269,11 @@ int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *m
 		snprintf(from, sizeof(from), "%s/%s", dirs[k], TS_EXPDIR_SPEC);
 		snprintf(to, sizeof(to), "%s/%s", out, TS_EXPDIR_SPEC);
 		if (access(from, R_OK) == 0) {
-			struct stat st;
+			char why[512];
 
-			ret = stat(from, &st) == 0 ? copy_file(from, to, st.st_mode) : -errno;
+			ret = ts_copy_file(from, to, TS_COPY_NEW, why, sizeof(why));
 			if (ret) {
-				snprintf(err, errlen, "%s: %s", to, strerror(-ret));
+				snprintf(err, errlen, "%s: %s", to, why);
 				goto out;
 			}
 			break;

@@ -28,10 +28,5 @@
 int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *msg, char *err,
 		 size_t errlen);
 
-/*
- * ts_copy_tree - copy the directory @from to @to (created), hard-linking
- * regular files when possible. Returns 0 or a negative errno.
- */
-int ts_copy_tree(const char *from, const char *to);
 
 #endif

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copying a directory tree, the one way tasshape does it:
+ *  - a run in a guest writes its files on the guest's own tmpfs while it
+ *    runs and copies them into the shared run directory at the end (a
+ *    write to the 9p share stalls the writer on the host's I/O, and in
+ *    virtual time the guest's clock runs on meanwhile: docs/kernels.md,
+ *    "What breaks determinism");
+ *  - exp merge copies each run of the shard directories into the merged
+ *    one, hard-linked where the file system allows.
+ * Both read directories other users may have written: symbolic links and
+ * other file types are skipped, never followed, and the depth is bounded.
+ */
+#ifndef TS_IO_COPYTREE_H
+#define TS_IO_COPYTREE_H
+
+#include <stddef.h>
+
+#define TS_COPY_MAX_DEPTH 8
+
+enum {
+	TS_COPY_NEW = 1 << 0,  /* @dst is created and every file in it is new (O_EXCL) */
+	TS_COPY_LINK = 1 << 1, /* a hard link where the file system allows, else a copy */
+};
+
+/*
+ * ts_copy_tree - copy the regular files and directories under @src into
+ * @dst, at most TS_COPY_MAX_DEPTH levels deep. Without TS_COPY_NEW, @dst
+ * exists and a file of the same name in it is replaced. Files keep their
+ * permission bits (at most 0755). Returns 0, or a negative errno with @err
+ * naming the file.
+ */
+int ts_copy_tree(const char *src, const char *dst, unsigned flags, char *err, size_t errlen);
+
+/*
+ * ts_copy_file - the same for one regular file @src (a link or anything else
+ * is refused: -EINVAL) to @dst.
+ */
+int ts_copy_file(const char *src, const char *dst, unsigned flags, char *err, size_t errlen);
+
+#endif
