@@ -61,6 +61,10 @@ done
 for f in "$deb" "$patch_file" "$tas_file"; do
 	[ -z "$f" ] || [ -f "$f" ] || die "$f: no such file"
 done
+dir="$(realpath -m -- "$dir")"
+case "$dir/" in
+"$repo"/*) die "$dir is inside the repository $repo: fetched sources must stay out of it" ;;
+esac
 # Fail before a 150 MB download, not after it.
 for tool in make gcc bc bison flex patch depmod dpkg-deb tar xz sha256sum; do
 	command -v "$tool" >/dev/null ||
@@ -74,10 +78,6 @@ abs() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
 [ -z "$deb" ] || deb="$(abs "$deb")"
 [ -z "$patch_file" ] || patch_file="$(abs "$patch_file")"
 [ -z "$tas_file" ] || tas_file="$(abs "$tas_file")"
-dir="$(realpath -m -- "$dir")"
-case "$dir/" in
-"$repo"/*) die "$dir is inside the repository $repo: fetched sources must stay out of it" ;;
-esac
 mkdir -p "$dir"
 
 # check FILE SHA256 WHAT: a mismatch is fatal for a download (corrupt or not what was pinned),
