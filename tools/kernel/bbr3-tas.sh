@@ -11,7 +11,7 @@
 #                     the kernel lands in DIR/out (bzImage, lib/modules/RELEASE).
 # --jobs N            parallel compile jobs (default: the number of CPUs).
 # --configure-only    fetch, unpack, patch, prepare the module and configure, then stop
-#                     (a check in seconds; no compiling).
+#                     (a check of a minute or two; nothing of the kernel is compiled).
 # --deb FILE          a linux-source-6.12 .deb already downloaded (default: `apt-get download
 #                     linux-source-6.12`, apt's candidate; apt checks its hash).
 # --bbr3-patch FILE   the BBRv3 patch for 6.12 (default: downloaded from GitHub, CachyOS's

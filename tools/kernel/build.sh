@@ -14,7 +14,7 @@
 # --out DIR     receives bzImage, config, kernel.release and lib/modules/RELEASE/ (with the named
 #               modules under extra/ and depmod's indexes), which is what
 #               `tasshape vm --kernel OUT/bzImage --modules OUT/lib/modules/RELEASE` takes.
-# --configure-only  apply the patches, configure and check the fragment, then stop: seconds, not
+# --configure-only  apply the patches, configure and check the fragment, then stop: a minute, not
 #               the build's tens of minutes (to check a tree before a build on a quiet machine).
 #
 # The configuration is `make defconfig kvm_guest.config` plus tools/kernel/config.fragment; every
