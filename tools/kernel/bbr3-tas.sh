@@ -86,7 +86,7 @@ check() {
 	local got
 	got="$(sha256sum <"$1" | cut -d' ' -f1)"
 	[ "$got" = "$2" ] && return 0
-	[ "$4" = given ] || die "$1: SHA-256 $got, expected $2 ($3 at the pinned commit)"
+	[ "$4" = given ] || die "$1: SHA-256 $got, expected $2 ($3 at the pinned commit); delete it to download again"
 	echo "bbr3-tas.sh: warning: $1: SHA-256 $got is not the tested $3 ($2); continuing with it" >&2
 }
 
