@@ -96,6 +96,7 @@ fetch() {
 		say "using $2 (downloaded before)"
 		return 0
 	fi
+	command -v curl >/dev/null || die "curl not found (apt-get install curl), or pass $3 with $4"
 	say "downloading $3: $1"
 	curl -fsSL --retry 2 --max-time 120 -o "$2.part" "$1" ||
 		die "could not download $3 from $1; get it from a clone instead (see --help) and pass it with $4"
