@@ -3,6 +3,7 @@
 # optionally applying patches first and building out-of-tree modules against it.
 #
 #   tools/kernel/build.sh --tree DIR [--patch FILE]... [--module DIR]... --out DIR [--jobs N]
+#                         [--configure-only]
 #
 # --tree DIR    a configured or pristine kernel source tree (for example Debian's linux-source-6.12
 #               unpacked, or a git checkout); it is built in place.
@@ -13,6 +14,8 @@
 # --out DIR     receives bzImage, config, kernel.release and lib/modules/RELEASE/ (with the named
 #               modules under extra/ and depmod's indexes), which is what
 #               `tasshape vm --kernel OUT/bzImage --modules OUT/lib/modules/RELEASE` takes.
+# --configure-only  apply the patches, configure and check the fragment, then stop: a minute, not
+#               the build's tens of minutes (to check a tree before a build on a quiet machine).
 #
 # The configuration is `make defconfig kvm_guest.config` plus tools/kernel/config.fragment; every
 # option of the fragment that did not survive `olddefconfig` is listed (a missing dependency, or an
@@ -22,10 +25,10 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 fragment="$here/config.fragment"
 tree="" out="" jobs="$(nproc)"
-patches=() modules=()
+patches=() modules=() configure_only=0
 
 die() { echo "build.sh: $*" >&2; exit 1; }
-usage() { sed -n '2,20s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
+usage() { sed -n '2,23s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -34,12 +37,13 @@ while [ $# -gt 0 ]; do
 	--module) [ $# -ge 2 ] || die "--module needs a directory"; modules+=("$2"); shift 2 ;;
 	--out) [ $# -ge 2 ] || die "--out needs a directory"; out="$2"; shift 2 ;;
 	--jobs|-j) [ $# -ge 2 ] || die "--jobs needs a number"; jobs="$2"; shift 2 ;;
+	--configure-only) configure_only=1; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "build.sh: unknown argument '$1'" >&2; usage ;;
 	esac
 done
 [ -n "$tree" ] || die "--tree DIR is required"
-[ -n "$out" ] || die "--out DIR is required"
+[ "$configure_only" -eq 1 ] || [ -n "$out" ] || die "--out DIR is required"
 [ -f "$tree/Makefile" ] && [ -d "$tree/arch/x86" ] || die "$tree: not a kernel source tree (no Makefile or arch/x86)"
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "--jobs: expected a positive number, got '$jobs'"
 for p in "${patches[@]}"; do [ -f "$p" ] || die "--patch $p: no such file"; done
@@ -49,8 +53,10 @@ for tool in make gcc bc bison flex patch depmod; do
 done
 
 tree="$(cd "$tree" && pwd)"
-mkdir -p "$out"
-out="$(cd "$out" && pwd)"
+if [ "$configure_only" -eq 0 ]; then
+	mkdir -p "$out"
+	out="$(cd "$out" && pwd)"
+fi
 start=$(date +%s)
 
 for p in "${patches[@]}"; do
@@ -86,6 +92,11 @@ while IFS= read -r line; do
 	esac
 	missing=$((missing + 1))
 done <"$fragment"
+if [ "$configure_only" -eq 1 ]; then
+	echo "build.sh: configured $tree/.config ($(grep -c '=[ym]$' "$tree/.config") options built in or as modules); stopped before the build (--configure-only)"
+	[ "$missing" -eq 0 ] || echo "build.sh: $missing option(s) of the fragment are not set as asked (see warnings above)" >&2
+	exit 0
+fi
 
 echo "build.sh: building bzImage and modules with $jobs jobs"
 make -C "$tree" -s -j"$jobs" bzImage modules
