@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "plan/matrix.h"
 #include "tsu.h"
 
@@ -39,7 +38,7 @@ static const char spec_text[] = "[experiment]\n"		 /* 1 */
 static void parse_ok(struct ts_exp_spec *s, const char *text)
 {
 	char err[1024] = "";
-	int ret = ts_exp_spec_parse(s, "dir/t.ini", text, &ts_link_argp, err, sizeof(err));
+	int ret = ts_exp_spec_parse(s, "dir/t.ini", text, err, sizeof(err));
 
 	if (ret)
 		fprintf(stderr, "\n  unexpected error: %s\n", err);
@@ -120,7 +119,7 @@ static void reject(const char *text, unsigned line, const char *phrase)
 {
 	struct ts_exp_spec s;
 	char err[1024] = "", want[32];
-	int ret = ts_exp_spec_parse(&s, "t.ini", text, &ts_link_argp, err, sizeof(err));
+	int ret = ts_exp_spec_parse(&s, "t.ini", text, err, sizeof(err));
 
 	if (line)
 		snprintf(want, sizeof(want), "t.ini:%u: ", line);
@@ -725,9 +724,9 @@ static void test_spec_load(void)
 	struct ts_exp_spec s;
 	char err[1024] = "";
 
-	TSU_EQ(ts_exp_spec_load(&s, TS_TEST_DATA, &ts_link_argp, err, sizeof(err)), -EISDIR);
+	TSU_EQ(ts_exp_spec_load(&s, TS_TEST_DATA, err, sizeof(err)), -EISDIR);
 	CU_ASSERT_STRING_EQUAL(err, TS_TEST_DATA ": cannot read: Is a directory");
-	TSU_EQ(ts_exp_spec_load(&s, "/dev/zero", &ts_link_argp, err, sizeof(err)), -EINVAL);
+	TSU_EQ(ts_exp_spec_load(&s, "/dev/zero", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "/dev/zero: larger than 1048576 bytes: not an experiment spec");
 }
 
