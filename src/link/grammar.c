@@ -65,7 +65,7 @@ static int check_queue(const char *opt, const char *arg, struct ts_err *err)
 	if (ret < 0)
 		ts_err_set(err, "--%s: %s", opt, e.msg);
 	ts_qdisc_destroy(q, TS_DROP_SHUTDOWN, 0);
-	return ret < 0 ? ret : 0;
+	return ret < 0 ? -EINVAL : 0;
 }
 
 /* "1%" or "0.01" means Bernoulli; a value with a model name ("ge:...") is the spec itself. */
@@ -83,10 +83,11 @@ static int check_loss(const char *opt, const char *arg, struct value *v, struct 
 		ts_err_set(err, "--%s: out of memory", opt);
 		return -ENOMEM;
 	}
-	ret = ts_loss_spec_check(v->str, &e);
-	if (ret < 0)
+	if (ts_loss_spec_check(v->str, &e) < 0) {
 		ts_err_set(err, "--%s: %s", opt, e.msg);
-	return ret < 0 ? ret : 0;
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* A MAC spec: its name and keys (a phy_trace file is read when the link is loaded). */
@@ -95,12 +96,10 @@ static int check_mac(const char *arg, struct ts_err *err)
 	struct ts_wifi6_conf conf;
 	struct ts_spec spec;
 	struct ts_err e;
-	int ret;
 
-	ret = ts_spec_parse(&spec, arg, &e);
-	if (ret < 0) {
+	if (ts_spec_parse(&spec, arg, &e) < 0) {
 		ts_err_set(err, "--mac: %s", e.msg);
-		return ret;
+		return -EINVAL;
 	}
 	if (strcmp(spec.name, ts_s_wifi6.name)) {
 		ts_err_set(err, "--mac: unknown MAC '%s' (expected %s:KEY=VALUE,...)", spec.name,
@@ -108,10 +107,11 @@ static int check_mac(const char *arg, struct ts_err *err)
 		return -EINVAL;
 	}
 	ts_wifi6_conf_init(&conf);
-	ret = ts_wifi6_conf_parse(&conf, &spec, &e);
-	if (ret < 0)
+	if (ts_wifi6_conf_parse(&conf, &spec, &e) < 0) {
 		ts_err_set(err, "--mac: %s", e.msg);
-	return ret < 0 ? ret : 0;
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* "off" or 1..TS_RT_PRIO_MAX, digits only (no sign, no trailing junk). */
