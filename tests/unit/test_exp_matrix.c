@@ -267,6 +267,55 @@ static void test_spec_link_line(void)
 	ts_exp_spec_free(&s);
 }
 
+/*
+ * A link section's keys are stored as the link grammar read them (a path
+ * relative to the spec made relative to here), and the file checks load
+ * and build that configuration, naming the key's line when it fails.
+ */
+static void test_spec_check_links(void)
+{
+	struct ts_exp_spec s;
+	const struct ts_exp_link *l;
+	char err[1024] = "";
+
+	parse_ok(&s, spec_text);
+	l = ts_exp_spec_link(&s, "a");
+	CU_ASSERT_FATAL(l != NULL);
+	CU_ASSERT_STRING_EQUAL(l->cfg.trace, "dir/t/x.csv");
+	TSU_EQ(l->cfg.delay, 20 * TS_NSEC_PER_MSEC);
+	CU_ASSERT_STRING_EQUAL(l->cfg.queue[0], "droptail:packets=200");
+	CU_ASSERT_PTR_EQUAL(l->cfg.queue[0], l->cfg.queue[1]);
+	l = ts_exp_spec_link(&s, "w");
+	CU_ASSERT_FATAL(l != NULL);
+	CU_ASSERT_STRING_EQUAL(l->cfg.mac, "wifi6:phy=1201mbit");
+	CU_ASSERT_TRUE(l->cfg.once);
+	TSU_EQ(ts_exp_spec_check_links(&s, err, sizeof(err)), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(err,
+			       "dir/t.ini:13: [link a]: dir/t/x.csv: cannot open: No such file or "
+			       "directory");
+	ts_exp_spec_free(&s);
+
+	parse_ok(&s, "[matrix]\ncca = cubic\nlink = ok, w\ntest = tcp_upload\n"
+		     "[link ok]\ntrace = " TS_TEST_DATA "/trace-small.csv\ndelay = 5ms\n"
+		     "[link w]\nmac = wifi6\nuplink-trace = const:25mbit\nonce = true\n");
+	TSU_EQ(ts_exp_spec_check_links(&s, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "dir/t.ini:11: [link w]: --once with const:25mbit: a constant "
+				    "rate has no end (use --duration)");
+	/* Checked and unloaded: the options stay for the runs, the traces are read again there. */
+	l = ts_exp_spec_link(&s, "ok");
+	CU_ASSERT_PTR_NULL(l->cfg.cap[0]);
+	TSU_EQ(l->cfg.delay, 5 * TS_NSEC_PER_MSEC);
+	ts_exp_spec_free(&s);
+
+	parse_ok(&s, "[matrix]\ncca = cubic\nlink = ok\ntest = tcp_upload\n"
+		     "[link ok]\ntrace = " TS_TEST_DATA "/trace-small.csv\nonce = false\n");
+	TSU_EQ(ts_exp_spec_check_links(&s, err, sizeof(err)), 0);
+	l = ts_exp_spec_link(&s, "ok");
+	CU_ASSERT_FALSE(l->cfg.once);
+	TSU_EQ(l->argc, 2); /* once = false is no option at all */
+	ts_exp_spec_free(&s);
+}
+
 static void plan_ok(struct ts_exp_matrix *p, const struct ts_exp_spec *s,
 		    const struct ts_exp_matrix_opts *o)
 {
@@ -738,6 +787,7 @@ static const struct tsu_test tests[] = {
 	{"rt-priority in a link section", test_spec_rt_priority},
 	{"spec lines up to 4096 characters, longer refused", test_spec_long_lines},
 	{"a link's error names its key's line", test_spec_link_line},
+	{"link sections stored by the grammar, loaded by the link check", test_spec_check_links},
 	{"matrix limits: configurations, runs, seeds", test_plan_limits},
 	{"duplicate ids found by sorting", test_plan_dup_ids},
 	{"matrix, ids, interleaved order, seeds", test_plan_matrix},
