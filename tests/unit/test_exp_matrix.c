@@ -353,6 +353,10 @@ static void test_plan_matrix(void)
 	TSU_EQ(p.configs[0].tmpl.download_streams, 0);
 	CU_ASSERT_STRING_EQUAL(p.configs[2].tmpl.link_name, "w");
 	CU_ASSERT_STRING_EQUAL(p.configs[2].tmpl.link_argv[0], "--mac");
+	/* The executor reads values from the checked configuration: link a has 20ms, w none. */
+	CU_ASSERT_PTR_EQUAL(p.configs[2].tmpl.link, &ts_exp_spec_link(&s, "w")->cfg);
+	TSU_EQ(p.configs[2].tmpl.link->delay, 0);
+	TSU_EQ(p.configs[0].tmpl.link->delay, 20 * TS_NSEC_PER_MSEC);
 	TSU_EQ(p.configs[0].tmpl.length, 8 * TS_NSEC_PER_SEC);
 	TSU_EQ(p.configs[0].tmpl.nsysctl, 1);
 	/* Interleaved: round 1 is the 16 configurations in matrix order, then round 2. */
