@@ -43,7 +43,7 @@ extern const struct argp ts_common_argp;
 /*
  * Link options shared by every subcommand that builds a link (--trace,
  * --delay, --loss, --queue, ...): an argp child whose input is a
- * struct ts_linkcfg.
+ * struct ts_linkcfg, each option read by ts_linkcfg_set (link/grammar.h).
  */
 extern const struct argp ts_link_argp;
 

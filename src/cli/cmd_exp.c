@@ -105,72 +105,18 @@ static error_t plan_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp exp_plan_argp = {plan_options, plan_parse, NULL, NULL, NULL, NULL, NULL};
 
-static error_t linkcfg_parse(int key, char *arg, struct argp_state *state)
-{
-	(void)arg;
-	if (key == ARGP_KEY_INIT)
-		state->child_inputs[0] = state->input;
-	return ARGP_ERR_UNKNOWN;
-}
-
-/*
- * Build every link of @spec as the wrapper would (traces loaded, queues,
- * losses and the Wi-Fi MAC made) and throw it away: a wrong queue spec or
- * a missing trace file is found before the first run, not in run 17.
- */
-static int check_links(const struct ts_exp_spec *spec)
-{
-	struct argp_child children[] = {{&ts_link_argp, 0, NULL, 0}, {0}};
-	struct argp argp = {NULL, linkcfg_parse, NULL, NULL, children, NULL, NULL};
-	size_t i;
-	int d, ret = 0;
-
-	for (i = 0; i < spec->nlinks && !ret; i++) {
-		const struct ts_exp_link *l = &spec->links[i];
-		char *argv[2 * 16 + 2];
-		struct ts_linkcfg cfg;
-		struct ts_dir dir;
-		struct ts_err err;
-		size_t k;
-
-		if (l->argc + 2 > sizeof(argv) / sizeof(argv[0]))
-			return ts_cli_error("%s:%u: [link %s]: too many options", spec->path,
-					    l->line, l->name);
-		argv[0] = (char *)"tasshape";
-		for (k = 0; k <= l->argc; k++)
-			argv[k + 1] = l->argv[k];
-		ts_linkcfg_init(&cfg);
-		err.msg[0] = '\0';
-		/* The options were each checked by this parser already: it cannot fail here. */
-		argp_parse(&argp, (int)l->argc + 1, argv, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, &cfg);
-		if (ts_linkcfg_load(&cfg, &err) < 0)
-			ret = ts_cli_error("%s:%u: [link %s]: %s", spec->path,
-					   ts_exp_link_line(l, err.msg), l->name, err.msg);
-		for (d = 0; d < 2 && !ret; d++) {
-			if (ts_linkcfg_build(&cfg, d, &dir, 0, NULL, NULL, NULL, &err) < 0) {
-				ret = ts_cli_error("%s:%u: [link %s]: %s", spec->path,
-						   ts_exp_link_line(l, err.msg), l->name, err.msg);
-				break;
-			}
-			ts_dir_fini(&dir, 0);
-		}
-		ts_linkcfg_free(&cfg);
-	}
-	return ret;
-}
-
 int exp_load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_matrix *plan,
 		  char sha[2 * TS_SHA256_LEN + 1])
 {
 	char err[1024];
 
-	if (ts_exp_spec_load(spec, a->spec_path, &ts_link_argp, err, sizeof(err)) < 0)
+	if (ts_exp_spec_load(spec, a->spec_path, err, sizeof(err)) < 0)
 		return ts_cli_error("%s", err);
 	if (ts_sha256_file(a->spec_path, sha) == 0)
 		spec->sha256 = sha;
-	if (check_links(spec)) {
+	if (ts_exp_spec_check_links(spec, err, sizeof(err)) < 0) {
 		ts_exp_spec_free(spec);
-		return 1;
+		return ts_cli_error("%s", err);
 	}
 	if (ts_exp_matrix_build(spec, &a->opts, plan, err, sizeof(err)) < 0) {
 		ts_exp_spec_free(spec);

@@ -49,6 +49,7 @@
 #include "exec/exec_plan.h"
 #include "exec/exec_result.h"
 #include "exec/exec_vm.h"
+#include "link/linkcfg.h"
 #include "plan/run.h"
 #include "net/netns.h"
 #include "net/netns_hash.h"
@@ -483,24 +484,10 @@ static int start_servers(struct exec *e, char *err, size_t errlen)
 	return 0;
 }
 
-/* The link's one-way delay from its options (--delay T or --delay=T), for the base RTT. */
+/* The link's one-way delay, as the spec reader's link grammar stored it, for the base RTT. */
 static ts_ns_t link_delay(const struct ts_exp_run *run)
 {
-	ts_ns_t d = 0;
-	struct ts_err terr;
-	char **v;
-
-	for (v = run->link_argv; v && *v; v++) {
-		const char *val = NULL;
-
-		if (!strcmp(*v, "--delay") && v[1])
-			val = v[1];
-		else if (!strncmp(*v, "--delay=", 8))
-			val = *v + 8;
-		if (val && ts_parse_time(val, &d, &terr) < 0)
-			d = 0;
-	}
-	return d;
+	return run->link ? run->link->delay : 0;
 }
 
 struct sampler {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "link/linkcfg.h"
@@ -253,7 +254,7 @@ ts_ns_t ts_linkcfg_linger(const struct ts_linkcfg *cfg)
 	return ts_min(TS_LINGER_MAX, TS_LINGER_BASE + 2 * hold);
 }
 
-void ts_linkcfg_free(struct ts_linkcfg *cfg)
+void ts_linkcfg_unload(struct ts_linkcfg *cfg)
 {
 	size_t i;
 
@@ -264,4 +265,15 @@ void ts_linkcfg_free(struct ts_linkcfg *cfg)
 	cfg->cap[0] = cfg->cap[1] = NULL;
 	ts_wifi6_put(cfg->wifi6);
 	cfg->wifi6 = NULL;
+}
+
+void ts_linkcfg_free(struct ts_linkcfg *cfg)
+{
+	size_t i;
+
+	ts_linkcfg_unload(cfg);
+	for (i = 0; i < TS_LINKCFG_NSTR; i++) {
+		free(cfg->str[i]);
+		cfg->str[i] = NULL;
+	}
 }

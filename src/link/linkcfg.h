@@ -22,6 +22,9 @@ enum { TS_UP = 0, TS_DOWN = 1 };
 #define TS_RT_PRIO_DEFAULT 10
 #define TS_RT_PRIO_MAX	   49 /* --rt-priority at most: still below threaded interrupts */
 
+/* Strings a configuration owns, one per link key at most (link/grammar.h checks). */
+#define TS_LINKCFG_NSTR 24
+
 struct ts_linkcfg {
 	/* What the user wrote; NULL when not given. */
 	const char *trace;	  /* --trace: CSV with both directions, mahimahi, or const:RATE */
@@ -40,6 +43,13 @@ struct ts_linkcfg {
 	 * experiment's [link NAME] section can carry it to the wrapper.
 	 */
 	int rt_priority;
+
+	/*
+	 * The strings above, as ts_linkcfg_set copied them: one per key (by
+	 * enum ts_linkkey_id, link/grammar.h), so that --queue's one copy
+	 * serves both directions and a key given again frees only its own.
+	 */
+	char *str[TS_LINKCFG_NSTR];
 
 	/* Loaded by ts_linkcfg_load. */
 	struct ts_trace *owned[6]; /* --trace, --uplink-trace, --downlink-trace: two each at most */
@@ -97,6 +107,13 @@ ts_ns_t ts_linkcfg_linger(const struct ts_linkcfg *cfg);
 #define TS_LINGER_MTU	     1500u
 #define TS_LINGER_QUEUE_PKTS 1000u
 
+/*
+ * ts_linkcfg_unload - free what ts_linkcfg_load read (traces, the Wi-Fi
+ * medium) and keep the options, so the configuration can be loaded again.
+ */
+void ts_linkcfg_unload(struct ts_linkcfg *cfg);
+
+/* ts_linkcfg_unload, and free the strings ts_linkcfg_set copied. */
 void ts_linkcfg_free(struct ts_linkcfg *cfg);
 
 #endif

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "plan/expspec.h"
-#include "link/linkcfg.h"
+#include "link/grammar.h"
 #include "tasshape/units.h"
 
 const struct ts_exp_test_def ts_exp_tests[] = {
@@ -49,7 +49,6 @@ static const char *const axis_names[] = {"cca", "link", "test", "tas_shift", "ke
 
 struct parse_ctx {
 	struct ts_exp_spec *spec;
-	const struct argp *link_argp;
 	const char *text; /* the reader's position */
 	unsigned line;	  /* line of the chunk inih is handling */
 	unsigned done;	  /* lines read to their end */
@@ -342,104 +341,17 @@ static int sysctl_key(struct parse_ctx *c, const char *name, const char *value)
 	return 1;
 }
 
-/* The long option @name of @argp (or of its children), or NULL. */
-static const struct argp_option *find_option(const struct argp *argp, const char *name)
+/* The link keys, comma-separated, for the message about an unknown one. */
+static void list_link_keys(char *buf, size_t len)
 {
-	const struct argp_option *o;
-	const struct argp_child *ch;
+	size_t i, n = 0;
 
-	for (o = argp->options; o && (o->name || o->key || o->doc); o++)
-		if (o->name && !strcmp(o->name, name))
-			return o;
-	for (ch = argp->children; ch && ch->argp; ch++) {
-		o = find_option(ch->argp, name);
-		if (o)
-			return o;
-	}
-	return NULL;
-}
-
-static void list_options(const struct argp *argp, char *buf, size_t len)
-{
-	const struct argp_option *o;
-	size_t n = strlen(buf);
-
-	for (o = argp->options; o && (o->name || o->key || o->doc); o++) {
-		if (!o->name || (o->flags & OPTION_HIDDEN))
-			continue;
-		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ", " : "",
-				      o->name);
+	for (i = 0; i < TS_LINKKEY_COUNT; i++) {
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", i ? ", " : "",
+				      ts_link_keys[i].name);
 		if (n >= len)
 			return;
 	}
-}
-
-struct link_probe {
-	struct ts_linkcfg cfg;
-	FILE *errf;
-};
-
-static error_t probe_parse(int key, char *arg, struct argp_state *state)
-{
-	struct link_probe *p = state->input;
-
-	(void)arg;
-	if (key == ARGP_KEY_INIT) {
-		state->child_inputs[0] = &p->cfg;
-		state->err_stream = p->errf;
-		state->out_stream = p->errf;
-	}
-	return ARGP_ERR_UNKNOWN;
-}
-
-/*
- * Run the wrapper's link parser on "--NAME VALUE" alone, with its
- * messages caught: argp reports a bad value with argp_error, which under
- * ARGP_NO_EXIT prints to the state's err_stream and returns.
- */
-static int check_link_option(struct parse_ctx *c, const char *opt, const char *value)
-{
-	struct argp_child children[] = {{c->link_argp, 0, NULL, 0}, {0}};
-	struct argp probe = {NULL, probe_parse, NULL, NULL, children, NULL, NULL};
-	struct link_probe p;
-	char *buf = NULL, *nl;
-	size_t len = 0;
-	char arg0[] = "tasshape", optbuf[1024];
-	char *argv[3];
-	int ret;
-
-	memset(&p, 0, sizeof(p));
-	p.errf = open_memstream(&buf, &len);
-	if (!p.errf)
-		return fail(c, "out of memory");
-	/* "--delay=-5ms": the value is the option's own, even when it starts with '-'. */
-	if (value)
-		snprintf(optbuf, sizeof(optbuf), "--%s=%s", opt, value);
-	else
-		snprintf(optbuf, sizeof(optbuf), "--%s", opt);
-	argv[0] = arg0;
-	argv[1] = optbuf;
-	argv[2] = NULL;
-	ret = argp_parse(&probe, 2, argv, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, &p);
-	fclose(p.errf);
-	if (buf && *buf) {
-		const char *msg = buf;
-
-		/* "tasshape: --delay: ..." then argp's "Try ..." line: keep the message. */
-		nl = strchr(buf, '\n');
-		if (nl)
-			*nl = '\0';
-		if (!strncmp(msg, "tasshape: ", 10))
-			msg += 10;
-		ret = fail(c, "%s", msg);
-	} else if (ret) {
-		ret = fail(c, "--%s: '%s' rejected by the link option parser", opt,
-			   value ? value : "");
-	} else {
-		ret = 1;
-	}
-	free(buf);
-	return ret;
 }
 
 /*
@@ -448,13 +360,13 @@ static int check_link_option(struct parse_ctx *c, const char *opt, const char *v
  * spec; a bare name that is neither stays as written, for the wrapper to
  * find among the bundled traces ("trace = starlink").
  */
-static int is_relative_file(const struct ts_exp_spec *s, const struct argp_option *o,
+static int is_relative_file(const struct ts_exp_spec *s, const struct ts_linkkey *k,
 			    const char *value)
 {
 	const char *slash = strrchr(s->path, '/');
 	char path[4096];
 
-	if (strcmp(o->arg, "FILE") || value[0] == '/' || strchr(value, ':'))
+	if (strcmp(k->arg, "FILE") || value[0] == '/' || strchr(value, ':'))
 		return 0;
 	if (strchr(value, '/'))
 		return 1;
@@ -463,36 +375,87 @@ static int is_relative_file(const struct ts_exp_spec *s, const struct argp_optio
 	return access(path, F_OK) == 0;
 }
 
-static int link_key(struct parse_ctx *c, const char *section, const char *name, const char *value)
+/* Append "--NAME" and, unless it is NULL, @value to the link's wrapper options. */
+static int link_push(struct parse_ctx *c, struct ts_exp_link *l, const char *name, char *value)
+{
+	char **argv = realloc(l->argv, (l->argc + 3) * sizeof(char *));
+	unsigned *keyline;
+
+	if (!argv) {
+		free(value);
+		return fail(c, "out of memory");
+	}
+	l->argv = argv;
+	keyline = realloc(l->keyline, (l->argc + 2) * sizeof(*keyline));
+	if (!keyline) {
+		free(value);
+		return fail(c, "out of memory");
+	}
+	l->keyline = keyline;
+	keyline[l->argc] = keyline[l->argc + 1] = c->line;
+	if (asprintf(&argv[l->argc], "--%s", name) < 0) {
+		argv[l->argc] = NULL;
+		free(value);
+		return fail(c, "out of memory");
+	}
+	argv[++l->argc] = NULL;
+	if (value) {
+		argv[l->argc] = value;
+		argv[++l->argc] = NULL;
+	}
+	return 1;
+}
+
+static struct ts_exp_link *link_section(struct parse_ctx *c, const char *lname)
 {
 	struct ts_exp_spec *s = c->spec;
-	const char *lname = section + 5;
-	const struct argp_option *o;
-	struct ts_exp_link *l = NULL;
+	struct ts_exp_link *l;
 	size_t i;
-	int flag_on = 1;
 
 	for (i = 0; i < s->nlinks; i++)
 		if (!strcmp(s->links[i].name, lname))
-			l = &s->links[i];
-	if (!l) {
-		if (s->nlinks == TS_EXP_MAX_LINKS)
-			return fail(c, "more than %d link sections", TS_EXP_MAX_LINKS);
-		l = &s->links[s->nlinks++];
-		l->name = strdup(lname);
-		l->line = c->line;
-		l->argv = calloc(1, sizeof(char *));
-		l->keyline = calloc(1, sizeof(unsigned));
-		if (!l->name || !l->argv || !l->keyline)
-			return fail(c, "out of memory");
+			return &s->links[i];
+	if (s->nlinks == TS_EXP_MAX_LINKS) {
+		fail(c, "more than %d link sections", TS_EXP_MAX_LINKS);
+		return NULL;
 	}
-	o = find_option(c->link_argp, name);
-	if (!o) {
-		char opts[1024] = "";
+	l = &s->links[s->nlinks++];
+	ts_linkcfg_init(&l->cfg);
+	l->name = strdup(lname);
+	l->line = c->line;
+	l->argv = calloc(1, sizeof(char *));
+	l->keyline = calloc(1, sizeof(unsigned));
+	if (!l->name || !l->argv || !l->keyline) {
+		fail(c, "out of memory");
+		return NULL;
+	}
+	return l;
+}
 
-		list_options(c->link_argp, opts, sizeof(opts));
+/*
+ * A [link NAME] key: a link option of the wrapper, checked and stored by
+ * the link grammar (ts_linkcfg_set) into the section's configuration, and
+ * kept as wrapper options for the run that uses it.
+ */
+static int link_key(struct parse_ctx *c, const char *section, const char *name, const char *value)
+{
+	struct ts_exp_spec *s = c->spec;
+	const struct ts_linkkey *k;
+	struct ts_exp_link *l;
+	struct ts_err e;
+	char *v = NULL;
+	size_t i;
+
+	l = link_section(c, section + 5);
+	if (!l)
+		return 0;
+	k = ts_linkkey_find(name);
+	if (!k) {
+		char keys[1024] = "";
+
+		list_link_keys(keys, sizeof(keys));
 		return fail(c, "[%s]: unknown key '%s' (expected a link option of the wrapper: %s)",
-			    section, name, opts);
+			    section, name, keys);
 	}
 	if (!strcmp(name, "seed"))
 		return fail(c,
@@ -501,64 +464,39 @@ static int link_key(struct parse_ctx *c, const char *section, const char *name, 
 			    section);
 	/* argv is options, each followed by its value unless it is a flag (found by fuzz_exp_spec). */
 	for (i = 0; i < l->argc; i++) {
-		const struct argp_option *prev = find_option(c->link_argp, l->argv[i] + 2);
+		const struct ts_linkkey *prev = ts_linkkey_find(l->argv[i] + 2);
 
 		if (!strcmp(l->argv[i] + 2, name))
 			return fail(c, "[%s]: %s given twice", section, name);
 		if (prev && prev->arg)
 			i++;
 	}
-	if (!o->arg) {
-		if (!strcmp(value, "") || !strcmp(value, "true") || !strcmp(value, "yes") ||
-		    !strcmp(value, "1"))
-			flag_on = 1;
-		else if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0"))
-			flag_on = 0;
-		else
+	if (!k->arg) {
+		if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0"))
+			return 1; /* a flag off is no option at all */
+		if (strcmp(value, "") && strcmp(value, "true") && strcmp(value, "yes") &&
+		    strcmp(value, "1"))
 			return fail(c, "[%s]: %s: expected true or false, got '%s'", section, name,
 				    value);
 	} else if (!*value) {
-		return fail(c, "[%s]: %s: expected a value (%s)", section, name, o->arg);
-	}
-	if (!check_link_option(c, name, o->arg ? value : NULL))
-		return 0;
-	if (!flag_on)
-		return 1;
-	{
-		char **argv = realloc(l->argv, (l->argc + 3) * sizeof(char *));
-		unsigned *keyline;
-		size_t need = strlen(name) + 3;
+		return fail(c, "[%s]: %s: expected a value (%s)", section, name, k->arg);
+	} else if (is_relative_file(s, k, value)) {
+		/* A relative file is where the spec is, wherever tasshape runs from. */
+		const char *slash = strrchr(s->path, '/');
+		int dlen = slash ? (int)(slash - s->path) : 1;
 
-		if (!argv)
+		if (asprintf(&v, "%.*s/%s", dlen, slash ? s->path : ".", value) < 0)
 			return fail(c, "out of memory");
-		l->argv = argv;
-		keyline = realloc(l->keyline, (l->argc + 2) * sizeof(*keyline));
-		if (!keyline)
+	} else {
+		v = strdup(value);
+		if (!v)
 			return fail(c, "out of memory");
-		l->keyline = keyline;
-		keyline[l->argc] = keyline[l->argc + 1] = c->line;
-		argv[l->argc] = malloc(need);
-		if (!argv[l->argc])
-			return fail(c, "out of memory");
-		snprintf(argv[l->argc], need, "--%s", name);
-		argv[++l->argc] = NULL;
-		if (o->arg && is_relative_file(s, o, value)) {
-			/* A relative file is where the spec is, wherever tasshape runs from. */
-			const char *slash = strrchr(s->path, '/');
-			int dlen = slash ? (int)(slash - s->path) : 1;
-
-			if (asprintf(&argv[l->argc], "%.*s/%s", dlen, slash ? s->path : ".",
-				     value) < 0)
-				return fail(c, "out of memory");
-			argv[++l->argc] = NULL;
-		} else if (o->arg) {
-			argv[l->argc] = strdup(value);
-			if (!argv[l->argc])
-				return fail(c, "out of memory");
-			argv[++l->argc] = NULL;
-		}
 	}
-	return 1;
+	if (ts_linkcfg_set(&l->cfg, name, v, &e) < 0) {
+		free(v);
+		return fail(c, "%s", e.msg);
+	}
+	return link_push(c, l, name, v);
 }
 
 /*
@@ -781,8 +719,8 @@ static int check_axis_values(struct parse_ctx *c)
 	return 1;
 }
 
-int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *text,
-		      const struct argp *link_argp, char *err, size_t errlen)
+int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *text, char *err,
+		      size_t errlen)
 {
 	struct parse_ctx c;
 	int line;
@@ -806,7 +744,6 @@ int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *te
 	}
 	memset(&c, 0, sizeof(c));
 	c.spec = spec;
-	c.link_argp = link_argp;
 	c.text = text;
 	c.err = err;
 	c.errlen = errlen;
@@ -842,8 +779,7 @@ int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *te
 	return 0;
 }
 
-int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, const struct argp *link_argp,
-		     char *err, size_t errlen)
+int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
@@ -906,7 +842,7 @@ int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, const struct ar
 		free(text);
 		return -EINVAL;
 	}
-	ret = ts_exp_spec_parse(spec, path, text, link_argp, err, errlen);
+	ret = ts_exp_spec_parse(spec, path, text, err, errlen);
 	free(text);
 	return ret;
 }
@@ -926,6 +862,7 @@ void ts_exp_spec_free(struct ts_exp_spec *spec)
 			free(spec->links[i].argv[j]);
 		free(spec->links[i].argv);
 		free(spec->links[i].keyline);
+		ts_linkcfg_free(&spec->links[i].cfg);
 	}
 	for (i = 0; i < spec->nkernels; i++) {
 		struct ts_exp_kernel *k = &spec->kernels[i];

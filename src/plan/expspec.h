@@ -8,10 +8,10 @@
 #ifndef TS_PLAN_EXPSPEC_H
 #define TS_PLAN_EXPSPEC_H
 
-#include <argp.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "link/linkcfg.h"
 #include "plan/run.h"
 
 #define TS_EXP_MAX_VALUES  64 /* values of one axis */
@@ -30,13 +30,18 @@ struct ts_exp_axis {
 	char *values[TS_EXP_MAX_VALUES];
 };
 
-/* One [link NAME] section, turned into wrapper options ("--trace", "x.csv", ..., NULL). */
+/*
+ * One [link NAME] section: its keys as the link grammar checked and stored
+ * them, and the same as wrapper options ("--trace", "x.csv", ..., NULL),
+ * which the executor passes to the wrapper that shapes the run's link.
+ */
 struct ts_exp_link {
 	char *name;
 	unsigned line;
 	size_t argc;
 	char **argv;	   /* NULL-terminated, owned */
 	unsigned *keyline; /* keyline[i]: the line of the key that gave argv[i] (argc entries) */
+	struct ts_linkcfg cfg; /* owned; ts_exp_spec_check_links loads and unloads it */
 };
 
 struct ts_exp_spec {
@@ -62,14 +67,16 @@ struct ts_exp_spec {
 
 /*
  * ts_exp_spec_parse - parse the INI text @text as the spec file @path
- * (used in messages and as spec->path). Link sections are checked option
- * by option with @link_argp, the wrapper's own link option parser (its
- * long option names are the keys). Returns 0, or -EINVAL with @err set to
+ * (used in messages and as spec->path). A link section's keys are the
+ * wrapper's link options (link/grammar.h), each checked by ts_linkcfg_set
+ * as it is read; no file is opened (ts_exp_spec_check_links does that).
+ * A trace path relative to the spec is made relative to where tasshape
+ * runs. Returns 0, or -EINVAL with @err set to
  * "PATH:LINE: what was wrong (expected ...)" and @spec freed. The caller
  * frees a parsed spec with ts_exp_spec_free.
  */
-int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *text,
-		      const struct argp *link_argp, char *err, size_t errlen);
+int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *text, char *err,
+		      size_t errlen);
 
 /* Longest spec line, newline excluded (a cca axis of 64 long bpf: paths fits). */
 #define TS_EXP_SPEC_LINE_MAX 4096
@@ -81,8 +88,18 @@ int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *te
  * ts_exp_spec_load - read @path and parse it as above; -errno with @err when it cannot be read
  * ("PATH: cannot read: Is a directory"), -EINVAL for a file larger than TS_EXP_SPEC_MAX.
  */
-int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, const struct argp *link_argp,
-		     char *err, size_t errlen);
+int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, char *err, size_t errlen);
+
+/*
+ * ts_exp_spec_check_links - build every link of @spec as the wrapper would
+ * (traces read, queues, losses and the Wi-Fi MAC made) and throw the build
+ * away: a missing trace file or a trace without an uplink column is found
+ * before the first run, not in run 17. Returns 0, or a negative errno with
+ * @err set to "PATH:LINE: [link NAME]: what was wrong", LINE being the key
+ * the message is about (ts_exp_link_line). Warnings about a valid link go
+ * to stderr, as the wrapper prints them.
+ */
+int ts_exp_spec_check_links(struct ts_exp_spec *spec, char *err, size_t errlen);
 
 void ts_exp_spec_free(struct ts_exp_spec *spec);
 

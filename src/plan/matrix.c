@@ -179,6 +179,7 @@ static int fill_run(const struct ts_exp_spec *spec, const struct ts_exp_matrix_o
 	}
 	r->link_name = l->name;
 	r->link_argv = l->argv;
+	r->link = &l->cfg;
 	r->test = t->runs_as;
 	r->upload_streams = t->up < 0 ? spec->upload_streams : (unsigned)t->up;
 	r->download_streams = t->down < 0 ? spec->download_streams : (unsigned)t->down;

@@ -16,6 +16,8 @@
 
 #include "tasshape/time.h"
 
+struct ts_linkcfg; /* link/linkcfg.h */
+
 #define TS_EXP_MAX_AXES	   8
 #define TS_EXP_MAX_SYSCTL  32
 #define TS_EXP_MAX_SERVERS 4
@@ -67,6 +69,12 @@ struct ts_exp_run {
 	 * ("--trace", "traces/x.csv", "--delay", "20ms", ...); NULL-terminated. */
 	const char *link_name;
 	char **link_argv;
+	/*
+	 * The same options as the link grammar checked and stored them (the
+	 * spec's [link NAME] section, not loaded); NULL when the caller has
+	 * none. The executor reads values from it rather than parsing the argv.
+	 */
+	const struct ts_linkcfg *link;
 
 	/* The test, by Flent name: tcp_upload, tcp_download, tcp_nup, tcp_ndown, rrul,
 	 * rrul_be, rtt_fair. */

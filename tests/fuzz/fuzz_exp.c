@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "cli/cli.h"
 #include "results/check.h"
 #include "plan/matrix.h"
 
@@ -25,7 +24,7 @@ static void fuzz_spec(const char *text)
 	char err[1024] = "";
 	int ret;
 
-	ret = ts_exp_spec_parse(&spec, "f.ini", text, &ts_link_argp, err, sizeof(err));
+	ret = ts_exp_spec_parse(&spec, "f.ini", text, err, sizeof(err));
 	if (ret < 0) {
 		if (ret != -EINVAL || strncmp(err, "f.ini", 5))
 			abort();

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "cli/cli.h"
 #include "plan/matrix.h"
 #include "plan/expspec.h"
 
@@ -30,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	memset(&spec, 0, sizeof(spec));
-	ret = ts_exp_spec_parse(&spec, "fuzz.ini", text, &ts_link_argp, err, sizeof(err));
+	ret = ts_exp_spec_parse(&spec, "fuzz.ini", text, err, sizeof(err));
 	free(text);
 	if (ret) {
 		CHECK(!strncmp(err, "fuzz.ini", 8));

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "link/grammar.h"
 #include "plan/run.h"
 #include "tasshape/units.h"
 
@@ -31,9 +32,41 @@ static ts_ns_t parse_t(const char *s)
 	return t;
 }
 
+/*
+ * The link options after "--" ("--delay 20ms", "--once", ...) read by the
+ * link grammar, as the spec reader reads a [link NAME] section: the
+ * executor takes values (the delay) from the configuration.
+ */
+static int link_cfg(struct ts_linkcfg *cfg, char **argv)
+{
+	struct ts_err err;
+	int i;
+
+	for (i = 0; argv[i]; i++) {
+		const struct ts_linkkey *k =
+			strncmp(argv[i], "--", 2) ? NULL : ts_linkkey_find(argv[i] + 2);
+		const char *value = k && k->arg ? argv[i + 1] : NULL;
+
+		if (!k || (k->arg && !value)) {
+			fprintf(stderr,
+				"exec_check: '%s': expected a link option (--KEY [VALUE])\n",
+				argv[i]);
+			return -EINVAL;
+		}
+		if (ts_linkcfg_set(cfg, argv[i] + 2, value, &err) < 0) {
+			fprintf(stderr, "exec_check: %s\n", err.msg);
+			return -EINVAL;
+		}
+		if (value)
+			i++;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ts_exp_run run = {0};
+	struct ts_linkcfg link;
 	char err[512] = "", why[512] = "";
 	int i, ret;
 
@@ -91,6 +124,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	run.link_argv = &argv[i + 1];
+	ts_linkcfg_init(&link);
+	if (link_cfg(&link, run.link_argv) < 0) {
+		ts_linkcfg_free(&link);
+		return 2;
+	}
+	run.link = &link;
 	run.link_name = "check";
 	ret = ts_exp_cca_probe(run.cca, why, sizeof(why));
 	if (ret < 0) {
@@ -102,6 +141,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = ts_exp_exec_run(&run, argv[2], err, sizeof(err));
+	ts_linkcfg_free(&link);
 	if (ret < 0) {
 		fprintf(stderr, "exec_check: %s\n", err);
 		return 1;

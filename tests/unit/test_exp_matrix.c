@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "plan/matrix.h"
 #include "tsu.h"
 
@@ -39,7 +38,7 @@ static const char spec_text[] = "[experiment]\n"		 /* 1 */
 static void parse_ok(struct ts_exp_spec *s, const char *text)
 {
 	char err[1024] = "";
-	int ret = ts_exp_spec_parse(s, "dir/t.ini", text, &ts_link_argp, err, sizeof(err));
+	int ret = ts_exp_spec_parse(s, "dir/t.ini", text, err, sizeof(err));
 
 	if (ret)
 		fprintf(stderr, "\n  unexpected error: %s\n", err);
@@ -120,7 +119,7 @@ static void reject(const char *text, unsigned line, const char *phrase)
 {
 	struct ts_exp_spec s;
 	char err[1024] = "", want[32];
-	int ret = ts_exp_spec_parse(&s, "t.ini", text, &ts_link_argp, err, sizeof(err));
+	int ret = ts_exp_spec_parse(&s, "t.ini", text, err, sizeof(err));
 
 	if (line)
 		snprintf(want, sizeof(want), "t.ini:%u: ", line);
@@ -268,6 +267,55 @@ static void test_spec_link_line(void)
 	ts_exp_spec_free(&s);
 }
 
+/*
+ * A link section's keys are stored as the link grammar read them (a path
+ * relative to the spec made relative to here), and the file checks load
+ * and build that configuration, naming the key's line when it fails.
+ */
+static void test_spec_check_links(void)
+{
+	struct ts_exp_spec s;
+	const struct ts_exp_link *l;
+	char err[1024] = "";
+
+	parse_ok(&s, spec_text);
+	l = ts_exp_spec_link(&s, "a");
+	CU_ASSERT_FATAL(l != NULL);
+	CU_ASSERT_STRING_EQUAL(l->cfg.trace, "dir/t/x.csv");
+	TSU_EQ(l->cfg.delay, 20 * TS_NSEC_PER_MSEC);
+	CU_ASSERT_STRING_EQUAL(l->cfg.queue[0], "droptail:packets=200");
+	CU_ASSERT_PTR_EQUAL(l->cfg.queue[0], l->cfg.queue[1]);
+	l = ts_exp_spec_link(&s, "w");
+	CU_ASSERT_FATAL(l != NULL);
+	CU_ASSERT_STRING_EQUAL(l->cfg.mac, "wifi6:phy=1201mbit");
+	CU_ASSERT_TRUE(l->cfg.once);
+	TSU_EQ(ts_exp_spec_check_links(&s, err, sizeof(err)), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(err,
+			       "dir/t.ini:13: [link a]: dir/t/x.csv: cannot open: No such file or "
+			       "directory");
+	ts_exp_spec_free(&s);
+
+	parse_ok(&s, "[matrix]\ncca = cubic\nlink = ok, w\ntest = tcp_upload\n"
+		     "[link ok]\ntrace = " TS_TEST_DATA "/trace-small.csv\ndelay = 5ms\n"
+		     "[link w]\nmac = wifi6\nuplink-trace = const:25mbit\nonce = true\n");
+	TSU_EQ(ts_exp_spec_check_links(&s, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "dir/t.ini:11: [link w]: --once with const:25mbit: a constant "
+				    "rate has no end (use --duration)");
+	/* Checked and unloaded: the options stay for the runs, the traces are read again there. */
+	l = ts_exp_spec_link(&s, "ok");
+	CU_ASSERT_PTR_NULL(l->cfg.cap[0]);
+	TSU_EQ(l->cfg.delay, 5 * TS_NSEC_PER_MSEC);
+	ts_exp_spec_free(&s);
+
+	parse_ok(&s, "[matrix]\ncca = cubic\nlink = ok\ntest = tcp_upload\n"
+		     "[link ok]\ntrace = " TS_TEST_DATA "/trace-small.csv\nonce = false\n");
+	TSU_EQ(ts_exp_spec_check_links(&s, err, sizeof(err)), 0);
+	l = ts_exp_spec_link(&s, "ok");
+	CU_ASSERT_FALSE(l->cfg.once);
+	TSU_EQ(l->argc, 2); /* once = false is no option at all */
+	ts_exp_spec_free(&s);
+}
+
 static void plan_ok(struct ts_exp_matrix *p, const struct ts_exp_spec *s,
 		    const struct ts_exp_matrix_opts *o)
 {
@@ -305,6 +353,10 @@ static void test_plan_matrix(void)
 	TSU_EQ(p.configs[0].tmpl.download_streams, 0);
 	CU_ASSERT_STRING_EQUAL(p.configs[2].tmpl.link_name, "w");
 	CU_ASSERT_STRING_EQUAL(p.configs[2].tmpl.link_argv[0], "--mac");
+	/* The executor reads values from the checked configuration: link a has 20ms, w none. */
+	CU_ASSERT_PTR_EQUAL(p.configs[2].tmpl.link, &ts_exp_spec_link(&s, "w")->cfg);
+	TSU_EQ(p.configs[2].tmpl.link->delay, 0);
+	TSU_EQ(p.configs[0].tmpl.link->delay, 20 * TS_NSEC_PER_MSEC);
 	TSU_EQ(p.configs[0].tmpl.length, 8 * TS_NSEC_PER_SEC);
 	TSU_EQ(p.configs[0].tmpl.nsysctl, 1);
 	/* Interleaved: round 1 is the 16 configurations in matrix order, then round 2. */
@@ -725,9 +777,9 @@ static void test_spec_load(void)
 	struct ts_exp_spec s;
 	char err[1024] = "";
 
-	TSU_EQ(ts_exp_spec_load(&s, TS_TEST_DATA, &ts_link_argp, err, sizeof(err)), -EISDIR);
+	TSU_EQ(ts_exp_spec_load(&s, TS_TEST_DATA, err, sizeof(err)), -EISDIR);
 	CU_ASSERT_STRING_EQUAL(err, TS_TEST_DATA ": cannot read: Is a directory");
-	TSU_EQ(ts_exp_spec_load(&s, "/dev/zero", &ts_link_argp, err, sizeof(err)), -EINVAL);
+	TSU_EQ(ts_exp_spec_load(&s, "/dev/zero", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "/dev/zero: larger than 1048576 bytes: not an experiment spec");
 }
 
@@ -739,6 +791,7 @@ static const struct tsu_test tests[] = {
 	{"rt-priority in a link section", test_spec_rt_priority},
 	{"spec lines up to 4096 characters, longer refused", test_spec_long_lines},
 	{"a link's error names its key's line", test_spec_link_line},
+	{"link sections stored by the grammar, loaded by the link check", test_spec_check_links},
 	{"matrix limits: configurations, runs, seeds", test_plan_limits},
 	{"duplicate ids found by sorting", test_plan_dup_ids},
 	{"matrix, ids, interleaved order, seeds", test_plan_matrix},
