@@ -13,21 +13,8 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_exp_results.h"
+#include "campaign/campaign.h"
 #include "results/merge.h"
-#include "results/summary.h"
-
-int ts_exp_summarise_dir(const char *dir, char *err, size_t errlen)
-{
-	struct ts_exp_summary s;
-	int ret;
-
-	ts_exp_summary_init(&s, NULL);
-	ret = ts_exp_summary_from_dir(&s, dir, err, errlen);
-	if (!ret)
-		ret = ts_exp_summary_write_all(&s, dir, err, errlen);
-	ts_exp_summary_free(&s);
-	return ret;
-}
 
 struct merge_args {
 	const char *out;
@@ -73,6 +60,7 @@ int cmd_exp_merge(int argc, char **argv)
 		NULL,
 		NULL};
 	struct merge_args a = {0};
+	struct ts_exp_summary s;
 	char err[2048];
 	int ret;
 
@@ -81,9 +69,10 @@ int cmd_exp_merge(int argc, char **argv)
 	ret = ts_exp_merge(a.out, (const char *const *)a.dirs, a.ndirs, stderr, err, sizeof(err));
 	if (ret)
 		return ts_cli_error("exp merge: %s", err);
-	ret = ts_exp_summarise_dir(a.out, err, sizeof(err));
+	ret = ts_campaign_summarise(a.out, &s, err, sizeof(err));
 	if (ret)
 		return ts_cli_error("exp merge: %s", err);
+	ts_exp_summary_free(&s);
 	printf("exp merge: %zu directories into %s: summary.json, summary.csv, summary.md "
 	       "written\n",
 	       a.ndirs, a.out);

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * exp run --jobs N: up to N runs at once on one host. Each run is carried
+ * out by its own worker process, so it gets its own namespaces, links and
+ * addresses (the executor names them after its process id), and the
+ * worker is pinned, before it starts anything, to two CPUs no other job
+ * uses: the shaper and the run's iperf3, irtt and ping inherit that. More
+ * jobs than half the CPUs are refused (ts_campaign_check_jobs): a shaper
+ * competing for its CPU releases packets late, and the link is no longer
+ * the one asked. Runs in guests in virtual time take one CPU each (QEMU's
+ * one vCPU thread): their results do not depend on the host's CPUs at all.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "campaign/driver.h"
+
+#define CPUS_PER_JOB 2 /* the shaper, and the flows it shapes */
+
+size_t ts_campaign_cpus(const struct ts_campaign *c, int *cpu, size_t max)
+{
+	cpu_set_t set;
+	size_t n = 0;
+	int k;
+
+	if (c->o.cpus) {
+		for (n = 0; n < c->o.ncpus && n < max; n++)
+			cpu[n] = c->o.cpus[n];
+		return n;
+	}
+	if (sched_getaffinity(0, sizeof(set), &set) < 0) {
+		long on = sysconf(_SC_NPROCESSORS_ONLN);
+
+		for (k = 0; k < on && n < max; k++)
+			cpu[n++] = k;
+		return n;
+	}
+	for (k = 0; k < CPU_SETSIZE && n < max; k++)
+		if (CPU_ISSET(k, &set))
+			cpu[n++] = k;
+	return n;
+}
+
+int ts_campaign_check_jobs(unsigned jobs, unsigned per_job, size_t ncpus, char *err, size_t errlen)
+{
+	size_t per = per_job ? per_job : CPUS_PER_JOB;
+
+	if (jobs <= 1 || jobs * per <= ncpus)
+		return 0;
+	if (per == 1)
+		snprintf(err, errlen,
+			 "--jobs %u: this host lets tasshape use %zu CPUs, one per guest in "
+			 "virtual time: at most %zu jobs here",
+			 jobs, ncpus, ncpus);
+	else
+		snprintf(err, errlen,
+			 "--jobs %u: this host lets tasshape use %zu CPUs, and each run needs %d "
+			 "of its own (the shaper, and the flows it shapes): at most %zu jobs here "
+			 "(runs in guests in virtual time, [kernel NAME] clock = virtual, need "
+			 "one). A shaper that competes for its CPU releases packets late and "
+			 "emulates another link than the one asked for",
+			 jobs, ncpus, CPUS_PER_JOB, ncpus / CPUS_PER_JOB);
+	return -EINVAL;
+}
+
+struct slot {
+	pid_t pid; /* 0: free */
+	const struct ts_exp_run *run;
+	size_t pos;
+	struct timespec start;
+};
+
+static ts_ns_t since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (ts_ns_t)(now.tv_sec - t0->tv_sec) * TS_NSEC_PER_SEC + (now.tv_nsec - t0->tv_nsec);
+}
+
+/* The worker: pinned to its CPUs, it carries @run out and exits 0, or 1 when it could not. */
+static pid_t start_job(struct ts_campaign *c, const struct ts_exp_run *run, const int *cpu,
+		       size_t slot)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char result[4096];
+		cpu_set_t set;
+		size_t k;
+		int rc;
+
+		CPU_ZERO(&set);
+		for (k = 0; k < c->per_job; k++)
+			CPU_SET(cpu[slot * c->per_job + k], &set);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0)
+			rc = ts_campaign_fail(c, -errno,
+					      "--jobs: cannot pin run %u to its CPUs: %s",
+					      run->index, strerror(errno));
+		else
+			rc = ts_campaign_one_run(c, run, result, sizeof(result));
+		/* The parent reports only that the run failed: the reason is said here. */
+		if (rc && c->rep && c->rep->notice)
+			c->rep->notice(c->rep->ctx, c->v->msg);
+		fflush(NULL);
+		_exit(rc ? 1 : 0);
+	}
+	return pid;
+}
+
+int ts_campaign_jobs(struct ts_campaign *c, size_t total)
+{
+	static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	enum { NSTOP = sizeof(stop_sigs) / sizeof(stop_sigs[0]) };
+	static const volatile sig_atomic_t never;
+	const volatile sig_atomic_t *stop = c->o.stop ? c->o.stop : &never;
+	const struct ts_exp_matrix *plan = c->plan;
+	unsigned jobs = c->o.jobs;
+	struct sigaction saved[NSTOP];
+	int cpu[CPU_SETSIZE];
+	struct slot *slots;
+	size_t i, next = 0, pos = 0, running = 0, k;
+	bool forwarded = false;
+	int ret = 0;
+
+	ts_campaign_cpus(c, cpu, CPU_SETSIZE);
+	slots = calloc(jobs, sizeof(*slots));
+	if (!slots)
+		return ts_campaign_fail(c, -ENOMEM, "out of memory");
+	/*
+	 * The stop signals interrupt waitpid below (no SA_RESTART while the jobs run), so that
+	 * they are passed on to the jobs at once, not when the next job ends by itself.
+	 */
+	for (i = 0; i < NSTOP; i++) {
+		struct sigaction sa;
+
+		sigaction(stop_sigs[i], NULL, &saved[i]);
+		sa = saved[i];
+		sa.sa_flags &= ~SA_RESTART;
+		if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
+			sigaction(stop_sigs[i], &sa, NULL);
+	}
+	for (;;) {
+		int status;
+		pid_t pid;
+
+		/* Fill the free slots, in run order, unless stopped or a run could not start. */
+		for (k = 0; k < jobs && !*stop && !ret; k++) {
+			if (slots[k].pid)
+				continue;
+			while (next < plan->nruns && !ts_campaign_selected(c, &plan->runs[next]))
+				next++;
+			if (next == plan->nruns)
+				break;
+			slots[k].run = &plan->runs[next++];
+			slots[k].pos = ++pos;
+			clock_gettime(CLOCK_MONOTONIC, &slots[k].start);
+			slots[k].pid = start_job(c, slots[k].run, cpu, k);
+			if (slots[k].pid < 0) {
+				ret = ts_campaign_fail(c, -errno, "--jobs: fork: %s",
+						       strerror(errno));
+				slots[k].pid = 0;
+				break;
+			}
+			running++;
+		}
+		if (!running)
+			break;
+		if (*stop && !forwarded) {
+			/*
+			 * A signal sent to tasshape alone (kill PID, not a terminal's ^C to the
+			 * group) must still end the runs under way, guests included.
+			 */
+			for (k = 0; k < jobs; k++)
+				if (slots[k].pid > 0)
+					kill(slots[k].pid, (int)*stop);
+			forwarded = true;
+		}
+		pid = waitpid(-1, &status, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue; /* a stop signal: the loop above starts nothing more */
+			ret = ts_campaign_fail(c, -errno, "--jobs: waitpid: %s", strerror(errno));
+			break;
+		}
+		for (k = 0; k < jobs && slots[k].pid != pid; k++)
+			;
+		if (k == jobs)
+			continue; /* not one of the jobs */
+		running--;
+		slots[k].pid = 0;
+		if (*stop && WIFSIGNALED(status) && WTERMSIG(status) == (int)*stop)
+			; /* stopped as asked: its run is recorded as not run, or not at all */
+		else if (!WIFEXITED(status) || WEXITSTATUS(status))
+			ret = ts_campaign_fail(
+				c, -EIO, "--jobs: run %u (%s rep %u) could not be carried out",
+				slots[k].run->index, slots[k].run->config_id, slots[k].run->rep);
+		c->v->carried++;
+		if (c->rep && c->rep->run_end) {
+			char result[4096];
+
+			snprintf(result, sizeof(result), "%.2000s/%.1000s/rep-%u/result.json",
+				 c->o.out, slots[k].run->config_id, slots[k].run->rep);
+			c->rep->run_end(c->rep->ctx, slots[k].run, slots[k].pos, total, result,
+					since(&slots[k].start));
+		}
+	}
+	for (i = 0; i < NSTOP; i++)
+		sigaction(stop_sigs[i], &saved[i], NULL);
+	free(slots);
+	return ret;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which runs an invocation carries out, and what outlives it: --shard i/N
+ * (a slice of the run order), resume (keep the runs whose done record is
+ * intact, redo the rest), the spec kept beside the results (spec.ini),
+ * and after each run its Flent file and then its done record.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "campaign/driver.h"
+#include "results/done.h"
+#include "results/flent.h"
+#include "run/manifest.h"
+
+/* Is @run's congestion control one the host cannot run? (A VM's kernel is asked in the VM.) */
+static bool cca_skipped(const struct ts_exp_summary *sum, const struct ts_exp_run *run)
+{
+	size_t i;
+
+	for (i = 0; !run->vm && i < sum->nskipped; i++)
+		if (!strcmp(sum->skipped[i].cca, run->cca))
+			return true;
+	return false;
+}
+
+static void rundir_of(const char *out, const struct ts_exp_run *run, char *buf, size_t len)
+{
+	struct ts_expdir_run r = {(char *)run->config_id, run->rep, run->index};
+
+	ts_expdir_rundir(out, &r, buf, len);
+}
+
+bool ts_campaign_selected(const struct ts_campaign *c, const struct ts_exp_run *run)
+{
+	char dir[PATH_MAX], why[512];
+
+	if (cca_skipped(&c->skips, run))
+		return false;
+	if ((run->index - 1) % c->o.shard.n != c->o.shard.i - 1)
+		return false;
+	if (!c->o.resume)
+		return true;
+	rundir_of(c->o.out, run, dir, sizeof(dir));
+	return ts_done_check(dir, why, sizeof(why)) != TS_DONE_OK;
+}
+
+/* The recorded runs of @rec against the plan's: the first difference, for the message. */
+static int same_runs(const struct ts_expdir *rec, const struct ts_exp_matrix *plan, char *why,
+		     size_t whylen)
+{
+	size_t i;
+
+	if (rec->n != plan->nruns) {
+		snprintf(why, whylen, "%zu runs recorded, the spec now expands to %zu", rec->n,
+			 plan->nruns);
+		return 0;
+	}
+	for (i = 0; i < rec->n; i++) {
+		const struct ts_exp_run *r = &plan->runs[i];
+
+		if (strcmp(rec->runs[i].id, r->config_id) || rec->runs[i].rep != r->rep ||
+		    rec->runs[i].index != r->index) {
+			snprintf(why, whylen, "run %zu was %s rep %u, is now %s rep %u", i + 1,
+				 rec->runs[i].id, rec->runs[i].rep, r->config_id, r->rep);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int ts_campaign_check_resume(struct ts_campaign *c)
+{
+	const char *out = c->o.out, *sha = c->o.spec_sha256;
+	struct ts_expdir rec;
+	char err[1024], why[512];
+	int ret;
+
+	ret = ts_expdir_read(out, &rec, err, sizeof(err));
+	if (ret)
+		return ts_campaign_fail(c, ret, "exp resume: %s", err);
+	if (!c->o.shard_given)
+		c->o.shard = rec.shard;
+	if (rec.shard.i != c->o.shard.i || rec.shard.n != c->o.shard.n) {
+		ret = ts_campaign_fail(c, -EINVAL, "exp resume: %s ran shard %u/%u, not %u/%u", out,
+				       rec.shard.i, rec.shard.n, c->o.shard.i, c->o.shard.n);
+		goto out;
+	}
+	if (strcmp(rec.spec_sha256, sha ? sha : "")) {
+		if (!c->o.force) {
+			ret = ts_campaign_fail(
+				c, -EINVAL,
+				"exp resume: the spec differs from the one %s was run with "
+				"(SHA-256 %.16s..., recorded %.16s...): resuming would mix "
+				"results of two experiments; use --force to resume anyway",
+				out, sha ? sha : "?", rec.spec_sha256);
+			goto out;
+		}
+		ts_campaign_notice(c, "exp resume: the spec differs from the recorded one "
+				      "(--force: resuming anyway)");
+	}
+	if (!same_runs(&rec, c->plan, why, sizeof(why))) {
+		if (!c->o.force) {
+			ret = ts_campaign_fail(
+				c, -EINVAL,
+				"exp resume: %s planned other runs (%s): give the same options "
+				"(--only, --repetitions, ...) as the first run, or --force",
+				out, why);
+			goto out;
+		}
+		ts_campaign_notice(c, "exp resume: %s (--force: resuming anyway)", why);
+	}
+out:
+	ts_expdir_free(&rec);
+	return ret;
+}
+
+int ts_campaign_after_plan(struct ts_campaign *c)
+{
+	const char *out = c->o.out;
+	struct ts_expdir rec;
+	char err[1024], copy[PATH_MAX];
+	int ret;
+
+	if (snprintf(copy, sizeof(copy), "%s/%s", out, TS_EXPDIR_SPEC) >= (int)sizeof(copy))
+		return ts_campaign_fail(c, -ENAMETOOLONG, "--out %s: path too long", out);
+	/* The spec beside its results: resume and the curious need no other file. */
+	if (!c->o.resume || access(copy, F_OK) != 0) {
+		ret = ts_expdir_copy_spec(out, c->o.spec_path, err, sizeof(err));
+		if (ret)
+			return ts_campaign_fail(c, ret, "%s", err);
+	}
+	if (c->o.shard.n == 1)
+		return 0;
+	ret = ts_expdir_read(out, &rec, err, sizeof(err));
+	if (ret)
+		return ts_campaign_fail(c, ret, "%s", err);
+	rec.shard = c->o.shard;
+	ret = ts_expdir_write(out, &rec, err, sizeof(err));
+	if (ret)
+		ts_campaign_fail(c, ret, "%s", err);
+	ts_expdir_free(&rec);
+	return ret;
+}
+
+int ts_campaign_before_run(struct ts_campaign *c, const struct ts_exp_run *run)
+{
+	char dir[PATH_MAX], why[1024];
+	int ret;
+
+	if (!c->o.resume)
+		return 0;
+	rundir_of(c->o.out, run, dir, sizeof(dir));
+	ret = ts_expdir_prepare_run(dir, why, sizeof(why));
+	if (ret < 0)
+		return ts_campaign_fail(c, ret, "exp resume: %s", why);
+	if (why[0])
+		ts_campaign_notice(c, "exp resume: redoing %s", why);
+	return 0;
+}
+
+int ts_campaign_after_run(struct ts_campaign *c, const struct ts_exp_run *run, const char *rundir)
+{
+	char err[1024];
+	int ret;
+
+	ret = ts_flent_export_run(rundir, ts_build_version(), err, sizeof(err));
+	if (ret < 0)
+		/* The run's own results stand; only its Flent view is missing, and says why. */
+		ts_campaign_notice(c, "exp: %s: no Flent file: %s", rundir, err);
+	/* Last: from here on the run counts as done, and resume keeps it. */
+	ret = ts_done_write(rundir, run->config_id, run->rep, err, sizeof(err));
+	if (ret)
+		return ts_campaign_fail(c, ret, "exp: %s", err);
+	return 0;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An experiment directory summarised from its files: what exp run does
+ * after its runs and exp merge after joining shards, by one function.
+ */
+#include "campaign/campaign.h"
+
+int ts_campaign_summarise(const char *dir, struct ts_exp_summary *s, char *err, size_t errlen)
+{
+	int ret;
+
+	ts_exp_summary_init(s, NULL);
+	ret = ts_exp_summary_from_dir(s, dir, err, errlen);
+	if (!ret)
+		ret = ts_exp_summary_write_all(s, dir, err, errlen);
+	if (ret)
+		ts_exp_summary_free(s);
+	return ret;
+}
