@@ -23,7 +23,8 @@
 #  2. b: the seed changes the lossy run: its delivered bytes differ between
 #     the boots, whose history up to b is otherwise identical (1.), and
 #     both runs lost packets (TCP retransmitted);
-#  3. --info-json of both boots says clock virtual, icount_shift 0, 1 vCPU;
+#  3. --info-json of both boots says clock virtual, icount_shift 0, rtc_base
+#     2000-01-01T00:00:00, qemu_seed 1, 1 vCPU;
 #  4. the busy loops ran: the second boot took more wall time (logged), and
 #     nothing is left (no QEMU process, no temporary file, no mount).
 . "$(dirname "$0")/lib.sh" || exit 2
@@ -60,8 +61,9 @@ boot() {
 	ts_log "boot $n: $(ts_elapsed "$t0") s wall"
 	ts_check "boot $n: exit status" "$rc" == 0
 	ts_show "$TS_TMP/$n.out" "$TS_TMP/$n.err"
-	ts_true "boot $n: --info-json says clock virtual, icount_shift 0, 1 vCPU" \
-		jqt '.clock == "virtual" and .icount_shift == 0 and .cpus == 1' "$TS_TMP/w$n/vm.json"
+	ts_true "boot $n: --info-json says clock virtual, icount_shift 0, the fixed RTC and seed, 1 vCPU" \
+		jqt '.clock == "virtual" and .icount_shift == 0 and .rtc_base == "2000-01-01T00:00:00"
+			and .qemu_seed == 1 and .cpus == 1' "$TS_TMP/w$n/vm.json"
 	cd "$TS_TMP" || ts_die "cd $TS_TMP"
 }
 
