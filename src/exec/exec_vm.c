@@ -14,6 +14,7 @@
 #include "io/json.h"
 #include "exec/exec_result.h"
 #include "exec/exec_vm.h"
+#include "vm/plan.h"
 #include "vm/vm.h"
 
 /* What a VM adds to a run's record, in result.json and in manifest.json's "kernel". */
@@ -31,8 +32,11 @@ static json_object *vm_json(const struct ts_exp_kernel *k, const char *image,
 	if (r->accel_note[0])
 		json_object_object_add(o, "accel_note", json_object_new_string(r->accel_note));
 	json_object_object_add(o, "clock", json_object_new_string(r->vclock ? "virtual" : "real"));
-	if (r->vclock)
+	if (r->vclock) {
 		json_object_object_add(o, "icount_shift", json_object_new_int(TS_VM_ICOUNT_SHIFT));
+		json_object_object_add(o, "rtc_base", json_object_new_string(TS_VM_RTC_BASE));
+		json_object_object_add(o, "qemu_seed", json_object_new_int((int)TS_VM_QEMU_SEED));
+	}
 	json_object_object_add(o, "cpus", json_object_new_int((int)r->cpus));
 	json_object_object_add(o, "clocksource", json_object_new_string(r->clocksource));
 	json_object_object_add(o, "boot_s", json_object_new_double(r->boot_s));

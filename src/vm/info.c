@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "io/json.h"
+#include "vm/plan.h"
 #include "vm/vm.h"
 #include "io/outfile.h"
 
@@ -30,8 +31,12 @@ int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct t
 	 */
 	ts_json_put_str(o, "fidelity", r->kvm ? "kvm" : r->vclock ? "virtual" : "tcg", &nomem);
 	ts_json_put_str(o, "clock", r->vclock ? "virtual" : "real", &nomem);
-	if (r->vclock)
+	if (r->vclock) {
 		ts_json_put(o, "icount_shift", json_object_new_int(TS_VM_ICOUNT_SHIFT), &nomem);
+		/* The guest's time of day and QEMU's RDRAND are fixed in virtual time (plan.h). */
+		ts_json_put_str(o, "rtc_base", TS_VM_RTC_BASE, &nomem);
+		ts_json_put(o, "qemu_seed", json_object_new_int((int)TS_VM_QEMU_SEED), &nomem);
+	}
 	ts_json_put_str(o, "clocksource", r->clocksource[0] ? r->clocksource : NULL, &nomem);
 	ts_json_put(o, "cpus", json_object_new_int((int)r->cpus), &nomem);
 	ts_json_put(o, "memory_bytes", ts_json_count(c->memory ? c->memory : 1ULL << 30), &nomem);

@@ -169,6 +169,21 @@ int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a)
 		if (!ret)
 			ret = ts_vm_argv_addf(a, "shift=%u,sleep=off,align=off", p->icount_shift);
 	}
+	/*
+	 * What the guest would otherwise take from the host at boot, fixed in virtual time: its
+	 * real-time clock (the kernel mixes the time of day into its random pool at boot, and
+	 * with clock=vm the RTC then counts guest time, not the host's), and the random numbers
+	 * QEMU's TCG returns for RDRAND and RDSEED (host randomness unless -seed is given).
+	 */
+	if (!ret && p->icount) {
+		ret = ts_vm_argv_add(a, "-rtc");
+		if (!ret)
+			ret = ts_vm_argv_add(a, "base=" TS_VM_RTC_BASE ",clock=vm");
+		if (!ret)
+			ret = ts_vm_argv_add(a, "-seed");
+		if (!ret)
+			ret = ts_vm_argv_addf(a, "%u", TS_VM_QEMU_SEED);
+	}
 	if (!ret)
 		ret = ts_vm_argv_add(a, "-smp");
 	if (!ret)

@@ -41,6 +41,14 @@ int ts_vm_argv_addf(struct ts_vm_argv *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ts_vm_argv_free(struct ts_vm_argv *a);
 
+/*
+ * In virtual time the guest's real-time clock starts here (UTC) and counts guest time, and
+ * QEMU's emulated RDRAND/RDSEED come from this seed: both are inputs of the guest kernel's
+ * random pool, which would otherwise differ from boot to boot (docs/kernels.md).
+ */
+#define TS_VM_RTC_BASE	"2000-01-01T00:00:00"
+#define TS_VM_QEMU_SEED 1u
+
 /* What QEMU is asked to do. */
 struct ts_vm_plan {
 	const char *qemu, *kernel, *initrd; /* initrd NULL: none */

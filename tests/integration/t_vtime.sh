@@ -10,7 +10,10 @@
 #      the runs start (tasshape's iptables, iperf3, their libraries) has
 #      been read from the host once; a first read during a run would shift
 #      its flow against the link by however long the host took
-#      (docs/kernels.md, "What breaks determinism");
+#      (docs/kernels.md, "What breaks determinism"). For the same reason
+#      the runs write their files on the guest's /tmp (opening a.json in
+#      the shared directory as iperf3 starts is a 9p round trip), copied
+#      into the shared directory at the end;
 #   a. one CUBIC upload through --trace const:20mbit --delay 20ms (iperf3,
 #      4 s after 1 s omitted);
 #   b. the same link with --loss 2%, --seed 1 in the first boot and --seed 2
@@ -23,7 +26,8 @@
 #  2. b: the seed changes the lossy run: its delivered bytes differ between
 #     the boots, whose history up to b is otherwise identical (1.), and
 #     both runs lost packets (TCP retransmitted);
-#  3. --info-json of both boots says clock virtual, icount_shift 0, 1 vCPU;
+#  3. --info-json of both boots says clock virtual, icount_shift 0, rtc_base
+#     2000-01-01T00:00:00, qemu_seed 1, 1 vCPU;
 #  4. the busy loops ran: the second boot took more wall time (logged), and
 #     nothing is left (no QEMU process, no temporary file, no mount).
 . "$(dirname "$0")/lib.sh" || exit 2
@@ -49,19 +53,20 @@ boot() {
 			n=$1 t=$2; shift 2
 			iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
 			sleep 1
-			"$T" --trace const:20mbit --delay 20ms "$@" --quiet --summary-json "$n.s.json" -- \
-				sh -c "exec iperf3 -c \$TASSHAPE_BASE -p 5201 -t $t -O 1 -J >$n.json" || exit 1
+			"$T" --trace const:20mbit --delay 20ms "$@" --quiet --summary-json "/tmp/$n.s.json" -- \
+				sh -c "exec iperf3 -c \$TASSHAPE_BASE -p 5201 -t $t -O 1 -J >/tmp/$n.json" || exit 1
 			wait
 		}
 		T=$0
-		run w 1 && run a 4 && run b 4 --loss 2% --seed "$1"' "$TS_BIN" "$seed" \
+		run w 1 && run a 4 && run b 4 --loss 2% --seed "$1" && cp /tmp/*.json .' "$TS_BIN" "$seed" \
 		>"$TS_TMP/$n.out" 2>"$TS_TMP/$n.err"
 	rc=$?
 	ts_log "boot $n: $(ts_elapsed "$t0") s wall"
 	ts_check "boot $n: exit status" "$rc" == 0
 	ts_show "$TS_TMP/$n.out" "$TS_TMP/$n.err"
-	ts_true "boot $n: --info-json says clock virtual, icount_shift 0, 1 vCPU" \
-		jqt '.clock == "virtual" and .icount_shift == 0 and .cpus == 1' "$TS_TMP/w$n/vm.json"
+	ts_true "boot $n: --info-json says clock virtual, icount_shift 0, the fixed RTC and seed, 1 vCPU" \
+		jqt '.clock == "virtual" and .icount_shift == 0 and .rtc_base == "2000-01-01T00:00:00"
+			and .qemu_seed == 1 and .cpus == 1' "$TS_TMP/w$n/vm.json"
 	cd "$TS_TMP" || ts_die "cd $TS_TMP"
 }
 

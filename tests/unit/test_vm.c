@@ -228,6 +228,9 @@ static void test_qemu_argv(void)
 	CU_ASSERT(argv_has(&a, "-device", "virtserialport,chardev=cerr,name=tas.stderr"));
 	CU_ASSERT(argv_has(&a, "-serial", "chardev:con"));
 	CU_ASSERT(!argv_has(&a, "-icount", "shift=0,sleep=off,align=off"));
+	/* In real time the guest's clock is the host's and its RDRAND the host's randomness. */
+	CU_ASSERT(!argv_has(&a, "-rtc", "base=2000-01-01T00:00:00,clock=vm"));
+	CU_ASSERT(!argv_has(&a, "-seed", "1"));
 	ts_vm_argv_free(&a);
 
 	/* Virtual time. */
@@ -236,6 +239,8 @@ static void test_qemu_argv(void)
 	TSU_EQ(ts_vm_qemu_argv(&p, &a), 0);
 	CU_ASSERT(argv_has(&a, "-icount", "shift=0,sleep=off,align=off"));
 	CU_ASSERT(argv_has(&a, "-smp", "1"));
+	CU_ASSERT(argv_has(&a, "-rtc", "base=2000-01-01T00:00:00,clock=vm"));
+	CU_ASSERT(argv_has(&a, "-seed", "1"));
 	ts_vm_argv_free(&a);
 	p.icount_shift = 3;
 	TSU_EQ(ts_vm_qemu_argv(&p, &a), 0);
