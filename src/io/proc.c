@@ -326,6 +326,7 @@ int ts_proc_start(struct ts_proc *p, struct ts_err *err)
 		ts_err_set(err, "no program to run");
 		return -EINVAL;
 	}
+	snprintf(p->name, sizeof(p->name), "%s", prog_name(p));
 	for (i = 0; i < 3 && !ret; i++)
 		ret = open_stream(s[i], i, &src[i], &own[i], &why);
 	if (ret < 0) {
@@ -444,7 +445,7 @@ static int wait_until(struct ts_proc *p, long long deadline, struct ts_err *err)
 				continue;
 			ret = drain(s[i]);
 			if (ret < 0) {
-				ts_err_set(err, "%s: reading its %s: %s", prog_name(p),
+				ts_err_set(err, "%s: reading its %s: %s", p->name,
 					   stream_name[i + 1], strerror(-ret));
 				status = ret;
 				goto out;
@@ -468,8 +469,7 @@ static int wait_until(struct ts_proc *p, long long deadline, struct ts_err *err)
 		if (deadline >= 0 && ms == 0) {
 			kill_it(p, SIGKILL);
 			reap(p, 0);
-			ts_err_set(err, "%s: still running after its time limit: killed",
-				   prog_name(p));
+			ts_err_set(err, "%s: still running after its time limit: killed", p->name);
 			status = -ETIMEDOUT;
 			break;
 		}
@@ -478,7 +478,7 @@ static int wait_until(struct ts_proc *p, long long deadline, struct ts_err *err)
 			ms = 10;
 		if (poll(pf, (nfds_t)n, ms) < 0 && errno != EINTR) {
 			status = -errno;
-			ts_err_set(err, "%s: poll: %s", prog_name(p), strerror(errno));
+			ts_err_set(err, "%s: poll: %s", p->name, strerror(errno));
 			break;
 		}
 	}
@@ -488,7 +488,7 @@ static int wait_until(struct ts_proc *p, long long deadline, struct ts_err *err)
 	}
 out:
 	if (status < 0 && err && status != -ETIMEDOUT && !err->msg[0])
-		ts_err_set(err, "%s: waitpid: %s", prog_name(p), strerror(-status));
+		ts_err_set(err, "%s: waitpid: %s", p->name, strerror(-status));
 	if (pidfd >= 0)
 		close(pidfd);
 	return status;
@@ -499,7 +499,7 @@ int ts_proc_wait(struct ts_proc *p, int timeout_ms, struct ts_err *err)
 	int ret;
 
 	if (p->pid <= 0) {
-		ts_err_set(err, "%s: not running", p->argv && p->argv[0] ? prog_name(p) : "?");
+		ts_err_set(err, "%s: not running", p->name);
 		return -ECHILD;
 	}
 	if (err)

@@ -81,14 +81,16 @@ struct ts_proc {
 	int (*child_fn)(void *arg);
 	void *child_arg;
 	struct ts_proc_stream in, out, err;
-	pid_t pid; /* after ts_proc_start; 0 once reaped */
+	pid_t pid;     /* after ts_proc_start; 0 once reaped */
+	char name[64]; /* after ts_proc_start: the program's name for messages (argv may go) */
 };
 
 /* ts_proc_init - defaults for running @argv: /dev/null streams, this namespace. */
 void ts_proc_init(struct ts_proc *p, char *const argv[]);
 
 /*
- * ts_proc_start - start the program. Returns 0 (@p->pid set) or a
+ * ts_proc_start - start the program. @argv, @envp, @file and @cwd are
+ * not used after it returns. Returns 0 (@p->pid set) or a
  * negative errno with @err naming the program: -ENOENT "command not
  * found", the errno of exec, setns or @child_fn as the child saw it, or
  * of opening a TS_PROC_FILE, pipe, fork. Nothing is left running or open
