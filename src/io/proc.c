@@ -121,8 +121,15 @@ static int open_stream(struct ts_proc_stream *s, int which, int *src, int *own, 
 		return 0;
 	case TS_PROC_FD:
 		*src = s->fd;
-		return 0;
+		if (*src >= 0)
+			return 0;
+		errno = EBADF;
+		break;
 	case TS_PROC_FILE:
+		if (!s->path) {
+			errno = EINVAL;
+			break;
+		}
 		*src = *own = open(s->path, s->flags | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (*src < 0) {
 			ret = -errno;

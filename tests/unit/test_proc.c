@@ -202,6 +202,15 @@ static void test_stdout_file(void)
 	CU_ASSERT_STRING_EQUAL(buf, "hi\n");
 	close(fd);
 	unlink(path);
+	/* A descriptor that is not one is refused before anything runs. */
+	ts_proc_init(&p, argv);
+	p.out.how = TS_PROC_FD;
+	p.out.fd = -1;
+	TSU_EQ(ts_proc_run(&p, 10000, &err), -EBADF);
+	CU_ASSERT_STRING_EQUAL(err.msg, "sh: stdout: Bad file descriptor");
+	p.out.how = TS_PROC_FILE;
+	p.out.path = path;
+	p.out.flags = O_WRONLY | O_TRUNC;
 	/* An output that is a symbolic link is refused before anything runs. */
 	CU_ASSERT_FATAL(symlink("/tmp/nonexistent-test-proc", path) == 0);
 	TSU_EQ(ts_proc_run(&p, 10000, &err), -ELOOP);
