@@ -60,6 +60,7 @@
 #include "tasshape/units.h"
 #include "io/json.h"
 #include "io/outfile.h"
+#include "io/proc.h"
 
 /* This binary: the wrapper and the agents are it, run again (see exec.h for tests). */
 static const char *exe_path = "/proc/self/exe";
@@ -77,9 +78,9 @@ struct exec {
 	struct ts_exp_cca cca;
 	bool have_cca;
 	struct ts_netns hub;
-	pid_t server[TS_EXP_MAX_SERVERS]; /* server agents or their wrappers */
+	struct ts_proc server[TS_EXP_MAX_SERVERS]; /* server agents or their wrappers */
 	char addr[TS_EXP_MAX_SERVERS][64];
-	pid_t client; /* the client's wrapper */
+	struct ts_proc client; /* the client's wrapper */
 	struct ts_exp_outcome out;
 	json_object *servers, *flags, *sysctl_srv;
 };
@@ -97,82 +98,52 @@ static void path_in(const struct exec *e, char *buf, size_t len, const char *nam
 	snprintf(buf, len, "%s/%s", e->dir, name);
 }
 
-/*
- * Start @argv (found on PATH) in namespace @netns_fd with stdout/stderr to
- * files (NULL: /dev/null), stdin from /dev/null.
- */
-static pid_t spawn(int netns_fd, char *const argv[], const char *out, const char *errf)
+/* In the child, before exec: the wrapper keeps an inherited TASSHAPE_BASE (nesting). */
+static int clear_base(void *arg)
 {
-	pid_t parent = getpid(), pid = fork();
-	sigset_t none;
+	(void)arg;
+	unsetenv("TASSHAPE_BASE");
+	unsetenv("TASSHAPE_BASE6");
+	unsetenv("MAHIMAHI_BASE");
+	return 0;
+}
 
-	if (pid != 0)
-		return pid;
+/*
+ * Start @argv (found on PATH) in namespace @netns_fd as @p with stdout
+ * into the file @out (truncated) and stderr appended to @errf (NULL:
+ * /dev/null), stdin from /dev/null. Both are in the run's own directory,
+ * made by ts_out_mkdir, and never opened through a link. 0 or a negative
+ * errno with @err.
+ */
+static int spawn(struct ts_proc *p, int netns_fd, char *const argv[], const char *out,
+		 const char *errf, struct ts_err *err)
+{
+	ts_proc_init(p, argv);
+	p->netns_fd = netns_fd;
 	/*
 	 * Should the executor die (kill -9), its wrappers and agents get SIGTERM
 	 * and end their tools and links as on any SIGTERM; only the hub's name
 	 * is then left, for `tasshape cleanup`.
 	 */
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
-		_exit(126);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	/* The wrapper keeps an inherited TASSHAPE_BASE (nesting): it must set the hub's. */
-	unsetenv("TASSHAPE_BASE");
-	unsetenv("TASSHAPE_BASE6");
-	unsetenv("MAHIMAHI_BASE");
-	if (setns(netns_fd, CLONE_NEWNET) < 0)
-		_exit(126);
-	{
-		/* In the run's own directory, made by ts_out_mkdir: never through a link. */
-		int fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
-			      0644);
-		int fe = open(errf ? errf : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW,
-			      0644);
-		int fi = open("/dev/null", O_RDONLY);
-
-		if (fo < 0 || fe < 0 || fi < 0 || dup2(fi, 0) < 0 || dup2(fo, 1) < 0 ||
-		    dup2(fe, 2) < 0)
-			_exit(126);
-		close(fo);
-		close(fe);
-		close(fi);
+	p->pdeathsig = SIGTERM;
+	p->child_fn = clear_base;
+	if (out) {
+		p->out.how = TS_PROC_FILE;
+		p->out.path = out;
+		p->out.flags = O_WRONLY | O_CREAT | O_TRUNC;
 	}
-	execvp(argv[0], argv);
-	_exit(127);
+	if (errf) {
+		p->err.how = TS_PROC_FILE;
+		p->err.path = errf;
+		p->err.flags = O_WRONLY | O_CREAT | O_APPEND;
+	}
+	return ts_proc_start(p, err);
 }
 
-/* Wait up to @timeout s for @pid; returns its exit code, or -ETIMEDOUT. */
-static int wait_exit(pid_t pid, double timeout)
+/* End @p: SIGTERM, then SIGKILL after @grace seconds. */
+static void stop(struct ts_proc *p, double grace)
 {
-	double until = now_unix() + timeout;
-	int st;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		if (r < 0)
-			return -errno;
-		if (now_unix() > until)
-			return -ETIMEDOUT;
-		usleep(20000);
-	}
-}
-
-/* End @pid: SIGTERM, then SIGKILL after @grace seconds. */
-static void stop(pid_t *pid, double grace)
-{
-	if (*pid <= 0)
-		return;
-	kill(*pid, SIGTERM);
-	if (wait_exit(*pid, grace) == -ETIMEDOUT) {
-		kill(*pid, SIGKILL);
-		wait_exit(*pid, 5);
-	}
-	*pid = 0;
+	ts_proc_stop(p, (int)(grace * 1000));
 }
 
 static int write_job(const struct exec *e, const char *name, json_object *job, char *err,
@@ -315,19 +286,18 @@ too_long:
 	return -E2BIG;
 }
 
-/* Wait for an agent's report @name while @pid runs; the report's JSON or NULL. */
-static json_object *wait_report(const struct exec *e, const char *name, pid_t pid, double timeout)
+/* Wait for an agent's report @name while @p runs; the report's JSON or NULL. */
+static json_object *wait_report(const struct exec *e, const char *name, struct ts_proc *p,
+				double timeout)
 {
 	double until = now_unix() + timeout;
 	char path[4096];
 
 	path_in(e, path, sizeof(path), name);
 	while (now_unix() < until) {
-		int st;
-
 		if (access(path, F_OK) == 0)
 			return json_object_from_file(path);
-		if (waitpid(pid, &st, WNOHANG) == pid)
+		if (ts_proc_try_wait(p) >= 0)
 			return NULL;
 		usleep(20000);
 	}
@@ -389,16 +359,13 @@ static double measure_rtt(struct exec *e, unsigned i)
 	char out[4096], name[64], *text, *p;
 	char *argv[] = {"ping", "-n", "-q", "-c", "10", "-i", "0.02", "-w", "5", e->addr[i], NULL};
 	double mn = -1, avg, mx;
-	pid_t pid;
+	struct ts_proc ping;
 
 	snprintf(name, sizeof(name), "base-rtt-%u.txt", i + 1);
 	path_in(e, out, sizeof(out), name);
-	pid = spawn(e->hub.fd, argv, out, NULL);
-	if (pid < 0 || wait_exit(pid, 10) != 0) {
-		if (pid > 0)
-			stop(&pid, 1);
+	if (spawn(&ping, e->hub.fd, argv, out, NULL, NULL) < 0 ||
+	    ts_proc_wait(&ping, 10000, NULL) != 0)
 		return -1;
-	}
 	text = ts_exp_slurp(e->dir, name);
 	/* "rtt min/avg/max/mdev = 40.266/69.666/129.299/28.420 ms" */
 	if (text && (p = strstr(text, "= ")) && sscanf(p, "= %lf/%lf/%lf", &mn, &avg, &mx) != 3)
@@ -428,6 +395,7 @@ static int start_servers(struct exec *e, char *err, size_t errlen)
 				  job,
 				  NULL};
 		json_object *rep, *v;
+		struct ts_err terr;
 		double rtt = -1;
 		int ret;
 
@@ -444,13 +412,13 @@ static int start_servers(struct exec *e, char *err, size_t errlen)
 			return ret;
 		/* Started one after the other: each nested wrapper picks its addresses knowing
 		 * the ones before it. */
-		e->server[i] = spawn(e->hub.fd, e->plan.nservers > 1 ? nested : direct, NULL, log);
-		if (e->server[i] < 0) {
-			e->server[i] = 0;
-			snprintf(err, errlen, "cannot start server %u: %s", i + 1, strerror(errno));
-			return -errno;
+		ret = spawn(&e->server[i], e->hub.fd, e->plan.nservers > 1 ? nested : direct, NULL,
+			    log, &terr);
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot start server %u: %.400s", i + 1, terr.msg);
+			return ret;
 		}
-		rep = wait_report(e, repname, e->server[i], 15);
+		rep = wait_report(e, repname, &e->server[i], 15);
 		if (!rep) {
 			snprintf(err, errlen, "server %u did not come up (see %.300s)", i + 1, log);
 			return -EIO;
@@ -535,15 +503,10 @@ static int wait_client(struct exec *e, double timeout)
 			ts_sockstats_header(sm.f);
 	}
 	while (now_unix() < start + timeout) {
-		int st;
-		pid_t r = waitpid(e->client, &st, WNOHANG);
+		int r = ts_proc_try_wait(&e->client);
 
-		if (r == e->client) {
-			ret = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-			break;
-		}
-		if (r < 0) {
-			ret = -errno;
+		if (r != -EAGAIN) {
+			ret = r; /* its exit status, or waitpid's error */
 			break;
 		}
 		if (sm.f && now_unix() >= next) {
@@ -563,6 +526,7 @@ static int run_client(struct exec *e, char *err, size_t errlen)
 {
 	char job[4096], sum[4096], stats[4096], sock[4096], log[4096], seed[32], dur[32];
 	char *argv[TS_EXP_MAX_ARGV * 4];
+	struct ts_err terr;
 	json_object *j;
 	size_t n = 0;
 	char **v;
@@ -596,11 +560,10 @@ static int run_client(struct exec *e, char *err, size_t errlen)
 			argv[n++] = tail[i];
 	}
 	argv[n] = NULL;
-	e->client = spawn(e->hub.fd, argv, NULL, log);
-	if (e->client < 0) {
-		e->client = 0;
-		snprintf(err, errlen, "cannot start the link: %s", strerror(errno));
-		return -errno;
+	ret = spawn(&e->client, e->hub.fd, argv, NULL, log, &terr);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot start the link: %.400s", terr.msg);
+		return ret;
 	}
 	ret = wait_client(e, total_s(e) + 60);
 	if (ret == -ETIMEDOUT) {
@@ -608,7 +571,6 @@ static int run_client(struct exec *e, char *err, size_t errlen)
 		snprintf(err, errlen, "the link's wrapper did not end in time");
 		return -ETIMEDOUT;
 	}
-	e->client = 0;
 	/*
 	 * 1 is the agent's "something failed": result.json says what (a flow's error);
 	 * ping's own 1 (a probe lost under load) is not a failure. Anything else is.

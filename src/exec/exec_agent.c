@@ -17,6 +17,7 @@
 #include "exec/exec_agent.h"
 #include "net/netns.h"
 #include "io/outfile.h"
+#include "io/proc.h"
 
 #define MAX_PROCS 32
 
@@ -143,35 +144,37 @@ static json_object *read_sysctls(json_object *list)
 	return out;
 }
 
-static int redirect(json_object *path, int fd)
+/* @path (NULL: /dev/null) as @s, created the one safe way; -1 on failure. */
+static int redirect(json_object *path, struct ts_proc_stream *s)
 {
 	struct ts_err err;
-	int f;
 
 	if (!path)
 		return 0;
-	f = ts_out_fd(json_object_get_string(path), &err);
-	if (f < 0 || dup2(f, fd) < 0)
-		return -1;
-	close(f);
-	return 0;
+	s->how = TS_PROC_FD;
+	s->fd = ts_out_fd(json_object_get_string(path), &err);
+	return s->fd < 0 ? -1 : 0;
 }
 
 /* @p's stdout and stderr; one file for both (a server's log) gets one descriptor. */
-static int redirect_std(const struct proc *p)
+static int redirect_std(const struct proc *p, struct ts_proc *tp)
 {
-	if (redirect(p->out, STDOUT_FILENO) < 0)
+	if (redirect(p->out, &tp->out) < 0)
 		return -1;
 	if (p->out && p->err &&
-	    !strcmp(json_object_get_string(p->out), json_object_get_string(p->err)))
-		return dup2(STDOUT_FILENO, STDERR_FILENO) < 0 ? -1 : 0;
-	return redirect(p->err, STDERR_FILENO);
+	    !strcmp(json_object_get_string(p->out), json_object_get_string(p->err))) {
+		tp->err.how = TS_PROC_TO_OUT;
+		return 0;
+	}
+	return redirect(p->err, &tp->err);
 }
 
-static void start(struct agent *a, struct proc *p, const sigset_t *old)
+static void start(struct agent *a, struct proc *p)
 {
 	size_t i, n = json_object_array_length(p->argv);
 	static char words[64][256];
+	struct ts_err err;
+	struct ts_proc tp;
 	char *argv[64];
 
 	if (n == 0 || n >= 64) {
@@ -192,17 +195,26 @@ static void start(struct agent *a, struct proc *p, const sigset_t *old)
 	}
 	argv[n] = NULL;
 	p->started = now_unix();
-	p->pid = fork();
-	if (p->pid == 0) {
-		sigprocmask(SIG_SETMASK, old, NULL);
-		if (redirect_std(p) < 0)
-			_exit(126);
-		execvp(argv[0], argv);
-		fprintf(stderr, "exp-agent: %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (p->pid < 0)
+	p->pid = 0;
+	/* Started with an empty signal mask: the one this agent blocked for its waits is not theirs. */
+	ts_proc_init(&tp, argv);
+	if (redirect_std(p, &tp) < 0) {
+		p->status = 126; /* as a shell says of a command it could not set up */
+	} else if (ts_proc_start(&tp, &err) < 0) {
+		/* Where the program's own errors would have gone: its log. */
+		int fd = tp.err.how == TS_PROC_FD	? tp.err.fd
+			 : tp.err.how == TS_PROC_TO_OUT ? tp.out.fd
+							: STDERR_FILENO;
+
+		dprintf(fd >= 0 ? fd : STDERR_FILENO, "exp-agent: %s\n", err.msg);
 		p->status = 127;
+	} else {
+		p->pid = tp.pid; /* reaped by reap() below, with the others */
+	}
+	if (tp.out.how == TS_PROC_FD && tp.out.fd >= 0)
+		close(tp.out.fd);
+	if (tp.err.how == TS_PROC_FD && tp.err.fd >= 0)
+		close(tp.err.fd);
 }
 
 static void reap(struct agent *a)
@@ -339,7 +351,7 @@ static int wait_sig(const sigset_t *set, double until)
 	return sig < 0 ? 0 : sig;
 }
 
-static int run_client(struct agent *a, const sigset_t *set, const sigset_t *old, json_object *rep)
+static int run_client(struct agent *a, const sigset_t *set, json_object *rep)
 {
 	json_object *procs = json_object_new_array();
 	size_t next = 0, i;
@@ -351,7 +363,7 @@ static int run_client(struct agent *a, const sigset_t *set, const sigset_t *old,
 		int sig;
 
 		while (next < a->n && a->t0 + a->p[next].at <= now)
-			start(a, &a->p[next++], old);
+			start(a, &a->p[next++]);
 		reap(a);
 		if (next == a->n && !running(a))
 			break;
@@ -379,8 +391,8 @@ static int run_client(struct agent *a, const sigset_t *set, const sigset_t *old,
 	return code;
 }
 
-static int run_server(struct agent *a, const sigset_t *set, const sigset_t *old, json_object *job,
-		      json_object *rep, const char *report)
+static int run_server(struct agent *a, const sigset_t *set, json_object *job, json_object *rep,
+		      const char *report)
 {
 	json_object *tcp = NULL, *udp = NULL;
 	double until = a->t0 + a->deadline, ready_by = a->t0 + 10;
@@ -391,7 +403,7 @@ static int run_server(struct agent *a, const sigset_t *set, const sigset_t *old,
 	json_object_object_get_ex(job, "listen_tcp", &tcp);
 	json_object_object_get_ex(job, "listen_udp", &udp);
 	for (i = 0; i < a->n; i++)
-		start(a, &a->p[i], old);
+		start(a, &a->p[i]);
 	while (!all_bound(tcp, udp)) {
 		reap(a);
 		if (now_unix() > ready_by || running(a) < a->n) {
@@ -473,9 +485,9 @@ int ts_exp_agent_main(int argc, char **argv)
 	json_object_object_add(rep, "t0", json_object_new_double(a.t0));
 	json_object_object_add(rep, "base", json_object_new_string(a.base));
 	if (a.server) {
-		code = run_server(&a, &set, &old, job, rep, report);
+		code = run_server(&a, &set, job, rep, report);
 	} else {
-		code = run_client(&a, &set, &old, rep);
+		code = run_client(&a, &set, rep);
 		if (write_report(report, rep) < 0) {
 			fprintf(stderr, "exp-agent: %s: cannot write\n", report);
 			code = 1;

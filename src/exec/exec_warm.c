@@ -1,27 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Loading a run's tools before it starts, in a guest (exec_warm.h). */
-#include <fcntl.h>
-#include <spawn.h>
 #include <stddef.h>
-#include <sys/wait.h>
 
 #include "exec/exec_warm.h"
+#include "io/proc.h"
 
-extern char **environ;
-
+/* Run @argv with every stream on /dev/null; whether it worked does not matter here. */
 static void run_quiet(char *const argv[])
 {
-	posix_spawn_file_actions_t fa;
-	int st;
-	pid_t pid;
+	struct ts_proc p;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) == 0)
-		waitpid(pid, &st, 0);
-	posix_spawn_file_actions_destroy(&fa);
+	ts_proc_init(&p, argv);
+	ts_proc_run(&p, -1, NULL);
+	ts_proc_release(&p);
 }
 
 void ts_exp_exec_warm(const char *self)

@@ -3,18 +3,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "io/gnuplot.h"
 #include "io/outfile.h"
+#include "io/proc.h"
 
 /*
  * The gnuplot program into @buf: the first executable gnuplot in an
@@ -49,23 +46,8 @@ bool ts_gnuplot_available(void)
 	return find_gnuplot(buf, sizeof(buf));
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int left_ms(long long deadline)
-{
-	long long d = deadline - now_ms();
-
-	return d < 0 ? 0 : d > 60000 ? 60000 : (int)d;
-}
-
-/* The child: program @prog, stdin from @in, stdout to @out; nothing else open. Never returns. */
-static void child(const char *prog, int in, int out)
+int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int timeout_ms,
+		   struct ts_err *err)
 {
 	/*
 	 * Nothing of the caller's environment: HOME would make gnuplot load
@@ -75,82 +57,10 @@ static void child(const char *prog, int in, int out)
 	static char *const env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/nonexistent",
 				    "LC_ALL=C.UTF-8", NULL};
 	static char *const argv[] = {"gnuplot", NULL};
-	int null = -1;
-
-	if (out < 0)
-		out = null = open("/dev/null", O_WRONLY);
-	if (dup2(in, STDIN_FILENO) < 0 || out < 0 || dup2(out, STDOUT_FILENO) < 0)
-		_exit(126);
-	syscall(SYS_close_range, 3U, ~0U, 0U);
-	signal(SIGPIPE, SIG_DFL);
-	execve(prog, argv, env);
-	_exit(127);
-}
-
-/* Write @len bytes of @p to non-blocking @fd before @deadline; -EPIPE when gnuplot quit. */
-static int feed(int fd, const char *p, size_t len, long long deadline)
-{
-	struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n > 0) {
-			p += n;
-			len -= (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			return -errno;
-		if (!left_ms(deadline))
-			return -ETIMEDOUT;
-		if (poll(&pfd, 1, left_ms(deadline)) < 0 && errno != EINTR)
-			return -errno;
-	}
-	return 0;
-}
-
-/* Wait for @pid until @deadline; kill it then. Its wait status into @status. */
-static int reap(pid_t pid, long long deadline, int *status)
-{
-	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), ret = 0;
-	pid_t w;
-
-	for (;;) {
-		w = waitpid(pid, status, WNOHANG);
-		if (w == pid || (w < 0 && errno != EINTR))
-			break;
-		if (!left_ms(deadline)) {
-			kill(pid, SIGKILL);
-			ret = -ETIMEDOUT;
-			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-				;
-			break;
-		}
-		if (pfd >= 0) {
-			struct pollfd p = {.fd = pfd, .events = POLLIN};
-
-			poll(&p, 1, left_ms(deadline));
-		} else {
-			/* No pidfd (a kernel before 5.3): look again in 10 ms. */
-			poll(NULL, 0, 10);
-		}
-	}
-	if (pfd >= 0)
-		close(pfd);
-	if (!ret && w < 0)
-		ret = -errno;
-	return ret;
-}
-
-int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int timeout_ms,
-		   struct ts_err *err)
-{
-	long long deadline = now_ms() + timeout_ms;
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
-	int fd[2], status = 0, ret, wret;
+	struct ts_err why;
+	struct ts_proc p;
 	char prog[4096];
-	pid_t pid;
+	int st;
 
 	if (!find_gnuplot(prog, sizeof(prog))) {
 		ts_err_set(err,
@@ -158,50 +68,36 @@ int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int time
 			   "apt-get install gnuplot-nox)");
 		return -ENOENT;
 	}
-	if (pipe2(fd, O_CLOEXEC) < 0) {
-		ret = -errno;
-		ts_err_set(err, "gnuplot: pipe: %s", strerror(errno));
-		return ret;
-	}
-	pid = fork();
-	if (pid < 0) {
-		ret = -errno;
-		ts_err_set(err, "gnuplot: fork: %s", strerror(errno));
-		close(fd[0]);
-		close(fd[1]);
-		return ret;
-	}
-	if (pid == 0)
-		child(prog, fd[0], out_fd);
-	close(fd[0]);
-	/* gnuplot may quit before reading all: a write error, not a signal that kills us. */
-	sigaction(SIGPIPE, &ign, &old);
-	fcntl(fd[1], F_SETFL, O_NONBLOCK);
-	ret = feed(fd[1], script, len, deadline);
-	close(fd[1]);
-	sigaction(SIGPIPE, &old, NULL);
-	wret = reap(pid, ret == -ETIMEDOUT ? now_ms() : deadline, &status);
-	if (wret == -ETIMEDOUT || ret == -ETIMEDOUT) {
+	ts_proc_init(&p, argv);
+	p.file = prog;
+	p.envp = env;
+	p.close_fds = true;
+	p.in.how = TS_PROC_DATA;
+	p.in.data = script;
+	p.in.len = len;
+	p.out.how = out_fd < 0 ? TS_PROC_NULL : TS_PROC_FD;
+	p.out.fd = out_fd;
+	p.err.how = TS_PROC_INHERIT; /* its messages go to our standard error */
+	st = ts_proc_run(&p, timeout_ms > INT_MAX ? INT_MAX : (int)timeout_ms, &why);
+	ts_proc_release(&p);
+	if (st == -ETIMEDOUT) {
 		ts_err_set(err, "gnuplot: no image after %u ms: stopped", timeout_ms);
 		return -ETIMEDOUT;
 	}
-	if (wret) {
-		ts_err_set(err, "gnuplot: waitpid: %s", strerror(-wret));
-		return wret;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+	if (st == -ENOENT || st == 127) {
 		ts_err_set(err, "gnuplot is not installed (Debian: apt-get install gnuplot-nox)");
 		return -ENOENT;
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		ts_err_set(err, "gnuplot failed (%s %d)",
-			   WIFEXITED(status) ? "exit status" : "signal",
-			   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	if (st < 0) {
+		ts_err_set(err, "%s", why.msg);
+		return st;
+	}
+	if (st) {
+		ts_err_set(err, "gnuplot failed (%s %d)", st > 128 ? "signal" : "exit status",
+			   st > 128 ? st - 128 : st);
 		return -EIO;
 	}
-	if (ret)
-		ts_err_set(err, "gnuplot stopped reading its script: %s", strerror(-ret));
-	return ret;
+	return 0;
 }
 
 int ts_gnuplot_tmp_open(struct ts_gnuplot_tmp *t, struct ts_err *err)

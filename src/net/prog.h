@@ -1,27 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Running an external program (iptables, iptables-save, ip) from the
- * kernel-facing layer: argv only, never a shell, optionally inside a
- * network namespace, with its output captured for parsing and its error
- * text captured for the message shown to the user.
+ * kernel-facing layer through io/proc.h: argv only, never a shell,
+ * optionally inside a network namespace, with its output captured for
+ * parsing and its error text captured for the message shown to the user.
  */
 #ifndef TS_NET_PROG_H
 #define TS_NET_PROG_H
 
 #include <stddef.h>
 
-/* A growable byte buffer, always NUL-terminated when data is not NULL. */
-struct ts_buf {
-	char *data;
-	size_t len;
-	size_t cap;
-};
+#include "io/proc.h"
 
-/*
- * ts_buf_free - release @b's memory and reset it to empty.
- * Safe on a zero-initialised or already freed buffer.
- */
-void ts_buf_free(struct ts_buf *b);
+#define TS_PROG_OUT_MAX (256u << 20) /* an iptables-save of a crowded host stays far below */
 
 /*
  * ts_prog_find - locate the executable @name.
@@ -45,10 +36,13 @@ int ts_prog_find(const char *name, char *path, size_t len);
  *            truncated to @errlen - 1); may be NULL when @errlen is 0.
  * The child starts with an empty signal mask and SIGPIPE at its default,
  * so a caller that blocks signals for a signalfd does not leak that.
+ * The program runs in a process group of its own, so that a Ctrl-C meant
+ * for tasshape does not stop an `iptables -D` half-way through a teardown.
  * Returns the exit status (0..255, or 128 + signal number when killed by
  * a signal), or a negative errno when the program could not be started:
  * the exec or setns error as seen in the child (e.g. -ENOENT), -ENOMEM
- * when @out cannot grow, or the error of fork/pipe/memfd_create.
+ * when @out cannot grow, -EFBIG when the output passes TS_PROG_OUT_MAX,
+ * or the error of fork/pipe.
  */
 int ts_prog_run(int netns_fd, const char *path, char *const argv[], struct ts_buf *out,
 		char *errtxt, size_t errlen);

@@ -1,19 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "run/child.h"
 #include "io/invoker.h"
+#include "io/proc.h"
 
 /* In the child: become the user who ran sudo (@inv, parsed before the fork). 0 or -errno. */
 static int drop_to_sudo_user(const struct ts_invoker *inv)
@@ -55,12 +52,24 @@ static void child_env(const struct ts_child_conf *c, bool shell)
 	}
 }
 
-static void report_and_exit(int fd, int e)
+/* What the child does between entering the namespace and exec (io/proc.h's child_fn). */
+struct child_setup {
+	const struct ts_child_conf *c;
+	const struct ts_invoker *inv;
+	bool shell;
+};
+
+static int child_setup(void *arg)
 {
-	/* The parent reads the errno; nothing else is safe to do here. */
-	if (write(fd, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
+	const struct child_setup *cs = arg;
+	int e;
+
+	if (!cs->c->as_root && (e = drop_to_sudo_user(cs->inv)) < 0)
+		return e;
+	child_env(cs->c, cs->shell);
+	if (cs->c->set_umask)
+		umask(cs->c->umask);
+	return 0;
 }
 
 pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
@@ -68,12 +77,10 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 	char *shell_argv[3] = {NULL, NULL, NULL};
 	char *const *argv = c->argv;
 	struct ts_invoker inv = {0};
+	struct child_setup cs = {c, &inv, false};
 	struct ts_err e_id;
-	bool shell = false;
-	int pfd[2], e = 0;
-	sigset_t empty;
-	ssize_t n;
-	pid_t pid;
+	struct ts_proc p;
+	int ret;
 
 	/* Fail closed: when the invoking user is not known exactly, CMD does not run as root. */
 	if (!c->as_root && ts_invoker_get(&inv, &e_id) < 0) {
@@ -86,55 +93,22 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 
 		shell_argv[0] = (char *)(sh && *sh ? sh : "/bin/sh");
 		argv = shell_argv;
-		shell = true;
+		cs.shell = true;
 	}
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		e = errno;
-		ts_err_set(err, "pipe: %s", strerror(e));
-		return -e;
-	}
-	pid = fork();
-	if (pid < 0) {
-		e = errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		ts_err_set(err, "fork: %s", strerror(e));
-		return -e;
-	}
-	if (pid == 0) {
-		close(pfd[0]);
-		if (setns(c->netns_fd, CLONE_NEWNET) < 0)
-			report_and_exit(pfd[1], errno);
-		if (!c->as_root && (e = drop_to_sudo_user(&inv)) < 0)
-			report_and_exit(pfd[1], -e);
-		child_env(c, shell);
-		if (c->set_umask)
-			umask(c->umask);
-		sigemptyset(&empty);
-		sigprocmask(SIG_SETMASK, &empty, NULL);
-		signal(SIGPIPE, SIG_DFL); /* tasshape ignores it; CMD gets the default */
-		execvp(argv[0], argv);
-		report_and_exit(pfd[1], errno);
-	}
-	close(pfd[1]);
-	do
-		n = read(pfd[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(pfd[0]);
-	if (n == (ssize_t)sizeof(e)) {
-		/* exec failed: reap the child, it has exited with 127. */
-		waitpid(pid, NULL, 0);
-		ts_err_set(err, "%s: %s", argv[0], e == ENOENT ? "command not found" : strerror(e));
-		return -e;
-	}
-	return pid;
+	/*
+	 * The terminal stays CMD's (its streams are ours, it stays in our
+	 * process group); signals arrive unblocked and SIGPIPE at its default.
+	 */
+	ts_proc_init(&p, argv);
+	p.netns_fd = c->netns_fd;
+	p.in.how = p.out.how = p.err.how = TS_PROC_INHERIT;
+	p.child_fn = child_setup;
+	p.child_arg = &cs;
+	ret = ts_proc_start(&p, err);
+	return ret < 0 ? ret : p.pid;
 }
 
 int ts_child_exit_code(int wstatus)
 {
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return 1;
+	return ts_proc_status(wstatus);
 }

@@ -22,7 +22,7 @@ struct ts_child_conf {
 };
 
 /*
- * ts_child_spawn - fork, enter the namespace, drop to the invoking user
+ * ts_child_spawn - start the command through io/proc.h: enter the namespace, drop to the invoking user
  * when started through sudo (SUDO_UID/SUDO_GID, unless as_root; when they
  * do not parse exactly, -EINVAL and nothing is started: never root by
  * default, see io/invoker.h), restore
@@ -30,9 +30,9 @@ struct ts_child_conf {
  * TASSHAPE_BASE and MAHIMAHI_BASE (kept from the environment when already
  * set, so a nested run still points at the outermost host), TASSHAPE_BASE6
  * and a PS1 prefix. Returns the child's pid, or a negative errno with @err
- * set when it could not be started (including the exec failing: the error
- * comes back through a close-on-exec pipe, so "command not found" is
- * reported here, not as a silent exit 127).
+ * set when it could not be started (including the exec failing, so
+ * "command not found" is reported here, not as a silent exit 127). The
+ * caller reaps the pid.
  */
 pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err);
 

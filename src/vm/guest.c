@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "vm/plan.h"
+#include "io/proc.h"
 #include "vm/proc.h"
 #include "vm/vm.h"
 
@@ -209,31 +210,31 @@ static void read_line(const char *path, char *buf, size_t len)
 	fclose(f);
 }
 
-/* Runs modprobe with the words of @line; dies when it fails. */
+/* Runs modprobe with the words of @line, its output on the console; dies when it fails. */
 static void modprobe(const char *line)
 {
 	char copy[512], *words[34], *save = NULL, *w;
+	struct ts_err err;
+	struct ts_proc p;
 	size_t n = 0;
-	pid_t pid;
-	int st;
+	int fd, st;
 
 	snprintf(copy, sizeof(copy), "%s", line);
 	words[n++] = (char *)"modprobe";
 	for (w = strtok_r(copy, " \t", &save); w && n < 33; w = strtok_r(NULL, " \t", &save))
 		words[n++] = w;
 	words[n] = NULL;
-	pid = fork();
-	if (pid == 0) {
-		int fd = open("/dev/console", O_WRONLY | O_NOCTTY);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execvp("modprobe", words);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+	fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	ts_proc_init(&p, words);
+	p.in.how = TS_PROC_INHERIT;
+	p.out.how = p.err.how = fd >= 0 ? TS_PROC_FD : TS_PROC_INHERIT;
+	p.out.fd = p.err.fd = fd;
+	st = ts_proc_run(&p, -1, &err);
+	if (fd >= 0)
+		close(fd);
+	if (st < 0)
+		die("modprobe %s: %s", line, err.msg);
+	if (st)
 		die("modprobe %s failed (see the console above)", line);
 }
 

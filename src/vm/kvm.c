@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "vm/plan.h"
+#include "io/proc.h"
 #include "vm/proc.h"
 #include "vm/vm.h"
 
@@ -171,7 +172,6 @@ int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
 {
 	unsigned char img[TS_VM_PROBE_LEN];
 	char path[4200], *out = NULL, dev[64], *p;
-	size_t len;
 	int fd, st;
 
 	ts_vm_probe_image(img);
@@ -186,12 +186,8 @@ int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
 	close(fd);
 	snprintf(dev, sizeof(dev), "isa-debug-exit,iobase=0x%x,iosize=1", TS_VM_PROBE_PORT);
 	{
-		/* timeout(1) bounds a QEMU that hangs in KVM_RUN; stderr is QEMU's reason. */
-		char *argv[] = {(char *)"timeout",
-				(char *)"-s",
-				(char *)"KILL",
-				(char *)"10",
-				(char *)qemu,
+		/* A time limit bounds a QEMU that hangs in KVM_RUN; stderr is QEMU's reason. */
+		char *argv[] = {(char *)qemu,
 				(char *)"-nodefaults",
 				(char *)"-no-user-config",
 				(char *)"-display",
@@ -208,17 +204,17 @@ int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
 				(char *)"-kernel",
 				path,
 				NULL};
-		char *err2[] = {(char *)"sh", (char *)"-c", (char *)"exec \"$@\" 2>&1",
-				(char *)"sh", NULL};
-		struct ts_vm_argv a = {0};
-		size_t i;
+		struct ts_proc qp;
 
-		for (i = 0; i < sizeof(err2) / sizeof(err2[0]) - 1; i++)
-			ts_vm_argv_add(&a, err2[i]);
-		for (i = 0; argv[i]; i++)
-			ts_vm_argv_add(&a, argv[i]);
-		st = a.v ? ts_vm_capture(a.v, NULL, 0, &out, &len, why) : -ENOMEM;
-		ts_vm_argv_free(&a);
+		ts_proc_init(&qp, argv);
+		qp.new_pgroup = true;
+		qp.out.how = TS_PROC_CAPTURE;
+		qp.out.max = 4096;
+		qp.err.how = TS_PROC_TO_OUT;
+		st = ts_proc_run(&qp, 10000, why);
+		out = qp.out.buf.data;
+		qp.out.buf = (struct ts_buf){0};
+		ts_proc_release(&qp);
 	}
 	unlink(path);
 	if (st == 2 * TS_VM_PROBE_VALUE + 1) {
@@ -229,12 +225,11 @@ int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
 		for (p = out; p && *p; p++)
 			if (*p == '\n')
 				*p = *(p + 1) ? ';' : '\0';
-		if (st == 128 + SIGKILL || st == 137)
-			ts_err_set(why, "QEMU with accel=kvm did not finish a test boot in 10 s");
-		else
-			ts_err_set(why, "QEMU with accel=kvm failed a test boot (exit %d): %.300s",
-				   st, out && *out ? out : "no message");
+		ts_err_set(why, "QEMU with accel=kvm failed a test boot (exit %d): %.300s", st,
+			   out && *out ? out : "no message");
 	}
+	if (st == -ETIMEDOUT)
+		ts_err_set(why, "QEMU with accel=kvm did not finish a test boot in 10 s");
 	free(out);
 	return -ENODEV;
 }

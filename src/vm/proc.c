@@ -3,17 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "io/proc.h"
 #include "vm/proc.h"
-
-extern char **environ;
 
 static int append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
 {
@@ -38,58 +35,28 @@ static int append(char **buf, size_t *len, size_t *cap, const char *data, size_t
 int ts_vm_capture(char *const argv[], const char *cwd, int quiet_stderr, char **out, size_t *len,
 		  struct ts_err *err)
 {
-	posix_spawn_file_actions_t fa;
-	char *buf = NULL, chunk[65536];
-	size_t n = 0, cap = 0;
-	int pfd[2] = {-1, -1}, ret, st;
-	pid_t pid;
-	ssize_t r;
+	struct ts_proc p;
+	int ret;
 
 	*out = NULL;
 	*len = 0;
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		ret = -errno;
-		ts_err_set(err, "pipe: %s", strerror(errno));
-		return ret;
+	ts_proc_init(&p, argv);
+	p.cwd = cwd;
+	p.out.how = TS_PROC_CAPTURE;
+	p.out.max = TS_VM_CAPTURE_MAX;
+	p.err.how = quiet_stderr ? TS_PROC_NULL : TS_PROC_INHERIT;
+	ret = ts_proc_run(&p, -1, err);
+	if (ret >= 0 && p.out.truncated) {
+		ts_err_set(err, "%s: more than %u MiB of output", argv[0], TS_VM_CAPTURE_MAX >> 20);
+		ret = -EFBIG;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	if (quiet_stderr)
-		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, cwd);
-	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
-	if (ret) {
-		close(pfd[0]);
-		ts_err_set(err, "cannot run %s: %s", argv[0], strerror(ret));
-		return -ret;
+	if (ret >= 0) {
+		*out = p.out.buf.data;
+		*len = p.out.buf.len;
+		p.out.buf = (struct ts_buf){0};
 	}
-	ret = 0;
-	while ((r = read(pfd[0], chunk, sizeof(chunk))) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (!ret)
-			ret = append(&buf, &n, &cap, chunk, (size_t)r);
-	}
-	close(pfd[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (ret < 0) {
-		free(buf);
-		ts_err_set(err, "%s: out of memory for its output", argv[0]);
-		return ret;
-	}
-	if (!buf && append(&buf, &n, &cap, "", 0) < 0)
-		return -ENOMEM;
-	*out = buf;
-	*len = n;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	ts_proc_release(&p);
+	return ret;
 }
 
 int ts_vm_read_file(const char *path, char **out, size_t *len)

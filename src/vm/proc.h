@@ -7,12 +7,15 @@
 
 #include "tasshape/err.h"
 
+#define TS_VM_CAPTURE_MAX (512u << 20) /* the largest decompressed module is far smaller */
+
 /*
  * ts_vm_capture - run @argv (argv[0] looked up in PATH) with stdin from
  * /dev/null, stdout captured into a malloc'ed NUL-terminated *@out
  * (*@len bytes), stderr passed through unless @quiet_stderr, in @cwd (NULL:
- * unchanged). Returns the exit status (>= 0) or a negative errno with
- * @err set when it could not be run.
+ * unchanged), through io/proc.h. Returns the exit status (>= 0) or a
+ * negative errno with @err set when it could not be run (-ENOENT: not
+ * found) or wrote more than TS_VM_CAPTURE_MAX (-EFBIG).
  */
 int ts_vm_capture(char *const argv[], const char *cwd, int quiet_stderr, char **out, size_t *len,
 		  struct ts_err *err);

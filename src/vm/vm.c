@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io/proc.h"
 #include "io/sha256.h"
 #include "tasshape/units.h"
 #include "vm/initramfs.h"
@@ -318,55 +319,22 @@ static int relay_run(struct relay *r, pid_t qemu, int sfd, ts_ns_t deadline, int
 
 static pid_t spawn_qemu(char *const argv[], struct ts_err *err)
 {
-	pid_t parent = getpid(), pid;
-	int ep[2];
+	struct ts_err why;
+	struct ts_proc p;
 
-	if (pipe2(ep, O_CLOEXEC) < 0) {
-		ts_err_set(err, "pipe: %s", strerror(errno));
+	ts_proc_init(&p, argv);
+	/* QEMU must not outlive tasshape, however tasshape ends. */
+	p.pdeathsig = SIGKILL;
+	p.new_pgroup = true; /* a terminal's ^C reaches tasshape, which ends QEMU itself */
+	p.err.how = TS_PROC_INHERIT;
+	if (ts_proc_start(&p, &why) < 0) {
+		ts_err_set(err, "cannot run %s%s", why.msg,
+			   strstr(why.msg, "command not found")
+				   ? " (apt-get install qemu-system-x86)"
+				   : "");
 		return -1;
 	}
-	pid = fork();
-	if (pid < 0) {
-		ts_err_set(err, "fork: %s", strerror(errno));
-		close(ep[0]);
-		close(ep[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		sigset_t none;
-		int fd = open("/dev/null", O_RDWR);
-		int e;
-
-		/* QEMU must not outlive tasshape, however tasshape ends. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		setpgid(0, 0); /* a terminal's ^C reaches tasshape, which ends QEMU itself */
-		dup2(fd, 0);
-		dup2(fd, 1);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(ep[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(ep[1]);
-	{
-		int e;
-
-		if (read(ep[0], &e, sizeof(e)) == sizeof(e)) {
-			close(ep[0]);
-			waitpid(pid, NULL, 0);
-			ts_err_set(err, "cannot run %s: %s%s", argv[0], strerror(e),
-				   e == ENOENT ? " (apt-get install qemu-system-x86)" : "");
-			return -1;
-		}
-	}
-	close(ep[0]);
-	return pid;
+	return p.pid;
 }
 
 int ts_vm_kernel_identify(const char *kernel, char version[256], char sha256[65],
