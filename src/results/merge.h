@@ -28,5 +28,4 @@
 int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *msg, char *err,
 		 size_t errlen);
 
-
 #endif
