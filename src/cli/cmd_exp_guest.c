@@ -7,6 +7,7 @@
  * the run carried out with the guest's kernel as the running one. Not
  * meant to be run by hand.
  */
+#include <argp.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,17 +23,52 @@
 #include "results/result.h"
 #include "tasshape/units.h"
 
-static int num(const char *what, const char *s, uint64_t *out)
+/* The eight positional arguments, in order. */
+enum { A_SPEC, A_CONFIG, A_REP, A_INDEX, A_SEED, A_LENGTH, A_DELAY, A_RUNDIR, NARGS };
+
+struct guest_args {
+	char *arg[NARGS];
+	unsigned n;
+	uint64_t num[NARGS]; /* A_REP .. A_DELAY */
+};
+
+static const char *const arg_name[NARGS] = {"SPEC", "CONFIG_ID", "REP",	     "INDEX",
+					    "SEED", "LENGTH_NS", "DELAY_NS", "RUNDIR"};
+
+static error_t guest_parse(int key, char *arg, struct argp_state *state)
 {
+	struct guest_args *g = state->input;
 	struct ts_err e;
 
-	if (ts_parse_u64(s, out, &e) < 0)
-		return ts_cli_error("exp-guest: %s: %s", what, e.msg);
-	return 0;
+	switch (key) {
+	case ARGP_KEY_ARG:
+		if (g->n == NARGS)
+			argp_error(state, "one argument too many: '%s'", arg);
+		if (g->n >= A_REP && g->n <= A_DELAY && ts_parse_u64(arg, &g->num[g->n], &e) < 0)
+			argp_error(state, "%s: %s", arg_name[g->n], e.msg);
+		g->arg[g->n++] = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (g->n < NARGS)
+			argp_error(state, "missing %s (tasshape exp run starts it)",
+				   arg_name[g->n]);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
 }
 
 int cmd_exp_guest(int argc, char **argv)
 {
+	static const struct argp argp = {
+		NULL,
+		guest_parse,
+		"SPEC CONFIG_ID REP INDEX SEED LENGTH_NS DELAY_NS RUNDIR",
+		"One run of tasshape exp run inside its kernel's VM (internal: exp run starts it).",
+		NULL,
+		NULL,
+		NULL};
+	struct guest_args g;
 	struct plan_args a;
 	struct ts_exp_spec spec;
 	struct ts_exp_matrix plan;
@@ -43,25 +79,26 @@ int cmd_exp_guest(int argc, char **argv)
 	size_t i;
 	int ret = 0;
 
-	if (argc != 9)
-		return ts_cli_error("usage: tasshape exp-guest SPEC CONFIG_ID REP INDEX SEED "
-				    "LENGTH_NS DELAY_NS RUNDIR (internal)");
-	if (num("REP", argv[3], &rep) || num("INDEX", argv[4], &idx) ||
-	    num("SEED", argv[5], &seed) || num("LENGTH_NS", argv[6], &len) ||
-	    num("DELAY_NS", argv[7], &delay))
-		return 1;
+	memset(&g, 0, sizeof(g));
+	if (argp_parse(&argp, argc, argv, 0, NULL, &g))
+		return TS_EXIT_USAGE;
+	rep = g.num[A_REP];
+	idx = g.num[A_INDEX];
+	seed = g.num[A_SEED];
+	len = g.num[A_LENGTH];
+	delay = g.num[A_DELAY];
 	memset(&a, 0, sizeof(a));
-	a.spec_path = argv[1];
+	a.spec_path = g.arg[A_SPEC];
 	a.opts.length = (ts_ns_t)len;
 	a.opts.delay = (ts_ns_t)delay;
 	a.opts.delay_set = 1;
 	if (exp_load_plan(&a, &spec, &plan, sha))
 		return 1;
-	for (i = 0; i < plan.nconfigs && strcmp(plan.configs[i].id, argv[2]); i++)
+	for (i = 0; i < plan.nconfigs && strcmp(plan.configs[i].id, g.arg[A_CONFIG]); i++)
 		;
 	if (i == plan.nconfigs || !plan.configs[i].tmpl.vm) {
 		ret = ts_cli_error("exp-guest: %s: no configuration '%s' with a [kernel NAME]",
-				   argv[1], argv[2]);
+				   g.arg[A_SPEC], g.arg[A_CONFIG]);
 		goto out;
 	}
 	run = plan.configs[i].tmpl;
@@ -87,8 +124,8 @@ int cmd_exp_guest(int argc, char **argv)
 		goto out;
 	}
 	if (ts_exp_exec_run(&run, local, err, sizeof(err)) < 0 ||
-	    ts_copy_tree(local, argv[8], 0, err, sizeof(err)) < 0) {
-		snprintf(result, sizeof(result), "%.4000s/%s", argv[8], TS_EXP_F_RESULT);
+	    ts_copy_tree(local, g.arg[A_RUNDIR], 0, err, sizeof(err)) < 0) {
+		snprintf(result, sizeof(result), "%.4000s/%s", g.arg[A_RUNDIR], TS_EXP_F_RESULT);
 		if (ts_exp_result_write_unrun(&run, result,
 					      err[0] ? err : "the run could not start") < 0)
 			ret = ts_cli_error("%s: cannot write", result);

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -371,10 +370,10 @@ int exp_run(int argc, char **argv)
 	struct ts_campaign_opts o;
 	struct ts_campaign_verdict v;
 	char sha[2 * TS_SHA256_LEN + 1];
-	int ret = EX_USAGE, have_plan = 0;
+	int ret = TS_EXIT_USAGE, have_plan = 0;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
-		return EX_USAGE;
+		return TS_EXIT_USAGE;
 	/* Everything that can be wrong with the request is found here, before any run. */
 	if (exp_load_plan(&a.plan, &spec, &plan, sha))
 		goto out;
