@@ -4,7 +4,7 @@
 # The layering of src/ (docs/design.md, "Layers"): a file in one folder includes headers only
 # from its own folder or from folders below it in this order. Prints the include graph between
 # folders (with the number of includes on each arrow) and every include that points up; exits
-# 1 if there is one. CI runs it (tools/test.sh).
+# 1 if there is one, or if a file name is used in two folders. CI runs it (tools/test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +29,14 @@ for f in $(git ls-files 'src/*.c' 'src/*.h' ':!src/bpf/'); do # src/bpf: BPF pro
 		fi
 	done < <(sed -n 's/^#include "\([a-z_]*\/[a-z_0-9]*\.h\)".*/\1/p' "$f")
 done
+# One name, one place: a file name used in two folders (tsq.c in model/ and run/) makes a
+# reader guess which one a message or a commit means.
+dups=$(git ls-files 'src/*.c' 'src/*.h' ':!src/bpf/' | awk -F/ '{ n = $NF; sub(/\.[ch]$/, "", n); print n, $2 }' |
+	sort -u | awk '{ c[$1]++; d[$1] = d[$1] " " $2 } END { for (k in c) if (c[k] > 1) print k ":" d[k] }')
+if [ -n "$dups" ]; then
+	echo "check-layers: file names in more than one folder: $dups" >&2
+	bad=1
+fi
 for e in "${!edges[@]}"; do echo "$e (${edges[$e]})"; done | sort
-[ "$bad" = 0 ] && echo "check-layers: no include points up (${order[*]})"
+[ "$bad" = 0 ] && echo "check-layers: no include points up (${order[*]}), no file name in two folders"
 exit "$bad"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Process and file helpers of the VM runner (see proc.h). */
+/* Process and file helpers of the VM runner (see capture.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "io/proc.h"
-#include "vm/proc.h"
+#include "vm/capture.h"
 
 static int append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
 {

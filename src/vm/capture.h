@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Small process and file helpers of the VM runner (host side). */
-#ifndef TS_VM_PROC_H
-#define TS_VM_PROC_H
+#ifndef TS_VM_CAPTURE_H
+#define TS_VM_CAPTURE_H
 
 #include <stddef.h>
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "vm/apt.h"
-#include "vm/proc.h"
+#include "vm/capture.h"
 #include "vm/vm.h"
 
 /* The cache: $TASSHAPE_CACHE, else /var/cache/tasshape for root, else ~/.cache/tasshape. */

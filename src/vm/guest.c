@@ -32,7 +32,7 @@
 
 #include "vm/plan.h"
 #include "io/proc.h"
-#include "vm/proc.h"
+#include "vm/capture.h"
 #include "vm/vm.h"
 
 #define BASE "/tmp/.tasshape-vm"

@@ -14,7 +14,7 @@
 #include "vm/cpio.h"
 #include "vm/initramfs.h"
 #include "vm/plan.h"
-#include "vm/proc.h"
+#include "vm/capture.h"
 #include "io/outfile.h"
 
 static const char *const busybox_paths[] = {"/bin/busybox", "/usr/bin/busybox",

@@ -22,7 +22,7 @@
 
 #include "vm/plan.h"
 #include "io/proc.h"
-#include "vm/proc.h"
+#include "vm/capture.h"
 #include "vm/vm.h"
 
 #define PROBE_PORT 0x3f8

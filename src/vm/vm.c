@@ -31,7 +31,7 @@
 #include "tasshape/units.h"
 #include "vm/initramfs.h"
 #include "vm/plan.h"
-#include "vm/proc.h"
+#include "vm/capture.h"
 #include "run/awake.h"
 #include "vm/vm.h"
 
