@@ -361,14 +361,15 @@ static void check_rt(struct doctor *d)
 		       "one CPU) keeps a CPU for normal tasks when it is overloaded",
 		       TS_RT_PRIO_DEFAULT);
 	} else {
+		enum ts_awake_mode awake = ts_awake_host();
+
 		dr_add(d, "realtime", false, DR_OK, NULL,
 		       "SCHED_FIFO %d and locked memory granted to the shaper; real-time tasks "
 		       "get at most %ld us of every second per CPU (kernel.sched_rt_runtime_us); "
 		       "while it shapes, the CPUs are kept out of idle by %s",
 		       TS_RT_PRIO_DEFAULT, budget,
-		       ts_awake_host() == TS_AWAKE_POLL
-			       ? "SCHED_IDLE polling threads (no cpuidle driver)"
-		       : ts_awake_host() == TS_AWAKE_PM_QOS
+		       awake == TS_AWAKE_POLL ? "SCHED_IDLE polling threads (no cpuidle driver)"
+		       : awake == TS_AWAKE_PM_QOS
 			       ? "a PM QoS request of 0 us (/dev/cpu_dma_latency)"
 			       : "nothing (a guest in virtual time needs nothing)");
 	}

@@ -36,11 +36,8 @@ int cmd_exp_agent(int argc, char **argv)
 		NULL,	    NULL,
 		NULL};
 	char *job = NULL;
-	char *args[3] = {NULL, NULL, NULL};
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &job))
 		return TS_EXIT_USAGE;
-	args[0] = argv[0];
-	args[1] = job;
-	return ts_exp_agent_main(2, args);
+	return ts_exp_agent_main(job);
 }

@@ -426,7 +426,7 @@ static int run_server(struct agent *a, const sigset_t *set, json_object *job, js
 	return 0;
 }
 
-int ts_exp_agent_main(int argc, char **argv)
+int ts_exp_agent_main(const char *job_path)
 {
 	json_object *job, *procs = NULL, *o, *warn, *rep = json_object_new_object();
 	const char *report = NULL;
@@ -435,14 +435,9 @@ int ts_exp_agent_main(int argc, char **argv)
 	size_t i;
 	int code = 1;
 
-	if (argc != 2) {
-		fprintf(stderr,
-			"usage: tasshape exp-agent JOB.json (started by tasshape exp run)\n");
-		return 2;
-	}
-	job = json_object_from_file(argv[1]);
+	job = json_object_from_file(job_path);
 	if (!job) {
-		fprintf(stderr, "exp-agent: %s: %s\n", argv[1], json_util_get_last_err());
+		fprintf(stderr, "exp-agent: %s: %s\n", job_path, json_util_get_last_err());
 		json_object_put(rep);
 		return 2;
 	}
@@ -471,7 +466,7 @@ int ts_exp_agent_main(int argc, char **argv)
 		json_object_object_get_ex(p, "out", &pr->out);
 		json_object_object_get_ex(p, "err", &pr->err);
 		if (!pr->argv) {
-			fprintf(stderr, "exp-agent: %s: process %zu has no argv\n", argv[1], i);
+			fprintf(stderr, "exp-agent: %s: process %zu has no argv\n", job_path, i);
 			goto out;
 		}
 	}

@@ -29,7 +29,7 @@
 #ifndef TS_EXEC_EXEC_AGENT_H
 #define TS_EXEC_EXEC_AGENT_H
 
-/* The exp-agent command: argv[1] is the job file. Returns the exit status. */
-int ts_exp_agent_main(int argc, char **argv);
+/* The exp-agent command on the job file @job_path (its arguments are cli's). Returns the exit status. */
+int ts_exp_agent_main(const char *job_path);
 
 #endif
