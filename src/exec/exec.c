@@ -452,12 +452,6 @@ static int start_servers(struct exec *e, char *err, size_t errlen)
 	return 0;
 }
 
-/* The link's one-way delay, as the spec reader's link grammar stored it, for the base RTT. */
-static ts_ns_t link_delay(const struct ts_exp_run *run)
-{
-	return run->link ? run->link->delay : 0;
-}
-
 struct sampler {
 	FILE *f;
 	double t;
@@ -624,8 +618,7 @@ int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, char *err,
 					.plan = &e.plan,
 					.rundir = rundir,
 					.flags = e.flags,
-					.servers = e.servers,
-					.base_rtt_ns = 2 * link_delay(run)};
+					.servers = e.servers};
 	if (ts_exp_cca_acquire(&e.cca, run->cca, run->tas_shift_startup, run->tas_shift_steady, why,
 			       sizeof(why)) < 0) {
 		json_object_array_add(e.flags, json_object_new_string("cca_unavailable"));

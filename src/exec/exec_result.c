@@ -11,6 +11,7 @@
 #include "exec/exec_parse.h"
 #include "exec/exec_result.h"
 #include "link/bundled.h"
+#include "link/linkcfg.h"
 #include "run/manifest.h"
 #include "io/sha256.h"
 
@@ -427,37 +428,33 @@ static json_object *files_json(const char *dir)
 	return a;
 }
 
+/* The trace files the link reads (its checked configuration, not its argv), with their SHA-256. */
 static json_object *traces_json(const struct ts_exp_run *run)
 {
 	json_object *a = json_object_new_array();
-	char **v;
+	const char *files[3];
+	size_t i;
 
-	for (v = run->link_argv; v && *v; v++) {
-		static const char *const opts[] = {"--trace", "--uplink-trace", "--downlink-trace"};
-		const char *file = NULL;
-		size_t i;
+	if (!run->link)
+		return a;
+	files[0] = run->link->trace;
+	files[1] = run->link->dir_trace[0];
+	files[2] = run->link->dir_trace[1];
+	for (i = 0; i < 3; i++) {
+		const char *file = files[i];
+		json_object *t;
+		char hex[2 * TS_SHA256_LEN + 1], buf[4096];
 
-		for (i = 0; i < 3; i++) {
-			size_t l = strlen(opts[i]);
-
-			if (!strcmp(*v, opts[i]) && v[1])
-				file = v[1];
-			else if (!strncmp(*v, opts[i], l) && (*v)[l] == '=')
-				file = *v + l + 1;
-		}
-		if (file && strncmp(file, "const:", 6)) {
-			json_object *t = json_object_new_object();
-			char hex[2 * TS_SHA256_LEN + 1], buf[4096];
-
-			/* A bundled trace's name, resolved as the wrapper resolves it. */
-			file = ts_trace_resolve(file, buf, sizeof(buf));
-			json_object_object_add(t, "path", json_object_new_string(file));
-			json_object_object_add(t, "sha256",
-					       ts_sha256_file(file, hex) == 0
-						       ? json_object_new_string(hex)
-						       : NULL);
-			json_object_array_add(a, t);
-		}
+		if (!file || !strncmp(file, "const:", 6))
+			continue;
+		t = json_object_new_object();
+		/* A bundled trace's name, resolved as the wrapper resolves it. */
+		file = ts_trace_resolve(file, buf, sizeof(buf));
+		json_object_object_add(t, "path", json_object_new_string(file));
+		json_object_object_add(t, "sha256",
+				       ts_sha256_file(file, hex) == 0 ? json_object_new_string(hex)
+								      : NULL);
+		json_object_array_add(a, t);
 	}
 	return a;
 }

@@ -43,7 +43,6 @@ struct ts_exp_outcome {
 	json_object *flags;	 /* array of strings to add (borrowed), or NULL */
 	json_object *servers;	 /* [{"addr","delay_ms","base_rtt_ms"}] (borrowed), or NULL */
 	json_object *sysctl_srv; /* the far side's sysctls as read back (borrowed), or NULL */
-	int64_t base_rtt_ns;	 /* of the emulated link; the fell-behind rule does not use it */
 };
 
 /*

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # tasshape exp run and exp check around the executor, on one short run
-# (cubic, tcp_upload, 3 s, over a constant 20 Mbit/s link, 20 ms each way):
+# (cubic, tcp_upload, 3 s, over a constant 20 Mbit/s uplink, 20 ms each way; the
+# downlink, which carries only ACKs, is the bundled mahimahi trace const-12mbit.mahi):
 #  - what is wrong is refused before any run, with nothing written: a
 #    malformed check and a check naming no configuration (exit 64, the usage error), an
 #    unavailable congestion control under --strict, a non-empty --out
@@ -14,6 +15,8 @@
 #    summary.json, .csv, .md; one progress line per finished run;
 #  - summary.json's mean upload throughput is the result's sum of upload
 #    flows, and lies in 5 .. 20 Mbit/s (the link's rate bounds it);
+#  - the run's manifest names the one trace file the link read (the bundled
+#    name resolved) with its SHA-256, and no entry for the const: uplink;
 #  - a true --check exits 0 printing both sides; exp check on the
 #    directory with a false one (more than the link's 20 Mbit/s) exits 1
 #    printing both numbers, with a true one exits 0.
@@ -31,7 +34,8 @@ cca = cubic, nosuchcc
 link = c20
 test = tcp_upload
 [link c20]
-trace = const:20mbit
+uplink-trace = const:20mbit
+downlink-trace = const-12mbit.mahi
 delay = 20ms
 queue = droptail:packets=200
 INI
@@ -103,6 +107,14 @@ else
 	ts_fail "summary mean '$MEAN' or the result's sum '$SUM' is not a number"
 fi
 ts_range "upload throughput" "$MEAN" 5 20 Mbit/s
+MAHI=$(cd "$(dirname "$0")/../../traces" && pwd)/const-12mbit.mahi
+M=$OUT/$ID/rep-1/manifest.json
+ts_check "manifest: one trace file" "$(jq '.link.traces | length' "$M")" == 1
+# The source tree's copy from a build directory, the installed one from an installed binary.
+ts_true "manifest: the bundled trace, resolved to a path" \
+	jqt '.link.traces[0].path | test("^/.*/const-12mbit[.]mahi$")' "$M"
+ts_true "manifest: its SHA-256" \
+	test "$(jq -r '.link.traces[0].sha256' "$M")" = "$(sha256sum "$MAHI" | cut -d' ' -f1)"
 ts_check "checks printed PASS" "$(grep -c '^check PASS: ' "$TS_TMP/run.out")" == 2
 ts_true "check prints the measured side" \
 	grep -q "^  tcp_upload\[cca=cubic\].throughput_up_mbps.mean = [0-9]" "$TS_TMP/run.out"
