@@ -407,6 +407,15 @@ static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nom
 		}
 		ts_json_put(o, "release_error_ns", rel, nomem);
 	}
+	if (x->have_verdict_call) {
+		rel = json_object_new_object();
+		if (rel) {
+			ts_json_put(rel, "p50", ts_json_count(x->verdict_call_p50), nomem);
+			ts_json_put(rel, "p99", ts_json_count(x->verdict_call_p99), nomem);
+			ts_json_put(rel, "max", ts_json_count(x->verdict_call_max), nomem);
+		}
+		ts_json_put(o, "verdict_call_ns", rel, nomem);
+	}
 	fid = ts_summary_fidelity(s, i);
 	/* The one rule's verdict (run/fidelity.h), null when the direction kept its timing. */
 	if (ts_fell_behind(&fid, why, sizeof(why)))

@@ -22,10 +22,15 @@ struct ts_dir_extra {
 	uint64_t user_dropped;	  /* dropped by the kernel: netlink socket overrun */
 	uint64_t no_descriptor;	  /* dropped on arrival: the descriptor pool was empty */
 	uint64_t unexplained;	  /* packets seen but not accounted for: must be 0 */
-	uint64_t release_err_p50; /* ns: actual verdict time - model release time */
+	uint64_t release_err_p50; /* ns: verdict handed to the kernel - model release time */
 	uint64_t release_err_p99;
 	uint64_t release_err_max;
 	int have_release_err;
+	uint64_t
+		verdict_call_p50; /* ns: a verdict call's duration, the kernel's delivery included */
+	uint64_t verdict_call_p99;
+	uint64_t verdict_call_max;
+	int have_verdict_call;
 };
 
 struct ts_summary {

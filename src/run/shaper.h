@@ -129,11 +129,18 @@ struct ts_shaper {
 	bool drain_complete; /* the drain ended with empty queues and closed connections */
 	bool check;	     /* conservation check every turn (ts_shaper_check) */
 	bool quiet;
-	/* Release timing: model release time vs the clock right after the verdicts went out. */
+	/*
+	 * Release timing: the time a packet's verdict was handed to the kernel minus the
+	 * model's release time (flush_all says which clock reading a packet gets), and per
+	 * direction the duration of the verdict calls themselves, which include the kernel's
+	 * delivery of the packets downstream (docs/experiments.md, "Fidelity").
+	 */
 	struct ts_hist release_err[2];
+	struct ts_hist verdict_call[2];
 	unsigned int nrel;
 	ts_ns_t rel_t[TS_RELEASE_BATCH];
 	uint8_t rel_dir[TS_RELEASE_BATCH];
+	uint8_t rel_hook[TS_RELEASE_BATCH];
 	int fatal; /* a negative errno from the packet path (netlink failure) */
 	/*
 	 * Captures, logs, time series, socket samples, status line (run/obs.h);

@@ -23,10 +23,12 @@ static struct ts_linkcfg cfg;
 static struct ts_shaper sh;
 static struct ts_pktio_mem io[TS_H__COUNT];
 static ts_ns_t fake_now;
+static ts_ns_t fake_step; /* added to fake_now at every reading: a clock that moves in a call */
 static int open_socks;
 
 static ts_ns_t fake_clock(void)
 {
+	fake_now += fake_step;
 	return fake_now;
 }
 
@@ -53,6 +55,7 @@ static void setup(void)
 			ts_shaper_use(&sh, i, &ts_pktio_mem_ops, &io[i]);
 	}
 	fake_now = T0;
+	fake_step = 0;
 	sh.clock = fake_clock;
 	sh.check = true;
 	open_socks = 0;
@@ -122,6 +125,38 @@ static void test_release_times(void)
 	TSU_EQ(io[UP].sent[2].id, c);
 	TSU_EQ(accepted(&io[UP]), 3);
 	TSU_EQ(io[DOWN].nsent, 0);
+	teardown();
+}
+
+/*
+ * Release errors: the clock moves 5 us at every reading, so the one verdict call of a turn
+ * begins 5 us after the turn's time and returns 10 us after it. Three packets at T0 leave the
+ * model at T0+11, +12, +13 ms; one turn at T0+13 ms sends all three in one call. The first
+ * packet of the call gets the reading before it: 13 ms + 5 us - 11 ms = 2,005 us; the others
+ * the reading after it: 13 ms + 10 us - 12 ms = 1,010 us and 10 us. The call took 5 us.
+ */
+static void test_release_error_readings(void)
+{
+	const struct ts_hist *e = &sh.release_err[TS_UP], *c = &sh.verdict_call[TS_UP];
+
+	setup();
+	ts_shaper_begin(&sh, 0, 0);
+	ts_pktio_mem_push(&io[UP], 1500);
+	ts_pktio_mem_push(&io[UP], 1500);
+	ts_pktio_mem_push(&io[UP], 1500);
+	turn(T0);
+	fake_step = 5 * TS_NSEC_PER_USEC;
+	turn(T0 + 13 * MS);
+	TSU_EQ(io[UP].nsent, 3);
+	TSU_EQ(e->count, 3);
+	TSU_EQ(e->max, 2005 * TS_NSEC_PER_USEC);
+	TSU_EQ(e->min, 10 * TS_NSEC_PER_USEC);
+	TSU_EQ((int64_t)e->sum, (2005 + 1010 + 10) * TS_NSEC_PER_USEC);
+	TSU_EQ(c->count, 1);
+	TSU_EQ(c->min, 5 * TS_NSEC_PER_USEC);
+	TSU_EQ(c->max, 5 * TS_NSEC_PER_USEC);
+	TSU_EQ(sh.release_err[TS_DOWN].count, 0);
+	TSU_EQ(sh.verdict_call[TS_DOWN].count, 0);
 	teardown();
 }
 
@@ -390,6 +425,8 @@ static const struct tsu_test tests[] = {
 	{"the default linger", test_linger_default},
 	{"hooks in use", test_hooks},
 	{"release times through the in-memory queue", test_release_times},
+	{"release errors: the clock before and after the verdict call",
+	 test_release_error_readings},
 	{"tail drops get NF_DROP at once", test_overlimit},
 	{"a second verdict fails the conservation check", test_double_verdict},
 	{"drain: queues empty, connections closed", test_drain},
