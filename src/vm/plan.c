@@ -218,11 +218,12 @@ int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a)
 		ret = ts_vm_argv_add(a, "-serial");
 	if (!ret)
 		ret = ts_vm_argv_add(a, "chardev:con");
-	if (!ret)
+	/* A sealed guest's root is its initramfs, and its current directory a packed copy. */
+	if (!ret && !p->sealed)
 		ret = add_share(a, "fsroot", TS_VM_TAG_ROOT, "/", true, p->passthrough);
 	if (!ret)
 		ret = add_share(a, "fsctl", TS_VM_TAG_CTL, p->ctl, false, p->passthrough);
-	if (!ret)
+	if (!ret && !p->sealed)
 		ret = add_share(a, "fscwd", TS_VM_TAG_CWD, p->cwd, false, p->passthrough);
 	if (!ret && p->out)
 		ret = add_share(a, "fsout", TS_VM_TAG_OUT, p->out, false, p->passthrough);
@@ -300,6 +301,31 @@ int ts_vm_cmdline(char *buf, size_t len, bool kvm, bool initramfs, const char *i
 				 " rootfstype=9p rootflags=" TS_VM_9P_ROOT_OPTS " ro init=",
 		     initramfs ? "" : init, append && *append ? " " : "", append ? append : "",
 		     initramfs ? "" : " -- vm --guest-init");
+	if (n < 0 || (size_t)n >= len) {
+		ts_err_set(err, "kernel command line longer than %zu bytes", len - 1);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+int ts_vm_cmdline_sealed(char *buf, size_t len, const char *init, const char *append,
+			 const char *extra, struct ts_err *err)
+{
+	int n;
+
+	if (has_space(init)) {
+		ts_err_set(err,
+			   "the tasshape binary's path '%s' has white space: the kernel command "
+			   "line cannot carry it",
+			   init);
+		return -EINVAL;
+	}
+	/* Virtual time runs under TCG: the HPET, as ts_vm_cmdline says why. */
+	n = snprintf(buf, len,
+		     "console=ttyS0 panic=-1 quiet loglevel=4 clocksource=hpet rdinit=%s%s%s%s%s "
+		     "-- vm --guest-init",
+		     init, append && *append ? " " : "", append ? append : "",
+		     extra && *extra ? " " : "", extra ? extra : "");
 	if (n < 0 || (size_t)n >= len) {
 		ts_err_set(err, "kernel command line longer than %zu bytes", len - 1);
 		return -ENOSPC;

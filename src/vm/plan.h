@@ -26,6 +26,13 @@
 #define TS_VM_9P_OPTS	   "trans=virtio,version=9p2000.L,msize=512000"
 #define TS_VM_9P_ROOT_OPTS TS_VM_9P_OPTS ",cache=loose"
 
+/*
+ * A sealed guest: its control files (conf, argv, env) are packed in this directory of the
+ * initramfs, and --out is a RAM directory at TS_VM_SEALED_OUT until CMD ends.
+ */
+#define TS_VM_SEALED_DIR "/.tasshape-vm"
+#define TS_VM_SEALED_OUT TS_VM_SEALED_DIR "/out"
+
 /* Modules the guest needs before its root filesystem exists. */
 extern const char *const ts_vm_boot_modules[];
 extern const size_t ts_vm_nboot_modules;
@@ -60,6 +67,7 @@ struct ts_vm_plan {
 	const char *cmdline;
 	const char *ctl, *cwd, *out;	 /* host directories; out may be NULL */
 	bool passthrough;		 /* 9p security model: passthrough (root) or none */
+	bool sealed;			 /* no root and no cwd share: the initramfs is the root */
 	const char *sock_out, *sock_err; /* unix sockets for CMD's stdout and stderr */
 	const char *console;		 /* file or unix socket for the kernel console */
 	bool console_is_socket;
@@ -96,6 +104,16 @@ bool ts_vm_icount_smp_ok(unsigned major, unsigned minor);
  */
 int ts_vm_cmdline(char *buf, size_t len, bool kvm, bool initramfs, const char *init,
 		  const char *append, struct ts_err *err);
+
+/*
+ * ts_vm_cmdline_sealed - the command line of a sealed guest: as
+ * ts_vm_cmdline under TCG, then "rdinit=@init" (the initramfs is the root
+ * and tasshape in it the first process), @append, @extra (NULL: none) and
+ * "-- vm --guest-init", the words the kernel passes to init. Returns 0,
+ * -EINVAL (a path with white space) or -ENOSPC.
+ */
+int ts_vm_cmdline_sealed(char *buf, size_t len, const char *init, const char *append,
+			 const char *extra, struct ts_err *err);
 
 /*
  * ts_vm_init_script - the initramfs's /init (run by a static busybox):
