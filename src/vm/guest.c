@@ -371,12 +371,25 @@ static int sealed_shares(bool quiet)
 	return ctl_fd < 0 ? -EIO : 0;
 }
 
-/* CMD's output, kept in the guest's RAM while it ran, to its virtio serial port @port. */
+/*
+ * CMD's output, kept in the guest's RAM while it ran, to its virtio serial port @port. The
+ * driver learns of the ports from QEMU's control messages after it was loaded: waited for,
+ * up to 10 s.
+ */
 static void sealed_relay(const char *file, const char *port)
 {
-	int in = open(file, O_RDONLY | O_CLOEXEC), out = open_port(port);
+	int in = open(file, O_RDONLY | O_CLOEXEC), out = open_port(port), tries;
 	char buf[65536];
 	ssize_t n;
+
+	for (tries = 0; out < 0 && tries < 200; tries++) {
+		struct timespec ts = {0, 50 * 1000 * 1000};
+
+		nanosleep(&ts, NULL);
+		out = open_port(port);
+	}
+	if (out < 0)
+		console("virtio serial port %s not found: CMD's output is lost", port);
 
 	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
 		if (write(out, buf, (size_t)n) != n)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/outfile.h"
 #include "io/sha256.h"
@@ -199,6 +200,9 @@ static int add_all(struct ts_seal *s, const struct ts_vm_conf *c, const char *se
 	/* The guest's init loads the shares' drivers with it after CMD. */
 	if (!ret && moddir)
 		ret = add_tool(s, "modprobe", true, err);
+	/* The kernel's own request_module() runs /sbin/modprobe, whatever PATH says. */
+	if (!ret && moddir && access("/sbin/modprobe", X_OK) == 0)
+		ret = ts_seal_add_path(s, "/sbin/modprobe", NULL, 0, err);
 	if (!ret && moddir)
 		ret = add_modules(s, c, moddir, err);
 	for (i = 0; !ret && c->seal_files && c->seal_files[i]; i++)

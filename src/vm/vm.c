@@ -615,7 +615,13 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		ts_err_set(err, "mkdir %s: %s", ctl, strerror(errno));
 		goto out;
 	}
-	res->sealed = c->seal && res->vclock;
+	/* The caller writes CMD's --out as TS_VM_SEALED_OUT for a sealed guest: it must be one. */
+	if (c->seal && !res->vclock) {
+		ts_err_set(err, "a sealed guest runs in virtual time only (--clock virtual)");
+		ret = -EINVAL;
+		goto out;
+	}
+	res->sealed = c->seal;
 	{
 		struct ts_vm_conf cc = *c;
 

@@ -57,15 +57,15 @@ struct ts_vm_conf {
 	const char *modprobe[TS_VM_MAX_MODPROBE];
 	unsigned nmodprobe;
 	/*
-	 * Seal the guest when it runs in virtual time (docs/kernels.md, "Sealed guests"): CMD
-	 * runs from an initramfs that holds this tasshape, @seal_tools (looked up in PATH; a
-	 * missing one is an error) and @seal_tools_opt (packed when found), their libraries,
-	 * the modules of @seal_modules, @modprobe and the shares' drivers with their
-	 * dependencies, the /etc files they read, @seal_files (host paths, packed at the same
-	 * path) and the current directory (empty but for those). Nothing is shared until CMD
-	 * ends: --out is then a directory of the guest's RAM at TS_VM_SEALED_OUT (CMD must
-	 * write there), copied into @out after CMD by the guest's init, as CMD's stdout and
-	 * stderr reach the host only then. All lists NULL-terminated, or NULL.
+	 * Seal the guest, which must run in virtual time (else -EINVAL; docs/kernels.md,
+	 * "Sealed guests"): CMD runs from an initramfs that holds this tasshape, @seal_tools
+	 * (looked up in PATH; a missing one is an error) and @seal_tools_opt (packed when
+	 * found), their libraries, the modules of @seal_modules, @modprobe and the shares'
+	 * drivers with their dependencies, the /etc files they read, @seal_files (host paths,
+	 * packed at the same path) and the current directory (empty but for those). Nothing
+	 * is shared until CMD ends: --out is a directory of the guest's RAM at
+	 * TS_VM_SEALED_OUT (CMD must write there), copied into @out by the guest's init after
+	 * CMD; CMD's stdout and stderr reach the host only then. Lists NULL-terminated, or NULL.
 	 */
 	bool seal;
 	const char *const *seal_tools, *const *seal_tools_opt;
