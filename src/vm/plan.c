@@ -541,6 +541,78 @@ void ts_vm_modlist_free(struct ts_vm_modlist *l)
 	l->n = 0;
 }
 
+static size_t add_name(char (*out)[64], size_t n, size_t max, const char *w, size_t len)
+{
+	char name[64];
+	size_t i;
+
+	if (!len || len >= sizeof(name))
+		return n;
+	memcpy(name, w, len);
+	name[len] = '\0';
+	for (i = 0; i < n; i++)
+		if (!strcmp(out[i], name))
+			return n;
+	if (n == max)
+		return n;
+	memcpy(out[n], name, len + 1);
+	return n + 1;
+}
+
+/* Adds @w and the modules of each "alias @w MODULE" line of @alias. */
+static size_t add_aliased(const char *alias, char (*out)[64], size_t n, size_t max, const char *w,
+			  size_t len)
+{
+	const char *l = alias;
+
+	n = add_name(out, n, max, w, len);
+	while (l && *l) {
+		const char *end = strchr(l, '\n');
+
+		if (!end)
+			end = l + strlen(l);
+		if (!strncmp(l, "alias ", 6) && (size_t)(end - l) > 6 + len &&
+		    !strncmp(l + 6, w, len) && l[6 + len] == ' ') {
+			const char *m = l + 7 + len;
+
+			n = add_name(out, n, max, m, strcspn(m, " \t\n"));
+		}
+		l = *end ? end + 1 : NULL;
+	}
+	return n;
+}
+
+size_t ts_vm_softdeps(const char *softdep, const char *alias, const char *name, char (*out)[64],
+		      size_t n, size_t max)
+{
+	const char *l = softdep;
+	size_t nl = strlen(name);
+
+	while (l && *l) {
+		const char *end = strchr(l, '\n'), *p;
+
+		if (!end)
+			end = l + strlen(l);
+		if (!strncmp(l, "softdep ", 8) && (size_t)(end - l) > 8 + nl &&
+		    !strncmp(l + 8, name, nl) && l[8 + nl] == ' ') {
+			for (p = l + 8 + nl; p < end;) {
+				size_t wl;
+
+				while (p < end && (*p == ' ' || *p == '\t'))
+					p++;
+				wl = strcspn(p, " \t\n");
+				if (p + wl > end)
+					wl = (size_t)(end - p);
+				if (wl && p[wl - 1] != ':') /* not "pre:" or "post:" */
+					n = add_aliased(alias, out, n, max, p, wl);
+				p += wl;
+			}
+		}
+		l = *end ? end + 1 : NULL;
+	}
+	return n;
+}
+
 int ts_vm_bzimage_version(const unsigned char *img, size_t len, char *out, size_t outlen)
 {
 	size_t off, i;

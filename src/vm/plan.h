@@ -139,6 +139,18 @@ int ts_vm_moddep_resolve(const char *dep, const char *builtin, const char *const
 			 size_t nwant, struct ts_vm_modlist *out, struct ts_err *err);
 void ts_vm_modlist_free(struct ts_vm_modlist *l);
 
+/*
+ * ts_vm_softdeps - the modules that modprobe loads with module @name besides
+ * its modules.dep closure: the words of its "softdep @name pre: ... post: ..."
+ * lines in @softdep (modules.softdep), each followed by the modules that
+ * @alias (modules.alias; NULL: none) lists for it as an exact alias
+ * ("softdep libcrc32c pre: crc32c" needs crc32c_intel or crc32c_generic).
+ * Appends to @out (@n names so far, at most @max, each once) and returns
+ * the new count.
+ */
+size_t ts_vm_softdeps(const char *softdep, const char *alias, const char *name, char (*out)[64],
+		      size_t n, size_t max);
+
 /* Kernel-style module name of @path ("kernel/fs/9p/9p.ko.xz" -> "9p") into @name. */
 void ts_vm_modname(const char *path, char *name, size_t len);
 

@@ -90,44 +90,69 @@ static int add_so_dir(struct ts_seal *s, const char *dir, struct ts_err *err)
 	return ret;
 }
 
-/* Module @name with what it depends on (none when built in, or when the kernel lacks it). */
-static int add_module(struct ts_seal *s, const char *moddir, const char *gdir, const char *dep,
-		      const char *builtin, const char *name, struct ts_err *err)
+/* A kernel's modules directory and depmod's files read from it. */
+struct modctx {
+	const char *moddir, *gdir; /* on the host, and in the image */
+	char *dep, *builtin, *softdep, *alias;
+};
+
+/*
+ * Module @name with what it depends on (none when built in, or when the kernel lacks it), and
+ * the soft dependencies modprobe loads with each (libcrc32c's crc32c implementation).
+ */
+static int add_module(struct ts_seal *s, const struct modctx *m, const char *name, int depth,
+		      struct ts_err *err)
 {
 	struct ts_vm_modlist ml = {0};
+	char soft[16][64];
+	size_t i, k, nsoft = 0;
 	struct ts_err e;
-	size_t i;
 	int ret;
 
-	ret = ts_vm_moddep_resolve(dep, builtin, &name, 1, &ml, &e);
+	ret = ts_vm_moddep_resolve(m->dep, m->builtin, &name, 1, &ml, &e);
 	/* Not in this kernel: the run's modprobe says so in the guest, as on a host. */
 	if (ret == -ENOENT)
 		return 0;
 	if (ret < 0) {
-		ts_err_set(err, "%s/modules.dep: %s", moddir, e.msg);
+		ts_err_set(err, "%s/modules.dep: %s", m->moddir, e.msg);
 		goto out;
 	}
 	for (i = 0; i < ml.n && !ret; i++) {
-		char src[PATH_MAX + 512], dst[PATH_MAX + 512];
+		char src[PATH_MAX + 512], dst[PATH_MAX + 512], mod[64];
 
-		snprintf(src, sizeof(src), "%s/%s", moddir, ml.path[i]);
-		snprintf(dst, sizeof(dst), "%s/%s", gdir, ml.path[i]);
+		snprintf(src, sizeof(src), "%s/%s", m->moddir, ml.path[i]);
+		snprintf(dst, sizeof(dst), "%s/%s", m->gdir, ml.path[i]);
 		ret = ts_seal_add_file_as(s, dst, src, err);
+		ts_vm_modname(ml.path[i], mod, sizeof(mod));
+		nsoft = ts_vm_softdeps(m->softdep, m->alias, mod, soft, nsoft, 16);
 	}
+	/* Soft dependencies of soft dependencies are rare: two levels are plenty. */
+	for (k = 0; k < nsoft && !ret && depth < 2; k++)
+		ret = add_module(s, m, soft[k], depth + 1, err);
 out:
 	ts_vm_modlist_free(&ml);
 	return ret;
 }
 
+/* depmod's file @name of @m->moddir, or NULL when it has none. */
+static char *read_index(const struct modctx *m, const char *name)
+{
+	char p[PATH_MAX + 64], *text = NULL;
+	size_t len;
+
+	snprintf(p, sizeof(p), "%s/%s", m->moddir, name);
+	return ts_vm_read_file(p, &text, &len) < 0 ? NULL : text;
+}
+
 static int add_modules(struct ts_seal *s, const struct ts_vm_conf *c, const char *moddir,
 		       struct ts_err *err)
 {
-	char gdir[PATH_MAX + 300], libdir[PATH_MAX], p[PATH_MAX + 300], *dep = NULL,
-									*builtin = NULL;
+	char gdir[PATH_MAX + 300], libdir[PATH_MAX];
 	const char *rel = strrchr(moddir, '/');
+	struct modctx m = {.moddir = moddir, .gdir = gdir};
 	struct dirent *de;
-	size_t len, i;
 	DIR *d = NULL;
+	size_t i;
 	int ret;
 
 	rel = rel ? rel + 1 : moddir;
@@ -136,26 +161,28 @@ static int add_modules(struct ts_seal *s, const struct ts_vm_conf *c, const char
 	if (ret < 0)
 		return ret;
 	snprintf(gdir, sizeof(gdir), "%s/modules/%s", libdir, rel);
-	snprintf(p, sizeof(p), "%s/modules.dep", moddir);
-	ret = ts_vm_read_file(p, &dep, &len);
-	if (ret < 0) {
-		ts_err_set(err, "%s: %s (run depmod -b on the tree that holds lib/modules)", p,
-			   strerror(-ret));
+	m.dep = read_index(&m, "modules.dep");
+	if (!m.dep) {
+		ts_err_set(err,
+			   "%s/modules.dep: cannot read it (run depmod -b on the tree that "
+			   "holds lib/modules)",
+			   moddir);
+		ret = -ENOENT;
 		goto out;
 	}
-	snprintf(p, sizeof(p), "%s/modules.builtin", moddir);
-	if (ts_vm_read_file(p, &builtin, &len) < 0)
-		builtin = NULL;
+	m.builtin = read_index(&m, "modules.builtin");
+	m.softdep = read_index(&m, "modules.softdep");
+	m.alias = read_index(&m, "modules.alias");
 	for (i = 0; !ret && c->seal_modules && c->seal_modules[i]; i++)
-		ret = add_module(s, moddir, gdir, dep, builtin, c->seal_modules[i], err);
+		ret = add_module(s, &m, c->seal_modules[i], 0, err);
 	for (i = 0; !ret && after_modules[i]; i++)
-		ret = add_module(s, moddir, gdir, dep, builtin, after_modules[i], err);
+		ret = add_module(s, &m, after_modules[i], 0, err);
 	for (i = 0; !ret && i < c->nmodprobe; i++) {
 		char name[256];
 
 		snprintf(name, sizeof(name), "%.*s", (int)strcspn(c->modprobe[i], " \t"),
 			 c->modprobe[i]);
-		ret = add_module(s, moddir, gdir, dep, builtin, name, err);
+		ret = add_module(s, &m, name, 0, err);
 	}
 	/* depmod's indexes: modprobe reads them to find a module and what it needs. */
 	d = ret ? NULL : opendir(moddir);
@@ -171,8 +198,10 @@ static int add_modules(struct ts_seal *s, const struct ts_vm_conf *c, const char
 out:
 	if (d)
 		closedir(d);
-	free(dep);
-	free(builtin);
+	free(m.dep);
+	free(m.builtin);
+	free(m.softdep);
+	free(m.alias);
 	return ret;
 }
 

@@ -428,7 +428,42 @@ static void test_qemu_argv_sealed(void)
 	ts_vm_argv_free(&a);
 }
 
+/* Soft dependencies, "pre:" and "post:" alike, each with the modules its exact alias names. */
+static void test_softdeps(void)
+{
+	static const char softdep[] = "# Soft dependencies\n"
+				      "softdep ext4 pre: crypto-crc32c\n"
+				      "softdep libcrc32c pre: crc32c\n"
+				      "softdep libcrc32cx pre: nope\n"
+				      "softdep vfio post: vfio_iommu_type1 vfio_iommu_spapr_tce\n"
+				      "softdep cifs gcm\n";
+	static const char alias[] = "alias crypto-crc32c crc32c_intel\n"
+				    "alias crc32c crc32c_intel\n"
+				    "alias crc32c-x crc32c_x\n"
+				    "alias crc32c crc32c_generic\n";
+	char out[4][64];
+	size_t n;
+
+	n = ts_vm_softdeps(softdep, alias, "libcrc32c", out, 0, 4);
+	TSU_EQ(n, 3);
+	CU_ASSERT_STRING_EQUAL(out[0], "crc32c");
+	CU_ASSERT_STRING_EQUAL(out[1], "crc32c_intel");
+	CU_ASSERT_STRING_EQUAL(out[2], "crc32c_generic");
+	/* Each once; appended; bounded by max. */
+	n = ts_vm_softdeps(softdep, alias, "ext4", out, n, 4);
+	TSU_EQ(n, 4);
+	CU_ASSERT_STRING_EQUAL(out[3], "crypto-crc32c");
+	TSU_EQ(ts_vm_softdeps(softdep, NULL, "vfio", out, 0, 4), 2);
+	CU_ASSERT_STRING_EQUAL(out[0], "vfio_iommu_type1");
+	CU_ASSERT_STRING_EQUAL(out[1], "vfio_iommu_spapr_tce");
+	TSU_EQ(ts_vm_softdeps(softdep, alias, "cifs", out, 0, 4), 1);
+	CU_ASSERT_STRING_EQUAL(out[0], "gcm");
+	TSU_EQ(ts_vm_softdeps(softdep, alias, "veth", out, 0, 4), 0);
+	TSU_EQ(ts_vm_softdeps(NULL, alias, "veth", out, 0, 4), 0);
+}
+
 static const struct tsu_test tests[] = {
+	{"module soft dependencies and their aliases", test_softdeps},
 	{"ELF headers: interpreter, needed libraries, run path, bounds", test_elf_parse},
 	{"made-up tree: libraries, links, closure, reproducible archive, bounds", test_seal_tree},
 	{"sealed kernel command line", test_cmdline_sealed},
