@@ -13,6 +13,8 @@
 
 #include "io/json.h"
 #include "exec/exec_result.h"
+#include "exec/exec_seal.h"
+#include "exec/exec_warm.h"
 #include "exec/exec_vm.h"
 #include "vm/plan.h"
 #include "vm/vm.h"
@@ -36,6 +38,13 @@ static json_object *vm_json(const struct ts_exp_kernel *k, const char *image,
 		json_object_object_add(o, "icount_shift", json_object_new_int(TS_VM_ICOUNT_SHIFT));
 		json_object_object_add(o, "rtc_base", json_object_new_string(TS_VM_RTC_BASE));
 		json_object_object_add(o, "qemu_seed", json_object_new_int((int)TS_VM_QEMU_SEED));
+	}
+	/* How the guest was booted: from a sealed image (which one), or on the host's files. */
+	json_object_object_add(o, "sealed", json_object_new_boolean(r->sealed));
+	if (r->sealed) {
+		json_object_object_add(o, "image_bytes",
+				       json_object_new_int64((int64_t)r->image_bytes));
+		json_object_object_add(o, "image_sha256", json_object_new_string(r->image_sha256));
 	}
 	json_object_object_add(o, "cpus", json_object_new_int((int)r->cpus));
 	json_object_object_add(o, "clocksource", json_object_new_string(r->clocksource));
@@ -134,6 +143,7 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 	char spec[PATH_MAX], specdir[PATH_MAX], *slash;
 	char rep[16], idx[16], seed[24], len[24], delay[24];
 	char *argv[12];
+	struct ts_exp_seal_files files = {0};
 	json_object *vm = NULL;
 	ssize_t n;
 	size_t i;
@@ -199,6 +209,22 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 	    (conf.clock == TS_VM_CLOCK_AUTO && conf.accel == TS_VM_ACCEL_TCG))
 		conf.timeout = 100 * (run->length + 2 * run->delay) + 600 * TS_NSEC_PER_SEC;
 
+	/*
+	 * In virtual time the guest is sealed (vm.h): it runs from an image of every file it
+	 * needs and writes the run directory in its RAM at a path of its own, the same for
+	 * every run, so that two runs of one configuration boot the same image.
+	 */
+	conf.seal = conf.clock == TS_VM_CLOCK_VIRTUAL ||
+		    (conf.clock == TS_VM_CLOCK_AUTO && conf.accel == TS_VM_ACCEL_TCG);
+	if (conf.seal) {
+		ret = ts_exp_seal_files(run, spec, &files, err, errlen);
+		if (ret < 0)
+			return ret;
+		conf.seal_tools = ts_exp_seal_tools;
+		conf.seal_tools_opt = ts_exp_seal_tools_opt;
+		conf.seal_modules = ts_exp_warm_modules;
+		conf.seal_files = (const char *const *)files.path;
+	}
 	snprintf(rep, sizeof(rep), "%u", run->rep);
 	snprintf(idx, sizeof(idx), "%u", run->index);
 	snprintf(seed, sizeof(seed), "%" PRIu64, run->seed);
@@ -213,9 +239,10 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 	argv[6] = seed;
 	argv[7] = len;
 	argv[8] = delay;
-	argv[9] = dir;
+	argv[9] = conf.seal ? (char *)TS_VM_SEALED_OUT : dir;
 	argv[10] = NULL;
 	ret = ts_vm_run(&conf, argv, &res, &terr);
+	ts_exp_seal_files_free(&files);
 	if (ret < 0) {
 		snprintf(err, errlen, "kernel %s: %s", k->name, terr.msg);
 		/*

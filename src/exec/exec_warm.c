@@ -15,24 +15,29 @@ static void run_quiet(char *const argv[])
 	ts_proc_release(&p);
 }
 
+/*
+ * The kernel modules a run loads on demand (listed from /proc/modules before and after a run
+ * in Debian's 6.1 guest): the diag ones load at the first socket sample, in the middle of the
+ * measurement, each a read of its .ko over 9p.
+ */
+const char *const ts_exp_warm_modules[] = {"veth",	    "nfnetlink_queue",
+					   "xt_NFQUEUE",    "xt_comment",
+					   "xt_MASQUERADE", "nft_compat",
+					   "nft_chain_nat", "nf_nat",
+					   "nf_conntrack",  "inet_diag",
+					   "tcp_diag",	    "udp_diag",
+					   "libcrc32c",	    NULL};
+
 void ts_exp_exec_warm(const char *self)
 {
-	/*
-	 * The kernel modules a run loads on demand (listed from /proc/modules before and after a
-	 * run in Debian's 6.1 guest): the diag ones load at the first socket sample, in the middle
-	 * of the measurement, each a read of its .ko over 9p.
-	 */
-	static const char *const modules[] = {
-		"veth",	      "nfnetlink_queue", "xt_NFQUEUE", "xt_comment",   "xt_MASQUERADE",
-		"nft_compat", "nft_chain_nat",	 "nf_nat",     "nf_conntrack", "inet_diag",
-		"tcp_diag",   "udp_diag",	 "libcrc32c"};
+	static const char *const *const modules = ts_exp_warm_modules;
 	static const char *const tools[][2] = {{"iptables", "-V"},	{"ip6tables", "-V"},
 					       {"iptables-save", "-V"}, {"ip6tables-save", "-V"},
 					       {"iperf3", "-v"},	{"irtt", "version"},
 					       {"ping", "-V"},		{"flent", "--version"}};
 	size_t i;
 
-	for (i = 0; i < sizeof(modules) / sizeof(modules[0]); i++) {
+	for (i = 0; modules[i]; i++) {
 		char *argv[] = {"modprobe", "-q", (char *)modules[i], NULL};
 
 		run_quiet(argv);

@@ -22,4 +22,7 @@
  */
 void ts_exp_exec_warm(const char *self);
 
+/* The modules of ts_exp_exec_warm, NULL-terminated (also what a sealed guest packs). */
+extern const char *const ts_exp_warm_modules[];
+
 #endif

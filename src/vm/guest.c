@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "vm/plan.h"
+#include "io/copytree.h"
 #include "io/proc.h"
 #include "vm/capture.h"
 #include "vm/vm.h"
@@ -81,6 +82,10 @@ static __attribute__((noreturn)) void power_off(void)
 		pause();
 }
 
+/* A sealed guest (its conf in the initramfs): the control share is mounted after CMD only. */
+static bool sealed;
+static int sealed_shares(bool quiet);
+
 static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...)
 {
 	char msg[300], line[320];
@@ -90,6 +95,9 @@ static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	console("%s", msg);
+	/* A sealed guest that fails before its shares are up still reports why. */
+	if (sealed && ctl_fd < 0)
+		sealed_shares(true);
 	snprintf(line, sizeof(line), "error=%s\n", msg);
 	report(line);
 	power_off();
@@ -210,8 +218,11 @@ static void read_line(const char *path, char *buf, size_t len)
 	fclose(f);
 }
 
-/* Runs modprobe with the words of @line, its output on the console; dies when it fails. */
-static void modprobe(const char *line)
+/*
+ * Runs modprobe with the words of @line, its output on the console; dies when it fails, or
+ * returns -EIO when @quiet.
+ */
+static int modprobe_run(const char *line, bool quiet)
 {
 	char copy[512], *words[34], *save = NULL, *w;
 	struct ts_err err;
@@ -232,10 +243,18 @@ static void modprobe(const char *line)
 	st = ts_proc_run(&p, -1, &err);
 	if (fd >= 0)
 		close(fd);
+	if (st && quiet)
+		return -EIO;
 	if (st < 0)
 		die("modprobe %s: %s", line, err.msg);
 	if (st)
 		die("modprobe %s failed (see the console above)", line);
+	return 0;
+}
+
+static void modprobe(const char *line)
+{
+	modprobe_run(line, false);
 }
 
 static double uptime_s(void)
@@ -320,6 +339,218 @@ static pid_t start_cmd(const struct ts_vm_guest_conf *g, char **argv, char **env
 	return pid;
 }
 
+/*
+ * After CMD in a sealed guest: the drivers of the shares and ports (modules of the image, when
+ * the kernel has any), then the control share. Returns 0, or -EIO when @quiet.
+ */
+static int sealed_shares(bool quiet)
+{
+	static const char *const mods[] = {"virtio_pci", "9pnet_virtio", "9p", "virtio_console"};
+	const char *dir = TS_VM_SEALED_DIR "/ctl";
+	char p[200];
+	struct utsname u;
+	struct stat st;
+	size_t i;
+
+	uname(&u);
+	snprintf(p, sizeof(p), "/lib/modules/%s", u.release);
+	for (i = 0; stat(p, &st) == 0 && i < sizeof(mods) / sizeof(mods[0]); i++)
+		if (modprobe_run(mods[i], quiet) < 0)
+			return -EIO;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		if (quiet)
+			return -EIO;
+		die("mkdir %s: %s", dir, strerror(errno));
+	}
+	if (mount(TS_VM_TAG_CTL, dir, "9p", 0, TS_VM_9P_OPTS) < 0) {
+		if (quiet)
+			return -EIO;
+		die("mount %s on %s (9p): %s", TS_VM_TAG_CTL, dir, strerror(errno));
+	}
+	ctl_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return ctl_fd < 0 ? -EIO : 0;
+}
+
+/*
+ * CMD's output, kept in the guest's RAM while it ran, to its virtio serial port @port. The
+ * driver learns of the ports from QEMU's control messages after it was loaded: waited for,
+ * up to 10 s.
+ */
+static void sealed_relay(const char *file, const char *port)
+{
+	int in = open(file, O_RDONLY | O_CLOEXEC), out = open_port(port), tries;
+	char buf[65536];
+	ssize_t n;
+
+	for (tries = 0; out < 0 && tries < 200; tries++) {
+		struct timespec ts = {0, 50 * 1000 * 1000};
+
+		nanosleep(&ts, NULL);
+		out = open_port(port);
+	}
+	if (out < 0)
+		console("virtio serial port %s not found: CMD's output is lost", port);
+
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+}
+
+/* Starts CMD in a sealed guest: its stdout and stderr to files of the guest's RAM. */
+static pid_t sealed_start(const struct ts_vm_guest_conf *g, char **argv, char **envp)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY),
+		    out = open(TS_VM_SEALED_DIR "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0600),
+		    err = open(TS_VM_SEALED_DIR "/stderr", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		sigset_t all;
+
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		setsid();
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		if (chdir(g->cwd) < 0) {
+			dprintf(2, "tasshape vm: cd %s: %s\n", g->cwd, strerror(errno));
+			_exit(126);
+		}
+		environ = envp;
+		execvp(argv[0], argv);
+		dprintf(2, "tasshape vm: %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	return pid;
+}
+
+/* The share of --out, mounted after CMD; the RAM copy of TS_VM_SEALED_OUT copied into it. */
+static void sealed_copy_out(const struct ts_vm_guest_conf *g)
+{
+	const char *dir = TS_VM_SEALED_DIR "/share";
+	char msg[512] = "";
+
+	if (!g->out[0])
+		return;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		die("mkdir %s: %s", dir, strerror(errno));
+	must_mount(TS_VM_TAG_OUT, dir, "9p", 0, TS_VM_9P_OPTS);
+	if (ts_copy_tree(g->out, dir, 0, msg, sizeof(msg)) < 0)
+		die("copying the output to the host: %s", msg);
+	if (umount(dir) < 0)
+		console("umount %s: %s", dir, strerror(errno));
+}
+
+static int wait_cmd(pid_t pid);
+
+/*
+ * The init of a sealed guest: its root is the initramfs, which holds every file CMD runs
+ * (docs/kernels.md, "Sealed guests"). Nothing reaches the host, and nothing comes from it,
+ * until CMD has ended: no 9p before, and CMD's output goes to the guest's RAM.
+ */
+static __attribute__((noreturn)) void sealed_main(void)
+{
+	char *conf_txt, *argv_buf, *env_buf, **argv, **envp, status[512], cs[32];
+	struct ts_vm_guest_conf g;
+	struct ts_err err = {{0}};
+	size_t len, alen, elen;
+	struct utsname u;
+	unsigned i;
+	int st;
+
+	sealed = true;
+	umask(022);
+	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL); /* may exist already */
+	must_mount("proc", "/proc", "proc", 0, NULL);
+	must_mount("sysfs", "/sys", "sysfs", 0, NULL);
+	try_mount("devpts", "/dev/pts", "devpts", "newinstance,ptmxmode=0666");
+	try_mount("tmpfs", "/dev/shm", "tmpfs", NULL);
+	try_mount("cgroup2", "/sys/fs/cgroup", "cgroup2", NULL);
+	try_mount("bpf", "/sys/fs/bpf", "bpf", NULL);
+	/*
+	 * No tmpfs on /tmp and /run: the root is the guest's RAM already, and a spec or trace
+	 * packed at its host path under /tmp (a test's) would be covered.
+	 */
+	if (chmod("/tmp", 01777) < 0)
+		console("chmod /tmp: %s", strerror(errno));
+	/* The control files were packed beside tasshape: read them from the image. */
+	ctl_fd = open(TS_VM_SEALED_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ctl_fd < 0)
+		die("open %s: %s", TS_VM_SEALED_DIR, strerror(errno));
+	conf_txt = read_ctl("conf", &len);
+	argv_buf = read_ctl("argv", &alen);
+	env_buf = read_ctl("env", &elen);
+	close(ctl_fd);
+	ctl_fd = -1;
+	if (ts_vm_conf_parse(conf_txt, &g, &err) < 0)
+		die("%s", err.msg);
+	argv = unpack_vec(argv_buf, alen);
+	envp = unpack_vec(env_buf, elen);
+	if (!argv[0])
+		die("no command");
+	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs,
+		  sizeof(cs));
+	uname(&u);
+	if (sethostname("tasshape-vm", strlen("tasshape-vm")) < 0)
+		console("sethostname: %s", strerror(errno));
+	lo_up();
+	for (i = 0; i < g.nmodprobe; i++)
+		modprobe(g.modprobe[i]);
+	if (g.out[0] && ts_vm_mkdir_p(g.out, 0755) < 0)
+		die("mkdir %s: %s", g.out, strerror(errno));
+	snprintf(status, sizeof(status), "clocksource=%s\nrelease=%s\nboot=%.3f\nsealed=1\n", cs,
+		 u.release, uptime_s());
+	st = wait_cmd(sealed_start(&g, argv, envp));
+	sync();
+	sealed_shares(false);
+	sealed_relay(TS_VM_SEALED_DIR "/stdout", TS_VM_PORT_STDOUT);
+	sealed_relay(TS_VM_SEALED_DIR "/stderr", TS_VM_PORT_STDERR);
+	sealed_copy_out(&g);
+	if (WIFEXITED(st))
+		snprintf(status + strlen(status), sizeof(status) - strlen(status), "exit=%d\n",
+			 WEXITSTATUS(st));
+	else
+		snprintf(status + strlen(status), sizeof(status) - strlen(status), "signal=%d\n",
+			 WTERMSIG(st));
+	report(status);
+	power_off();
+}
+
+/* Reaps every process until CMD (@pid) ends, then ends what it left; CMD's wait status. */
+static int wait_cmd(pid_t pid)
+{
+	int st = 0;
+	pid_t w;
+
+	/* PID 1 reaps every orphan; CMD's own status is the one that counts. */
+	for (;;) {
+		int s;
+
+		w = waitpid(-1, &s, 0);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			die("waitpid: %s", strerror(errno));
+		if (w == pid) {
+			st = s;
+			break;
+		}
+	}
+	/* Nothing CMD left behind survives it. */
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	return st;
+}
+
 int ts_vm_guest_main(void)
 {
 	char *conf_txt, *argv_buf, *env_buf, **argv, **envp, status[512], cs[32];
@@ -329,7 +560,7 @@ int ts_vm_guest_main(void)
 	struct utsname u;
 	unsigned i;
 	int st = 0;
-	pid_t pid, w;
+	pid_t pid;
 
 	if (getpid() != 1) {
 		fprintf(stderr,
@@ -337,6 +568,8 @@ int ts_vm_guest_main(void)
 			"it runs as PID 1 only\n");
 		return 2;
 	}
+	if (access(TS_VM_SEALED_DIR "/conf", F_OK) == 0)
+		sealed_main();
 	umask(022);
 	/* The kernel starts init with HOME and TERM only; modprobe lives in sbin. */
 	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
@@ -375,24 +608,7 @@ int ts_vm_guest_main(void)
 	snprintf(status, sizeof(status), "clocksource=%s\nrelease=%s\nboot=%.3f\n", cs, u.release,
 		 uptime_s());
 	pid = start_cmd(&g, argv, envp);
-	/* PID 1 reaps every orphan; CMD's own status is the one that counts. */
-	for (;;) {
-		int s;
-
-		w = waitpid(-1, &s, 0);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			die("waitpid: %s", strerror(errno));
-		if (w == pid) {
-			st = s;
-			break;
-		}
-	}
-	/* Nothing CMD left behind survives it. */
-	kill(-1, SIGKILL);
-	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-		;
+	st = wait_cmd(pid);
 	sync();
 	if (WIFEXITED(st))
 		snprintf(status + strlen(status), sizeof(status) - strlen(status), "exit=%d\n",

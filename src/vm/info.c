@@ -37,6 +37,12 @@ int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct t
 		ts_json_put_str(o, "rtc_base", TS_VM_RTC_BASE, &nomem);
 		ts_json_put(o, "qemu_seed", json_object_new_int((int)TS_VM_QEMU_SEED), &nomem);
 	}
+	/* Booted from a sealed image (which one), or on the host's files over 9p. */
+	ts_json_put(o, "sealed", json_object_new_boolean(r->sealed), &nomem);
+	if (r->sealed) {
+		ts_json_put(o, "image_bytes", ts_json_count(r->image_bytes), &nomem);
+		ts_json_put_str(o, "image_sha256", r->image_sha256, &nomem);
+	}
 	ts_json_put_str(o, "clocksource", r->clocksource[0] ? r->clocksource : NULL, &nomem);
 	ts_json_put(o, "cpus", json_object_new_int((int)r->cpus), &nomem);
 	ts_json_put(o, "memory_bytes", ts_json_count(c->memory ? c->memory : 1ULL << 30), &nomem);

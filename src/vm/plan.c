@@ -218,11 +218,12 @@ int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a)
 		ret = ts_vm_argv_add(a, "-serial");
 	if (!ret)
 		ret = ts_vm_argv_add(a, "chardev:con");
-	if (!ret)
+	/* A sealed guest's root is its initramfs, and its current directory a packed copy. */
+	if (!ret && !p->sealed)
 		ret = add_share(a, "fsroot", TS_VM_TAG_ROOT, "/", true, p->passthrough);
 	if (!ret)
 		ret = add_share(a, "fsctl", TS_VM_TAG_CTL, p->ctl, false, p->passthrough);
-	if (!ret)
+	if (!ret && !p->sealed)
 		ret = add_share(a, "fscwd", TS_VM_TAG_CWD, p->cwd, false, p->passthrough);
 	if (!ret && p->out)
 		ret = add_share(a, "fsout", TS_VM_TAG_OUT, p->out, false, p->passthrough);
@@ -300,6 +301,31 @@ int ts_vm_cmdline(char *buf, size_t len, bool kvm, bool initramfs, const char *i
 				 " rootfstype=9p rootflags=" TS_VM_9P_ROOT_OPTS " ro init=",
 		     initramfs ? "" : init, append && *append ? " " : "", append ? append : "",
 		     initramfs ? "" : " -- vm --guest-init");
+	if (n < 0 || (size_t)n >= len) {
+		ts_err_set(err, "kernel command line longer than %zu bytes", len - 1);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+int ts_vm_cmdline_sealed(char *buf, size_t len, const char *init, const char *append,
+			 const char *extra, struct ts_err *err)
+{
+	int n;
+
+	if (has_space(init)) {
+		ts_err_set(err,
+			   "the tasshape binary's path '%s' has white space: the kernel command "
+			   "line cannot carry it",
+			   init);
+		return -EINVAL;
+	}
+	/* Virtual time runs under TCG: the HPET, as ts_vm_cmdline says why. */
+	n = snprintf(buf, len,
+		     "console=ttyS0 panic=-1 quiet loglevel=4 clocksource=hpet rdinit=%s%s%s%s%s "
+		     "-- vm --guest-init",
+		     init, append && *append ? " " : "", append ? append : "",
+		     extra && *extra ? " " : "", extra ? extra : "");
 	if (n < 0 || (size_t)n >= len) {
 		ts_err_set(err, "kernel command line longer than %zu bytes", len - 1);
 		return -ENOSPC;
@@ -513,6 +539,78 @@ void ts_vm_modlist_free(struct ts_vm_modlist *l)
 	for (i = 0; i < l->n; i++)
 		free(l->path[i]);
 	l->n = 0;
+}
+
+static size_t add_name(char (*out)[64], size_t n, size_t max, const char *w, size_t len)
+{
+	char name[64];
+	size_t i;
+
+	if (!len || len >= sizeof(name))
+		return n;
+	memcpy(name, w, len);
+	name[len] = '\0';
+	for (i = 0; i < n; i++)
+		if (!strcmp(out[i], name))
+			return n;
+	if (n == max)
+		return n;
+	memcpy(out[n], name, len + 1);
+	return n + 1;
+}
+
+/* Adds @w and the modules of each "alias @w MODULE" line of @alias. */
+static size_t add_aliased(const char *alias, char (*out)[64], size_t n, size_t max, const char *w,
+			  size_t len)
+{
+	const char *l = alias;
+
+	n = add_name(out, n, max, w, len);
+	while (l && *l) {
+		const char *end = strchr(l, '\n');
+
+		if (!end)
+			end = l + strlen(l);
+		if (!strncmp(l, "alias ", 6) && (size_t)(end - l) > 6 + len &&
+		    !strncmp(l + 6, w, len) && l[6 + len] == ' ') {
+			const char *m = l + 7 + len;
+
+			n = add_name(out, n, max, m, strcspn(m, " \t\n"));
+		}
+		l = *end ? end + 1 : NULL;
+	}
+	return n;
+}
+
+size_t ts_vm_softdeps(const char *softdep, const char *alias, const char *name, char (*out)[64],
+		      size_t n, size_t max)
+{
+	const char *l = softdep;
+	size_t nl = strlen(name);
+
+	while (l && *l) {
+		const char *end = strchr(l, '\n'), *p;
+
+		if (!end)
+			end = l + strlen(l);
+		if (!strncmp(l, "softdep ", 8) && (size_t)(end - l) > 8 + nl &&
+		    !strncmp(l + 8, name, nl) && l[8 + nl] == ' ') {
+			for (p = l + 8 + nl; p < end;) {
+				size_t wl;
+
+				while (p < end && (*p == ' ' || *p == '\t'))
+					p++;
+				wl = strcspn(p, " \t\n");
+				if (p + wl > end)
+					wl = (size_t)(end - p);
+				if (wl && p[wl - 1] != ':') /* not "pre:" or "post:" */
+					n = add_aliased(alias, out, n, max, p, wl);
+				p += wl;
+			}
+		}
+		l = *end ? end + 1 : NULL;
+	}
+	return n;
 }
 
 int ts_vm_bzimage_version(const unsigned char *img, size_t len, char *out, size_t outlen)

@@ -26,6 +26,13 @@
 #define TS_VM_9P_OPTS	   "trans=virtio,version=9p2000.L,msize=512000"
 #define TS_VM_9P_ROOT_OPTS TS_VM_9P_OPTS ",cache=loose"
 
+/*
+ * A sealed guest: its control files (conf, argv, env) are packed in this directory of the
+ * initramfs, and --out is a RAM directory at TS_VM_SEALED_OUT until CMD ends.
+ */
+#define TS_VM_SEALED_DIR "/.tasshape-vm"
+#define TS_VM_SEALED_OUT TS_VM_SEALED_DIR "/out"
+
 /* Modules the guest needs before its root filesystem exists. */
 extern const char *const ts_vm_boot_modules[];
 extern const size_t ts_vm_nboot_modules;
@@ -60,6 +67,7 @@ struct ts_vm_plan {
 	const char *cmdline;
 	const char *ctl, *cwd, *out;	 /* host directories; out may be NULL */
 	bool passthrough;		 /* 9p security model: passthrough (root) or none */
+	bool sealed;			 /* no root and no cwd share: the initramfs is the root */
 	const char *sock_out, *sock_err; /* unix sockets for CMD's stdout and stderr */
 	const char *console;		 /* file or unix socket for the kernel console */
 	bool console_is_socket;
@@ -98,6 +106,16 @@ int ts_vm_cmdline(char *buf, size_t len, bool kvm, bool initramfs, const char *i
 		  const char *append, struct ts_err *err);
 
 /*
+ * ts_vm_cmdline_sealed - the command line of a sealed guest: as
+ * ts_vm_cmdline under TCG, then "rdinit=@init" (the initramfs is the root
+ * and tasshape in it the first process), @append, @extra (NULL: none) and
+ * "-- vm --guest-init", the words the kernel passes to init. Returns 0,
+ * -EINVAL (a path with white space) or -ENOSPC.
+ */
+int ts_vm_cmdline_sealed(char *buf, size_t len, const char *init, const char *append,
+			 const char *extra, struct ts_err *err);
+
+/*
  * ts_vm_init_script - the initramfs's /init (run by a static busybox):
  * insmod each of @mods (file names in /lib/modules of the initramfs, in
  * load order), mount the 9p root read-only on /newroot and switch_root
@@ -120,6 +138,18 @@ struct ts_vm_modlist {
 int ts_vm_moddep_resolve(const char *dep, const char *builtin, const char *const *want,
 			 size_t nwant, struct ts_vm_modlist *out, struct ts_err *err);
 void ts_vm_modlist_free(struct ts_vm_modlist *l);
+
+/*
+ * ts_vm_softdeps - the modules that modprobe loads with module @name besides
+ * its modules.dep closure: the words of its "softdep @name pre: ... post: ..."
+ * lines in @softdep (modules.softdep), each followed by the modules that
+ * @alias (modules.alias; NULL: none) lists for it as an exact alias
+ * ("softdep libcrc32c pre: crc32c" needs crc32c_intel or crc32c_generic).
+ * Appends to @out (@n names so far, at most @max, each once) and returns
+ * the new count.
+ */
+size_t ts_vm_softdeps(const char *softdep, const char *alias, const char *name, char (*out)[64],
+		      size_t n, size_t max);
 
 /* Kernel-style module name of @path ("kernel/fs/9p/9p.ko.xz" -> "9p") into @name. */
 void ts_vm_modname(const char *path, char *name, size_t len);

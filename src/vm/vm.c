@@ -31,6 +31,7 @@
 #include "tasshape/units.h"
 #include "vm/initramfs.h"
 #include "vm/plan.h"
+#include "vm/sealed.h"
 #include "vm/capture.h"
 #include "run/awake.h"
 #include "vm/vm.h"
@@ -614,35 +615,53 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 		ts_err_set(err, "mkdir %s: %s", ctl, strerror(errno));
 		goto out;
 	}
-	if (c->modules) {
-		snprintf(initrd, sizeof(initrd), "%s/initrd.cpio", tmpl);
-		ret = ts_vm_initramfs_build(moddir, self, initrd, &have_initrd, err);
-		if (ret < 0)
-			goto out;
+	/* The caller writes CMD's --out as TS_VM_SEALED_OUT for a sealed guest: it must be one. */
+	if (c->seal && !res->vclock) {
+		ts_err_set(err, "a sealed guest runs in virtual time only (--clock virtual)");
+		ret = -EINVAL;
+		goto out;
 	}
-	ret = ts_vm_cmdline(cmdline, sizeof(cmdline), res->kvm, have_initrd, self, c->append, err);
+	res->sealed = c->seal;
+	{
+		struct ts_vm_conf cc = *c;
+
+		/* Sealed: --out is the guest's RAM until CMD ends; modules are in the image. */
+		cc.out = !c->out ? NULL : res->sealed ? TS_VM_SEALED_OUT : outdir;
+		cc.modules = c->modules && !res->sealed ? moddir : NULL;
+		ret = write_ctl(ctl, &cc, cwd, argv, err);
+	}
+	if (ret < 0)
+		goto out;
+	snprintf(initrd, sizeof(initrd), "%s/initrd.cpio", tmpl);
+	if (res->sealed) {
+		ret = ts_vm_seal_build(c, self, c->modules ? moddir : NULL, cwd, ctl, initrd,
+				       &res->image_bytes, res->image_sha256, err);
+		have_initrd = ret == 0;
+	} else if (c->modules) {
+		ret = ts_vm_initramfs_build(moddir, self, initrd, &have_initrd, err);
+	}
+	if (ret < 0)
+		goto out;
+	if (res->sealed)
+		ret = ts_vm_cmdline_sealed(cmdline, sizeof(cmdline), self, c->append,
+					   TS_AWAKE_VCLOCK_PARAM, err);
+	else
+		ret = ts_vm_cmdline(cmdline, sizeof(cmdline), res->kvm, have_initrd, self,
+				    c->append, err);
 	if (ret < 0)
 		goto out;
 	/*
 	 * Tells a shaper in the guest that its clock counts instructions: keeping the
 	 * CPU out of idle there (run/awake.c) would only stop the clock's jumps over idle time.
 	 */
-	if (res->vclock && strlen(cmdline) + sizeof(" " TS_AWAKE_VCLOCK_PARAM) > sizeof(cmdline)) {
+	if (res->vclock && !res->sealed &&
+	    strlen(cmdline) + sizeof(" " TS_AWAKE_VCLOCK_PARAM) > sizeof(cmdline)) {
 		ts_err_set(err, "kernel command line longer than %zu bytes", sizeof(cmdline) - 1);
 		ret = -ENOSPC;
 		goto out;
 	}
-	if (res->vclock)
+	if (res->vclock && !res->sealed)
 		strcat(cmdline, " " TS_AWAKE_VCLOCK_PARAM);
-	{
-		struct ts_vm_conf cc = *c;
-
-		cc.out = c->out ? outdir : NULL;
-		cc.modules = c->modules ? moddir : NULL;
-		ret = write_ctl(ctl, &cc, cwd, argv, err);
-	}
-	if (ret < 0)
-		goto out;
 	for (i = 0; i < 3; i++) {
 		static const char *const names[] = {"out.sock", "err.sock", "con.sock"};
 
@@ -665,6 +684,7 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 				   .cwd = cwd,
 				   .out = c->out ? outdir : NULL,
 				   .passthrough = geteuid() == 0,
+				   .sealed = res->sealed,
 				   .sock_out = socks[0],
 				   .sock_err = socks[1],
 				   .console = socks[2],

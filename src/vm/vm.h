@@ -56,6 +56,21 @@ struct ts_vm_conf {
 	/* Modules loaded in the guest before CMD, each "NAME [PARAM=VALUE]..." as for modprobe. */
 	const char *modprobe[TS_VM_MAX_MODPROBE];
 	unsigned nmodprobe;
+	/*
+	 * Seal the guest, which must run in virtual time (else -EINVAL; docs/kernels.md,
+	 * "Sealed guests"): CMD runs from an initramfs that holds this tasshape, @seal_tools
+	 * (looked up in PATH; a missing one is an error) and @seal_tools_opt (packed when
+	 * found), their libraries, the modules of @seal_modules, @modprobe and the shares'
+	 * drivers with their dependencies, the /etc files they read, @seal_files (host paths,
+	 * packed at the same path) and the current directory (empty but for those). Nothing
+	 * is shared until CMD ends: --out is a directory of the guest's RAM at
+	 * TS_VM_SEALED_OUT (CMD must write there), copied into @out by the guest's init after
+	 * CMD; CMD's stdout and stderr reach the host only then. Lists NULL-terminated, or NULL.
+	 */
+	bool seal;
+	const char *const *seal_tools, *const *seal_tools_opt;
+	const char *const *seal_modules;
+	const char *const *seal_files;
 	bool verbose; /* stream the guest kernel's console to stderr */
 	bool quiet;   /* no notes on stderr (the TCG warning still goes there) */
 };
@@ -73,6 +88,9 @@ struct ts_vm_result {
 	char version[256];	     /* the kernel's version string (from the bzImage header) */
 	char sha256[65];	     /* of the bzImage */
 	double boot_s;		     /* the guest kernel's uptime when CMD started */
+	bool sealed;		     /* booted from a sealed initramfs (conf.seal, virtual time) */
+	uint64_t image_bytes;	     /* that initramfs's size */
+	char image_sha256[65];	     /* and its SHA-256: the same image, the same guest */
 };
 
 /*

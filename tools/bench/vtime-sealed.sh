@@ -19,6 +19,9 @@
 # tasshape's summary, and powers off. No 9p, no virtio device: the guest's
 # only I/O is the serial console, which QEMU writes synchronously.
 #
+# tasshape exp's virtual-time guests now boot from such an image, built in C
+# (src/vm/sealed.c; docs/kernels.md, "Sealed guests"); `tasshape vm` does not.
+#
 # N guests (default 2) boot at once; the script reports whether their console
 # lines are identical. --no-fix leaves out -rtc base=...,clock=vm and -seed
 # (what tasshape vm adds in virtual time), to show what they change.
