@@ -305,14 +305,15 @@ static void setup_root(const struct ts_vm_guest_conf *g, const char *release)
 	}
 }
 
-static pid_t start_cmd(const struct ts_vm_guest_conf *g, char **argv, char **envp)
+/*
+ * CMD in its own session, in g->cwd, with stdin on /dev/null and stdout and stderr on @out and
+ * @err (closed here once the child has them). Exit 127: CMD not found, 126: not started.
+ */
+static pid_t start_cmd_on(const struct ts_vm_guest_conf *g, char **argv, char **envp, int out,
+			  int err)
 {
-	int out = open_port(TS_VM_PORT_STDOUT), err = open_port(TS_VM_PORT_STDERR);
-	pid_t pid;
+	pid_t pid = fork();
 
-	if (out < 0 || err < 0)
-		die("virtio serial ports %s/%s not found", TS_VM_PORT_STDOUT, TS_VM_PORT_STDERR);
-	pid = fork();
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (pid == 0) {
@@ -337,6 +338,16 @@ static pid_t start_cmd(const struct ts_vm_guest_conf *g, char **argv, char **env
 	close(out);
 	close(err);
 	return pid;
+}
+
+/* Starts CMD with its stdout and stderr on the virtio serial ports the host reads. */
+static pid_t start_cmd(const struct ts_vm_guest_conf *g, char **argv, char **envp)
+{
+	int out = open_port(TS_VM_PORT_STDOUT), err = open_port(TS_VM_PORT_STDERR);
+
+	if (out < 0 || err < 0)
+		die("virtio serial ports %s/%s not found", TS_VM_PORT_STDOUT, TS_VM_PORT_STDERR);
+	return start_cmd_on(g, argv, envp, out, err);
 }
 
 /*
@@ -403,32 +414,12 @@ static void sealed_relay(const char *file, const char *port)
 /* Starts CMD in a sealed guest: its stdout and stderr to files of the guest's RAM. */
 static pid_t sealed_start(const struct ts_vm_guest_conf *g, char **argv, char **envp)
 {
-	pid_t pid = fork();
+	int out = open(TS_VM_SEALED_DIR "/stdout", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600),
+	    err = open(TS_VM_SEALED_DIR "/stderr", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		int in = open("/dev/null", O_RDONLY),
-		    out = open(TS_VM_SEALED_DIR "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0600),
-		    err = open(TS_VM_SEALED_DIR "/stderr", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		sigset_t all;
-
-		sigemptyset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-		setsid();
-		dup2(in, 0);
-		dup2(out, 1);
-		dup2(err, 2);
-		if (chdir(g->cwd) < 0) {
-			dprintf(2, "tasshape vm: cd %s: %s\n", g->cwd, strerror(errno));
-			_exit(126);
-		}
-		environ = envp;
-		execvp(argv[0], argv);
-		dprintf(2, "tasshape vm: %s: %s\n", argv[0], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
-	}
-	return pid;
+	if (out < 0 || err < 0)
+		die("%s: cannot open CMD's output files: %s", TS_VM_SEALED_DIR, strerror(errno));
+	return start_cmd_on(g, argv, envp, out, err);
 }
 
 /* The share of --out, mounted after CMD; the RAM copy of TS_VM_SEALED_OUT copied into it. */

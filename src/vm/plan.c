@@ -276,18 +276,35 @@ static bool has_space(const char *s)
 	return false;
 }
 
+/* The kernel command line splits at white space: the binary's path must have none. */
+static int init_path_ok(const char *init, struct ts_err *err)
+{
+	if (!has_space(init))
+		return 0;
+	ts_err_set(
+		err,
+		"the tasshape binary's path '%s' has white space: the kernel command line cannot "
+		"carry it",
+		init);
+	return -EINVAL;
+}
+
+/* snprintf's @n into @len bytes: 0, or -ENOSPC with the reason in @err. */
+static int cmdline_fits(int n, size_t len, struct ts_err *err)
+{
+	if (n >= 0 && (size_t)n < len)
+		return 0;
+	ts_err_set(err, "kernel command line longer than %zu bytes", len - 1);
+	return -ENOSPC;
+}
+
 int ts_vm_cmdline(char *buf, size_t len, bool kvm, bool initramfs, const char *init,
 		  const char *append, struct ts_err *err)
 {
 	int n;
 
-	if (has_space(init)) {
-		ts_err_set(err,
-			   "the tasshape binary's path '%s' has white space: the kernel command "
-			   "line cannot carry it",
-			   init);
+	if (init_path_ok(init, err) < 0)
 		return -EINVAL;
-	}
 	/*
 	 * Under TCG the TSC is emulated from the host's clock at each read
 	 * and jumps when the vCPU thread is descheduled: with it, TCP saw
@@ -301,11 +318,7 @@ int ts_vm_cmdline(char *buf, size_t len, bool kvm, bool initramfs, const char *i
 				 " rootfstype=9p rootflags=" TS_VM_9P_ROOT_OPTS " ro init=",
 		     initramfs ? "" : init, append && *append ? " " : "", append ? append : "",
 		     initramfs ? "" : " -- vm --guest-init");
-	if (n < 0 || (size_t)n >= len) {
-		ts_err_set(err, "kernel command line longer than %zu bytes", len - 1);
-		return -ENOSPC;
-	}
-	return 0;
+	return cmdline_fits(n, len, err);
 }
 
 int ts_vm_cmdline_sealed(char *buf, size_t len, const char *init, const char *append,
@@ -313,24 +326,15 @@ int ts_vm_cmdline_sealed(char *buf, size_t len, const char *init, const char *ap
 {
 	int n;
 
-	if (has_space(init)) {
-		ts_err_set(err,
-			   "the tasshape binary's path '%s' has white space: the kernel command "
-			   "line cannot carry it",
-			   init);
+	if (init_path_ok(init, err) < 0)
 		return -EINVAL;
-	}
 	/* Virtual time runs under TCG: the HPET, as ts_vm_cmdline says why. */
 	n = snprintf(buf, len,
 		     "console=ttyS0 panic=-1 quiet loglevel=4 clocksource=hpet rdinit=%s%s%s%s%s "
 		     "-- vm --guest-init",
 		     init, append && *append ? " " : "", append ? append : "",
 		     extra && *extra ? " " : "", extra ? extra : "");
-	if (n < 0 || (size_t)n >= len) {
-		ts_err_set(err, "kernel command line longer than %zu bytes", len - 1);
-		return -ENOSPC;
-	}
-	return 0;
+	return cmdline_fits(n, len, err);
 }
 
 /* Appends @s single-quoted for sh to @out (which has room: 4 * strlen + 3). */
