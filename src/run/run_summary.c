@@ -355,12 +355,25 @@ static struct json_object *json_stages(const struct ts_dir *d, bool *nomem)
 	return arr;
 }
 
+/* {"p50", "p99", "max"} in ns, NULL when out of memory. */
+static struct json_object *json_p50_p99_max(uint64_t p50, uint64_t p99, uint64_t max, bool *nomem)
+{
+	struct json_object *q = json_object_new_object();
+
+	if (q) {
+		ts_json_put(q, "p50", ts_json_count(p50), nomem);
+		ts_json_put(q, "p99", ts_json_count(p99), nomem);
+		ts_json_put(q, "max", ts_json_count(max), nomem);
+	}
+	return q;
+}
+
 static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nomem)
 {
 	const struct ts_dir *d = s->dir[i];
 	const struct ts_dir_extra *x = &s->extra[i];
 	ts_ns_t dt = s->end - s->start;
-	struct json_object *o = json_object_new_object(), *drops, *rel;
+	struct json_object *o = json_object_new_object(), *drops;
 	struct ts_fidelity fid;
 	char why[96];
 	struct dir_tot t;
@@ -398,24 +411,16 @@ static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nom
 	ts_json_put(o, "socket_overrun", ts_json_count(x->user_dropped), nomem);
 	ts_json_put(o, "no_descriptor", ts_json_count(x->no_descriptor), nomem);
 	ts_json_put(o, "unexplained_drops", ts_json_count(x->unexplained), nomem);
-	if (x->have_release_err) {
-		rel = json_object_new_object();
-		if (rel) {
-			ts_json_put(rel, "p50", ts_json_count(x->release_err_p50), nomem);
-			ts_json_put(rel, "p99", ts_json_count(x->release_err_p99), nomem);
-			ts_json_put(rel, "max", ts_json_count(x->release_err_max), nomem);
-		}
-		ts_json_put(o, "release_error_ns", rel, nomem);
-	}
-	if (x->have_verdict_call) {
-		rel = json_object_new_object();
-		if (rel) {
-			ts_json_put(rel, "p50", ts_json_count(x->verdict_call_p50), nomem);
-			ts_json_put(rel, "p99", ts_json_count(x->verdict_call_p99), nomem);
-			ts_json_put(rel, "max", ts_json_count(x->verdict_call_max), nomem);
-		}
-		ts_json_put(o, "verdict_call_ns", rel, nomem);
-	}
+	if (x->have_release_err)
+		ts_json_put(o, "release_error_ns",
+			    json_p50_p99_max(x->release_err_p50, x->release_err_p99,
+					     x->release_err_max, nomem),
+			    nomem);
+	if (x->have_verdict_call)
+		ts_json_put(o, "verdict_call_ns",
+			    json_p50_p99_max(x->verdict_call_p50, x->verdict_call_p99,
+					     x->verdict_call_max, nomem),
+			    nomem);
 	fid = ts_summary_fidelity(s, i);
 	/* The one rule's verdict (run/fidelity.h), null when the direction kept its timing. */
 	if (ts_fell_behind(&fid, why, sizeof(why)))
