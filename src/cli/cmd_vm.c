@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "exec/exec_warm.h"
 #include "tasshape/units.h"
 #include "vm/vm.h"
 
@@ -18,13 +19,26 @@
 #define VM_EXIT_TIMEOUT 124
 #define VM_EXIT_FAILED	125
 
+/* Bounds of --seal-tool and --seal-file: an image is for one run's programs and data. */
+#define VM_MAX_SEAL_TOOLS 16
+#define VM_MAX_SEAL_FILES 64
+
 struct vm_args {
 	struct ts_vm_conf conf;
 	bool guest_init;
 	const char *info_json;
 	bool fetch_only;
 	char **cmd;
+	/* CMD's program first, then --seal-tool's; NULL-terminated. */
+	const char *seal_tools[VM_MAX_SEAL_TOOLS + 2];
+	unsigned nseal_tools;
+	const char *seal_files[VM_MAX_SEAL_FILES + 1];
+	unsigned nseal_files;
 };
+
+/* The shaper's own programs (net/ipt.c), packed when the host has them: CMD may run tasshape. */
+static const char *const seal_shaper_tools[] = {"iptables", "ip6tables", "iptables-save",
+						"ip6tables-save", NULL};
 
 enum {
 	OPT_KERNEL = 'k',
@@ -43,6 +57,9 @@ enum {
 	OPT_INFO_JSON,
 	OPT_FETCH_ONLY,
 	OPT_CLOCK,
+	OPT_SEAL,
+	OPT_SEAL_TOOL,
+	OPT_SEAL_FILE,
 };
 
 static const struct argp_option vm_options[] = {
@@ -68,7 +85,24 @@ static const struct argp_option vm_options[] = {
 	{"append", OPT_APPEND, "ARGS", 0, "Extra kernel command-line arguments", 0},
 	{"timeout", OPT_TIMEOUT, "TIME", 0,
 	 "Kill the guest after TIME (e.g. 60s, 5min), boot included; exit status 124", 0},
-	{"out", OPT_OUT, "DIR", 0, "A second directory shared writable, at the same path", 0},
+	{"out", OPT_OUT, "DIR", 0,
+	 "A second directory shared writable, at the same path; CMD finds it in $TASSHAPE_VM_OUT",
+	 0},
+	{"seal", OPT_SEAL, NULL, 0,
+	 "Seal the guest (virtual time only): CMD runs from an initramfs that holds everything "
+	 "it reads (tasshape, CMD's program, the shaper's iptables and modules, --seal-tool "
+	 "programs with their libraries, --seal-file files, an empty current directory) and "
+	 "nothing is shared with the host until CMD ends, so two runs get the same bytes. "
+	 "$TASSHAPE_VM_OUT is then a directory of the guest's RAM, copied into --out after CMD; "
+	 "CMD's output arrives after it ends",
+	 0},
+	{"seal-tool", OPT_SEAL_TOOL, "PROG", 0,
+	 "With --seal: also pack PROG (looked up in PATH) and its libraries (repeatable, up to 16)",
+	 0},
+	{"seal-file", OPT_SEAL_FILE, "PATH", 0,
+	 "With --seal: also pack the file PATH at the same path (repeatable, up to 64; a "
+	 "directory is packed empty)",
+	 0},
 	{"modprobe", OPT_MODPROBE, "'NAME [PARAM=V]...'", 0,
 	 "Load a module in the guest before CMD (repeatable), e.g. "
 	 "'tcp_bbr_tas tas_pacing_shift_startup=7'",
@@ -172,6 +206,20 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 	case OPT_FETCH_ONLY:
 		a->fetch_only = true;
 		break;
+	case OPT_SEAL:
+		a->conf.seal = true;
+		break;
+	case OPT_SEAL_TOOL:
+		if (a->nseal_tools >= VM_MAX_SEAL_TOOLS)
+			argp_error(state, "--seal-tool: at most %d", VM_MAX_SEAL_TOOLS);
+		/* Slot 0 is CMD's program, set at the end. */
+		a->seal_tools[1 + a->nseal_tools++] = arg;
+		break;
+	case OPT_SEAL_FILE:
+		if (a->nseal_files >= VM_MAX_SEAL_FILES)
+			argp_error(state, "--seal-file: at most %d", VM_MAX_SEAL_FILES);
+		a->seal_files[a->nseal_files++] = arg;
+		break;
 	case ARGP_KEY_ARG:
 		a->cmd = &state->argv[state->next - 1];
 		state->next = state->argc;
@@ -183,6 +231,18 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--fetch-only: only --kernel debian is fetched");
 		if (!a->guest_init && !a->fetch_only && (!a->cmd || !a->cmd[0]))
 			argp_error(state, "no command: tasshape vm --kernel K -- CMD [ARGS...]");
+		if (!a->conf.seal && (a->nseal_tools || a->nseal_files))
+			argp_error(state, "--seal-tool and --seal-file need --seal");
+		if (a->conf.seal && a->conf.clock == TS_VM_CLOCK_REAL)
+			argp_error(state, "--seal: a sealed guest runs in virtual time only "
+					  "(--clock virtual)");
+		if (a->conf.seal && a->cmd) {
+			a->seal_tools[0] = a->cmd[0];
+			a->conf.seal_tools = a->seal_tools;
+			a->conf.seal_tools_opt = seal_shaper_tools;
+			a->conf.seal_modules = ts_exp_warm_modules;
+			a->conf.seal_files = a->seal_files;
+		}
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -201,6 +261,9 @@ static const struct argp vm_argp = {
 	"Examples:\n"
 	"  tasshape vm --kernel debian -- cat /proc/version\n"
 	"  tasshape vm --kernel debian -- tasshape --trace const:10mbit -- sh -c 'iperf3 ...'\n"
+	"  tasshape vm --kernel debian --seal --seal-tool iperf3 --out res -- \\\n"
+	"      sh -c 'iperf3 -s -D; tasshape --trace const:20mbit -- \\\n"
+	"      sh -c \"iperf3 -c $TASSHAPE_BASE -J >$TASSHAPE_VM_OUT/a.json\"'\n"
 	"  tasshape vm --kernel out/bzImage --modules out/lib/modules/6.12.117 \\\n"
 	"      --modprobe 'tcp_bbr_tas tas_pacing_shift_startup=7 tas_pacing_shift_steady=8' \\\n"
 	"      -- tasshape exp run bbr3.ini\n"

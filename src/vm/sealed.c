@@ -50,6 +50,26 @@ static int add_tool(struct ts_seal *s, const char *name, bool required, struct t
 {
 	char path[PATH_MAX];
 
+	/* A path (CMD's program given as one) is packed as it is, a name looked up. */
+	if (strchr(name, '/')) {
+		char cwd[PATH_MAX];
+		int e;
+
+		if (access(name, X_OK) < 0) {
+			e = errno;
+			ts_err_set(err, "%s: %s (a sealed guest executes it)", name, strerror(e));
+			return -e;
+		}
+		if (name[0] == '/')
+			return ts_seal_add_elf(s, name, err);
+		/* Relative to the current directory, which the guest's CMD starts in too. */
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", cwd, name) >= sizeof(path)) {
+			ts_err_set(err, "%s: path too long", name);
+			return -ENAMETOOLONG;
+		}
+		return ts_seal_add_elf(s, path, err);
+	}
 	if (ts_prog_find(name, path, sizeof(path)) < 0) {
 		if (!required)
 			return 0;

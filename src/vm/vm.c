@@ -90,7 +90,7 @@ static int write_ctl(const char *ctl, const struct ts_vm_conf *c, const char *cw
 {
 	extern char **environ;
 	struct ts_vm_guest_conf g = {0};
-	char *env[256], *text;
+	char *env[256], *text, outvar[PATH_MAX + 32];
 	size_t n = 0, i;
 	int ret;
 
@@ -122,8 +122,13 @@ static int write_ctl(const char *ctl, const struct ts_vm_conf *c, const char *cw
 	env[n++] = (char *)"HOME=/root";
 	env[n++] = (char *)"USER=root";
 	env[n++] = (char *)"LOGNAME=root";
+	/* Where --out is in the guest: its host path, or a RAM directory in a sealed guest. */
+	if (c->out) {
+		snprintf(outvar, sizeof(outvar), "TASSHAPE_VM_OUT=%s", c->out);
+		env[n++] = outvar;
+	}
 	for (i = 0; environ[i] && n < 255; i++)
-		if (env_passes(environ[i]))
+		if (env_passes(environ[i]) && strncmp(environ[i], "TASSHAPE_VM_OUT=", 16))
 			env[n++] = environ[i];
 	env[n] = NULL;
 	if (!ret)

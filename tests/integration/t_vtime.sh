@@ -1,23 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# Virtual time (tasshape vm --clock virtual): what a guest sees is its own
-# instruction count, so a run is the same whatever the host does meanwhile.
+# Virtual time (tasshape vm --clock virtual --seal): what a guest sees is its
+# own instruction count, and a sealed guest reads nothing from the host until
+# CMD ends, so a run is the same to the byte whatever the host does meanwhile.
 # Debian's kernel boots twice, the second time with both host CPUs kept busy
-# by two busy loops this test starts (and kills by PID). Each guest runs, in
-# this order:
-#   w. a warm-up: a 1 s flow through the same link, so that every program
-#      the runs start (tasshape's iptables, iperf3, their libraries) has
-#      been read from the host once; a first read during a run would shift
-#      its flow against the link by however long the host took
-#      (docs/kernels.md, "What breaks determinism"). For the same reason
-#      the runs write their files on the guest's /tmp (opening a.json in
-#      the shared directory as iperf3 starts is a 9p round trip), copied
-#      into the shared directory at the end;
+# by two busy loops this test starts (and kills by PID). Both boots start CMD
+# in the same (empty) directory and pack the same files; their images differ
+# only in one character, the seed of run b. Each guest runs, in this order:
+#   w. a warm-up: a 1 s flow through the same link, so that the kernel
+#      modules and programs the runs load are loaded before them;
 #   a. one CUBIC upload through --trace const:20mbit --delay 20ms (iperf3,
 #      4 s after 1 s omitted);
 #   b. the same link with --loss 2%, --seed 1 in the first boot and --seed 2
 #      in the second.
+# The runs write on the guest's /tmp and copy their files into
+# $TASSHAPE_VM_OUT (RAM until CMD ends), which reaches --out after CMD.
 # Checked:
 #  1. a: the receiver's bytes and every per-second interval's bytes (the
 #     sender's, the one omitted included) are identical in both boots
@@ -27,27 +25,41 @@
 #     the boots, whose history up to b is otherwise identical (1.), and
 #     both runs lost packets (TCP retransmitted);
 #  3. --info-json of both boots says clock virtual, icount_shift 0, rtc_base
-#     2000-01-01T00:00:00, qemu_seed 1, 1 vCPU;
+#     2000-01-01T00:00:00, qemu_seed 1, 1 vCPU, sealed, and the two images
+#     have the same size;
 #  4. the busy loops ran: the second boot took more wall time (logged), and
-#     nothing is left (no QEMU process, no temporary file, no mount).
+#     nothing is left (no QEMU process, no temporary file, no mount);
+#  5. --seal refuses --clock real, and a --seal-tool the host lacks, by name.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init vtime "${1:-}" qemu-system-x86_64 iperf3 jq pgrep apt-get dpkg-deb depmod
 
 VMTMP=$TS_TMP/vmtmp
-mkdir -p "$VMTMP" "$TS_TMP/w1" "$TS_TMP/w2"
+mkdir -p "$VMTMP" "$TS_TMP/run" "$TS_TMP/w1" "$TS_TMP/w2"
 vm_mounts() { awk -v t="$TS_TMP" '$3 == "9p" || $3 == "overlay" || index($2, t) == 1' /proc/mounts | sort; }
 vm_mounts >"$TS_TMP/mounts.before"
 jqt() { jq -e "$@" >/dev/null; } # a jq test, quietly
 # The kernel is fetched where the network is: the test namespace has none.
 "$TS_BIN" vm --kernel debian --fetch-only >/dev/null || ts_die "--kernel debian: cannot fetch the kernel"
 
-# boot N SEED: one guest, runs a and b in $TS_TMP/wN.
+# What --seal refuses, before any boot: a real-time clock, and a program the host lacks
+# (named in the error).
+"$TS_BIN" vm --kernel debian --seal --clock real -- true >/dev/null 2>"$TS_TMP/e1"
+ts_check "--seal --clock real: exit status" "$?" == 64
+ts_true "--seal --clock real: says virtual time only" grep -q "virtual time only" "$TS_TMP/e1"
+(cd "$TS_TMP/run" && TMPDIR=$VMTMP "$TS_BIN" vm --kernel debian --seal --quiet \
+	--seal-tool ts-no-such-tool -- true) >/dev/null 2>"$TS_TMP/e2"
+ts_check "--seal-tool of a missing program: exit status" "$?" == 125
+ts_true "--seal-tool of a missing program: names it" grep -q "ts-no-such-tool: not found" "$TS_TMP/e2"
+
+# boot N SEED: one sealed guest, runs a and b; their files in $TS_TMP/wN.
 boot() {
 	local n=$1 seed=$2 t0 rc
-	cd "$TS_TMP/w$n" || ts_die "cd $TS_TMP/w$n"
+	# The same current directory for both boots: it is packed in the image.
+	cd "$TS_TMP/run" || ts_die "cd $TS_TMP/run"
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2016 # expanded by the guest's shell
 	TMPDIR=$VMTMP TS_RUN_LIMIT=400 ts_shape vm --kernel debian --accel tcg --clock virtual --quiet \
+		--seal --seal-tool iperf3 --seal-tool sleep --seal-tool cp --out "$TS_TMP/w$n" \
 		--info-json "$TS_TMP/w$n/vm.json" -- sh -c '
 		run() { # NAME SECONDS LINK-OPTIONS...
 			n=$1 t=$2; shift 2
@@ -58,15 +70,15 @@ boot() {
 			wait
 		}
 		T=$0
-		run w 1 && run a 4 && run b 4 --loss 2% --seed "$1" && cp /tmp/*.json .' "$TS_BIN" "$seed" \
-		>"$TS_TMP/$n.out" 2>"$TS_TMP/$n.err"
+		run w 1 && run a 4 && run b 4 --loss 2% --seed "$1" && cp /tmp/*.json "$TASSHAPE_VM_OUT"' \
+		"$TS_BIN" "$seed" >"$TS_TMP/$n.out" 2>"$TS_TMP/$n.err"
 	rc=$?
 	ts_log "boot $n: $(ts_elapsed "$t0") s wall"
 	ts_check "boot $n: exit status" "$rc" == 0
 	ts_show "$TS_TMP/$n.out" "$TS_TMP/$n.err"
-	ts_true "boot $n: --info-json says clock virtual, icount_shift 0, the fixed RTC and seed, 1 vCPU" \
+	ts_true "boot $n: --info-json says clock virtual, icount_shift 0, the fixed RTC and seed, 1 vCPU, sealed" \
 		jqt '.clock == "virtual" and .icount_shift == 0 and .rtc_base == "2000-01-01T00:00:00"
-			and .qemu_seed == 1 and .cpus == 1' "$TS_TMP/w$n/vm.json"
+			and .qemu_seed == 1 and .cpus == 1 and .sealed' "$TS_TMP/w$n/vm.json"
 	cd "$TS_TMP" || ts_die "cd $TS_TMP"
 }
 
@@ -93,13 +105,10 @@ A2=$TS_TMP/w2/a.json
 if [ -s "$A1" ] && [ -s "$A2" ]; then
 	ts_log "a, quiet host: $(recv "$A1") bytes received, intervals $(ivals "$A1")"
 	ts_log "a, busy host:  $(recv "$A2") bytes received, intervals $(ivals "$A2")"
-	# Every per-second interval must be identical to the byte. The end total also counts
-	# what arrives while iperf3 stops (its control exchange, its JSON written over 9p):
-	# one CI run saw it differ by one segment (1,448 bytes) with identical intervals,
-	# so it is held to one segment and logged (docs/kernels.md, "What breaks determinism").
+	# Every per-second interval and the end total, to the byte: the sealed guest reads
+	# nothing from the host while iperf3 runs and stops (docs/kernels.md, "Sealed guests").
 	ts_true "a: per-second intervals identical" [ "$(ivals "$A1")" = "$(ivals "$A2")" ]
-	ts_range "a: bytes received, busy host minus quiet" "$(($(recv "$A2") - $(recv "$A1")))" \
-		-1448 1448
+	ts_check "a: bytes received, busy host against quiet" "$(recv "$A2")" == "$(recv "$A1")"
 	ts_check "a: measured intervals" "$(jq '[.intervals[] | select(.sum.omitted | not)] | length' "$A1")" == 4
 	# The receiver's goodput rounds to the bound's last digit (19.308 measured).
 	ts_range "a: goodput" "$(ts_mbit "$(jq '.end.sum_received.bits_per_second' "$A1")")" \
@@ -107,6 +116,9 @@ if [ -s "$A1" ] && [ -s "$A2" ]; then
 else
 	ts_fail "run a wrote no iperf3 result in one of the boots"
 fi
+
+ts_check "the two images' sizes (one character differs: the seed)" \
+	"$(jq .image_bytes "$TS_TMP/w2/vm.json")" == "$(jq .image_bytes "$TS_TMP/w1/vm.json")"
 
 # 2. The seed decides the lossy run.
 B1=$TS_TMP/w1/b.json
