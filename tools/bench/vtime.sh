@@ -11,9 +11,11 @@
 # packet lost outside the model; src/run/fidelity.c, docs/experiments.md
 # "Fidelity") says so: the row takes the verdict the run's own summary wrote.
 #
-# One row per rate: a guest boots, starts an iperf3 server, and runs one CUBIC
-# upload through `tasshape --trace const:RATE --delay DELAY [--gso]`, all inside
-# the guest (it has no network device). Per row: goodput against the bound
+# One row per rate: a sealed guest (`tasshape vm --seal`: it reads nothing from
+# the host until the run ends, so the guest-time columns are the same on any host
+# under any load) boots, starts an iperf3 server, and runs one CUBIC upload
+# through `tasshape --trace const:RATE --delay DELAY [--gso]`, all inside the
+# guest (it has no network device). Per row: goodput against the bound
 # RATE x 1448/1500, the release error p50/p99 in guest time (the worse direction),
 # whether the rule flags either direction, and the wall-clock seconds per virtual second of the run (the
 # row's wall time minus a boot-only guest's, over the run's virtual seconds).
@@ -25,6 +27,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 out=/var/tmp/tasshape-vtime.jsonl
 tasshape=${TASSHAPE:-$here/build/tasshape}
 kernel=debian
+modules=
 dur=10
 delay=20ms
 pkt_rates="20mbit 50mbit 100mbit"
@@ -32,11 +35,12 @@ gso_rates="300mbit 1gbit"
 
 usage() {
 	cat <<EOF
-Usage: $0 [-o FILE] [-b TASSHAPE] [-k KERNEL] [-t SECONDS] [-d DELAY] [-p "RATE ..."] [-g "RATE ..."]
+Usage: $0 [-o FILE] [-b TASSHAPE] [-k KERNEL] [-m MODULES] [-t SECONDS] [-d DELAY] [-p "RATE ..."] [-g "RATE ..."]
   -o FILE      JSON lines output (default $out)
   -b PATH      tasshape binary (default \$TASSHAPE or $here/build/tasshape); the guest
                runs it from the same path, so not under /tmp (the guest's /tmp is its own)
   -k KERNEL    bzImage or debian (default $kernel)
+  -m MODULES   the bzImage's modules directory (lib/modules/RELEASE), when it has one
   -t SECONDS   measured seconds per iperf3 run, after 2 s omitted (default $dur)
   -d DELAY     one-way delay of the link (default $delay)
   -p RATES     per-packet rates (default "$pkt_rates"; "" for none)
@@ -46,11 +50,12 @@ of wall time on a quiet 2-core machine.
 EOF
 }
 
-while getopts "o:b:k:t:d:p:g:h" opt; do
+while getopts "o:b:k:m:t:d:p:g:h" opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	b) tasshape=$OPTARG ;;
 	k) kernel=$OPTARG ;;
+	m) modules=$OPTARG ;;
 	t) dur=$OPTARG ;;
 	d) delay=$OPTARG ;;
 	p) pkt_rates=$OPTARG ;;
@@ -65,11 +70,17 @@ for t in qemu-system-x86_64 iperf3 jq; do
 	command -v "$t" >/dev/null || { echo "$0: $t is not installed" >&2; exit 2; }
 done
 tasshape=$(cd "$(dirname "$tasshape")" && pwd)/$(basename "$tasshape")
+case $out in /*) ;; *) out=$PWD/$out ;; esac
 case $tasshape in /tmp/* | /run/*) echo "$0: -b $tasshape: the guest cannot see /tmp or /run" >&2; exit 2 ;; esac
 
 work=$(mktemp -d /var/tmp/tasshape-vtime.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-cd "$work"
+mkdir "$work/run" "$work/out"
+# The guest starts in an empty directory of its image and writes into $TASSHAPE_VM_OUT,
+# copied into $work/out when it ends.
+cd "$work/run"
+vm=("$tasshape" vm --kernel "$kernel" ${modules:+--modules "$modules"} --clock virtual --seal
+	--seal-tool iperf3 --seal-tool sleep --out "$work/out" --quiet)
 "$tasshape" vm --kernel "$kernel" --fetch-only >/dev/null 2>&1 || [ "$kernel" != debian ] ||
 	{ echo "$0: cannot fetch Debian's kernel" >&2; exit 1; }
 
@@ -83,27 +94,30 @@ delay_ns() { awk -v d="$1" 'BEGIN { n = d + 0; u = substr(d, length(n "") + 1);
 
 # A boot with nothing to run: the fixed cost subtracted from every row.
 t0=$(now)
-"$tasshape" vm --kernel "$kernel" --clock virtual --quiet --info-json boot.json -- true
+"${vm[@]}" --info-json "$work/boot.json" -- true
 boot_wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-echo "boot only: ${boot_wall} s wall, CMD started $(jq .boot_s boot.json) s of guest time after boot"
+echo "boot only: ${boot_wall} s wall, CMD started $(jq .boot_s "$work/boot.json") s of guest time after boot"
 : >"$out"
 printf '%-5s %-9s %10s %8s %9s %9s %8s %9s\n' mode rate goodput bound "p50_us" "p99_us" flagged wall/vs
 
 row() { # MODE RATE
 	local mode=$1 rate=$2 gso=
 	[ "$mode" = gso ] && gso=--gso
-	rm -f s.json i.json
+	rm -f "$work/out/s.json" "$work/out/i.json"
 	t0=$(now)
 	# shellcheck disable=SC2016 # expanded by the guest's shell
-	"$tasshape" vm --kernel "$kernel" --clock virtual --quiet --info-json vm.json -- sh -c '
+	"${vm[@]}" --info-json "$work/vm.json" -- sh -c '
 		iperf3 -s -1 -p 5201 >/dev/null 2>&1 & sleep 1
-		exec "$0" --trace "const:$1" --delay "$2" $3 --quiet --summary-json s.json -- \
-			sh -c "exec iperf3 -c \$TASSHAPE_BASE -p 5201 -t $4 -O 2 -J >i.json"' \
+		exec "$0" --trace "const:$1" --delay "$2" $3 --quiet \
+			--summary-json "$TASSHAPE_VM_OUT/s.json" -- \
+			sh -c "exec iperf3 -c \$TASSHAPE_BASE -p 5201 -t $4 -O 2 -J >\$TASSHAPE_VM_OUT/i.json"' \
 		"$tasshape" "$rate" "$delay" "$gso" "$dur" || true
+	cd "$work/out"
 	local wall
 	wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 	if [ ! -s s.json ] || [ ! -s i.json ]; then
 		echo "$mode $rate: the run in the guest wrote no results" >&2
+		cd "$work/run"
 		return
 	fi
 	local good bound p50 p99 kdrop flagged per_vs
@@ -128,6 +142,7 @@ row() { # MODE RATE
 		  kernel_drops: ($kdrop | n), flagged: ($flagged == "yes"), wall_s: ($wall | n),
 		  boot_wall_s: ($boot | n), measured_s: ($t | n), wall_per_virtual_s: ($per_vs | n),
 		  loadavg: $load}' >>"$out"
+	cd "$work/run"
 }
 
 for r in $pkt_rates; do row pkt "$r"; done
