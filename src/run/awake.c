@@ -81,8 +81,7 @@ bool ts_awake_vclock(const char *cmdline)
 	return false;
 }
 
-/* Whether this kernel runs in virtual time (a tasshape guest under -icount). */
-static bool in_virtual_time(void)
+bool ts_awake_in_vclock(void)
 {
 	char buf[4096];
 	bool ret = false;
@@ -100,7 +99,7 @@ enum ts_awake_mode ts_awake_host(void)
 {
 	char buf[64];
 
-	if (in_virtual_time())
+	if (ts_awake_in_vclock())
 		return TS_AWAKE_OFF;
 	return ts_awake_choose(cpuidle_driver(buf, sizeof(buf)));
 }

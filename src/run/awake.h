@@ -66,6 +66,9 @@ enum ts_awake_mode ts_awake_choose(const char *driver);
 /* Is TS_AWAKE_VCLOCK_PARAM a word of the kernel command line @cmdline? Pure. */
 bool ts_awake_vclock(const char *cmdline);
 
+/* Whether this kernel runs in virtual time (a tasshape guest under -icount): /proc/cmdline. */
+bool ts_awake_in_vclock(void);
+
 /* ts_awake_choose for this host's cpuidle driver (`tasshape doctor`); off in virtual time. */
 enum ts_awake_mode ts_awake_host(void);
 

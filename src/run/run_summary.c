@@ -321,6 +321,9 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 				why);
 	}
 	print_rt(f, s->rt);
+	if (s->have_cpu_idle)
+		fprintf(f, "virtual CPU idle %u.%u%% of the run's busiest second\n",
+			s->cpu_idle_permille / 10, s->cpu_idle_permille % 10);
 }
 
 static struct json_object *json_stages(const struct ts_dir *d, bool *nomem)
@@ -453,6 +456,10 @@ struct json_object *ts_summary_json_object(const struct ts_summary *s)
 	dirs = NULL;
 	if (s->rt)
 		ts_json_put(root, "scheduling", ts_rt_json(s->rt, &nomem), &nomem);
+	/* Virtual time only: how near the guest's CPU came to its budget (run/cpustat.h). */
+	if (s->have_cpu_idle)
+		ts_json_put(root, "vcpu_idle_min_permille",
+			    json_object_new_int((int)s->cpu_idle_permille), &nomem);
 	if (nomem)
 		goto fail;
 	return root;

@@ -11,6 +11,7 @@
 
 #include "net/fwd.h"
 #include "net/rtnl.h"
+#include "run/awake.h"
 #include "run/child.h"
 #include "run/clock.h"
 #include "run/session.h"
@@ -170,6 +171,9 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 		return ret;
 	s->shaper.quiet = s->common->quiet;
 	s->shaper.check = ts_conservation_wanted();
+	/* In a guest in virtual time the CPU's instruction budget can pace a run (cpustat.h). */
+	if (ts_awake_in_vclock())
+		s->shaper.cpustat = ts_cpustat_read;
 	for (i = 0; i < TS_H__COUNT; i++) {
 		int fd = s->hook_fd[i];
 		const char *dev = s->hook_dev[i];

@@ -110,6 +110,8 @@ int ts_shaper_init(struct ts_shaper *sh, struct ts_linkcfg *cfg, ts_ns_t origin,
 	sh->now = origin;
 	sh->epfd = sh->tfd = sh->sfd = -1;
 	sh->clock = ts_clock_now;
+	sh->vcpu_last_t = TS_NEVER;
+	sh->vcpu_min_idle = -1;
 	sh->sockets_open = -1;
 	for (i = 0; i < TS_H__COUNT; i++) {
 		sh->hook[i].sh = sh;
@@ -452,6 +454,28 @@ static int release_due(struct ts_shaper *sh, ts_ns_t now, bool tsq, struct ts_er
 	return ret;
 }
 
+/*
+ * The guest CPUs' idle share over windows of at least a second (sh->cpustat): a run's
+ * average would hide a saturated stretch behind the idle delay before and after the flows.
+ */
+static void vcpu_tick(struct ts_shaper *sh, ts_ns_t now)
+{
+	struct ts_cpustat c;
+	int idle;
+
+	if (sh->vcpu_last_t != TS_NEVER && now - sh->vcpu_last_t < TS_NSEC_PER_SEC)
+		return;
+	if (sh->cpustat(&c) < 0)
+		return;
+	if (sh->vcpu_last_t != TS_NEVER) {
+		idle = ts_cpustat_idle_permille(&sh->vcpu_last, &c);
+		if (idle >= 0 && (sh->vcpu_min_idle < 0 || idle < sh->vcpu_min_idle))
+			sh->vcpu_min_idle = idle;
+	}
+	sh->vcpu_last = c;
+	sh->vcpu_last_t = now;
+}
+
 int ts_shaper_turn(struct ts_shaper *sh, ts_ns_t now, unsigned int ready, struct ts_err *err)
 {
 	int i, ret;
@@ -485,6 +509,8 @@ int ts_shaper_turn(struct ts_shaper *sh, ts_ns_t now, unsigned int ready, struct
 	/* After the verdicts went out: recording never delays a release. */
 	if (sh->obs)
 		ts_obs_tick(sh->obs, now);
+	if (sh->cpustat)
+		vcpu_tick(sh, now);
 	if (sh->check)
 		return ts_shaper_check(sh, err);
 	return 0;
@@ -771,6 +797,8 @@ void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *t
 	s->start = sh->origin;
 	s->end = sh->now;
 	s->tsq = sh->tsq;
+	s->have_cpu_idle = sh->vcpu_min_idle >= 0;
+	s->cpu_idle_permille = s->have_cpu_idle ? (uint32_t)sh->vcpu_min_idle : 0;
 	for (d = 0; d < 2; d++) {
 		struct ts_dir_extra *x = &s->extra[d];
 		struct ts_hist *h = &sh->release_err[d];

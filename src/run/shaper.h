@@ -24,6 +24,7 @@
 #include "link/linkcfg.h"
 #include "run/pktio.h"
 #include "run/spin.h"
+#include "run/cpustat.h"
 #include "run/obs.h"
 #include "run/run_summary.h"
 #include "run/tsq_station.h"
@@ -142,6 +143,16 @@ struct ts_shaper {
 	uint8_t rel_dir[TS_RELEASE_BATCH];
 	uint8_t rel_hook[TS_RELEASE_BATCH];
 	int fatal; /* a negative errno from the packet path (netlink failure) */
+	/*
+	 * In virtual time (run/cpustat.h): @cpustat reads the guest CPUs' counters (NULL: not
+	 * in virtual time, nothing measured), once a second of the run after the verdicts went
+	 * out; @vcpu_min_idle is the lowest idle share of those windows, in permille (-1: no
+	 * window yet), reported in the summary.
+	 */
+	int (*cpustat)(struct ts_cpustat *c);
+	struct ts_cpustat vcpu_last;
+	ts_ns_t vcpu_last_t; /* TS_NEVER: no reading yet */
+	int vcpu_min_idle;
 	/*
 	 * Captures, logs, time series, socket samples, status line (run/obs.h);
 	 * NULL when none is asked for, so the packet path only tests a pointer.

@@ -29,7 +29,9 @@
 #     have the same size;
 #  4. the busy loops ran: the second boot took more wall time (logged), and
 #     nothing is left (no QEMU process, no temporary file, no mount);
-#  5. --seal refuses --clock real, and a --seal-tool the host lacks, by name.
+#  5. --seal refuses --clock real, and a --seal-tool the host lacks, by name;
+#  6. run a's summary says how idle the guest's CPU was in its busiest second:
+#     at 20 Mbit/s, at least 30%.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init vtime "${1:-}" qemu-system-x86_64 iperf3 jq pgrep apt-get dpkg-deb depmod
 
@@ -66,7 +68,8 @@ boot() {
 			iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
 			sleep 1
 			"$T" --trace const:20mbit --delay 20ms "$@" --quiet --summary-json "/tmp/$n.s.json" -- \
-				sh -c "exec iperf3 -c \$TASSHAPE_BASE -p 5201 -t $t -O 1 -J >/tmp/$n.json" || exit 1
+				sh -c "exec iperf3 -c \$TASSHAPE_BASE -p 5201 -t $t -O 1 -J >/tmp/$n.json" ||
+				return 1
 			wait
 		}
 		T=$0
@@ -119,6 +122,16 @@ fi
 
 ts_check "the two images' sizes (one character differs: the seed)" \
 	"$(jq .image_bytes "$TS_TMP/w2/vm.json")" == "$(jq .image_bytes "$TS_TMP/w1/vm.json")"
+
+# 6. In virtual time the summary says how idle the guest's CPU was in the run's busiest
+# second: a bare 20 Mbit/s flow leaves most of it idle.
+AS=$TS_TMP/w1/a.s.json
+if [ -s "$AS" ]; then
+	ts_range "a: the guest CPU's idle share in its busiest second" \
+		"$(jq '.vcpu_idle_min_permille // -1' "$AS")" 300 1000 "permille "
+else
+	ts_fail "run a wrote no summary"
+fi
 
 # 2. The seed decides the lossy run.
 B1=$TS_TMP/w1/b.json

@@ -210,6 +210,62 @@ static void test_due_before_arrivals(void)
 	teardown();
 }
 
+/* Made-up /proc/stat counters for the virtual-time windows: one reading per call. */
+static const struct ts_cpustat fake_stat[] = {{.idle = 0, .total = 0},
+					      {.idle = 60, .total = 100},
+					      {.idle = 65, .total = 200},
+					      {.idle = 140, .total = 300}};
+static unsigned int fake_stat_n;
+
+static int fake_cpustat(struct ts_cpustat *c)
+{
+	if (fake_stat_n >= sizeof(fake_stat) / sizeof(fake_stat[0]))
+		return -EIO;
+	*c = fake_stat[fake_stat_n++];
+	return 0;
+}
+
+/*
+ * In virtual time the guest CPU's counters are read once a second of turns: at T0, T0+1 s
+ * (60 of 100 ticks idle: 600), T0+2 s (5 of 100: 50) and T0+3 s (75 of 100: 750); a turn
+ * less than a second after the last reading reads nothing. The busiest second, 5.0% idle,
+ * is what the summary gets; a failed reading changes nothing.
+ */
+static void test_vcpu_windows(void)
+{
+	struct ts_summary sum;
+
+	setup();
+	fake_stat_n = 0;
+	sh.cpustat = fake_cpustat;
+	ts_shaper_begin(&sh, 0, 0);
+	turn(T0);
+	TSU_EQ(fake_stat_n, 1);
+	TSU_EQ(sh.vcpu_min_idle, -1);
+	turn(T0 + 999 * MS);
+	TSU_EQ(fake_stat_n, 1);
+	turn(T0 + 1000 * MS);
+	TSU_EQ(sh.vcpu_min_idle, 600);
+	turn(T0 + 2000 * MS);
+	TSU_EQ(sh.vcpu_min_idle, 50);
+	turn(T0 + 3500 * MS);
+	TSU_EQ(sh.vcpu_min_idle, 50);
+	turn(T0 + 4500 * MS);
+	TSU_EQ(fake_stat_n, 4);
+	TSU_EQ(sh.vcpu_min_idle, 50);
+	ts_shaper_summary(&sh, &sum, "t");
+	CU_ASSERT_TRUE(sum.have_cpu_idle);
+	TSU_EQ(sum.cpu_idle_permille, 50);
+	teardown();
+	/* On a host nothing is read or reported. */
+	setup();
+	turn(T0);
+	turn(T0 + 2000 * MS);
+	ts_shaper_summary(&sh, &sum, "t");
+	CU_ASSERT_FALSE(sum.have_cpu_idle);
+	teardown();
+}
+
 /* A second verdict for one id is refused and the check says so. */
 static void test_double_verdict(void)
 {
@@ -457,6 +513,7 @@ static const struct tsu_test tests[] = {
 	 test_release_error_readings},
 	{"tail drops get NF_DROP at once", test_overlimit},
 	{"a turn sends what was due before reading arrivals", test_due_before_arrivals},
+	{"virtual time: the guest CPU's busiest second", test_vcpu_windows},
 	{"a second verdict fails the conservation check", test_double_verdict},
 	{"drain: queues empty, connections closed", test_drain},
 	{"drain: the linger limit", test_linger_limit},

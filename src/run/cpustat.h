@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How idle the CPUs were over a run, from /proc/stat. In virtual time
+ * (a guest under QEMU's -icount, src/vm/) the guest's CPU executes 1e9
+ * instructions per second of its clock whatever the host does, and idle
+ * time is skipped: a run whose CPU was never idle was paced by that budget
+ * (the senders could not send faster), not by the emulated link, though
+ * the shaper may have kept its timing. The share measured here goes into
+ * the summary, beside the fell-behind rule's verdict (run/fidelity.h),
+ * which a saturated guest's release timing meets in the runs measured
+ * (docs/benchmarks.md, "Virtual time").
+ */
+#ifndef TS_RUN_CPUSTAT_H
+#define TS_RUN_CPUSTAT_H
+
+#include <stdint.h>
+
+struct ts_cpustat {
+	uint64_t idle;	/* idle + iowait, in USER_HZ ticks, all CPUs */
+	uint64_t total; /* user + nice + system + idle + iowait + irq + softirq + steal */
+};
+
+/*
+ * ts_cpustat_parse - the aggregate "cpu " line of /proc/stat in @text
+ * (NUL-terminated; the first line). Returns 0, or -EINVAL when it is not
+ * there or has fewer than the 8 fields above. Guest time is counted in user
+ * and nice already, so it is not added again. Pure.
+ */
+int ts_cpustat_parse(const char *text, struct ts_cpustat *c);
+
+/* ts_cpustat_read - /proc/stat now. Returns 0 or a negative errno. */
+int ts_cpustat_read(struct ts_cpustat *c);
+
+/*
+ * ts_cpustat_idle_permille - the idle share of the interval from @a to @b,
+ * in permille (rounded down), or -1 when no tick passed (nothing to judge)
+ * or the counters went backwards. Pure.
+ */
+int ts_cpustat_idle_permille(const struct ts_cpustat *a, const struct ts_cpustat *b);
+
+#endif
