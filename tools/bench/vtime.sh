@@ -9,7 +9,9 @@
 # budget saturates the virtual CPU: the release timing, measured in guest time,
 # degrades, and the one fell-behind rule (release error p99 above 200 us, or a
 # packet lost outside the model; src/run/fidelity.c, docs/experiments.md
-# "Fidelity") says so: the row takes the verdict the run's own summary wrote.
+# "Fidelity") says so: the row takes the verdict the run's own summary wrote,
+# and shows the guest CPU's idle share in the run's busiest second (how near
+# the budget the run came).
 #
 # One row per rate: a sealed guest (`tasshape vm --seal`: it reads nothing from
 # the host until the run ends, so the guest-time columns are the same on any host
@@ -30,8 +32,8 @@ kernel=debian
 modules=
 dur=10
 delay=20ms
-pkt_rates="20mbit 50mbit 100mbit"
-gso_rates="300mbit 1gbit"
+pkt_rates="20mbit 100mbit 200mbit 250mbit"
+gso_rates="300mbit 500mbit 1gbit"
 
 usage() {
 	cat <<EOF
@@ -98,7 +100,7 @@ t0=$(now)
 boot_wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 echo "boot only: ${boot_wall} s wall, CMD started $(jq .boot_s "$work/boot.json") s of guest time after boot"
 : >"$out"
-printf '%-5s %-9s %10s %8s %9s %9s %8s %9s\n' mode rate goodput bound "p50_us" "p99_us" flagged wall/vs
+printf '%-5s %-9s %10s %8s %9s %9s %7s %8s %9s\n' mode rate goodput bound "p50_us" "p99_us" "idle%" flagged wall/vs
 
 row() { # MODE RATE
 	local mode=$1 rate=$2 gso=
@@ -120,25 +122,27 @@ row() { # MODE RATE
 		cd "$work/run"
 		return
 	fi
-	local good bound p50 p99 kdrop flagged per_vs
+	local good bound p50 p99 kdrop flagged per_vs idle
 	good=$(jq '.end.sum_received.bits_per_second / 1e6' i.json)
 	bound=$(awk -v r="$(bps "$rate")" 'BEGIN { printf "%.2f", r * 1448 / 1500 / 1e6 }')
 	p50=$(jq '[.directions[] | .release_error_ns.p50 // 0] | max / 1e3' s.json)
 	p99=$(jq '[.directions[] | .release_error_ns.p99 // 0] | max / 1e3' s.json)
+	# The guest CPU's idle share in the run's busiest second (virtual time only).
+	idle=$(jq -r '(.vcpu_idle_min_permille // null) | if . == null then "-" else . / 10 end' s.json)
 	kdrop=$(jq '[.directions[] | (.kernel_dropped // 0) + (.socket_overrun // 0) + (.unexplained_drops // 0)] | add' s.json)
 	# The rule's verdict as the run's summary wrote it (null per direction that kept its timing).
 	flagged=$(jq -r 'if [.directions[] | .fell_behind | select(. != null)] | length > 0 then "yes" else "no" end' s.json)
 	# Virtual seconds of the row beyond a bare boot: 1 s sleep, the omitted 2 s, the measured ones.
 	per_vs=$(awk -v w="$wall" -v b="$boot_wall" -v t="$dur" 'BEGIN { printf "%.2f", (w - b) / (t + 3) }')
-	printf '%-5s %-9s %10.2f %8s %9.1f %9.1f %8s %9s\n' "$mode" "$rate" "$good" "$bound" "$p50" "$p99" "$flagged" "$per_vs"
+	printf '%-5s %-9s %10.2f %8s %9.1f %9.1f %7s %8s %9s\n' "$mode" "$rate" "$good" "$bound" "$p50" "$p99" "$idle" "$flagged" "$per_vs"
 	# Numbers pass as strings: one the run did not produce becomes null, not a jq error.
 	jq -nc --arg mode "$mode" --arg rate "$rate" --arg good "$good" --arg bound "$bound" \
-		--arg p50 "$p50" --arg p99 "$p99" --arg kdrop "$kdrop" \
+		--arg p50 "$p50" --arg p99 "$p99" --arg kdrop "$kdrop" --arg idle "$idle" \
 		--arg flagged "$flagged" --arg wall "$wall" --arg boot "$boot_wall" --arg t "$dur" \
 		--arg per_vs "$per_vs" --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
 		'def n: tonumber? // null;
 		 {mode: $mode, rate: $rate, goodput_mbps: ($good | n), bound_mbps: ($bound | n),
-		  release_p50_us: ($p50 | n), release_p99_us: ($p99 | n),
+		  release_p50_us: ($p50 | n), release_p99_us: ($p99 | n), vcpu_idle_min_pct: ($idle | n),
 		  kernel_drops: ($kdrop | n), flagged: ($flagged == "yes"), wall_s: ($wall | n),
 		  boot_wall_s: ($boot | n), measured_s: ($t | n), wall_per_virtual_s: ($per_vs | n),
 		  loadavg: $load}' >>"$out"
@@ -147,4 +151,4 @@ row() { # MODE RATE
 
 for r in $pkt_rates; do row pkt "$r"; done
 for r in $gso_rates; do row gso "$r"; done
-echo "rule: flagged when a direction's release error p99 > 200 us or a packet was lost outside the model (its summary's fell_behind); rows in $out"
+echo "rule: flagged when a direction's release error p99 > 200 us or a packet was lost outside the model (its summary's fell_behind); idle%: the guest CPU's idle share in the run's busiest second; rows in $out"
