@@ -2,8 +2,9 @@
 /*
  * How idle the CPUs were over a run, from /proc/stat. In virtual time
  * (a guest under QEMU's -icount, src/vm/) the guest's CPU executes 1e9
- * instructions per second of its clock whatever the host does, and idle
- * time is skipped: a run whose CPU was never idle was paced by that budget
+ * instructions per second of its clock whatever the host does (idle time
+ * passes in the guest's clock but costs no wall time): a run whose CPU was
+ * never idle was paced by that budget
  * (the senders could not send faster), not by the emulated link, though
  * the shaper may have kept its timing. The share measured here goes into
  * the summary, beside the fell-behind rule's verdict (run/fidelity.h),
