@@ -433,28 +433,6 @@ int ts_shaper_check(const struct ts_shaper *sh, struct ts_err *err)
 }
 
 /*
- * The model up to @now, and its verdicts sent. The station's TSQ model (@tsq) is ticked once
- * per turn, after the arrivals: a tick starts its per-turn burst count anew.
- */
-static int release_due(struct ts_shaper *sh, ts_ns_t now, bool tsq, struct ts_err *err)
-{
-	int i, ret;
-
-	for (i = 0; i < 2; i++) {
-		ts_pipe_advance(&sh->dir[i].pipe[TS_PLACE_SENDER], now);
-		ts_pipe_advance(&sh->dir[i].pipe[TS_PLACE_NETWORK], now);
-	}
-	if (tsq && sh->tsq)
-		ts_tsq_tick(sh->tsq, now);
-	ret = flush_all(sh);
-	if (ret < 0 || sh->fatal) {
-		ret = ret < 0 ? ret : sh->fatal;
-		ts_err_set(err, "NFQUEUE verdicts: %s", strerror(-ret));
-	}
-	return ret;
-}
-
-/*
  * The guest CPUs' idle share over windows of at least a second (sh->cpustat): a run's
  * average would hide a saturated stretch behind the idle delay before and after the flows.
  */
@@ -482,15 +460,6 @@ int ts_shaper_turn(struct ts_shaper *sh, ts_ns_t now, unsigned int ready, struct
 
 	/* The clock is read once per turn: every arrival of this turn is at "now". */
 	sh->now = now;
-	/*
-	 * What was due goes out before this turn's arrivals are read: reading a batch of them
-	 * (a receive per packet, each parsed and queued) would otherwise delay every release of
-	 * the turn by as long. The model's decisions do not change: a stage brings itself up
-	 * to "now" before it takes an arrival (s_rate.c).
-	 */
-	ret = release_due(sh, now, false, err);
-	if (ret < 0)
-		return ret;
 	for (i = 0; i < TS_H__COUNT; i++) {
 		struct ts_hook *h = &sh->hook[i];
 
@@ -502,10 +471,18 @@ int ts_shaper_turn(struct ts_shaper *sh, ts_ns_t now, unsigned int ready, struct
 			return ret;
 		}
 	}
-	/* An arrival the model passes on at once (an idle link, no delay) leaves in this turn. */
-	ret = release_due(sh, now, true, err);
-	if (ret < 0)
+	for (i = 0; i < 2; i++) {
+		ts_pipe_advance(&sh->dir[i].pipe[TS_PLACE_SENDER], now);
+		ts_pipe_advance(&sh->dir[i].pipe[TS_PLACE_NETWORK], now);
+	}
+	if (sh->tsq)
+		ts_tsq_tick(sh->tsq, now);
+	ret = flush_all(sh);
+	if (ret < 0 || sh->fatal) {
+		ret = ret < 0 ? ret : sh->fatal;
+		ts_err_set(err, "NFQUEUE verdicts: %s", strerror(-ret));
 		return ret;
+	}
 	/* After the verdicts went out: recording never delays a release. */
 	if (sh->obs)
 		ts_obs_tick(sh->obs, now);

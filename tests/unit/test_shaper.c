@@ -182,34 +182,6 @@ static void test_overlimit(void)
 	teardown();
 }
 
-/*
- * A turn sends what was due before it reads its arrivals. One packet at T0 is due at
- * T0+11 ms. Six more arrive in the turn at T0+11 ms: one goes on the wire, four wait and the
- * sixth is dropped at once. The release of the first leaves in the turn's first verdict
- * call, the drop in a second one after the arrivals were read: the kernel gets the accept
- * first. Reading the arrivals first would have put the drop in the same call, ahead of it.
- */
-static void test_due_before_arrivals(void)
-{
-	uint32_t first, last = 0;
-	int i;
-
-	setup();
-	ts_shaper_begin(&sh, 0, 0);
-	first = ts_pktio_mem_push(&io[DOWN], 1500);
-	turn(T0);
-	for (i = 0; i < 6; i++)
-		last = ts_pktio_mem_push(&io[DOWN], 1500);
-	turn(T0 + 11 * MS);
-	TSU_EQ(io[DOWN].nsent, 2);
-	TSU_EQ(io[DOWN].sent[0].id, first);
-	TSU_EQ(io[DOWN].sent[0].accept, 1);
-	TSU_EQ(io[DOWN].sent[1].id, last);
-	TSU_EQ(io[DOWN].sent[1].accept, 0);
-	TSU_EQ(sh.verdict_call[TS_DOWN].count, 2);
-	teardown();
-}
-
 /* Made-up /proc/stat counters for the virtual-time windows: one reading per call. */
 static const struct ts_cpustat fake_stat[] = {{.idle = 0, .total = 0},
 					      {.idle = 60, .total = 100},
@@ -512,7 +484,6 @@ static const struct tsu_test tests[] = {
 	{"release errors: the clock before and after the verdict call",
 	 test_release_error_readings},
 	{"tail drops get NF_DROP at once", test_overlimit},
-	{"a turn sends what was due before reading arrivals", test_due_before_arrivals},
 	{"virtual time: the guest CPU's busiest second", test_vcpu_windows},
 	{"a second verdict fails the conservation check", test_double_verdict},
 	{"drain: queues empty, connections closed", test_drain},
