@@ -36,10 +36,6 @@ struct vm_args {
 	unsigned nseal_files;
 };
 
-/* The shaper's own programs (net/ipt.c), packed when the host has them: CMD may run tasshape. */
-static const char *const seal_shaper_tools[] = {"iptables", "ip6tables", "iptables-save",
-						"ip6tables-save", NULL};
-
 enum {
 	OPT_KERNEL = 'k',
 	OPT_MODULES = 'M',
@@ -239,7 +235,6 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 		if (a->conf.seal && a->cmd) {
 			a->seal_tools[0] = a->cmd[0];
 			a->conf.seal_tools = a->seal_tools;
-			a->conf.seal_tools_opt = seal_shaper_tools;
 			a->conf.seal_modules = ts_exp_warm_modules;
 			a->conf.seal_files = a->seal_files;
 		}

@@ -12,11 +12,10 @@
 #include "plan/expspec.h"
 
 /*
- * exec.c, net/ipt.c and exec_warm.c: iptables and its -save for both families, iperf3 for the
+ * Besides the shaper's own programs (net/ipt.c, which the image always holds): iperf3 for the
  * flows; irtt and ping for the probes, only when a spec's tests have them.
  */
-const char *const ts_exp_seal_tools[] = {"iptables",	   "ip6tables", "iptables-save",
-					 "ip6tables-save", "iperf3",	NULL};
+const char *const ts_exp_seal_tools[] = {"iperf3", NULL};
 const char *const ts_exp_seal_tools_opt[] = {"irtt", "ping", NULL};
 
 static int push(struct ts_exp_seal_files *f, const char *path, char *err, size_t errlen)

@@ -32,6 +32,9 @@ static const char *tool_name(int family, bool save)
 	return save ? "iptables-save" : "iptables";
 }
 
+const char *const ts_ipt_progs[] = {"iptables", "ip6tables", "iptables-save", "ip6tables-save",
+				    NULL};
+
 void ts_ipt_init(struct ts_ipt *s, pid_t owner)
 {
 	memset(s, 0, sizeof(*s));

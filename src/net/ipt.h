@@ -52,6 +52,9 @@ void ts_ipt_init(struct ts_ipt *s, pid_t owner);
  */
 int ts_ipt_check(int family, struct ts_err *err);
 
+/* The programs this file runs, NULL-terminated: what a guest that holds tasshape must hold too. */
+extern const char *const ts_ipt_progs[];
+
 /*
  * ts_ipt_exec - run `iptables -w ARGS...` (ip6tables for AF_INET6) in
  * namespace @netns_fd (-1: the caller's). @args is NULL-terminated and

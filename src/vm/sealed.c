@@ -16,6 +16,7 @@
 
 #include "io/outfile.h"
 #include "io/sha256.h"
+#include "net/ipt.h"
 #include "net/prog.h"
 #include "vm/capture.h"
 #include "vm/plan.h"
@@ -46,29 +47,28 @@ static const char *const xtables_dirs[] = {"/usr/lib/x86_64-linux-gnu/xtables", 
 static const char *const after_modules[] = {"virtio_pci", "9pnet_virtio", "9p", "virtio_console",
 					    NULL};
 
-static int add_tool(struct ts_seal *s, const char *name, bool required, struct ts_err *err)
+/*
+ * A program of the run: a name is looked up in PATH, a path (CMD's program given as one) is
+ * packed as it is, a relative one under @cwd, where the guest's CMD starts too.
+ */
+static int add_tool(struct ts_seal *s, const char *name, bool required, const char *cwd,
+		    struct ts_err *err)
 {
 	char path[PATH_MAX];
 
-	/* A path (CMD's program given as one) is packed as it is, a name looked up. */
 	if (strchr(name, '/')) {
-		char cwd[PATH_MAX];
-		int e;
-
-		if (access(name, X_OK) < 0) {
-			e = errno;
-			ts_err_set(err, "%s: %s (a sealed guest executes it)", name, strerror(e));
-			return -e;
-		}
-		if (name[0] == '/')
-			return ts_seal_add_elf(s, name, err);
-		/* Relative to the current directory, which the guest's CMD starts in too. */
-		if (!getcwd(cwd, sizeof(cwd)) ||
+		if (name[0] != '/' &&
 		    (size_t)snprintf(path, sizeof(path), "%s/%s", cwd, name) >= sizeof(path)) {
 			ts_err_set(err, "%s: path too long", name);
 			return -ENAMETOOLONG;
 		}
-		return ts_seal_add_elf(s, path, err);
+		if (access(name[0] == '/' ? name : path, X_OK) < 0) {
+			int e = errno;
+
+			ts_err_set(err, "%s: %s (a sealed guest executes it)", name, strerror(e));
+			return -e;
+		}
+		return ts_seal_add_elf(s, name[0] == '/' ? name : path, err);
 	}
 	if (ts_prog_find(name, path, sizeof(path)) < 0) {
 		if (!required)
@@ -233,11 +233,14 @@ static int add_all(struct ts_seal *s, const struct ts_vm_conf *c, const char *se
 	size_t i;
 	int ret;
 
+	/* This tasshape (the guest's init) and what its shaper runs. */
 	ret = ts_seal_add_elf(s, self, err);
+	for (i = 0; !ret && ts_ipt_progs[i]; i++)
+		ret = add_tool(s, ts_ipt_progs[i], true, cwd, err);
 	for (i = 0; !ret && c->seal_tools && c->seal_tools[i]; i++)
-		ret = add_tool(s, c->seal_tools[i], true, err);
+		ret = add_tool(s, c->seal_tools[i], true, cwd, err);
 	for (i = 0; !ret && c->seal_tools_opt && c->seal_tools_opt[i]; i++)
-		ret = add_tool(s, c->seal_tools_opt[i], false, err);
+		ret = add_tool(s, c->seal_tools_opt[i], false, cwd, err);
 	for (i = 0; !ret && xtables_dirs[i]; i++)
 		ret = add_so_dir(s, xtables_dirs[i], err);
 	for (i = 0; !ret && etc_files[i]; i++) {
@@ -248,7 +251,7 @@ static int add_all(struct ts_seal *s, const struct ts_vm_conf *c, const char *se
 	}
 	/* The guest's init loads the shares' drivers with it after CMD. */
 	if (!ret && moddir)
-		ret = add_tool(s, "modprobe", true, err);
+		ret = add_tool(s, "modprobe", true, cwd, err);
 	/* The kernel's own request_module() runs /sbin/modprobe, whatever PATH says. */
 	if (!ret && moddir && access("/sbin/modprobe", X_OK) == 0)
 		ret = ts_seal_add_path(s, "/sbin/modprobe", NULL, 0, err);

@@ -58,7 +58,8 @@ struct ts_vm_conf {
 	unsigned nmodprobe;
 	/*
 	 * Seal the guest, which must run in virtual time (else -EINVAL; docs/kernels.md,
-	 * "Sealed guests"): CMD runs from an initramfs that holds this tasshape, @seal_tools
+	 * "Sealed guests"): CMD runs from an initramfs that holds this tasshape and the programs
+	 * its shaper runs (net/ipt.h; a missing one is an error), @seal_tools
 	 * (looked up in PATH; a missing one is an error) and @seal_tools_opt (packed when
 	 * found), their libraries, the modules of @seal_modules, @modprobe and the shares'
 	 * drivers with their dependencies, the /etc files they read, @seal_files (host paths,
