@@ -321,6 +321,12 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 				why);
 	}
 	print_rt(f, s->rt);
+	if (s->have_timer_late)
+		fprintf(f,
+			"timer wake-up     latency p50 %" PRIu64 " us, p99 %" PRIu64
+			" us; armed %" PRIu64 " us early, polled %" PRIu64 " ms\n",
+			s->timer_late_p50 / 1000, s->timer_late_p99 / 1000, s->timer_lead / 1000,
+			s->polled / 1000000);
 	if (s->have_cpu_idle)
 		fprintf(f, "virtual CPU idle %u.%u%% of the run's busiest second\n",
 			s->cpu_idle_permille / 10, s->cpu_idle_permille % 10);
@@ -456,6 +462,14 @@ struct json_object *ts_summary_json_object(const struct ts_summary *s)
 	dirs = NULL;
 	if (s->rt)
 		ts_json_put(root, "scheduling", ts_rt_json(s->rt, &nomem), &nomem);
+	if (s->have_timer_late) {
+		ts_json_put(root, "timer_late_ns",
+			    json_p50_p99_max(s->timer_late_p50, s->timer_late_p99,
+					     s->timer_late_max, &nomem),
+			    &nomem);
+		ts_json_put(root, "timer_lead_ns", jint((int64_t)s->timer_lead), &nomem);
+		ts_json_put(root, "polled_ns", jint((int64_t)s->polled), &nomem);
+	}
 	/* Virtual time only: how near the guest's CPU came to its budget (run/cpustat.h). */
 	if (s->have_cpu_idle)
 		ts_json_put(root, "vcpu_idle_min_permille",

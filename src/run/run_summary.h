@@ -43,6 +43,16 @@ struct ts_summary {
 	/* In virtual time only: the guest CPUs' idle share in the run's busiest second. */
 	bool have_cpu_idle;
 	uint32_t cpu_idle_permille;
+	/*
+	 * The loop's timer: its wake-up latency past the time it was armed for
+	 * (sleeps only), and the lead it was last armed with before a deadline
+	 * (run/spin.h), and the time it polled. Not part of the rule: releases
+	 * are judged themselves.
+	 */
+	bool have_timer_late;
+	uint64_t timer_late_p50, timer_late_p99, timer_late_max;
+	uint64_t timer_lead;
+	uint64_t polled; /* ns the loop polled for deadlines, in all (run/spin.h) */
 };
 
 /*

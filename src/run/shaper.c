@@ -123,6 +123,7 @@ int ts_shaper_init(struct ts_shaper *sh, struct ts_linkcfg *cfg, ts_ns_t origin,
 	ts_hist_init(&sh->release_err[1]);
 	ts_hist_init(&sh->verdict_call[0]);
 	ts_hist_init(&sh->verdict_call[1]);
+	ts_hist_init(&sh->timer_late);
 	ret = ts_pool_init(&sh->pool, pool_size);
 	if (ret < 0) {
 		ts_err_set(err, "out of memory for %zu packet descriptors", pool_size);
@@ -657,29 +658,37 @@ static int loop_setup(struct ts_shaper *sh, int sigfd, struct ts_err *err)
 }
 
 /*
- * Sleep until something is due: the earliest deadline by the timer, or by
- * polling when it is closer than the timer's wake-up latency. Returns the
- * TS_READY_* bits of what woke us, or a negative errno with @err set.
+ * Sleep until something is due. The timer is armed the lead (run/spin.h)
+ * before the earliest deadline and the rest is polled, so that the
+ * timer's wake-up latency is not added to the releases; a deadline nearer
+ * than the lead is polled for at once. Without polling credit, the timer
+ * is armed for the deadline itself. Returns the TS_READY_* bits of what
+ * woke us, or a negative errno with @err set.
  */
 static int loop_wait(struct ts_shaper *sh, struct ts_err *err)
 {
 	struct epoll_event evs[8];
-	ts_ns_t d = ts_shaper_deadline(sh), now = ts_clock_now();
+	ts_ns_t d = ts_shaper_deadline(sh), now = ts_clock_now(), lead = sh->spin.lead, woke;
 	int i, n, timeout = -1, ret = 0, ready = 0;
+	bool sleeps;
 	uint64_t ticks;
 
+	if (ts_spin_window_due(&sh->spin, now))
+		ts_spin_window(&sh->spin, now, ts_clock_thread_cpu());
 	/* A deadline's spin is paid once, for the whole wait, however many turns it takes. */
-	if (d != TS_NEVER && d - now <= TS_SPIN_NS &&
+	if (d != TS_NEVER && d - now <= lead &&
 	    (d == sh->spun_for || ts_spin_take(&sh->spin, now, d - now))) {
 		sh->spun_for = d;
 		timeout = 0;
 	} else {
-		ret = arm_timer(sh, d);
+		ret = arm_timer(sh, d != TS_NEVER && d - now > lead ? d - lead : d);
 	}
 	if (ret < 0) {
 		ts_err_set(err, "timerfd: %s", strerror(-ret));
 		return ret;
 	}
+	/* Only a wake-up from a sleep measures the timer: one already due fires at once. */
+	sleeps = timeout != 0 && sh->armed != TS_NEVER && sh->armed > now;
 	n = epoll_wait(sh->epfd, evs, 8, timeout);
 	if (n < 0) {
 		if (errno == EINTR)
@@ -687,12 +696,17 @@ static int loop_wait(struct ts_shaper *sh, struct ts_err *err)
 		ts_err_set(err, "epoll_wait: %s", strerror(errno));
 		return -errno;
 	}
+	woke = n > 0 ? ts_clock_now() : 0;
 	for (i = 0; i < n; i++) {
 		uint32_t id = evs[i].data.u32;
 
 		if (id < TS_H__COUNT) {
 			ready |= 1 << id;
 		} else if (id == TS_H__COUNT) {
+			if (sleeps) {
+				ts_spin_learn(&sh->spin, sh->armed, woke);
+				ts_hist_add(&sh->timer_late, woke - sh->armed);
+			}
 			sh->armed = TS_NEVER; /* it fired: a one-shot timer is disarmed now */
 			if (read(sh->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN) {
 				ts_err_set(err, "timerfd: %s", strerror(errno));
@@ -776,6 +790,14 @@ void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *t
 	s->tsq = sh->tsq;
 	s->have_cpu_idle = sh->vcpu_min_idle >= 0;
 	s->cpu_idle_permille = s->have_cpu_idle ? (uint32_t)sh->vcpu_min_idle : 0;
+	if (sh->timer_late.count) {
+		s->have_timer_late = true;
+		s->timer_late_p50 = (uint64_t)ts_hist_quantile(&sh->timer_late, 0.5);
+		s->timer_late_p99 = (uint64_t)ts_hist_quantile(&sh->timer_late, 0.99);
+		s->timer_late_max = (uint64_t)sh->timer_late.max;
+		s->timer_lead = (uint64_t)sh->spin.lead;
+	}
+	s->polled = (uint64_t)sh->spin.polled;
 	for (d = 0; d < 2; d++) {
 		struct ts_dir_extra *x = &s->extra[d];
 		struct ts_hist *h = &sh->release_err[d];

@@ -91,13 +91,6 @@ enum ts_stop {
 #define TS_READY_HOOKS	((1u << TS_H__COUNT) - 1)
 #define TS_READY_SIGNAL (1u << TS_H__COUNT)
 
-/*
- * Deadlines nearer than this are waited for by polling, not by the timer:
- * a timerfd wakes tens of microseconds late on a virtual machine. The
- * polling is metered (run/spin.h): a quarter of one CPU at most.
- */
-#define TS_SPIN_NS (30 * TS_NSEC_PER_USEC)
-
 struct ts_shaper {
 	struct ts_linkcfg *cfg;
 	struct ts_dir dir[2];
@@ -138,6 +131,7 @@ struct ts_shaper {
 	 */
 	struct ts_hist release_err[2];
 	struct ts_hist verdict_call[2];
+	struct ts_hist timer_late; /* the timer's wake-up latency, sleeps only */
 	unsigned int nrel;
 	ts_ns_t rel_t[TS_RELEASE_BATCH];
 	uint8_t rel_dir[TS_RELEASE_BATCH];

@@ -8,6 +8,38 @@ void ts_spin_init(struct ts_spin *s, ts_ns_t now)
 {
 	s->credit = CAP;
 	s->last = now;
+	s->lead = TS_SPIN_LEAD_INIT;
+	s->win_start = now;
+	s->win_cpu = -1;
+	s->win_polled = 0;
+	s->busy = false;
+	s->polled = 0;
+}
+
+bool ts_spin_window_due(const struct ts_spin *s, ts_ns_t now)
+{
+	return s->win_cpu < 0 || now - s->win_start >= TS_SPIN_WINDOW;
+}
+
+void ts_spin_window(struct ts_spin *s, ts_ns_t now, ts_ns_t cpu)
+{
+	if (s->win_cpu >= 0 && now > s->win_start)
+		s->busy = (cpu - s->win_cpu - s->win_polled) * TS_SPIN_BUSY > now - s->win_start;
+	s->win_start = now;
+	s->win_cpu = cpu;
+	s->win_polled = 0;
+}
+
+void ts_spin_learn(struct ts_spin *s, ts_ns_t armed, ts_ns_t woke)
+{
+	ts_ns_t lead =
+		woke - armed > s->lead ? s->lead + TS_SPIN_LEAD_UP : s->lead - TS_SPIN_LEAD_DOWN;
+
+	if (lead > TS_SPIN_LEAD_MAX)
+		lead = TS_SPIN_LEAD_MAX;
+	if (lead < TS_SPIN_LEAD_MIN)
+		lead = TS_SPIN_LEAD_MIN;
+	s->lead = lead;
 }
 
 bool ts_spin_take(struct ts_spin *s, ts_ns_t now, ts_ns_t wait)
@@ -19,8 +51,10 @@ bool ts_spin_take(struct ts_spin *s, ts_ns_t now, ts_ns_t wait)
 	}
 	if (wait < 0)
 		wait = 0;
-	if (wait > CAP / TS_SPIN_SHARE || wait * TS_SPIN_SHARE > s->credit)
+	if (s->busy || wait > CAP / TS_SPIN_SHARE || wait * TS_SPIN_SHARE > s->credit)
 		return false;
 	s->credit -= wait * TS_SPIN_SHARE;
+	s->win_polled += wait;
+	s->polled += wait;
 	return true;
 }

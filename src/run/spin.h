@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The CPU bound of the event loop's poll spin. A deadline nearer than
- * TS_SPIN_NS is waited for by polling (epoll with a zero timeout) rather
- * than by the timer, which wakes tens of microseconds late on a virtual
- * machine. Under SCHED_FIFO nothing of lower priority runs on that CPU
+ * the lead (below) is waited for by polling (epoll with a zero timeout)
+ * rather than by the timer, which wakes tens of microseconds late on a
+ * virtual machine. Under SCHED_FIFO nothing of lower priority runs on that CPU
  * while the loop polls, so polling is metered like a token bucket: credit
  * accrues at 1/TS_SPIN_SHARE of the time that passes, up to TS_SPIN_BURST;
  * a spin of W ns is allowed only when the credit holds W, and costs W.
@@ -11,7 +11,8 @@
  * starved CPU). Over any interval T the loop polls at most
  * TS_SPIN_BURST + T / TS_SPIN_SHARE: a quarter of one CPU. The work the
  * shaper does for packets is not metered here; the kernel's real-time
- * throttling bounds it (docs/datapath.md, "Real-time scheduling").
+ * throttling bounds it (docs/datapath.md, "Real-time scheduling"). But a
+ * loop busy with packets does not poll at all (the window, below).
  *
  * Pure: time is passed in, so tests/unit/test_spin.c checks it with
  * made-up times.
@@ -26,20 +27,78 @@
 #define TS_SPIN_SHARE 4			     /* at most 1/4 of one CPU, on average */
 #define TS_SPIN_BURST (1 * TS_NSEC_PER_MSEC) /* credit saved while idle, at most */
 
+/*
+ * How early the timer is armed before a deadline (the lead), so that the
+ * loop wakes before it and polls the rest of the way. The timer's
+ * wake-up latency depends on the machine: a few microseconds on bare
+ * metal, 60-130 us on a virtual machine whose host rounds its timers
+ * (docs/benchmarks.md, "Waking ahead of the timer"). The lead follows
+ * the latency's 90th percentile, learnt from the loop's own wake-ups:
+ * each wake later than the lead raises it by TS_SPIN_LEAD_UP, each one
+ * earlier lowers it by TS_SPIN_LEAD_DOWN, which settles where one wake in
+ * ten is later than the lead (9 * 1 us up per late wake, 1 us down per
+ * early one). Bounded to [TS_SPIN_LEAD_MIN, TS_SPIN_LEAD_MAX]; the polling
+ * it causes stays within the credit above.
+ */
+#define TS_SPIN_LEAD_MIN  (10 * TS_NSEC_PER_USEC)
+#define TS_SPIN_LEAD_MAX  (200 * TS_NSEC_PER_USEC)
+#define TS_SPIN_LEAD_INIT (30 * TS_NSEC_PER_USEC)
+#define TS_SPIN_LEAD_UP	  (9 * TS_NSEC_PER_USEC)
+#define TS_SPIN_LEAD_DOWN (1 * TS_NSEC_PER_USEC)
+
+/*
+ * Polling is withheld from a loop that is busy with packets. A thread that
+ * already works most of one CPU would, polling a quarter more, reach the
+ * kernel's real-time budget (950 ms of every second) and be stopped for the
+ * rest of the period, every release meanwhile up to 50 ms late (measured:
+ * docs/benchmarks.md, "Waking ahead of the timer"). So the loop reads its
+ * thread's CPU time once per TS_SPIN_WINDOW; what it used less what it paid
+ * to poll is its work, and a window whose work exceeded 1/TS_SPIN_BUSY of
+ * it allows no polling in the next one. The shaper's CPU is then at most
+ * its work plus a quarter while its work is under half a CPU, and its work
+ * alone above that.
+ */
+#define TS_SPIN_WINDOW (100 * TS_NSEC_PER_MSEC)
+#define TS_SPIN_BUSY   2
+
 struct ts_spin {
-	ts_ns_t credit; /* ns of polling allowed, times TS_SPIN_SHARE */
-	ts_ns_t last;	/* when the credit was last brought up to date */
+	ts_ns_t credit;				/* ns of polling allowed, times TS_SPIN_SHARE */
+	ts_ns_t last;				/* when the credit was last brought up to date */
+	ts_ns_t lead;				/* arm the timer this long before a deadline */
+	ts_ns_t win_start, win_cpu, win_polled; /* the current window; win_cpu < 0: none yet */
+	bool busy;				/* the last window's work was too much to poll */
+	ts_ns_t polled;				/* every spin paid for, in all */
 };
 
-/* A full bucket (TS_SPIN_BURST) at @now. */
+/*
+ * A full bucket (TS_SPIN_BURST) at @now, the lead at TS_SPIN_LEAD_INIT, and
+ * polling allowed until the first whole window says otherwise.
+ */
 void ts_spin_init(struct ts_spin *s, ts_ns_t now);
 
 /*
  * ts_spin_take - may the loop poll for @wait ns from @now? Adds the credit
  * earned since the last call (time going backwards earns nothing), then
- * takes @wait from it if it holds that much. Returns true when it did
- * (the caller polls), false when the caller must use the timer.
+ * takes @wait from it if it holds that much and the last window was not
+ * busy. Returns true when it did (the caller polls), false when the caller
+ * must use the timer.
  */
 bool ts_spin_take(struct ts_spin *s, ts_ns_t now, ts_ns_t wait);
+
+/* Is a window over at @now, so that the caller reads its CPU time for ts_spin_window? */
+bool ts_spin_window_due(const struct ts_spin *s, ts_ns_t now);
+
+/*
+ * ts_spin_window - end the window at @now, the thread's CPU time then
+ * being @cpu: judge whether its work (CPU less polling) was busy, and start
+ * the next. The first call only starts one.
+ */
+void ts_spin_window(struct ts_spin *s, ts_ns_t now, ts_ns_t cpu);
+
+/*
+ * ts_spin_learn - the timer armed for @armed woke the loop at @woke: move
+ * the lead one step towards the wake-up latency's 90th percentile.
+ */
+void ts_spin_learn(struct ts_spin *s, ts_ns_t armed, ts_ns_t woke);
 
 #endif

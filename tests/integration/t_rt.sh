@@ -24,10 +24,13 @@
 #    machine's) the other CPU's kernel work delays a real-time wake-up by
 #    0.3-0.5 ms at p99 under this load (docs/datapath.md, "What real time
 #    cannot fix"); SCHED_OTHER gives 4-5 ms.
-# 3. The shaper never starves the host: during (2) its own CPU time over the
-#    flows' wall time (CMD reads /proc/PPID/stat before and after) must stay
-#    at most half a CPU (a real-time loop that polled without the bound of
-#    src/run/spin.h would be near one whole CPU), and the two busy loops,
+# 3. The shaper never starves the host: during (2) the time its loop polled
+#    (the summary's polled_ns) must stay within the bound of src/run/spin.h,
+#    a quarter of the run plus the 1 ms burst, and its own CPU time over the
+#    flows' wall time (CMD reads /proc/PPID/stat before and after) at most
+#    three quarters of a CPU: spin.h lets a loop poll only while its work is
+#    under half a CPU (a real-time loop that polled without that bound would
+#    be near one whole CPU). And the two busy loops,
 #    SCHED_OTHER, must still get CPU (0.1 CPUs at least between them: their
 #    fair share shrinks with whatever else runs on the host; logged).
 # 4. Refusals. Without CAP_SYS_NICE (setpriv drops it from the bounding set)
@@ -232,10 +235,17 @@ for d in uplink downlink; do
 	ts_true "loaded, real time: $d flagged by the summary ($got) as the rule says ($want)" \
 		[ "$got" = "$want" ]
 done
-# Not starving the host: the shaper's own CPU stays well below one CPU (a loop that
-# polled without bound would be near 1.0), and the busy loops still got CPU (their
-# fair share shrinks with whatever else runs on the host: logged, judged loosely).
-ts_check "loaded, real time: the shaper's CPU" "$(cat "$TS_TMP/loaded-rt.cpu")" "<=" 0.5 "CPUs "
+# Not starving the host: the loop polled within its bound (a quarter of the run and 1 ms),
+# the shaper's own CPU stays below one CPU (its work under half while it polls, plus the
+# quarter; a loop that polled without bound would be near 1.0), and the busy loops still
+# got CPU (their fair share shrinks with whatever else runs on the host: logged, judged
+# loosely).
+polled=$(jq -r '(.polled_ns // -1) / 1e6' "$TS_TMP/loaded-rt.json")
+bound=$(jq -r '.duration_ns / 4e6 + 1' "$TS_TMP/loaded-rt.json")
+ts_true "loaded, real time: the loop's polling is in the summary ($polled ms)" \
+	awk -v p="$polled" 'BEGIN { exit !(p >= 0) }'
+ts_check "loaded, real time: polled ms (bound $bound)" "$polled" "<=" "$bound"
+ts_check "loaded, real time: the shaper's CPU" "$(cat "$TS_TMP/loaded-rt.cpu")" "<=" 0.75 "CPUs "
 ts_check "loaded, real time: the busy loops' CPU" "$(cat "$TS_TMP/loaded-rt.busy")" ">=" 0.1 \
 	"CPUs "
 ts_log "loaded, real time: ping $(ts_ping_stats "$TS_TMP/loaded-rt.ping")"

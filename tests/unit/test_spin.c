@@ -77,11 +77,100 @@ static void test_edges(void)
 	TSU_EQ(s.credit, 4000 * US);
 }
 
+/*
+ * The lead: 30 us to start; a wake later than it raises it by 9 us, one no
+ * later lowers it by 1 us; bounded to 10-200 us.
+ */
+static void test_lead_steps(void)
+{
+	struct ts_spin s;
+	int i;
+
+	ts_spin_init(&s, 0);
+	TSU_EQ(s.lead, 30 * US);
+	ts_spin_learn(&s, 1000 * US, 1031 * US); /* 31 us late: above the lead */
+	TSU_EQ(s.lead, 39 * US);
+	ts_spin_learn(&s, 1000 * US, 1039 * US); /* exactly the lead: not above */
+	TSU_EQ(s.lead, 38 * US);
+	for (i = 0; i < 18; i++)
+		ts_spin_learn(&s, 0, 1000 * US);
+	TSU_EQ(s.lead, 38 * US + 18 * 9 * US); /* 200 us: the bound, reached exactly */
+	ts_spin_learn(&s, 0, 1000 * US);
+	TSU_EQ(s.lead, 200 * US);
+	for (i = 0; i < 190; i++)
+		ts_spin_learn(&s, 5000 * US, 5000 * US);
+	TSU_EQ(s.lead, 10 * US);
+	ts_spin_learn(&s, 5000 * US, 5000 * US);
+	TSU_EQ(s.lead, 10 * US);
+}
+
+/*
+ * Latencies cycling 10, 20, ... 100 us settle the lead where one wake in ten
+ * is later than it: each cycle starts at 100 us, the nine wakes of 10-90 us
+ * bring it to 91 us, and the 100 us one back to 100.
+ */
+static void test_lead_p90(void)
+{
+	struct ts_spin s;
+	int c, v;
+
+	ts_spin_init(&s, 0);
+	for (c = 0; c < 100; c++)
+		for (v = 10; v <= 100; v += 10)
+			ts_spin_learn(&s, 0, v * US);
+	TSU_EQ(s.lead, 100 * US);
+	for (v = 10; v <= 90; v += 10)
+		ts_spin_learn(&s, 0, v * US);
+	TSU_EQ(s.lead, 91 * US);
+}
+
+#define MS 1000000LL
+
+/*
+ * A window of 100 ms whose work (CPU less the polling paid for) is more
+ * than half of it stops polling for the next window; exactly half does not.
+ */
+static void test_window(void)
+{
+	struct ts_spin s;
+	ts_ns_t cpu = 7 * MS;
+
+	ts_spin_init(&s, 0);
+	CU_ASSERT_TRUE(ts_spin_window_due(&s, 0)); /* no CPU reading yet */
+	ts_spin_window(&s, 0, cpu);
+	CU_ASSERT_FALSE(s.busy);
+	CU_ASSERT_FALSE(ts_spin_window_due(&s, 100 * MS - 1));
+	CU_ASSERT_TRUE(ts_spin_window_due(&s, 100 * MS));
+	CU_ASSERT_TRUE(ts_spin_take(&s, 10 * MS, 30 * US));
+	TSU_EQ(s.win_polled, 30 * US);
+	/* 50 ms of work and the 30 us polled: half, not busy. */
+	cpu += 50 * MS + 30 * US;
+	ts_spin_window(&s, 100 * MS, cpu);
+	CU_ASSERT_FALSE(s.busy);
+	TSU_EQ(s.win_polled, 0);
+	CU_ASSERT_TRUE(ts_spin_take(&s, 150 * MS, 30 * US));
+	/* 1 ns more than half: the next window polls not at all, credit or not. */
+	cpu += 50 * MS + 30 * US + 1;
+	ts_spin_window(&s, 200 * MS, cpu);
+	CU_ASSERT_TRUE(s.busy);
+	CU_ASSERT_FALSE(ts_spin_take(&s, 250 * MS, 1));
+	TSU_EQ(s.credit, 4 * MS); /* refused, so nothing taken: the bucket is full */
+	/* A quiet window (10 ms of work) allows it again. */
+	cpu += 10 * MS;
+	ts_spin_window(&s, 300 * MS, cpu);
+	CU_ASSERT_FALSE(s.busy);
+	CU_ASSERT_TRUE(ts_spin_take(&s, 300 * MS, 30 * US));
+	TSU_EQ(s.polled, 90 * US); /* three spins of 30 us paid for */
+}
+
 static const struct tsu_test tests[] = {
 	{"a full bucket holds 1 ms of polling", test_burst},
 	{"a quarter of elapsed time comes back", test_share},
 	{"idle fills the bucket to 1 ms at most", test_cap},
 	{"time backwards, waits beyond the burst or past", test_edges},
+	{"the lead's steps and bounds", test_lead_steps},
+	{"the lead settles at the latency's 90th percentile", test_lead_p90},
+	{"a window more than half busy stops polling", test_window},
 };
 
 TSU_MAIN("spin", tests)
