@@ -661,27 +661,31 @@ static int loop_setup(struct ts_shaper *sh, int sigfd, struct ts_err *err)
  * Sleep until something is due. The timer is armed the lead (run/spin.h)
  * before the earliest deadline and the rest is polled, so that the
  * timer's wake-up latency is not added to the releases; a deadline nearer
- * than the lead is polled for at once. Without polling credit, the timer
- * is armed for the deadline itself. Returns the TS_READY_* bits of what
+ * than the lead is polled for at once. Without the credit to poll
+ * (run/spin.h), the timer is armed for the deadline itself. Returns the TS_READY_* bits of what
  * woke us, or a negative errno with @err set.
  */
 static int loop_wait(struct ts_shaper *sh, struct ts_err *err)
 {
 	struct epoll_event evs[8];
-	ts_ns_t d = ts_shaper_deadline(sh), now = ts_clock_now(), lead = sh->spin.lead, woke;
+	ts_ns_t d = ts_shaper_deadline(sh), now = ts_clock_now(), lead, woke;
 	int i, n, timeout = -1, ret = 0, ready = 0;
 	bool sleeps;
 	uint64_t ticks;
 
 	if (ts_spin_window_due(&sh->spin, now))
 		ts_spin_window(&sh->spin, now, ts_clock_thread_cpu());
+	lead = ts_spin_lead(&sh->spin);
 	/* A deadline's spin is paid once, for the whole wait, however many turns it takes. */
 	if (d != TS_NEVER && d - now <= lead &&
 	    (d == sh->spun_for || ts_spin_take(&sh->spin, now, d - now))) {
 		sh->spun_for = d;
 		timeout = 0;
 	} else {
-		ret = arm_timer(sh, d != TS_NEVER && d - now > lead ? d - lead : d);
+		ret = arm_timer(sh,
+				d != TS_NEVER && d - now > lead && ts_spin_may(&sh->spin, now, lead)
+					? d - lead
+					: d);
 	}
 	if (ret < 0) {
 		ts_err_set(err, "timerfd: %s", strerror(-ret));

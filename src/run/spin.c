@@ -16,6 +16,11 @@ void ts_spin_init(struct ts_spin *s, ts_ns_t now)
 	s->polled = 0;
 }
 
+ts_ns_t ts_spin_lead(const struct ts_spin *s)
+{
+	return s->busy && s->lead > TS_SPIN_LEAD_BUSY ? TS_SPIN_LEAD_BUSY : s->lead;
+}
+
 bool ts_spin_window_due(const struct ts_spin *s, ts_ns_t now)
 {
 	return s->win_cpu < 0 || now - s->win_start >= TS_SPIN_WINDOW;
@@ -42,19 +47,37 @@ void ts_spin_learn(struct ts_spin *s, ts_ns_t armed, ts_ns_t woke)
 	s->lead = lead;
 }
 
+/* The credit at @now: what it held plus what accrued since, up to CAP. */
+static ts_ns_t credit_at(const struct ts_spin *s, ts_ns_t now)
+{
+	if (now <= s->last)
+		return s->credit;
+	/* Compare before adding: a long idle gap must not overflow. */
+	return now - s->last >= CAP - s->credit ? CAP : s->credit + (now - s->last);
+}
+
+static bool allowed(ts_ns_t credit, ts_ns_t wait)
+{
+	return wait <= CAP / TS_SPIN_SHARE && wait * TS_SPIN_SHARE <= credit;
+}
+
 bool ts_spin_take(struct ts_spin *s, ts_ns_t now, ts_ns_t wait)
 {
 	if (now > s->last) {
-		/* Compare before adding: a long idle gap must not overflow. */
-		s->credit = now - s->last >= CAP - s->credit ? CAP : s->credit + (now - s->last);
+		s->credit = credit_at(s, now);
 		s->last = now;
 	}
 	if (wait < 0)
 		wait = 0;
-	if (s->busy || wait > CAP / TS_SPIN_SHARE || wait * TS_SPIN_SHARE > s->credit)
+	if (!allowed(s->credit, wait))
 		return false;
 	s->credit -= wait * TS_SPIN_SHARE;
 	s->win_polled += wait;
 	s->polled += wait;
 	return true;
+}
+
+bool ts_spin_may(const struct ts_spin *s, ts_ns_t now, ts_ns_t wait)
+{
+	return allowed(credit_at(s, now), wait < 0 ? 0 : wait);
 }

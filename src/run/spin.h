@@ -11,8 +11,8 @@
  * starved CPU). Over any interval T the loop polls at most
  * TS_SPIN_BURST + T / TS_SPIN_SHARE: a quarter of one CPU. The work the
  * shaper does for packets is not metered here; the kernel's real-time
- * throttling bounds it (docs/datapath.md, "Real-time scheduling"). But a
- * loop busy with packets does not poll at all (the window, below).
+ * throttling bounds it (docs/datapath.md, "Real-time scheduling"). And a
+ * loop busy with packets keeps its polling short (the window, below).
  *
  * Pure: time is passed in, so tests/unit/test_spin.c checks it with
  * made-up times.
@@ -47,43 +47,54 @@
 #define TS_SPIN_LEAD_DOWN (1 * TS_NSEC_PER_USEC)
 
 /*
- * Polling is withheld from a loop that is busy with packets. A thread that
- * already works most of one CPU would, polling a quarter more, reach the
- * kernel's real-time budget (950 ms of every second) and be stopped for the
- * rest of the period, every release meanwhile up to 50 ms late (measured:
+ * A loop that is busy with packets polls only for deadlines nearer than
+ * TS_SPIN_LEAD_BUSY, as it did before it learnt a lead. A thread that
+ * already works most of one CPU would, polling the lead ahead of every
+ * deadline, come nearer to the point where the kernel stops a real-time
+ * thread to let the CPU's other tasks run (for tens of milliseconds,
  * docs/benchmarks.md, "Waking ahead of the timer"). So the loop reads its
  * thread's CPU time once per TS_SPIN_WINDOW; what it used less what it paid
- * to poll is its work, and a window whose work exceeded 1/TS_SPIN_BUSY of
- * it allows no polling in the next one. The shaper's CPU is then at most
- * its work plus a quarter while its work is under half a CPU, and its work
- * alone above that.
+ * to poll is its work, and after a window whose work exceeded
+ * 1/TS_SPIN_BUSY of it the lead is TS_SPIN_LEAD_BUSY for the next window.
  */
-#define TS_SPIN_WINDOW (100 * TS_NSEC_PER_MSEC)
-#define TS_SPIN_BUSY   2
+#define TS_SPIN_WINDOW	  (100 * TS_NSEC_PER_MSEC)
+#define TS_SPIN_BUSY	  2
+#define TS_SPIN_LEAD_BUSY (30 * TS_NSEC_PER_USEC)
 
 struct ts_spin {
 	ts_ns_t credit;				/* ns of polling allowed, times TS_SPIN_SHARE */
 	ts_ns_t last;				/* when the credit was last brought up to date */
 	ts_ns_t lead;				/* arm the timer this long before a deadline */
 	ts_ns_t win_start, win_cpu, win_polled; /* the current window; win_cpu < 0: none yet */
-	bool busy;				/* the last window's work was too much to poll */
+	bool busy;				/* the last window's work was over 1/TS_SPIN_BUSY */
 	ts_ns_t polled;				/* every spin paid for, in all */
 };
 
 /*
  * A full bucket (TS_SPIN_BURST) at @now, the lead at TS_SPIN_LEAD_INIT, and
- * polling allowed until the first whole window says otherwise.
+ * not busy until the first whole window says otherwise.
  */
 void ts_spin_init(struct ts_spin *s, ts_ns_t now);
 
 /*
  * ts_spin_take - may the loop poll for @wait ns from @now? Adds the credit
  * earned since the last call (time going backwards earns nothing), then
- * takes @wait from it if it holds that much and the last window was not
- * busy. Returns true when it did (the caller polls), false when the caller
- * must use the timer.
+ * takes @wait from it if it holds that much. Returns true when it did (the
+ * caller polls), false when the caller must use the timer.
  */
 bool ts_spin_take(struct ts_spin *s, ts_ns_t now, ts_ns_t wait);
+
+/*
+ * ts_spin_may - would ts_spin_take(@s, @now, @wait) allow it? Changes
+ * nothing. The loop arms its timer ahead of a deadline only when it may
+ * poll the lead then: a wake-up it could not poll from would be followed
+ * by a second one, at the deadline, and a busy loop pays for every timer
+ * it arms and every wake-up.
+ */
+bool ts_spin_may(const struct ts_spin *s, ts_ns_t now, ts_ns_t wait);
+
+/* How far ahead of a deadline to wake: the lead, or TS_SPIN_LEAD_BUSY in a busy window. */
+ts_ns_t ts_spin_lead(const struct ts_spin *s);
 
 /* Is a window over at @now, so that the caller reads its CPU time for ts_spin_window? */
 bool ts_spin_window_due(const struct ts_spin *s, ts_ns_t now);

@@ -28,9 +28,10 @@
 #    (the summary's polled_ns) must stay within the bound of src/run/spin.h,
 #    a quarter of the run plus the 1 ms burst, and its own CPU time over the
 #    flows' wall time (CMD reads /proc/PPID/stat before and after) at most
-#    three quarters of a CPU: spin.h lets a loop poll only while its work is
-#    under half a CPU (a real-time loop that polled without that bound would
-#    be near one whole CPU). And the two busy loops,
+#    three quarters of a CPU: its work at this rate (about a third of a CPU,
+#    as --rt-priority off shows) plus the quarter its polling may take (a
+#    real-time loop that polled without that bound would be near one whole
+#    CPU). And the two busy loops,
 #    SCHED_OTHER, must still get CPU (0.1 CPUs at least between them: their
 #    fair share shrinks with whatever else runs on the host; logged).
 # 4. Refusals. Without CAP_SYS_NICE (setpriv drops it from the bounding set)
@@ -236,8 +237,8 @@ for d in uplink downlink; do
 		[ "$got" = "$want" ]
 done
 # Not starving the host: the loop polled within its bound (a quarter of the run and 1 ms),
-# the shaper's own CPU stays below one CPU (its work under half while it polls, plus the
-# quarter; a loop that polled without bound would be near 1.0), and the busy loops still
+# the shaper's own CPU stays below one CPU (its work plus that quarter; a loop that polled
+# without bound would be near 1.0), and the busy loops still
 # got CPU (their fair share shrinks with whatever else runs on the host: logged, judged
 # loosely).
 polled=$(jq -r '(.polled_ns // -1) / 1e6' "$TS_TMP/loaded-rt.json")

@@ -15,8 +15,13 @@ static void test_burst(void)
 	for (i = 0; i < 33; i++)
 		CU_ASSERT_TRUE(ts_spin_take(&s, 0, 30 * US));
 	CU_ASSERT_FALSE(ts_spin_take(&s, 0, 30 * US)); /* 10 us left */
+	CU_ASSERT_TRUE(ts_spin_may(&s, 0, 10 * US));
+	CU_ASSERT_FALSE(ts_spin_may(&s, 0, 10 * US + 1));
+	TSU_EQ(s.credit, 40 * US); /* asking took nothing */
 	CU_ASSERT_TRUE(ts_spin_take(&s, 0, 10 * US));
 	CU_ASSERT_FALSE(ts_spin_take(&s, 0, 1)); /* empty */
+	CU_ASSERT_TRUE(ts_spin_may(&s, 4, 1));	 /* 4 ns accrue 1 ns of polling */
+	TSU_EQ(s.credit, 0);
 	TSU_EQ(s.credit, 0);
 }
 
@@ -128,7 +133,8 @@ static void test_lead_p90(void)
 
 /*
  * A window of 100 ms whose work (CPU less the polling paid for) is more
- * than half of it stops polling for the next window; exactly half does not.
+ * than half of it makes the next window's lead 30 us at most; exactly half
+ * does not. The credit is not the window's business.
  */
 static void test_window(void)
 {
@@ -136,6 +142,7 @@ static void test_window(void)
 	ts_ns_t cpu = 7 * MS;
 
 	ts_spin_init(&s, 0);
+	s.lead = 80 * US;
 	CU_ASSERT_TRUE(ts_spin_window_due(&s, 0)); /* no CPU reading yet */
 	ts_spin_window(&s, 0, cpu);
 	CU_ASSERT_FALSE(s.busy);
@@ -148,18 +155,24 @@ static void test_window(void)
 	ts_spin_window(&s, 100 * MS, cpu);
 	CU_ASSERT_FALSE(s.busy);
 	TSU_EQ(s.win_polled, 0);
+	TSU_EQ(ts_spin_lead(&s), 80 * US);
 	CU_ASSERT_TRUE(ts_spin_take(&s, 150 * MS, 30 * US));
-	/* 1 ns more than half: the next window polls not at all, credit or not. */
+	/* 1 ns more than half: busy, the lead is held to 30 us; short spins go on. */
 	cpu += 50 * MS + 30 * US + 1;
 	ts_spin_window(&s, 200 * MS, cpu);
 	CU_ASSERT_TRUE(s.busy);
-	CU_ASSERT_FALSE(ts_spin_take(&s, 250 * MS, 1));
-	TSU_EQ(s.credit, 4 * MS); /* refused, so nothing taken: the bucket is full */
-	/* A quiet window (10 ms of work) allows it again. */
-	cpu += 10 * MS;
+	TSU_EQ(ts_spin_lead(&s), 30 * US);
+	TSU_EQ(s.lead, 80 * US); /* what was learnt is kept */
+	CU_ASSERT_TRUE(ts_spin_take(&s, 250 * MS, 30 * US));
+	/* A lead learnt below 30 us stays as it is. */
+	s.lead = 20 * US;
+	TSU_EQ(ts_spin_lead(&s), 20 * US);
+	s.lead = 80 * US;
+	/* A quiet window (10 ms of work) gives the whole lead back. */
+	cpu += 10 * MS + 30 * US;
 	ts_spin_window(&s, 300 * MS, cpu);
 	CU_ASSERT_FALSE(s.busy);
-	CU_ASSERT_TRUE(ts_spin_take(&s, 300 * MS, 30 * US));
+	TSU_EQ(ts_spin_lead(&s), 80 * US);
 	TSU_EQ(s.polled, 90 * US); /* three spins of 30 us paid for */
 }
 
@@ -170,7 +183,7 @@ static const struct tsu_test tests[] = {
 	{"time backwards, waits beyond the burst or past", test_edges},
 	{"the lead's steps and bounds", test_lead_steps},
 	{"the lead settles at the latency's 90th percentile", test_lead_p90},
-	{"a window more than half busy stops polling", test_window},
+	{"a window more than half busy shortens the lead", test_window},
 };
 
 TSU_MAIN("spin", tests)
