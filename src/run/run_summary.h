@@ -45,9 +45,9 @@ struct ts_summary {
 	uint32_t cpu_idle_permille;
 	/*
 	 * The loop's timer: its wake-up latency past the time it was armed for
-	 * (sleeps only), and the lead it was last armed with before a deadline
-	 * (run/spin.h), and the time it polled. Not part of the rule: releases
-	 * are judged themselves.
+	 * (sleeps only), the lead it had learnt by the end (run/spin.h; a busy
+	 * loop arms at most 30 us ahead whatever it learnt), and the time it
+	 * polled. Not part of the rule: releases are judged themselves.
 	 */
 	bool have_timer_late;
 	uint64_t timer_late_p50, timer_late_p99, timer_late_max;

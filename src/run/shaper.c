@@ -661,14 +661,14 @@ static int loop_setup(struct ts_shaper *sh, int sigfd, struct ts_err *err)
  * Sleep until something is due. The timer is armed the lead (run/spin.h)
  * before the earliest deadline and the rest is polled, so that the
  * timer's wake-up latency is not added to the releases; a deadline nearer
- * than the lead is polled for at once. Without the credit to poll
- * (run/spin.h), the timer is armed for the deadline itself. Returns the TS_READY_* bits of what
- * woke us, or a negative errno with @err set.
+ * than the lead is polled for at once. Without the credit to poll, the
+ * timer is armed for the deadline itself. Returns the TS_READY_* bits of
+ * what woke us, or a negative errno with @err set.
  */
 static int loop_wait(struct ts_shaper *sh, struct ts_err *err)
 {
 	struct epoll_event evs[8];
-	ts_ns_t d = ts_shaper_deadline(sh), now = ts_clock_now(), lead, woke;
+	ts_ns_t d = ts_shaper_deadline(sh), now = ts_clock_now(), lead;
 	int i, n, timeout = -1, ret = 0, ready = 0;
 	bool sleeps;
 	uint64_t ticks;
@@ -700,14 +700,16 @@ static int loop_wait(struct ts_shaper *sh, struct ts_err *err)
 		ts_err_set(err, "epoll_wait: %s", strerror(errno));
 		return -errno;
 	}
-	woke = n > 0 ? ts_clock_now() : 0;
 	for (i = 0; i < n; i++) {
 		uint32_t id = evs[i].data.u32;
 
 		if (id < TS_H__COUNT) {
 			ready |= 1 << id;
 		} else if (id == TS_H__COUNT) {
+			/* The clock only for a timer that slept: a poll's turn reads it anyway. */
 			if (sleeps) {
+				ts_ns_t woke = ts_clock_now();
+
 				ts_spin_learn(&sh->spin, sh->armed, woke);
 				ts_hist_add(&sh->timer_late, woke - sh->armed);
 			}
@@ -800,8 +802,8 @@ void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *t
 		s->timer_late_p99 = (uint64_t)ts_hist_quantile(&sh->timer_late, 0.99);
 		s->timer_late_max = (uint64_t)sh->timer_late.max;
 		s->timer_lead = (uint64_t)sh->spin.lead;
+		s->polled = (uint64_t)sh->spin.polled;
 	}
-	s->polled = (uint64_t)sh->spin.polled;
 	for (d = 0; d < 2; d++) {
 		struct ts_dir_extra *x = &s->extra[d];
 		struct ts_hist *h = &sh->release_err[d];
