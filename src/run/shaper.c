@@ -282,18 +282,50 @@ static void release_errors(struct ts_shaper *sh, unsigned int i, ts_ns_t before,
 	}
 }
 
-/* Send this turn's verdicts: one sendto per queue, each timed (release_errors). */
+/* The model time of hook @i's earliest release this turn; TS_NEVER when it has none. */
+static ts_ns_t first_release(const struct ts_shaper *sh, unsigned int i)
+{
+	ts_ns_t t = TS_NEVER;
+	unsigned int k;
+
+	for (k = 0; k < sh->nrel; k++)
+		if (sh->rel_hook[k] == i && sh->rel_t[k] < t)
+			t = sh->rel_t[k];
+	return t;
+}
+
+/*
+ * Send this turn's verdicts: one sendto per queue, each timed (release_errors). A call
+ * returns only after the kernel delivered its packets (the receiver's TCP included), so the
+ * queue whose release was due first goes first: an ACK due before a data packet of the other
+ * direction does not wait for that packet's delivery. Ties, and queues with only drops, keep
+ * the hooks' order.
+ */
 static int flush_all(struct ts_shaper *sh)
 {
-	ts_ns_t before, after;
-	unsigned int i;
+	unsigned int order[TS_H__COUNT];
+	ts_ns_t when[TS_H__COUNT], before, after;
+	unsigned int i, j, n = 0;
 	int ret = 0, r;
 
 	for (i = 0; i < TS_H__COUNT; i++) {
 		struct ts_hook *h = &sh->hook[i];
+		ts_ns_t t;
 
 		if (!h->io || !h->io->pending(h->q))
 			continue;
+		t = first_release(sh, i);
+		for (j = n; j > 0 && when[j - 1] > t; j--) {
+			order[j] = order[j - 1];
+			when[j] = when[j - 1];
+		}
+		order[j] = i;
+		when[j] = t;
+		n++;
+	}
+	for (j = 0; j < n; j++) {
+		struct ts_hook *h = &sh->hook[order[j]];
+
 		before = sh->clock();
 		r = h->io->flush(h->q);
 		after = sh->clock();
@@ -301,7 +333,7 @@ static int flush_all(struct ts_shaper *sh)
 			ret = r;
 		ts_hist_add(&sh->verdict_call[h->dir], after - before);
 		if (sh->nrel)
-			release_errors(sh, i, before, after);
+			release_errors(sh, order[j], before, after);
 	}
 	sh->nrel = 0;
 	return ret;

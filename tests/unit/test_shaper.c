@@ -161,6 +161,46 @@ static void test_release_error_readings(void)
 }
 
 /*
+ * The queue whose release was due first is flushed first, whichever direction it is. The
+ * clock moves 5 us at every reading. A downlink packet at T0 leaves the model at T0+11 ms, an
+ * uplink one at T0+0.5 ms at T0+11.5 ms; a turn at T0+12 ms sends the downlink first (readings
+ * at +5 and +10 us), then the uplink (+15, +20 us): errors 1,005 us down and 515 us up (up
+ * first, as the hooks are numbered, would give 505 and 1,015 us). The same pair the other way
+ * round 20 ms later sends the uplink first: 1,005 us up, 515 us down.
+ */
+static void test_flush_order(void)
+{
+	const struct ts_hist *up = &sh.release_err[TS_UP], *down = &sh.release_err[TS_DOWN];
+
+	setup();
+	ts_shaper_begin(&sh, 0, 0);
+	ts_pktio_mem_push(&io[DOWN], 1500);
+	turn(T0);
+	ts_pktio_mem_push(&io[UP], 1500);
+	turn(T0 + MS / 2);
+	fake_step = 5 * TS_NSEC_PER_USEC;
+	turn(T0 + 12 * MS);
+	TSU_EQ(io[UP].nsent, 1);
+	TSU_EQ(io[DOWN].nsent, 1);
+	TSU_EQ(down->max, 1005 * TS_NSEC_PER_USEC);
+	TSU_EQ(up->max, 515 * TS_NSEC_PER_USEC);
+	fake_step = 0;
+	ts_pktio_mem_push(&io[UP], 1500);
+	turn(T0 + 20 * MS);
+	ts_pktio_mem_push(&io[DOWN], 1500);
+	turn(T0 + 20 * MS + MS / 2);
+	fake_step = 5 * TS_NSEC_PER_USEC;
+	turn(T0 + 32 * MS);
+	TSU_EQ(up->count, 2);
+	TSU_EQ(down->count, 2);
+	TSU_EQ(up->max, 1005 * TS_NSEC_PER_USEC);
+	TSU_EQ(up->min, 515 * TS_NSEC_PER_USEC);
+	TSU_EQ(down->max, 1005 * TS_NSEC_PER_USEC);
+	TSU_EQ(down->min, 515 * TS_NSEC_PER_USEC);
+	teardown();
+}
+
+/*
  * Ten packets at once into 4 places of queue: one goes on the wire at
  * once, four wait, five are dropped at once (NF_DROP, cause overlimit).
  */
@@ -483,6 +523,7 @@ static const struct tsu_test tests[] = {
 	{"release times through the in-memory queue", test_release_times},
 	{"release errors: the clock before and after the verdict call",
 	 test_release_error_readings},
+	{"the queue whose release was due first is flushed first", test_flush_order},
 	{"tail drops get NF_DROP at once", test_overlimit},
 	{"virtual time: the guest CPU's busiest second", test_vcpu_windows},
 	{"a second verdict fails the conservation check", test_double_verdict},
