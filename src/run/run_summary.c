@@ -209,6 +209,12 @@ static void json_wifi(struct json_object *out, const struct ts_summary *s, const
 }
 
 /* How the loop was scheduled; a refusal is a warning, said here and nowhere else. */
+/* Did the loop work so much of a second that a late release tells of the host (run_summary.h)? */
+static bool loop_saturated(const struct ts_summary *s)
+{
+	return s->have_loop_work && s->loop_work_max_permille >= TS_LOOP_SATURATED_PERMILLE;
+}
+
 static void print_rt(FILE *f, const struct ts_rt *rt)
 {
 	char line[320];
@@ -314,11 +320,20 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 			fprintf(f, "  WARNING: unexplained drops: %" PRIu64 "\n", x->unexplained);
 		else
 			fprintf(f, "  unexplained drops: 0\n");
-		if (ts_fell_behind(&fid, why, sizeof(why)))
+		if (ts_fell_behind(&fid, why, sizeof(why))) {
 			fprintf(f,
 				"  WARNING: the emulator fell behind (%s): "
 				"this run's timing is not trustworthy\n",
 				why);
+			if (loop_saturated(s))
+				fprintf(f,
+					"  the shaper's loop had no CPU to spare (%u.%u%% of one "
+					"in its "
+					"busiest second): the host set the pace, not the link; "
+					"--gso sends fewer packets, or give it more CPU\n",
+					s->loop_work_max_permille / 10,
+					s->loop_work_max_permille % 10);
+		}
 	}
 	print_rt(f, s->rt);
 	if (s->have_timer_late)
@@ -327,6 +342,9 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 			" us; armed %" PRIu64 " us early, polled %" PRIu64 " ms\n",
 			s->timer_late_p50 / 1000, s->timer_late_p99 / 1000, s->timer_lead / 1000,
 			s->polled / 1000000);
+	if (s->have_loop_work)
+		fprintf(f, "shaper loop       work %u.%u%% of one CPU in its busiest second\n",
+			s->loop_work_max_permille / 10, s->loop_work_max_permille % 10);
 	if (s->have_cpu_idle)
 		fprintf(f, "virtual CPU idle %u.%u%% of the run's busiest second\n",
 			s->cpu_idle_permille / 10, s->cpu_idle_permille % 10);
@@ -470,6 +488,9 @@ struct json_object *ts_summary_json_object(const struct ts_summary *s)
 		ts_json_put(root, "timer_lead_ns", jint((int64_t)s->timer_lead), &nomem);
 		ts_json_put(root, "polled_ns", jint((int64_t)s->polled), &nomem);
 	}
+	if (s->have_loop_work)
+		ts_json_put(root, "loop_work_max_permille",
+			    jint((int64_t)s->loop_work_max_permille), &nomem);
 	/* Virtual time only: how near the guest's CPU came to its budget (run/cpustat.h). */
 	if (s->have_cpu_idle)
 		ts_json_put(root, "vcpu_idle_min_permille",

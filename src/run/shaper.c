@@ -836,6 +836,8 @@ void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *t
 		s->timer_lead = (uint64_t)sh->spin.lead;
 		s->polled = (uint64_t)sh->spin.polled;
 	}
+	s->have_loop_work = sh->spin.work_max >= 0;
+	s->loop_work_max_permille = s->have_loop_work ? (uint32_t)sh->spin.work_max : 0;
 	for (d = 0; d < 2; d++) {
 		struct ts_dir_extra *x = &s->extra[d];
 		struct ts_hist *h = &sh->release_err[d];

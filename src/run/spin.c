@@ -13,6 +13,9 @@ void ts_spin_init(struct ts_spin *s, ts_ns_t now)
 	s->win_cpu = -1;
 	s->win_polled = 0;
 	s->busy = false;
+	s->sec_start = now;
+	s->sec_work = 0;
+	s->work_max = -1;
 	s->polled = 0;
 }
 
@@ -28,8 +31,27 @@ bool ts_spin_window_due(const struct ts_spin *s, ts_ns_t now)
 
 void ts_spin_window(struct ts_spin *s, ts_ns_t now, ts_ns_t cpu)
 {
-	if (s->win_cpu >= 0 && now > s->win_start)
-		s->busy = (cpu - s->win_cpu - s->win_polled) * TS_SPIN_BUSY > now - s->win_start;
+	ts_ns_t work;
+	int permille;
+
+	if (s->win_cpu < 0) {
+		s->sec_start = now;
+	} else if (now > s->win_start) {
+		work = cpu - s->win_cpu - s->win_polled;
+		if (work < 0)
+			work = 0; /* a spin paid for but cut short by a packet */
+		s->busy = work * TS_SPIN_BUSY > now - s->win_start;
+		s->sec_work += work;
+		if (now - s->sec_start >= TS_SPIN_SECOND) {
+			permille = (int)(s->sec_work * 1000 / (now - s->sec_start));
+			if (permille > 1000)
+				permille = 1000; /* the CPU time is read a moment after @now */
+			if (permille > s->work_max)
+				s->work_max = permille;
+			s->sec_start = now;
+			s->sec_work = 0;
+		}
+	}
 	s->win_start = now;
 	s->win_cpu = cpu;
 	s->win_polled = 0;

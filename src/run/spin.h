@@ -61,12 +61,22 @@
 #define TS_SPIN_BUSY	  2
 #define TS_SPIN_LEAD_BUSY (30 * TS_NSEC_PER_USEC)
 
+/*
+ * The windows' work is also summed over stretches of at least a second, and
+ * the busiest one is kept for the summary (`loop_work_max_permille`): a loop
+ * that worked nearly all of a second had no CPU to spare, and a release
+ * that was late then says more about the host than about the link.
+ */
+#define TS_SPIN_SECOND TS_NSEC_PER_SEC
+
 struct ts_spin {
 	ts_ns_t credit;				/* ns of polling allowed, times TS_SPIN_SHARE */
 	ts_ns_t last;				/* when the credit was last brought up to date */
 	ts_ns_t lead;				/* arm the timer this long before a deadline */
 	ts_ns_t win_start, win_cpu, win_polled; /* the current window; win_cpu < 0: none yet */
 	bool busy;				/* the last window's work was over 1/TS_SPIN_BUSY */
+	ts_ns_t sec_start, sec_work;		/* the current second: since when, work so far */
+	int work_max;				/* the busiest second's work, permille; -1: none */
 	ts_ns_t polled;				/* every spin paid for, in all */
 };
 
@@ -101,8 +111,9 @@ bool ts_spin_window_due(const struct ts_spin *s, ts_ns_t now);
 
 /*
  * ts_spin_window - end the window at @now, the thread's CPU time then
- * being @cpu: judge whether its work (CPU less polling) was busy, and start
- * the next. The first call only starts one.
+ * being @cpu: judge whether its work (CPU less polling) was busy, add it to
+ * the current second (ending that when it is a second long or more, and
+ * keeping the busiest), and start the next. The first call only starts one.
  */
 void ts_spin_window(struct ts_spin *s, ts_ns_t now, ts_ns_t cpu);
 

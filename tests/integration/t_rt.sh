@@ -31,7 +31,8 @@
 #    three quarters of a CPU: its work at this rate (about a third of a CPU,
 #    as --rt-priority off shows) plus the quarter its polling may take (a
 #    real-time loop that polled without that bound would be near one whole
-#    CPU). And the two busy loops,
+#    CPU). Its work in its busiest second (loop_work_max_permille) must be
+#    between a tenth and three quarters of a CPU. And the two busy loops,
 #    SCHED_OTHER, must still get CPU (0.1 CPUs at least between them: their
 #    fair share shrinks with whatever else runs on the host; logged).
 # 4. Refusals. Without CAP_SYS_NICE (setpriv drops it from the bounding set)
@@ -247,6 +248,11 @@ ts_true "loaded, real time: the loop's polling is in the summary ($polled ms)" \
 	awk -v p="$polled" 'BEGIN { exit !(p >= 0) }'
 ts_check "loaded, real time: polled ms (bound $bound)" "$polled" "<=" "$bound"
 ts_check "loaded, real time: the shaper's CPU" "$(cat "$TS_TMP/loaded-rt.cpu")" "<=" 0.75 "CPUs "
+# The loop's work in its busiest second (CPU less polling; src/run/spin.h): real, and short of
+# the whole CPU that would make the summary blame the host (about a third of one at this rate).
+work=$(jq -r '(.loop_work_max_permille // -1000) / 1000' "$TS_TMP/loaded-rt.json")
+ts_check "loaded, real time: the loop's work in its busiest second" "$work" ">=" 0.1 "CPUs "
+ts_check "loaded, real time: the loop's work in its busiest second" "$work" "<=" 0.75 "CPUs "
 ts_check "loaded, real time: the busy loops' CPU" "$(cat "$TS_TMP/loaded-rt.busy")" ">=" 0.1 \
 	"CPUs "
 ts_log "loaded, real time: ping $(ts_ping_stats "$TS_TMP/loaded-rt.ping")"

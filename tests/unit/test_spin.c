@@ -176,6 +176,41 @@ static void test_window(void)
 	TSU_EQ(s.polled, 90 * US); /* three spins of 30 us paid for */
 }
 
+/*
+ * The windows' work summed over seconds, the busiest kept in permille: ten
+ * windows of 60 ms work (30 us polled each, not counted) make 600; ten of
+ * 90 ms make 900; a reading 1.5 s late with 300 ms of work makes 200 and
+ * leaves 900; a second with more CPU than time (a late reading) counts as
+ * 1000.
+ */
+static void test_work_second(void)
+{
+	struct ts_spin s;
+	ts_ns_t cpu = 7 * MS, t;
+
+	ts_spin_init(&s, 0);
+	ts_spin_window(&s, 0, cpu);
+	TSU_EQ(s.work_max, -1);
+	for (t = 100 * MS; t <= 1000 * MS; t += 100 * MS) {
+		CU_ASSERT_TRUE(ts_spin_take(&s, t - 50 * MS, 30 * US));
+		cpu += 60 * MS + 30 * US;
+		ts_spin_window(&s, t, cpu);
+		TSU_EQ(s.work_max, t < 1000 * MS ? -1 : 600);
+	}
+	for (t = 1100 * MS; t <= 2000 * MS; t += 100 * MS) {
+		cpu += 90 * MS;
+		ts_spin_window(&s, t, cpu);
+	}
+	TSU_EQ(s.work_max, 900);
+	cpu += 300 * MS;
+	ts_spin_window(&s, 3500 * MS, cpu);
+	TSU_EQ(s.work_max, 900);
+	TSU_EQ(s.sec_work, 0);
+	cpu += 1001 * MS;
+	ts_spin_window(&s, 4500 * MS, cpu);
+	TSU_EQ(s.work_max, 1000);
+}
+
 static const struct tsu_test tests[] = {
 	{"a full bucket holds 1 ms of polling", test_burst},
 	{"a quarter of elapsed time comes back", test_share},
@@ -184,6 +219,7 @@ static const struct tsu_test tests[] = {
 	{"the lead's steps and bounds", test_lead_steps},
 	{"the lead settles at the latency's 90th percentile", test_lead_p90},
 	{"a window more than half busy shortens the lead", test_window},
+	{"the busiest second's work, in permille", test_work_second},
 };
 
 TSU_MAIN("spin", tests)
