@@ -194,8 +194,9 @@ static uint64_t u64(json_object *o, const char *key)
 
 int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], char *err, size_t errlen)
 {
-	json_object *root = parse_json(text, err, errlen), *dirs;
+	json_object *root = parse_json(text, err, errlen), *dirs, *v;
 	size_t i, n;
+	int64_t k;
 
 	memset(f, 0, 2 * sizeof(*f));
 	if (!root)
@@ -205,6 +206,12 @@ int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], char *er
 		snprintf(err, errlen, "summary JSON has no directions");
 		json_object_put(root);
 		return -EINVAL;
+	}
+	f[0].loop_work_permille = f[1].loop_work_permille = -1;
+	if ((v = PATH(root, "loop_work_max_permille")) && json_object_is_type(v, json_type_int)) {
+		k = json_object_get_int64(v);
+		if (k >= 0 && k <= 1000)
+			f[0].loop_work_permille = f[1].loop_work_permille = (int)k;
 	}
 	n = json_object_array_length(dirs);
 	for (i = 0; i < n; i++) {

@@ -62,6 +62,12 @@ struct ts_exp_fidelity {
 	double release_err_p50_us, release_err_p99_us, release_err_max_us;
 	uint64_t unexplained, kernel_drops, no_descriptor;
 	double utilisation; /* < 0: unlimited capacity */
+	/*
+	 * The shaper loop's work in the run's busiest second, permille of one
+	 * CPU (run/run_summary.h); one loop serves both directions, so both get
+	 * it. -1: not in the summary.
+	 */
+	int loop_work_permille;
 };
 
 /*

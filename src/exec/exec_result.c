@@ -394,6 +394,10 @@ static void fidelity_json(struct ctx *x)
 					       json_object_new_string(why));
 		}
 	}
+	/* The loop's, not a direction's: near a whole CPU, the host set the pace (run_summary.h). */
+	json_object_object_add(
+		fj, "loop_work_max_permille",
+		f[0].loop_work_permille >= 0 ? json_object_new_int(f[0].loop_work_permille) : NULL);
 	servers_fidelity(x, fj);
 	json_object_object_add(x->r, "fidelity", fj);
 }

@@ -209,12 +209,6 @@ static void json_wifi(struct json_object *out, const struct ts_summary *s, const
 }
 
 /* How the loop was scheduled; a refusal is a warning, said here and nowhere else. */
-/* Did the loop work so much of a second that a late release tells of the host (run_summary.h)? */
-static bool loop_saturated(const struct ts_summary *s)
-{
-	return s->have_loop_work && s->loop_work_max_permille >= TS_LOOP_SATURATED_PERMILLE;
-}
-
 static void print_rt(FILE *f, const struct ts_rt *rt)
 {
 	char line[320];
@@ -242,12 +236,18 @@ struct ts_fidelity ts_summary_fidelity(const struct ts_summary *s, int i)
 				    .kernel_drops = x->kernel_dropped + x->user_dropped};
 }
 
+bool ts_summary_loop_saturated(const struct ts_summary *s)
+{
+	return s->have_loop_work && s->loop_work_max_permille >= TS_LOOP_SATURATED_PERMILLE;
+}
+
 void ts_summary_print(FILE *f, const struct ts_summary *s)
 {
 	ts_ns_t dt = s->end - s->start;
 	char b1[32];
 	int i, c, p;
 	unsigned int k;
+	bool behind = false;
 
 	fprintf(f, "== %s: %s ==\n", s->title, ts_fmt_time(b1, sizeof(b1), dt));
 	for (i = 0; i < 2; i++) {
@@ -325,16 +325,16 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 				"  WARNING: the emulator fell behind (%s): "
 				"this run's timing is not trustworthy\n",
 				why);
-			if (loop_saturated(s))
-				fprintf(f,
-					"  the shaper's loop had no CPU to spare (%u.%u%% of one "
-					"in its "
-					"busiest second): the host set the pace, not the link; "
-					"--gso sends fewer packets, or give it more CPU\n",
-					s->loop_work_max_permille / 10,
-					s->loop_work_max_permille % 10);
+			behind = true;
 		}
 	}
+	/* The loop serves both directions: said once, however many fell behind. */
+	if (behind && ts_summary_loop_saturated(s))
+		fprintf(f,
+			"WARNING: the shaper's loop had no CPU to spare (%u.%u%% of one CPU in its "
+			"busiest second): the host set the pace, not the link; --gso sends fewer "
+			"packets, or give it more CPU\n",
+			s->loop_work_max_permille / 10, s->loop_work_max_permille % 10);
 	print_rt(f, s->rt);
 	if (s->have_timer_late)
 		fprintf(f,

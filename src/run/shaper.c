@@ -113,6 +113,7 @@ int ts_shaper_init(struct ts_shaper *sh, struct ts_linkcfg *cfg, ts_ns_t origin,
 	sh->vcpu_last_t = TS_NEVER;
 	sh->vcpu_min_idle = -1;
 	sh->sockets_open = -1;
+	sh->spin.work_max = -1; /* no second measured until the loop runs (ts_spin_init) */
 	for (i = 0; i < TS_H__COUNT; i++) {
 		sh->hook[i].sh = sh;
 		sh->hook[i].dir = hook_map[i].dir;
@@ -298,8 +299,9 @@ static ts_ns_t first_release(const struct ts_shaper *sh, unsigned int i)
  * Send this turn's verdicts: one sendto per queue, each timed (release_errors). A call
  * returns only after the kernel delivered its packets (the receiver's TCP included), so the
  * queue whose release was due first goes first: an ACK due before a data packet of the other
- * direction does not wait for that packet's delivery. Ties, and queues with only drops, keep
- * the hooks' order.
+ * direction does not wait for that packet's delivery. A queue with no release of the model
+ * this turn (only drops, or the station's early accepts, run/tsq_station.h) holds verdicts
+ * decided now, so it counts as due now. Ties keep the hooks' order.
  */
 static int flush_all(struct ts_shaper *sh)
 {
@@ -315,6 +317,8 @@ static int flush_all(struct ts_shaper *sh)
 		if (!h->io || !h->io->pending(h->q))
 			continue;
 		t = first_release(sh, i);
+		if (t == TS_NEVER)
+			t = sh->now;
 		for (j = n; j > 0 && when[j - 1] > t; j--) {
 			order[j] = order[j - 1];
 			when[j] = when[j - 1];

@@ -179,6 +179,7 @@ static void test_summary_and_fidelity(void)
 	NEAR(f[0].release_err_max_us, 129804.164);
 	NEAR(f[1].release_err_p99_us, 26214.4);
 	TSU_EQ(f[0].unexplained + f[0].kernel_drops + f[0].no_descriptor, 0);
+	TSU_EQ(f[0].loop_work_permille, -1); /* a summary from before the field */
 	/* This run fell behind (a loaded 2-core machine): p99 107 ms > 200 us (run/fidelity.h). */
 	CU_ASSERT_TRUE(ts_exp_fell_behind(&f[0], why, sizeof(why)));
 	CU_ASSERT_STRING_EQUAL(why, "release timing error p99 106954.752 us > 200 us");
@@ -202,6 +203,18 @@ static void test_summary_and_fidelity(void)
 	g = (struct ts_exp_fidelity){0};
 	CU_ASSERT_FALSE(ts_exp_fell_behind(&g, why, sizeof(why))); /* absent direction */
 	TSU_EQ(ts_exp_parse_summary("{\"title\":\"x\"}", f, err, sizeof(err)), -EINVAL);
+	/* The loop's work is the run's: both directions get it; out of 0-1000 is not believed. */
+	TSU_EQ(ts_exp_parse_summary("{\"directions\":[{\"name\":\"uplink\"}],"
+				    "\"loop_work_max_permille\":873}",
+				    f, err, sizeof(err)),
+	       0);
+	TSU_EQ(f[0].loop_work_permille, 873);
+	TSU_EQ(f[1].loop_work_permille, 873);
+	CU_ASSERT_FALSE(f[1].present);
+	TSU_EQ(ts_exp_parse_summary("{\"directions\":[],\"loop_work_max_permille\":1001}", f, err,
+				    sizeof(err)),
+	       0);
+	TSU_EQ(f[0].loop_work_permille, -1);
 }
 
 static void test_sockstats(void)

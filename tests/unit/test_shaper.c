@@ -9,6 +9,8 @@
  * network hooks.
  */
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run/shaper.h"
@@ -197,6 +199,76 @@ static void test_flush_order(void)
 	TSU_EQ(up->min, 515 * TS_NSEC_PER_USEC);
 	TSU_EQ(down->max, 1005 * TS_NSEC_PER_USEC);
 	TSU_EQ(down->min, 515 * TS_NSEC_PER_USEC);
+	teardown();
+}
+
+/*
+ * A queue with only drops this turn counts as due at the turn's time. A downlink packet at T0
+ * leaves the model at T0+11 ms; six uplink packets at T0+12 ms find 4 places of queue behind
+ * the one on the wire, so one is dropped at once. The turn at T0+12 ms sends the downlink's
+ * release (due 1 ms before) first, at +5 us: 1,005 us; the uplink's drop after it. In the
+ * hooks' order the downlink would have waited: 1,015 us.
+ */
+static void test_flush_order_drops(void)
+{
+	int i;
+
+	setup();
+	ts_shaper_begin(&sh, 0, 0);
+	ts_pktio_mem_push(&io[DOWN], 1500);
+	turn(T0);
+	for (i = 0; i < 6; i++)
+		ts_pktio_mem_push(&io[UP], 1500);
+	fake_step = 5 * TS_NSEC_PER_USEC;
+	turn(T0 + 12 * MS);
+	TSU_EQ(io[UP].nsent, 1);
+	TSU_EQ(accepted(&io[UP]), 0);
+	TSU_EQ(io[DOWN].nsent, 1);
+	TSU_EQ(sh.release_err[TS_DOWN].max, 1005 * TS_NSEC_PER_USEC);
+	teardown();
+}
+
+/*
+ * The loop's work in its busiest second reaches the summary only once a second was measured
+ * (not before the loop ran), and at 800 permille or more a run that fell behind is said once,
+ * not per direction, to have been held back by the host's CPU.
+ */
+static void test_loop_work(void)
+{
+	struct ts_summary sum;
+	char *text = NULL;
+	const char *hit;
+	size_t len = 0;
+	FILE *f;
+
+	setup();
+	ts_shaper_summary(&sh, &sum, "t");
+	CU_ASSERT_FALSE(sum.have_loop_work);
+	CU_ASSERT_FALSE(ts_summary_loop_saturated(&sum));
+	sh.spin.work_max = 799;
+	ts_shaper_summary(&sh, &sum, "t");
+	CU_ASSERT_TRUE(sum.have_loop_work);
+	TSU_EQ(sum.loop_work_max_permille, 799);
+	CU_ASSERT_FALSE(ts_summary_loop_saturated(&sum));
+	sh.spin.work_max = 800;
+	ts_shaper_summary(&sh, &sum, "t");
+	CU_ASSERT_TRUE(ts_summary_loop_saturated(&sum));
+	/* Both directions 1 ms late: both fell behind, the host is named once. */
+	ts_hist_add(&sh.release_err[TS_UP], MS);
+	ts_hist_add(&sh.release_err[TS_DOWN], MS);
+	ts_shaper_summary(&sh, &sum, "t");
+	f = open_memstream(&text, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	ts_summary_print(f, &sum);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text,
+				      "shaper loop       work 80.0% of one CPU in its busiest "
+				      "second\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "the emulator fell behind"));
+	hit = strstr(text, "no CPU to spare (80.0% of one CPU");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hit);
+	CU_ASSERT_PTR_NULL(strstr(hit + 1, "no CPU to spare"));
+	free(text);
 	teardown();
 }
 
@@ -524,6 +596,8 @@ static const struct tsu_test tests[] = {
 	{"release errors: the clock before and after the verdict call",
 	 test_release_error_readings},
 	{"the queue whose release was due first is flushed first", test_flush_order},
+	{"a queue with only drops counts as due now", test_flush_order_drops},
+	{"the loop's work, and the host named when it had none to spare", test_loop_work},
 	{"tail drops get NF_DROP at once", test_overlimit},
 	{"virtual time: the guest CPU's busiest second", test_vcpu_windows},
 	{"a second verdict fails the conservation check", test_double_verdict},
