@@ -251,6 +251,14 @@ bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, char *why, size_t whyle
 	return f->present && ts_fell_behind(&x, why, whylen);
 }
 
+bool ts_exp_host_cpu(const struct ts_exp_fidelity f[2])
+{
+	bool behind = ts_exp_fell_behind(&f[0], NULL, 0) || ts_exp_fell_behind(&f[1], NULL, 0);
+
+	/* The same threshold as the wrapper's own summary line; -1 (unknown) never reaches it. */
+	return behind && f[0].loop_work_permille >= TS_LOOP_SATURATED_PERMILLE;
+}
+
 /* The columns the executor needs, in the order their absence is reported. */
 static const enum ts_sockstats_col ss_need[] = {TS_SS_TIME,   TS_SS_SPORT,    TS_SS_DPORT,
 						TS_SS_CCA,    TS_SS_CWND,     TS_SS_SRTT,

@@ -395,6 +395,8 @@ static void fidelity_json(struct ctx *x)
 		}
 	}
 	/* The loop's, not a direction's: near a whole CPU, the host set the pace (run_summary.h). */
+	if (ts_exp_host_cpu(f))
+		add_flag(x->flags, "host_cpu");
 	json_object_object_add(
 		fj, "loop_work_max_permille",
 		f[0].loop_work_permille >= 0 ? json_object_new_int(f[0].loop_work_permille) : NULL);

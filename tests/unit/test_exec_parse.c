@@ -215,6 +215,22 @@ static void test_summary_and_fidelity(void)
 				    sizeof(err)),
 	       0);
 	TSU_EQ(f[0].loop_work_permille, -1);
+
+	/* host_cpu: a direction fell behind and the loop worked 800 permille or more. */
+	f[0] = (struct ts_exp_fidelity){
+		.present = true, .have_release_err = true, .release_err_p99_us = 300};
+	f[1] = (struct ts_exp_fidelity){.present = true, .have_release_err = true};
+	f[0].loop_work_permille = f[1].loop_work_permille = 800;
+	CU_ASSERT_TRUE(ts_exp_host_cpu(f));
+	f[0].loop_work_permille = f[1].loop_work_permille = 799;
+	CU_ASSERT_FALSE(ts_exp_host_cpu(f));
+	f[0].loop_work_permille = f[1].loop_work_permille = -1;
+	CU_ASSERT_FALSE(ts_exp_host_cpu(f));
+	f[0].loop_work_permille = f[1].loop_work_permille = 950;
+	f[0].release_err_p99_us = 200; /* kept its timing: a busy loop alone is no flag */
+	CU_ASSERT_FALSE(ts_exp_host_cpu(f));
+	f[1].kernel_drops = 1; /* the downlink fell behind */
+	CU_ASSERT_TRUE(ts_exp_host_cpu(f));
 }
 
 static void test_sockstats(void)
