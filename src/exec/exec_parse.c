@@ -255,8 +255,8 @@ bool ts_exp_host_cpu(const struct ts_exp_fidelity f[2])
 {
 	bool behind = ts_exp_fell_behind(&f[0], NULL, 0) || ts_exp_fell_behind(&f[1], NULL, 0);
 
-	/* The same threshold as the wrapper's own summary line; -1 (unknown) never reaches it. */
-	return behind && f[0].loop_work_permille >= TS_LOOP_SATURATED_PERMILLE;
+	/* The same test as the wrapper's own summary line; -1 (not measured) never passes. */
+	return behind && ts_loop_saturated(f[0].loop_work_permille);
 }
 
 /* The columns the executor needs, in the order their absence is reported. */

@@ -88,7 +88,7 @@ bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, char *why, size_t whyle
 
 /*
  * ts_exp_host_cpu - did a direction of the run fall behind while the shaper's loop worked
- * TS_LOOP_SATURATED_PERMILLE of one CPU or more in its busiest second (run/run_summary.h)?
+ * TS_LOOP_SATURATED_PERMILLE of one CPU or more in its busiest second (run/fidelity.h)?
  * Then the host's CPU set the pace, not the link, and the executor flags the run `host_cpu`
  * beside its `fell_behind:DIR`.
  */

@@ -394,7 +394,7 @@ static void fidelity_json(struct ctx *x)
 					       json_object_new_string(why));
 		}
 	}
-	/* The loop's, not a direction's: near a whole CPU, the host set the pace (run_summary.h). */
+	/* The loop's, not a direction's: out of CPU, the host set the pace (run/fidelity.h). */
 	if (ts_exp_host_cpu(f))
 		add_flag(x->flags, "host_cpu");
 	json_object_object_add(

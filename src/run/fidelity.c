@@ -24,3 +24,8 @@ bool ts_fell_behind(const struct ts_fidelity *f, char *why, size_t whylen)
 			 TS_FELL_BEHIND_LIMIT_NS / 1000);
 	return true;
 }
+
+bool ts_loop_saturated(int permille)
+{
+	return permille >= (int)TS_LOOP_SATURATED_PERMILLE;
+}

@@ -45,4 +45,17 @@ struct ts_fidelity {
  */
 bool ts_fell_behind(const struct ts_fidelity *f, char *why, size_t whylen);
 
+/*
+ * Not a clause of the rule, but what a run that broke it is told about its cause: a
+ * shaper loop whose work (its thread's CPU less its polling) took TS_LOOP_SATURATED_PERMILLE
+ * of one CPU or more in the run's busiest second had none to spare, as its polling and the
+ * CPU's other tasks need the rest; then the host set the pace, not the link. Measured, 8+8
+ * CUBIC flows at 100 Mbit/s: work 84.7%, release p99 0.3 ms; 88.7%, stopped for 63 ms;
+ * 8 uploads, 66.8%, 0.23 ms (docs/benchmarks.md, "The shaper's CPU at 100 Mbit/s").
+ */
+#define TS_LOOP_SATURATED_PERMILLE 800
+
+/* ts_loop_saturated - is @permille (< 0: not measured) at TS_LOOP_SATURATED_PERMILLE or above? */
+bool ts_loop_saturated(int permille);
+
 #endif

@@ -238,7 +238,7 @@ struct ts_fidelity ts_summary_fidelity(const struct ts_summary *s, int i)
 
 bool ts_summary_loop_saturated(const struct ts_summary *s)
 {
-	return s->have_loop_work && s->loop_work_max_permille >= TS_LOOP_SATURATED_PERMILLE;
+	return s->have_loop_work && ts_loop_saturated((int)s->loop_work_max_permille);
 }
 
 void ts_summary_print(FILE *f, const struct ts_summary *s)

@@ -55,19 +55,13 @@ struct ts_summary {
 	uint64_t polled; /* ns the loop polled for deadlines, in all (run/spin.h) */
 	/*
 	 * The loop's work (its thread's CPU time less its polling) in the run's
-	 * busiest second, permille of one CPU (run/spin.h). At
-	 * TS_LOOP_SATURATED_PERMILLE or more the loop had no CPU to spare, and a
-	 * run that fell behind is said to have been held back by the host: its
-	 * polling and the CPU's other tasks (the kernel keeps them 5% of it)
-	 * need the rest. Measured, 8+8 CUBIC flows at 100 Mbit/s: work 84.7%,
-	 * release p99 0.3 ms; 88.7%, stopped for 63 ms; 8 uploads, 66.8%, 0.23 ms
-	 * (docs/benchmarks.md). Not part of the rule either.
+	 * busiest second, permille of one CPU (run/spin.h); at
+	 * TS_LOOP_SATURATED_PERMILLE or more it had none to spare
+	 * (run/fidelity.h). Not part of the rule either.
 	 */
 	bool have_loop_work;
 	uint32_t loop_work_max_permille;
 };
-
-#define TS_LOOP_SATURATED_PERMILLE 800
 
 /*
  * ts_summary_fidelity - direction @i's counters in the form the one

@@ -22,7 +22,6 @@ static void test_burst(void)
 	CU_ASSERT_FALSE(ts_spin_take(&s, 0, 1)); /* empty */
 	CU_ASSERT_TRUE(ts_spin_may(&s, 4, 1));	 /* 4 ns accrue 1 ns of polling */
 	TSU_EQ(s.credit, 0);
-	TSU_EQ(s.credit, 0);
 }
 
 /*
