@@ -191,9 +191,14 @@ burst() { # LINGER TAG: attach, 300 datagrams, SIGINT; sets $took (s from the si
 }
 burst 5s drain
 ts_range "drain: seconds from SIGINT to exit (the burst takes 1.3 s)" "$took" 1.0 3.0 "s "
-ts_check "drain: all delivered" "$(jq -r '.directions[0].pkts_out' "$TS_TMP/drain.sum.json")" == \
-	"$(jq -r '.directions[0].pkts_in' "$TS_TMP/drain.sum.json")"
-ts_check "drain: shutdown drops" "$(jq -r '.directions[0].drops.shutdown' "$TS_TMP/drain.sum.json")" == 0
+# Every datagram of the burst is delivered. A packet of the namespace's own that comes after
+# the drain found the queues empty and quiet is read before the rules go and dropped as
+# "shutdown" (seen once in CI: 301 in, 300 out, 1 shutdown): so at most the others are.
+seen=$(jq -r '.directions[0].pkts_in' "$TS_TMP/drain.sum.json")
+ts_check "drain: the burst's 300 datagrams delivered" \
+	"$(jq -r '.directions[0].pkts_out' "$TS_TMP/drain.sum.json")" ">=" 300
+ts_check "drain: shutdown drops (at most the $((seen - 300)) packets beside the burst)" \
+	"$(jq -r '.directions[0].drops.shutdown' "$TS_TMP/drain.sum.json")" "<=" $((seen - 300))
 burst 0s nodrain
 ts_check "--linger 0s: seconds from SIGINT to exit" "$took" "<" 1.0
 ts_check "--linger 0s: held packets dropped (shutdown)" \
