@@ -357,3 +357,52 @@ int ts_netns_pids(int fd, pid_t *pids, size_t max)
 
 	return each_pid(fd, note_pid, &p);
 }
+
+int ts_netdev_rps_cpus(const char *ifname, const char *mask, struct ts_err *err)
+{
+	char path[96];
+	size_t len = strlen(mask);
+	int fs = -1, mnt = -1, fd = -1, ret = 0, w;
+	ssize_t n;
+
+	w = snprintf(path, sizeof(path), "class/net/%s/queues/rx-0/rps_cpus", ifname);
+	if (w < 0 || (size_t)w >= sizeof(path) || strchr(ifname, '/')) {
+		ts_err_set(err, "bad link name for rps_cpus: %s", ifname);
+		return -EINVAL;
+	}
+	/* A new sysfs shows the links of the namespace that mounts it (the thread's). */
+	fs = fsopen("sysfs", FSOPEN_CLOEXEC);
+	if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
+		ret = -errno;
+		ts_err_set(err, "cannot mount a sysfs for %s: %s", ifname, strerror(errno));
+		goto out;
+	}
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC,
+		      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	if (mnt < 0) {
+		ret = -errno;
+		ts_err_set(err, "cannot mount a sysfs for %s: %s", ifname, strerror(errno));
+		goto out;
+	}
+	fd = openat(mnt, path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		ret = -errno;
+		ts_err_set(err, "cannot open %s of %s: %s%s", "rps_cpus", ifname, strerror(errno),
+			   errno == ENOENT ? " (a kernel without CONFIG_RPS?)" : "");
+		goto out;
+	}
+	n = write(fd, mask, len);
+	if (n < 0 || (size_t)n != len) {
+		ret = n < 0 ? -errno : -EIO;
+		ts_err_set(err, "cannot write '%s' to rps_cpus of %s: %s", mask, ifname,
+			   strerror(-ret));
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (mnt >= 0)
+		close(mnt);
+	if (fs >= 0)
+		close(fs);
+	return ret;
+}

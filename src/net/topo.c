@@ -536,6 +536,30 @@ int ts_topo_run_inner(const struct ts_topo *t, int (*fn)(void *arg), void *arg, 
 	return ts_netns_run(t->inner.fd, fn, arg, err);
 }
 
+struct rps_arg {
+	const char *ifname, *mask;
+	struct ts_err *err;
+};
+
+static int rps_one(void *arg)
+{
+	const struct rps_arg *a = arg;
+
+	return ts_netdev_rps_cpus(a->ifname, a->mask, a->err);
+}
+
+int ts_topo_steer_rx(const struct ts_topo *t, const char *mask, struct ts_err *err)
+{
+	struct rps_arg out = {.ifname = t->veth_out, .mask = mask, .err = err};
+	struct rps_arg in = {.ifname = t->veth_in, .mask = mask, .err = err};
+	int ret;
+
+	ret = ts_netns_run(t->outer_fd, rps_one, &out, err);
+	if (ret == 0)
+		ret = ts_netns_run(t->inner.fd, rps_one, &in, err);
+	return ret;
+}
+
 /* Deletes link @name in namespace @fd; a link already gone is fine. */
 static int del_link(int fd, const char *name, struct ts_err *err)
 {

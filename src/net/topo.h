@@ -149,6 +149,16 @@ int ts_topo_queue(struct ts_topo *t, enum ts_topo_hook hook, unsigned int qnum, 
 int ts_topo_run_inner(const struct ts_topo *t, int (*fn)(void *arg), void *arg, struct ts_err *err);
 
 /*
+ * ts_topo_steer_rx - Receive Packet Steering of the two ends that deliver
+ * released packets to their receivers (veth_in for the downlink, veth_out
+ * for the uplink) to the CPUs in @mask (ts_netdev_rps_cpus): their backlog,
+ * the receiver's TCP and its wake-up then run there, not in the verdict
+ * call of the shaper's CPU (run/cpupin.h says why). Returns 0 or a negative
+ * errno with @err set (the first end that failed; the run can go on).
+ */
+int ts_topo_steer_rx(const struct ts_topo *t, const char *mask, struct ts_err *err);
+
+/*
  * ts_topo_destroy - remove the rules (newest first), both veth pairs
  * (the outer route goes with veth_out), the link and inner namespaces,
  * and close the fds. Processes still running in the inner namespace keep

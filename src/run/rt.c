@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include "io/json.h"
+#include "run/cpupin.h"
 #include "run/rt.h"
 
 #define RT_RUNTIME_PATH "/proc/sys/kernel/sched_rt_runtime_us"
@@ -16,6 +17,7 @@ void ts_rt_init(struct ts_rt *rt, int want)
 {
 	memset(rt, 0, sizeof(*rt));
 	rt->want = want;
+	rt->cpu = -1;
 	ts_awake_init(&rt->awake);
 }
 
@@ -46,6 +48,30 @@ static void memlock_limit(char *buf, size_t len)
 		snprintf(buf, len, "unlimited");
 	else
 		snprintf(buf, len, "%" PRIu64 " KiB", (uint64_t)rl.rlim_cur / 1024);
+}
+
+/*
+ * The real-time loop to one CPU, so that the veths can take the deliveries
+ * elsewhere (run/cpupin.h). Only the calling thread: CMD and the servers
+ * were started before and keep every CPU. Not pinned is no failure: the
+ * loop then runs as it did before, on any CPU.
+ */
+static void pin(struct ts_rt *rt)
+{
+	cpu_set_t allowed, one;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		return;
+	cpu = ts_cpupin_choose(&allowed, &rt->others);
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) < 0)
+		return;
+	rt->old_cpus = allowed;
+	rt->cpu = cpu;
 }
 
 int ts_rt_enter(struct ts_rt *rt)
@@ -84,6 +110,8 @@ int ts_rt_enter(struct ts_rt *rt)
 		return ret;
 	}
 	rt->prio = rt->want;
+	if (rt->pin)
+		pin(rt);
 	/*
 	 * MCL_CURRENT faults in the descriptor pool (64 bytes each: 12 MiB at
 	 * the default 196,608) and the NFQUEUE buffers once, before the first
@@ -112,6 +140,8 @@ void ts_rt_leave(struct ts_rt *rt)
 		munlockall();
 	if (rt->prio)
 		sched_setscheduler(0, rt->old_policy, &rt->old_param);
+	if (rt->cpu >= 0)
+		sched_setaffinity(0, sizeof(rt->old_cpus), &rt->old_cpus);
 }
 
 int ts_rt_probe(char *why, size_t len)
@@ -128,12 +158,23 @@ int ts_rt_probe(char *why, size_t len)
 
 void ts_rt_describe(const struct ts_rt *rt, char *buf, size_t len)
 {
+	char pinned[32], list[64], steer[sizeof(rt->steer) + 32] = "";
+
+	if (rt->cpu >= 0)
+		snprintf(pinned, sizeof(pinned), "on CPU %d", rt->cpu);
+	else
+		snprintf(pinned, sizeof(pinned), "on any CPU");
+	if (rt->steered && ts_cpulist(&rt->others, list, sizeof(list)) >= 0)
+		snprintf(steer, sizeof(steer), ", deliveries on CPU %s", list);
+	else if (!rt->steered && rt->steer[0])
+		snprintf(steer, sizeof(steer), ", deliveries not steered: %s", rt->steer);
 	if (!rt->want)
 		snprintf(buf, len, "normal (--rt-priority off)");
 	else if (rt->prio)
-		snprintf(buf, len, "SCHED_FIFO %d, memory %s, CPUs kept awake: %s%s%s", rt->prio,
-			 rt->locked ? "locked" : "not locked", ts_awake_mode_name(rt->awake.mode),
-			 rt->awake.note[0] ? ": " : "", rt->awake.note);
+		snprintf(buf, len, "SCHED_FIFO %d, memory %s, %s%s, CPUs kept awake: %s%s%s",
+			 rt->prio, rt->locked ? "locked" : "not locked", pinned, steer,
+			 ts_awake_mode_name(rt->awake.mode), rt->awake.note[0] ? ": " : "",
+			 rt->awake.note);
 	else
 		snprintf(buf, len, "normal: %s", rt->note);
 }
@@ -160,6 +201,15 @@ struct json_object *ts_rt_json(const struct ts_rt *rt, bool *nomem)
 		if (rt->awake.note[0])
 			ts_json_put(o, "cpu_awake_note", json_object_new_string(rt->awake.note),
 				    nomem);
+		/* run/cpupin.h: the loop's CPU (null: any), the veths' rps_cpus or why not. */
+		if (rt->cpu >= 0)
+			ts_json_put(o, "cpu", json_object_new_int(rt->cpu), nomem);
+		else if (json_object_object_add(o, "cpu", NULL) < 0)
+			*nomem = true;
+		if (rt->steered)
+			ts_json_put(o, "rps_cpus", json_object_new_string(rt->steer), nomem);
+		else if (rt->steer[0])
+			ts_json_put(o, "rps_note", json_object_new_string(rt->steer), nomem);
 	}
 	if (rt->note[0])
 		ts_json_put(o, "note", json_object_new_string(rt->note), nomem);

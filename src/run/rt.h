@@ -38,6 +38,12 @@ struct ts_rt {
 	struct ts_awake awake; /* the CPUs kept out of idle while the loop runs (run/awake.h) */
 	int old_policy;	       /* restored by ts_rt_leave */
 	struct sched_param old_param;
+	bool pin;	    /* set by the caller before ts_rt_enter: pin the loop (it can steer) */
+	int cpu;	    /* the CPU the loop is pinned to (run/cpupin.h), -1: not pinned */
+	cpu_set_t others;   /* the process's other CPUs: where the deliveries go */
+	cpu_set_t old_cpus; /* the thread's CPUs before, restored by ts_rt_leave */
+	char steer[256];    /* the veths' rps_cpus as written, or why not ("": not tried) */
+	bool steered;	    /* the deliveries were steered to @others */
 };
 
 /* --rt-priority as given (@want: 0 off, else the priority); nothing changes yet. */
@@ -45,8 +51,10 @@ void ts_rt_init(struct ts_rt *rt, int want);
 
 /*
  * ts_rt_enter - the calling thread to SCHED_FIFO rt->want (with
- * SCHED_RESET_ON_FORK), its memory locked and the CPUs kept out of idle
- * (run/awake.h). Never fails the run: what
+ * SCHED_RESET_ON_FORK), its memory locked, the CPUs kept out of idle
+ * (run/awake.h) and, when rt->pin asks and it is real-time on a host with
+ * two CPUs or more, pinned to one of them (rt->cpu, run/cpupin.h; the caller then steers the
+ * deliveries to rt->others). Never fails the run: what
  * the kernel refused is written to rt->note and the thread keeps (or gets
  * back) normal scheduling. Returns 0 when everything asked is in force,
  * a negative errno otherwise (the first refusal).

@@ -14,6 +14,7 @@
 #include "run/awake.h"
 #include "run/child.h"
 #include "run/clock.h"
+#include "run/cpupin.h"
 #include "run/session.h"
 #include "tasshape/units.h"
 #include "io/outfile.h"
@@ -533,6 +534,33 @@ static void drain_report(struct ts_session *s)
 	fprintf(stderr, "\n");
 }
 
+/*
+ * The loop is pinned to one CPU (run/cpupin.h): the veths that deliver its
+ * releases take that work to the others. attach has no veth of its own and
+ * leaves the user's links alone. A failure is a note in the summary, not a
+ * failed run: the deliveries then stay in the loop, as they were before.
+ */
+static void steer_deliveries(struct ts_session *s)
+{
+	struct ts_err e;
+	char mask[128];
+
+	if (s->rt.cpu < 0)
+		return;
+	if (ts_cpumask_hex(&s->rt.others, mask, sizeof(mask)) < 0) {
+		snprintf(s->rt.steer, sizeof(s->rt.steer), "CPU mask too long");
+		return;
+	}
+	if (ts_topo_steer_rx(&s->topo, mask, &e) < 0) {
+		/* Cut to fit: the note says why, a whole path is not needed. */
+		snprintf(s->rt.steer, sizeof(s->rt.steer), "%.*s", (int)sizeof(s->rt.steer) - 1,
+			 e.msg);
+		return;
+	}
+	snprintf(s->rt.steer, sizeof(s->rt.steer), "%s", mask);
+	s->rt.steered = true;
+}
+
 int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 {
 	struct ts_err e;
@@ -554,7 +582,9 @@ int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 	 * reset on fork, and the teardown after needs no priority. A refusal
 	 * is reported once, by the summary and the manifest.
 	 */
+	s->rt.pin = s->have_topo;
 	ts_rt_enter(&s->rt);
+	steer_deliveries(s);
 	ret = ts_shaper_run(&s->shaper, s->sigfd, child, s->common->duration, err);
 	ts_rt_leave(&s->rt);
 	if (ret >= 0)

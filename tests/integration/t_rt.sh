@@ -26,8 +26,12 @@
 #    cannot fix"); SCHED_OTHER gives 4-5 ms.
 # 3. The shaper never starves the host: during (2) the time its loop polled
 #    (the summary's polled_ns) must stay within the bound of src/run/spin.h,
-#    a quarter of the run plus the 1 ms burst, and its own CPU time over the
-#    flows' wall time (CMD reads /proc/PPID/stat before and after) at most
+#    a quarter of the run plus the 1 ms burst, and its loop thread's CPU time
+#    over the flows' wall time (CMD reads /proc/PPID/task/PPID/stat before
+#    and after; not the process's: its SCHED_IDLE threads that keep the CPUs
+#    awake run only when nothing else would, and the kernel charges the
+#    receive work it does on the other CPU for the steered deliveries,
+#    src/run/cpupin.h, to whichever task it interrupts there) at most
 #    three quarters of a CPU: its work at this rate (about a third of a CPU,
 #    as --rt-priority off shows) plus the quarter its polling may take (a
 #    real-time loop that polled without that bound would be near one whole
@@ -41,7 +45,7 @@
 #    CAP_IPC_LOCK and with RLIMIT_MEMLOCK at 64 KiB it stays SCHED_FIFO with
 #    its memory not locked, and says that.
 . "$(dirname "$0")/lib.sh" || exit 2
-ts_init rt "${1:-}" iperf3 ping chrt jq ps setpriv
+ts_init rt "${1:-}" iperf3 ping chrt jq ps setpriv nsenter unshare
 
 LINK=(--trace const:20mbit --delay 20ms --queue droptail:packets=200)
 
@@ -54,6 +58,13 @@ policy() {
 	}
 	awk -F': ' '/policy/ { p = $2 } /priority/ { q = $2 } END { print p, q }' <<<"$out"
 }
+
+# hexnum MASK: a kernel bitmap ("1", "00000000,00000001") as a number, "none" when it is not one.
+hexnum() { if [[ $1 =~ ^[0-9a-f,]+$ ]]; then echo $((16#${1//,/})); else echo none; fi; }
+
+# cpus PID: the CPUs PID may run on, as a list ("0-1"), or "gone".
+cpus() { awk '/^Cpus_allowed_list/ { print $2; f = 1 } END { if (!f) print "gone" }' \
+	"/proc/$1/status" 2>/dev/null || echo gone; }
 
 # --- 1. who runs real-time -------------------------------------------------
 # run_policies NAME [TASSHAPE ARGS...]: a run whose CMD first gets a ping
@@ -81,6 +92,19 @@ run_policies() {
 		done
 		for c in $(ts_descendants "$TS_RUN_PID"); do
 			echo "child $c $(cat "/proc/$c/comm" 2>/dev/null) $(policy "$c")"
+			echo "cpus child $c $(cpus "$c")"
+		done
+		echo "cpus tasshape $(cpus "$TS_RUN_PID")"
+		# The rps_cpus of the ends that deliver: the outer one here, the inner one in its netns.
+		echo "rps out $(ts_ns sh -c "cat /sys/class/net/tas$TS_RUN_PID-*o/queues/rx-0/rps_cpus")"
+		# The inner namespace is CMD's: the first process under tasshape in another one.
+		for c in $(ts_descendants "$TS_RUN_PID"); do
+			[ "$(readlink "/proc/$c/ns/net")" != "$(readlink "/proc/$TS_RUN_PID/ns/net")" ] ||
+				continue
+			echo "rps in $(nsenter --net="/proc/$c/ns/net" unshare -m --propagation private \
+				sh -c 'mount -t sysfs sysfs /sys &&
+					cat /sys/class/net/tas*i/queues/rx-0/rps_cpus' 2>&1)"
+			break
 		done
 	} >"$TS_TMP/$name.pol"
 	wait "$TS_RUN_PID"
@@ -104,6 +128,33 @@ ts_true "rt: summary.json: SCHED_FIFO 10" \
 	jq -e '.scheduling.policy == "SCHED_FIFO" and .scheduling.requested == 10' \
 	"$TS_TMP/rt/summary.json"
 
+# One CPU for the loop, the deliveries on the others (src/run/cpupin.h): with two CPUs or
+# more the loop is pinned to the highest, the two ends that deliver steer their receive work
+# (rps_cpus) to the rest, and every process under tasshape keeps all of them.
+all=$(cpus $$)
+if [ "$(nproc)" -ge 2 ]; then
+	last=$(awk -F'[-,]' '{ print $NF }' <<<"$all")
+	ts_true "rt: the loop is on CPU $last alone" grep -qx "cpus tasshape $last" "$TS_TMP/rt.pol"
+	# shellcheck disable=SC2016 # $c is jq's
+	ts_true "rt: summary.json: cpu $last, rps_cpus of the others" \
+		jq -e --argjson c "$last" '.scheduling.cpu == $c and (.scheduling.rps_cpus | length > 0)' \
+		"$TS_TMP/rt/summary.json"
+	want=$(jq -r '.scheduling.rps_cpus' "$TS_TMP/rt/summary.json")
+	# The kernel pads the mask to its CPU count's width: compare as numbers.
+	for end in out in; do
+		got=$(awk -v e="$end" '$1 == "rps" && $2 == e { print $3 }' "$TS_TMP/rt.pol")
+		ts_check "rt: rps_cpus of the $end end is the summary's $want" \
+			"$(hexnum "$got")" == "$(hexnum "$want")"
+	done
+	w=$(hexnum "$want")
+	ts_check "rt: the delivery mask leaves out the loop's CPU" \
+		"$([ "$w" = none ] && echo none || echo $(((w >> last) & 1)))" == 0
+	bad=$(grep '^cpus child' "$TS_TMP/rt.pol" | awk -v a="$all" '$4 != a && $4 != "gone"' | wc -l)
+	ts_check "rt: processes under tasshape not on every CPU ($all)" "$bad" == 0
+else
+	ts_true "rt: one CPU: not pinned" jq -e '.scheduling.cpu == null' "$TS_TMP/rt/summary.json"
+fi
+
 # The CPUs kept out of idle (src/run/awake.c): without a cpuidle driver, one
 # SCHED_IDLE polling thread per CPU the shaper may use; with one, PM QoS.
 driver=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
@@ -123,6 +174,9 @@ ts_check "off: SCHED_IDLE polling threads" "$(grep -c '^thread .* SCHED_IDLE' "$
 ts_true "off: the shaper is SCHED_OTHER" grep -qx 'tasshape SCHED_OTHER 0' "$TS_TMP/off.pol"
 bad=$(grep '^child' "$TS_TMP/off.pol" | grep -v ' SCHED_OTHER 0$' | grep -cv ' gone$')
 ts_check "off: processes under tasshape not SCHED_OTHER" "$bad" == 0
+ts_true "off: the loop is not pinned" grep -qx "cpus tasshape $all" "$TS_TMP/off.pol"
+ts_check "off: rps_cpus of the inner end untouched" \
+	"$(hexnum "$(awk '$1 == "rps" && $2 == "in" { print $3 }' "$TS_TMP/off.pol")")" == 0
 ts_true "off: manifest.json: requested off, SCHED_OTHER" \
 	jq -e '.scheduling | .requested == "off" and .policy == "SCHED_OTHER"' \
 	"$TS_TMP/off/manifest.json"
@@ -172,7 +226,7 @@ loaded() {
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2016 # expanded by the shell inside the namespace
 	ts_shape "$@" "${LINK[@]}" --quiet --summary-json "$TS_TMP/$name.json" -- sh -c '
-		echo "$(date +%s.%N) $(cut -d" " -f14,15 /proc/$PPID/stat)" >"$0.shaper"
+		echo "$(date +%s.%N) $(cut -d" " -f14,15 /proc/$PPID/task/$PPID/stat)" >"$0.shaper"
 		for p in 1 2 3 4; do
 			iperf3 -c "$TASSHAPE_BASE" -p $(($1 + p)) -t 8 -C cubic >/dev/null 2>&1 &
 		done
@@ -181,7 +235,7 @@ loaded() {
 		done
 		ping -c 80 -i 0.1 -W 1 "$TASSHAPE_BASE" >"$0" 2>&1
 		wait
-		echo "$(date +%s.%N) $(cut -d" " -f14,15 /proc/$PPID/stat)" >>"$0.shaper"
+		echo "$(date +%s.%N) $(cut -d" " -f14,15 /proc/$PPID/task/$PPID/stat)" >>"$0.shaper"
 		' "$TS_TMP/$name.ping" "$port" 2>"$TS_TMP/$name.err"
 	rc=$?
 	c1=$(($(cpu_ticks "${busy[0]}") + $(cpu_ticks "${busy[1]}")))
@@ -192,7 +246,7 @@ loaded() {
 	ts_check "$name: tasshape's exit status" "$rc" == 0 || ts_show "$TS_TMP/$name.err"
 	awk -v c=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v t="$t1" \
 		'BEGIN { printf "%.2f\n", c / hz / t }' >"$TS_TMP/$name.busy"
-	# The shaper's own CPU while the flows ran (CMD read its parent's /proc stat).
+	# The loop thread's CPU while the flows ran (CMD read its parent's main thread's stat).
 	awk -v hz="$(getconf CLK_TCK)" 'NR == 1 { t = $1; c = $2 + $3 }
 		NR == 2 { printf "%.2f\n", ($2 + $3 - c) / hz / ($1 - t) }' \
 		"$TS_TMP/$name.ping.shaper" >"$TS_TMP/$name.cpu"

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One CPU for the loop, the deliveries on the others. A verdict call also
+ * delivers its packets: the kernel forwards each one across a veth whose
+ * backlog it drains on the calling CPU, which runs the receiver's TCP and
+ * wakes the receiving process inside the shaper's thread (docs/datapath.md,
+ * "What a release's timing includes"). At 100 Mbit/s with 8 CUBIC flows
+ * each way that took the loop to 88-93% of one CPU, and a real-time thread
+ * that leaves less than 5% of its CPU to the CPU's normal tasks is stopped
+ * by the kernel for about 50 ms (its fair server, or real-time throttling
+ * before Linux 6.12): release p99 of 45-48 ms. With the loop pinned to one
+ * CPU and the two veths that deliver (the inner and the outer end) steering
+ * their receive work to the other CPUs by RPS, the loop's work was 76% and
+ * its p99 143-161 us in three runs of three (docs/benchmarks.md, "One CPU
+ * for the loop").
+ *
+ * This file only chooses: the loop's CPU is the highest one the process
+ * may use, the others take the deliveries; with fewer than two CPUs nothing
+ * is pinned. run/rt.c applies it with the real-time priority (a pinned
+ * SCHED_OTHER thread could not escape a busy CPU), net/topo.c writes the
+ * mask to the veths.
+ *
+ * Pure: tests/unit/test_cpupin.c.
+ */
+#ifndef TS_RUN_CPUPIN_H
+#define TS_RUN_CPUPIN_H
+
+#include <sched.h>
+#include <stddef.h>
+
+/*
+ * ts_cpupin_choose - the CPU for the loop out of @allowed (the highest),
+ * and in @others every other CPU of @allowed. Returns the CPU, or -1 when
+ * @allowed holds fewer than two CPUs (@others is then empty).
+ */
+int ts_cpupin_choose(const cpu_set_t *allowed, cpu_set_t *others);
+
+/*
+ * ts_cpumask_hex - @set as the kernel's bitmap text for rps_cpus: 32-bit
+ * groups in hex, highest first, separated by commas, leading zero groups
+ * left out ("2", "1,00000000"). Returns the length, or -ENOSPC when @len is
+ * too small (@buf then holds "").
+ */
+int ts_cpumask_hex(const cpu_set_t *set, char *buf, size_t len);
+
+/*
+ * ts_cpulist - @set as a CPU list for people, as taskset -c and
+ * /proc/PID/status's Cpus_allowed_list write it ("0", "0-3,6"; "" when
+ * empty). Returns the length, or -ENOSPC when @len is too small (@buf "").
+ */
+int ts_cpulist(const cpu_set_t *set, char *buf, size_t len);
+
+#endif
