@@ -10,8 +10,9 @@
  * Without credit the timer waits instead (a late release rather than a
  * starved CPU). Over any interval T the loop polls at most
  * TS_SPIN_BURST + T / TS_SPIN_SHARE: a quarter of one CPU. The work the
- * shaper does for packets is not metered here; the kernel's real-time
- * throttling bounds it (docs/datapath.md, "Real-time scheduling"). And a
+ * shaper does for packets is not metered here; the kernel bounds it, by
+ * its fair server since Linux 6.12 and by real-time throttling before
+ * (docs/datapath.md, "It never starves the host"). And a
  * loop busy with packets keeps its polling short (the window, below).
  *
  * Pure: time is passed in, so tests/unit/test_spin.c checks it with
