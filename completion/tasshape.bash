@@ -55,6 +55,7 @@ _tasshape_value() {
 	--format) COMPREPLY=($(compgen -W "png svg both" -- "$cur")) ;;
 	--accel) COMPREPLY=($(compgen -W "auto kvm tcg" -- "$cur")) ;;
 	--rt-priority) COMPREPLY=($(compgen -W "off 10" -- "$cur")) ;;
+	--shaper-cpu) COMPREPLY=($(compgen -W "auto off" -- "$cur")) ;;
 	--delay | --duration | --interval | --sockstats-interval | --seed | --bin | --rate | \
 		--descriptors | --kernel-queue | --pcap-snaplen | --size | --title | --pid)
 		;; # a number, a time or a rate: nothing to offer

@@ -382,9 +382,15 @@ static int start_servers(struct exec *e, char *err, size_t errlen)
 		char jobname[64], repname[64], job[4096], report[4096], log[4096], sum[4096];
 		char delay[32];
 		char *direct[] = {EXE, "exp-agent", job, NULL};
+		/*
+		 * The far-side wrappers carry no capacity and run beside the client's:
+		 * not pinned, so the client's loop keeps its CPU (run/cpupin.h).
+		 */
 		char *nested[] = {EXE,
 				  "--delay",
 				  delay,
+				  "--shaper-cpu",
+				  "off",
 				  "--as-root",
 				  "--no-progress",
 				  "--summary-json",

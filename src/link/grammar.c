@@ -6,6 +6,7 @@
  * it was written; files are read later, by ts_linkcfg_load.
  */
 #include <errno.h>
+#include <sched.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,28 @@ struct value {
 	uint64_t seed;
 	enum ts_place place;
 	int rt_priority;
+	int shaper_cpu;
 };
+
+/* "auto", "off" or a CPU number 0..CPU_SETSIZE-1, digits only. */
+static int parse_shaper_cpu(const char *arg, int *out)
+{
+	char *end;
+	long v;
+
+	if (!strcmp(arg, "auto") || !strcmp(arg, "off")) {
+		*out = arg[0] == 'a' ? TS_SHAPER_CPU_AUTO : TS_SHAPER_CPU_OFF;
+		return 0;
+	}
+	if (arg[0] < '0' || arg[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v < 0 || v >= CPU_SETSIZE)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
 
 static void no_drop(void *ctx, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns_t now)
 {
@@ -201,6 +223,13 @@ static int check_value(enum ts_linkkey_id id, const char *arg, struct value *v, 
 			return -EINVAL;
 		}
 		return 0;
+	case TS_LINKKEY_SHAPER_CPU:
+		if (parse_shaper_cpu(arg, &v->shaper_cpu) < 0) {
+			ts_err_set(err, "--shaper-cpu: '%s' (expected auto, off or a CPU 0-%d)",
+				   arg, CPU_SETSIZE - 1);
+			return -EINVAL;
+		}
+		return 0;
 	case TS_LINKKEY_COUNT:
 		break;
 	}
@@ -270,6 +299,9 @@ static void store(struct ts_linkcfg *cfg, enum ts_linkkey_id id, struct value *v
 		break;
 	case TS_LINKKEY_RT_PRIO:
 		cfg->rt_priority = v->rt_priority;
+		break;
+	case TS_LINKKEY_SHAPER_CPU:
+		cfg->shaper_cpu = v->shaper_cpu;
 		break;
 	case TS_LINKKEY_COUNT:
 		break;

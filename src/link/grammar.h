@@ -60,7 +60,12 @@
 	  "Run the shaper's loop under SCHED_FIFO priority N (1-49, default 10), memory locked; "  \
 	  "everything it starts keeps normal scheduling. off: normal scheduling. Where the "       \
 	  "kernel refuses, the run goes on without and the summary says why (sim has no shaper "   \
-	  "loop and ignores it)")
+	  "loop and ignores it)")                                                                  \
+	X(SHAPER_CPU, "shaper-cpu", 0, "N|auto|off",                                               \
+	  "The CPU the real-time shaper's loop is pinned to while the link's veths deliver its "   \
+	  "packets on the others (RPS): auto (default: the highest CPU tasshape may use, when it " \
+	  "may use two or more), a CPU number, or off (any CPU, deliveries in the loop). Give "    \
+	  "runs side by side different CPUs. Only with real-time scheduling; attach never pins")
 
 #define TS_LINKKEY_ENUM(id, name, letter, arg, help) TS_LINKKEY_##id,
 enum ts_linkkey_id { TS_LINK_KEYS(TS_LINKKEY_ENUM) TS_LINKKEY_COUNT };

@@ -18,6 +18,7 @@ void ts_linkcfg_init(struct ts_linkcfg *cfg)
 	cfg->place[TS_UP] = TS_PLACE_NETWORK;
 	cfg->place[TS_DOWN] = TS_PLACE_NETWORK;
 	cfg->rt_priority = TS_RT_PRIO_DEFAULT;
+	cfg->shaper_cpu = TS_SHAPER_CPU_AUTO;
 }
 
 static int keep(struct ts_linkcfg *cfg, struct ts_trace *t)

@@ -22,6 +22,10 @@ enum { TS_UP = 0, TS_DOWN = 1 };
 #define TS_RT_PRIO_DEFAULT 10
 #define TS_RT_PRIO_MAX	   49 /* --rt-priority at most: still below threaded interrupts */
 
+/* --shaper-cpu's two words; a CPU number is itself (run/cpupin.h). */
+#define TS_SHAPER_CPU_AUTO (-1)
+#define TS_SHAPER_CPU_OFF  (-2)
+
 /* Strings a configuration owns, one per link key at most (link/grammar.h checks). */
 #define TS_LINKCFG_NSTR 24
 
@@ -43,6 +47,8 @@ struct ts_linkcfg {
 	 * experiment's [link NAME] section can carry it to the wrapper.
 	 */
 	int rt_priority;
+	/* --shaper-cpu: TS_SHAPER_CPU_AUTO, TS_SHAPER_CPU_OFF or a CPU (run/cpupin.h). Likewise. */
+	int shaper_cpu;
 
 	/*
 	 * The strings above, as ts_linkcfg_set copied them: one per key (by

@@ -5,21 +5,23 @@
 
 #include "run/cpupin.h"
 
-int ts_cpupin_choose(const cpu_set_t *allowed, cpu_set_t *others)
+int ts_cpupin_choose(const cpu_set_t *allowed, int want, cpu_set_t *others)
 {
-	int cpu = -1, n = 0, i;
+	int cpu = -1, i;
 
 	CPU_ZERO(others);
-	for (i = 0; i < CPU_SETSIZE; i++) {
-		if (!CPU_ISSET(i, allowed))
-			continue;
-		n++;
-		cpu = i;
-	}
-	if (n < 2)
-		return -1;
-	for (i = 0; i < cpu; i++)
+	if (CPU_COUNT(allowed) < 2)
+		return -ERANGE;
+	for (i = 0; i < CPU_SETSIZE; i++)
 		if (CPU_ISSET(i, allowed))
+			cpu = i;
+	if (want >= 0) {
+		if (want >= CPU_SETSIZE || !CPU_ISSET(want, allowed))
+			return -ENOENT;
+		cpu = want;
+	}
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (i != cpu && CPU_ISSET(i, allowed))
 			CPU_SET(i, others);
 	return cpu;
 }

@@ -15,8 +15,10 @@
  * for the loop").
  *
  * This file only chooses: the loop's CPU is the highest one the process
- * may use, the others take the deliveries; with fewer than two CPUs nothing
- * is pinned. run/rt.c applies it with the real-time priority (a pinned
+ * may use (or the one --shaper-cpu names), the others take the deliveries;
+ * with fewer than two CPUs nothing is pinned. Two runs side by side would
+ * both take the highest: the option is how a user gives them different ones
+ * (and exp's rtt_fair gives its four far-side wrappers "off"). run/rt.c applies it with the real-time priority (a pinned
  * SCHED_OTHER thread could not escape a busy CPU), net/topo.c writes the
  * mask to the veths.
  *
@@ -29,11 +31,13 @@
 #include <stddef.h>
 
 /*
- * ts_cpupin_choose - the CPU for the loop out of @allowed (the highest),
- * and in @others every other CPU of @allowed. Returns the CPU, or -1 when
- * @allowed holds fewer than two CPUs (@others is then empty).
+ * ts_cpupin_choose - the CPU for the loop out of @allowed: @want, or the
+ * highest when @want is negative (--shaper-cpu auto); in @others every
+ * other CPU of @allowed. Returns the CPU, -ERANGE when @allowed holds fewer
+ * than two CPUs, or -ENOENT when @want is not in @allowed (@others is then
+ * empty).
  */
-int ts_cpupin_choose(const cpu_set_t *allowed, cpu_set_t *others);
+int ts_cpupin_choose(const cpu_set_t *allowed, int want, cpu_set_t *others);
 
 /*
  * ts_cpumask_hex - @set as the kernel's bitmap text for rps_cpus: 32-bit

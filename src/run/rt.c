@@ -17,6 +17,7 @@ void ts_rt_init(struct ts_rt *rt, int want)
 {
 	memset(rt, 0, sizeof(*rt));
 	rt->want = want;
+	rt->pin = TS_SHAPER_CPU_OFF;
 	rt->cpu = -1;
 	ts_awake_init(&rt->awake);
 }
@@ -59,11 +60,16 @@ static void memlock_limit(char *buf, size_t len)
 static void pin(struct ts_rt *rt)
 {
 	cpu_set_t allowed, one;
+	char list[64];
 	int cpu;
 
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
 		return;
-	cpu = ts_cpupin_choose(&allowed, &rt->others);
+	cpu = ts_cpupin_choose(&allowed, rt->pin, &rt->others);
+	if (cpu == -ENOENT && ts_cpulist(&allowed, list, sizeof(list)) >= 0)
+		snprintf(rt->steer, sizeof(rt->steer),
+			 "--shaper-cpu %d is not among the CPUs tasshape may use (%s)", rt->pin,
+			 list);
 	if (cpu < 0)
 		return;
 	CPU_ZERO(&one);
@@ -110,7 +116,7 @@ int ts_rt_enter(struct ts_rt *rt)
 		return ret;
 	}
 	rt->prio = rt->want;
-	if (rt->pin)
+	if (rt->pin != TS_SHAPER_CPU_OFF)
 		pin(rt);
 	/*
 	 * MCL_CURRENT faults in the descriptor pool (64 bytes each: 12 MiB at

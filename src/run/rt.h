@@ -38,7 +38,7 @@ struct ts_rt {
 	struct ts_awake awake; /* the CPUs kept out of idle while the loop runs (run/awake.h) */
 	int old_policy;	       /* restored by ts_rt_leave */
 	struct sched_param old_param;
-	bool pin;	    /* set by the caller before ts_rt_enter: pin the loop (it can steer) */
+	int pin;	    /* set by the caller before ts_rt_enter: --shaper-cpu, or OFF */
 	int cpu;	    /* the CPU the loop is pinned to (run/cpupin.h), -1: not pinned */
 	cpu_set_t others;   /* the process's other CPUs: where the deliveries go */
 	cpu_set_t old_cpus; /* the thread's CPUs before, restored by ts_rt_leave */
@@ -52,9 +52,10 @@ void ts_rt_init(struct ts_rt *rt, int want);
 /*
  * ts_rt_enter - the calling thread to SCHED_FIFO rt->want (with
  * SCHED_RESET_ON_FORK), its memory locked, the CPUs kept out of idle
- * (run/awake.h) and, when rt->pin asks and it is real-time on a host with
- * two CPUs or more, pinned to one of them (rt->cpu, run/cpupin.h; the caller then steers the
- * deliveries to rt->others). Never fails the run: what
+ * (run/awake.h) and, unless rt->pin is TS_SHAPER_CPU_OFF, once it is
+ * real-time on a host with two CPUs or more, pinned to one of them
+ * (rt->cpu, run/cpupin.h; the caller then steers the deliveries to
+ * rt->others). Never fails the run: what
  * the kernel refused is written to rt->note and the thread keeps (or gets
  * back) normal scheduling. Returns 0 when everything asked is in force,
  * a negative errno otherwise (the first refusal).

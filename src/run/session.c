@@ -582,7 +582,7 @@ int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 	 * reset on fork, and the teardown after needs no priority. A refusal
 	 * is reported once, by the summary and the manifest.
 	 */
-	s->rt.pin = s->have_topo;
+	s->rt.pin = s->have_topo ? s->link->shaper_cpu : TS_SHAPER_CPU_OFF;
 	ts_rt_enter(&s->rt);
 	steer_deliveries(s);
 	ret = ts_shaper_run(&s->shaper, s->sigfd, child, s->common->duration, err);

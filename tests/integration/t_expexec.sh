@@ -108,7 +108,14 @@ for i in 0 1 2 3; do
 		"$want" "$(awk -v w="$want" 'BEGIN { print w + 1 }')" "ms "
 	ts_check "rtt_fair flow $((i + 1)) goodput" "$(jq ".flows[$i].throughput_mbps" "$RES")" ">" 0.2 \
 		"Mbit/s "
+	# The far-side wrappers run beside the client's and are not pinned (src/run/cpupin.h).
+	ts_true "rtt_fair host $((i + 1)): its wrapper's loop not pinned" \
+		jq -e '.scheduling.cpu == null' "$(dirname "$RES")/server-$((i + 1))-summary.json"
 done
+if [ "$(nproc)" -ge 2 ]; then
+	ts_true "rtt_fair: the client's wrapper pinned to a CPU" \
+		jq -e '.scheduling.cpu | type == "number"' "$(dirname "$RES")/summary.json"
+fi
 
 # 4. Unavailable congestion controls are refused, with the reason.
 if [ "$(cat /sys/module/tcp_bbr/version 2>/dev/null)" != 3 ]; then

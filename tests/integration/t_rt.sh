@@ -9,7 +9,11 @@
 #    descendant of tasshape (the guard, CMD's children) are SCHED_OTHER;
 #    with --rt-priority off tasshape itself is SCHED_OTHER. Read with
 #    chrt -p from outside while the run is going. The summary JSON and
-#    manifest.json say the same ("scheduling").
+#    manifest.json say the same ("scheduling"). With two CPUs or more the
+#    real-time loop is pinned (to the highest, or --shaper-cpu N's) and the
+#    two veth ends that deliver steer to the others (rps_cpus, read inside
+#    their namespaces); nothing under tasshape is pinned; --shaper-cpu off,
+#    --rt-priority off and a CPU it may not use pin nothing.
 # 2. A loaded host. Two busy loops at nice 0 (started and killed by pid)
 #    compete for both CPUs while 4 CUBIC uploads, 4 downloads and a ping
 #    cross a const:20mbit link, 20 ms each way, droptail:packets=200, for
@@ -151,6 +155,26 @@ if [ "$(nproc)" -ge 2 ]; then
 		"$([ "$w" = none ] && echo none || echo $(((w >> last) & 1)))" == 0
 	bad=$(grep '^cpus child' "$TS_TMP/rt.pol" | awk -v a="$all" '$4 != a && $4 != "gone"' | wc -l)
 	ts_check "rt: processes under tasshape not on every CPU ($all)" "$bad" == 0
+	# --shaper-cpu N: that CPU, the deliveries on the others; one it may not use: a note, no pin.
+	first=$(awk -F'[-,]' '{ print $1 }' <<<"$all")
+	run_policies pin --shaper-cpu "$first"
+	ts_true "pin: --shaper-cpu $first: the loop is on CPU $first alone" \
+		grep -qx "cpus tasshape $first" "$TS_TMP/pin.pol"
+	got=$(awk '$1 == "rps" && $2 == "in" { print $3 }' "$TS_TMP/pin.pol")
+	w=$(hexnum "$got")
+	ts_check "pin: the inner end's rps_cpus leave out CPU $first" \
+		"$([ "$w" = none ] && echo none || echo $(((w >> first) & 1)))" == 0
+	ts_check "pin: the inner end's rps_cpus are not empty" "$w" ">" 0
+	run_policies nopin --shaper-cpu off
+	ts_true "nopin: --shaper-cpu off: the loop is not pinned" \
+		grep -qx "cpus tasshape $all" "$TS_TMP/nopin.pol"
+	ts_true "nopin: summary.json: SCHED_FIFO, no CPU, no rps_cpus" \
+		jq -e '.scheduling | .policy == "SCHED_FIFO" and .cpu == null and .rps_cpus == null' \
+		"$TS_TMP/nopin/summary.json"
+	run_policies badcpu --shaper-cpu 1023
+	ts_true "badcpu: --shaper-cpu 1023: not pinned, and the summary says why" \
+		jq -e '.scheduling | .cpu == null and (.rps_note | contains("--shaper-cpu 1023 is not"))' \
+		"$TS_TMP/badcpu/summary.json"
 else
 	ts_true "rt: one CPU: not pinned" jq -e '.scheduling.cpu == null' "$TS_TMP/rt/summary.json"
 fi

@@ -22,19 +22,37 @@ static void test_choose(void)
 	cpu_set_t a, o;
 
 	set_of(&a, two, 2);
-	TSU_EQ(ts_cpupin_choose(&a, &o), 1);
+	TSU_EQ(ts_cpupin_choose(&a, -1, &o), 1);
 	TSU_EQ(CPU_COUNT(&o), 1);
 	CU_ASSERT_TRUE(CPU_ISSET(0, &o));
 	/* A cpuset of 1, 4 and 6 (taskset, a container): 6 for the loop, 1 and 4 the others. */
 	set_of(&a, gaps, 3);
-	TSU_EQ(ts_cpupin_choose(&a, &o), 6);
+	TSU_EQ(ts_cpupin_choose(&a, -1, &o), 6);
 	TSU_EQ(CPU_COUNT(&o), 2);
 	CU_ASSERT_TRUE(CPU_ISSET(1, &o) && CPU_ISSET(4, &o));
 	set_of(&a, one, 1);
-	TSU_EQ(ts_cpupin_choose(&a, &o), -1);
+	TSU_EQ(ts_cpupin_choose(&a, -1, &o), -ERANGE);
 	TSU_EQ(CPU_COUNT(&o), 0);
+	TSU_EQ(ts_cpupin_choose(&a, 3, &o), -ERANGE);
 	CPU_ZERO(&a);
-	TSU_EQ(ts_cpupin_choose(&a, &o), -1);
+	TSU_EQ(ts_cpupin_choose(&a, -1, &o), -ERANGE);
+}
+
+/* --shaper-cpu N: that CPU, the others around it; one the process may not use is refused. */
+static void test_choose_asked(void)
+{
+	static const int gaps[] = {1, 4, 6};
+	cpu_set_t a, o;
+
+	set_of(&a, gaps, 3);
+	TSU_EQ(ts_cpupin_choose(&a, 4, &o), 4);
+	TSU_EQ(CPU_COUNT(&o), 2);
+	CU_ASSERT_TRUE(CPU_ISSET(1, &o) && CPU_ISSET(6, &o));
+	TSU_EQ(ts_cpupin_choose(&a, 1, &o), 1);
+	CU_ASSERT_TRUE(CPU_ISSET(4, &o) && CPU_ISSET(6, &o) && !CPU_ISSET(1, &o));
+	TSU_EQ(ts_cpupin_choose(&a, 5, &o), -ENOENT);
+	TSU_EQ(CPU_COUNT(&o), 0);
+	TSU_EQ(ts_cpupin_choose(&a, CPU_SETSIZE, &o), -ENOENT);
 }
 
 /* The bitmap text the kernel parses for rps_cpus: hex, 32-bit groups, highest first. */
@@ -90,6 +108,7 @@ static void test_list(void)
 
 static const struct tsu_test tests[] = {
 	{"the loop's CPU and the others", test_choose},
+	{"the CPU --shaper-cpu asks for", test_choose_asked},
 	{"rps_cpus bitmap text", test_hex},
 	{"CPU lists", test_list},
 };

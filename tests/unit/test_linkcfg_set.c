@@ -56,7 +56,7 @@ static void test_table(void)
 		"trace",       "uplink-trace",	"downlink-trace", "delay",	  "loss",
 		"uplink-loss", "downlink-loss", "queue",	  "uplink-queue", "downlink-queue",
 		"uplink-at",   "once",		"seed",		  "mac",	  "mac-queue",
-		"rt-priority"};
+		"rt-priority", "shaper-cpu"};
 	size_t i;
 
 	/* The order is the help's and the spec reader's list of keys. */
@@ -79,6 +79,7 @@ static void test_table(void)
 		TSU_EQ(ts_link_keys[i].arg == NULL, i == TS_LINKKEY_ONCE);
 	CU_ASSERT_STRING_EQUAL(ts_link_keys[TS_LINKKEY_TRACE].arg, "FILE");
 	CU_ASSERT_STRING_EQUAL(ts_link_keys[TS_LINKKEY_RT_PRIO].arg, "N|off");
+	CU_ASSERT_STRING_EQUAL(ts_link_keys[TS_LINKKEY_SHAPER_CPU].arg, "N|auto|off");
 }
 
 static void test_good(void)
@@ -140,6 +141,15 @@ static void test_good(void)
 	TSU_EQ(cfg.rt_priority, 0);
 	set_ok(&cfg, "rt-priority", "1");
 	TSU_EQ(cfg.rt_priority, 1);
+	TSU_EQ(cfg.shaper_cpu, TS_SHAPER_CPU_AUTO);
+	set_ok(&cfg, "shaper-cpu", "off");
+	TSU_EQ(cfg.shaper_cpu, TS_SHAPER_CPU_OFF);
+	set_ok(&cfg, "shaper-cpu", "0");
+	TSU_EQ(cfg.shaper_cpu, 0);
+	set_ok(&cfg, "shaper-cpu", "1023");
+	TSU_EQ(cfg.shaper_cpu, 1023);
+	set_ok(&cfg, "shaper-cpu", "auto");
+	TSU_EQ(cfg.shaper_cpu, TS_SHAPER_CPU_AUTO);
 	ts_linkcfg_free(&cfg);
 	/* Freed means freed: every string, and nothing left pointing at one. */
 	CU_ASSERT_PTR_NULL(cfg.str[TS_LINKKEY_TRACE]);
@@ -202,6 +212,10 @@ static void test_bad(void)
 	refuse("rt-priority", "0", "--rt-priority: '0' (expected off or a priority 1-49)");
 	refuse("rt-priority", "+3", "--rt-priority: '+3' (expected off or a priority 1-49)");
 	refuse("rt-priority", "10x", "--rt-priority: '10x' (expected off or a priority 1-49)");
+	refuse("shaper-cpu", "1024", "--shaper-cpu: '1024' (expected auto, off or a CPU 0-1023)");
+	refuse("shaper-cpu", "-1", "--shaper-cpu: '-1' (expected auto, off or a CPU 0-1023)");
+	refuse("shaper-cpu", "1,2", "--shaper-cpu: '1,2' (expected auto, off or a CPU 0-1023)");
+	refuse("shaper-cpu", "Auto", "--shaper-cpu: 'Auto' (expected auto, off or a CPU 0-1023)");
 	/* The grammar's own refusals: a flag given a value, a value missing, an unknown key. */
 	refuse("once", "yes", "--once: takes no value (got 'yes')");
 	refuse("once", "", "--once: takes no value (got '')");
