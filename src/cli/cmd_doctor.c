@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "net/probe.h"
 #include "run/awake.h"
+#include "run/cpupin.h"
 #include "run/rt.h"
 #include "tasshape/units.h"
 #include "vm/vm.h"
@@ -336,7 +337,9 @@ static void check_cpus(struct doctor *d)
 
 /*
  * The shaper's real-time scheduling (run/rt.h): granted here, and bounded
- * by the kernel's real-time throttling so that it can never starve the host.
+ * by the kernel so that it can never starve the host: its fair server since
+ * Linux 6.12, real-time throttling before (docs/datapath.md, "It never
+ * starves the host"). And where its loop will run (run/cpupin.h).
  */
 static void check_rt(struct doctor *d)
 {
@@ -356,18 +359,33 @@ static void check_rt(struct doctor *d)
 		dr_add(d, "realtime", false, DR_WARN,
 		       "sudo sysctl -w kernel.sched_rt_runtime_us=950000",
 		       "SCHED_FIFO %d and locked memory granted, but real-time throttling is off "
-		       "(kernel.sched_rt_runtime_us -1): only the shaper's poll bound (a quarter "
-		       "of "
-		       "one CPU) keeps a CPU for normal tasks when it is overloaded",
+		       "(kernel.sched_rt_runtime_us -1): on a kernel before 6.12, which has no "
+		       "fair server, only the shaper's poll bound (a quarter of one CPU) keeps a "
+		       "CPU for normal tasks when it is overloaded",
 		       TS_RT_PRIO_DEFAULT);
 	} else {
 		enum ts_awake_mode awake = ts_awake_host();
+		cpu_set_t allowed, others;
+		char where[256], list[160];
+		int cpu = -1;
+
+		if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+			cpu = ts_cpupin_choose(&allowed, TS_SHAPER_CPU_AUTO, &others);
+		if (cpu >= 0 && ts_cpulist(&others, list, sizeof(list)) >= 0)
+			snprintf(where, sizeof(where),
+				 "the wrapper's loop runs on CPU %d and its deliveries on CPU %s "
+				 "(--shaper-cpu)",
+				 cpu, list);
+		else
+			snprintf(where, sizeof(where),
+				 "one CPU: the wrapper's loop is not pinned (--shaper-cpu)");
 
 		dr_add(d, "realtime", false, DR_OK, NULL,
-		       "SCHED_FIFO %d and locked memory granted to the shaper; real-time tasks "
-		       "get at most %ld us of every second per CPU (kernel.sched_rt_runtime_us); "
-		       "while it shapes, the CPUs are kept out of idle by %s",
-		       TS_RT_PRIO_DEFAULT, budget,
+		       "SCHED_FIFO %d and locked memory granted to the shaper; normal tasks keep "
+		       "at least 5%% of every CPU (the kernel's fair server since 6.12, real-time "
+		       "throttling before it: kernel.sched_rt_runtime_us %ld); %s; while it "
+		       "shapes, the CPUs are kept out of idle by %s",
+		       TS_RT_PRIO_DEFAULT, budget, where,
 		       awake == TS_AWAKE_POLL ? "SCHED_IDLE polling threads (no cpuidle driver)"
 		       : awake == TS_AWAKE_PM_QOS
 			       ? "a PM QoS request of 0 us (/dev/cpu_dma_latency)"

@@ -550,13 +550,24 @@ static int rps_one(void *arg)
 
 int ts_topo_steer_rx(const struct ts_topo *t, const char *mask, struct ts_err *err)
 {
+	struct ts_err e;
 	struct rps_arg out = {.ifname = t->veth_out, .mask = mask, .err = err};
 	struct rps_arg in = {.ifname = t->veth_in, .mask = mask, .err = err};
-	int ret;
+	struct rps_arg undo = {.ifname = t->veth_out, .mask = "0", .err = &e};
+	int ret, ret2;
 
 	ret = ts_netns_run(t->outer_fd, rps_one, &out, err);
-	if (ret == 0)
-		ret = ts_netns_run(t->inner.fd, rps_one, &in, err);
+	if (ret < 0)
+		return ret;
+	ret = ts_netns_run(t->inner.fd, rps_one, &in, err);
+	if (ret < 0 && ret != -ENOTRECOVERABLE) {
+		/* Both ends or neither: the caller then leaves the deliveries in the loop. */
+		ret2 = ts_netns_run(t->outer_fd, rps_one, &undo, &e);
+		if (ret2 == -ENOTRECOVERABLE) {
+			*err = e;
+			ret = ret2;
+		}
+	}
 	return ret;
 }
 

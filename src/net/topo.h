@@ -153,8 +153,11 @@ int ts_topo_run_inner(const struct ts_topo *t, int (*fn)(void *arg), void *arg, 
  * released packets to their receivers (veth_in for the downlink, veth_out
  * for the uplink) to the CPUs in @mask (ts_netdev_rps_cpus): their backlog,
  * the receiver's TCP and its wake-up then run there, not in the verdict
- * call of the shaper's CPU (run/cpupin.h says why). Returns 0 or a negative
- * errno with @err set (the first end that failed; the run can go on).
+ * call of the shaper's CPU (run/cpupin.h says why). Both ends or neither:
+ * when the inner end fails, the outer one is set back to "0". Returns 0 or
+ * a negative errno with @err set (the first end that failed; the run can go
+ * on), -ENOTRECOVERABLE when the thread could not come back to its
+ * namespace (the caller must not go on).
  */
 int ts_topo_steer_rx(const struct ts_topo *t, const char *mask, struct ts_err *err);
 

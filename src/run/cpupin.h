@@ -3,24 +3,27 @@
  * One CPU for the loop, the deliveries on the others. A verdict call also
  * delivers its packets: the kernel forwards each one across a veth whose
  * backlog it drains on the calling CPU, which runs the receiver's TCP and
- * wakes the receiving process inside the shaper's thread (docs/datapath.md,
- * "What a release's timing includes"). At 100 Mbit/s with 8 CUBIC flows
- * each way that took the loop to 88-93% of one CPU, and a real-time thread
+ * wakes the receiving process inside the shaper's thread (docs/experiments.md,
+ * "What the release error measures"). At 100 Mbit/s with 8 CUBIC flows
+ * each way that took the loop to 89-93% of one CPU, and a real-time thread
  * that leaves less than 5% of its CPU to the CPU's normal tasks is stopped
  * by the kernel for about 50 ms (its fair server, or real-time throttling
- * before Linux 6.12): release p99 of 45-48 ms. With the loop pinned to one
+ * before Linux 6.12): release p99 of 47-48 ms. With the loop pinned to one
  * CPU and the two veths that deliver (the inner and the outer end) steering
  * their receive work to the other CPUs by RPS, the loop's work was 76% and
- * its p99 143-161 us in three runs of three (docs/benchmarks.md, "One CPU
+ * its p99 147-161 us in three runs of three (docs/benchmarks.md, "One CPU
  * for the loop").
  *
  * This file only chooses: the loop's CPU is the highest one the process
  * may use (or the one --shaper-cpu names), the others take the deliveries;
  * with fewer than two CPUs nothing is pinned. Two runs side by side would
  * both take the highest: the option is how a user gives them different ones
- * (and exp's rtt_fair gives its four far-side wrappers "off"). run/rt.c applies it with the real-time priority (a pinned
- * SCHED_OTHER thread could not escape a busy CPU), net/topo.c writes the
- * mask to the veths.
+ * (and exp's rtt_fair gives its four far-side wrappers "off"). run/rt.c
+ * applies it with the real-time priority (a pinned SCHED_OTHER thread
+ * could not escape a busy CPU), net/topo.c writes the mask to the veths.
+ * Only the two ends that deliver to a receiver steer: a release of the
+ * sender stages (--uplink-at sender, the Wi-Fi station) goes on to the link
+ * namespace's hook inside the verdict call, as before, which is light work.
  *
  * Pure: tests/unit/test_cpupin.c.
  */

@@ -402,7 +402,8 @@ static void sample_sockets(struct ts_obs *ob, ts_ns_t now)
 
 	if (!ob->sampler && !ob->sock_err) {
 		ret = ts_sampler_start(&ob->sampler, dump_sd, ob->sd, ob->env.origin,
-				       ob->o->sock_interval, TS_OBS_SOCK_MAX, &err);
+				       ob->o->sock_interval, TS_OBS_SOCK_MAX, ob->env.helper_cpus,
+				       &err);
 		if (ret < 0)
 			ob->sock_err = ret;
 	}

@@ -25,6 +25,7 @@
 #ifndef TS_RUN_OBS_H
 #define TS_RUN_OBS_H
 
+#include <sched.h>
 #include <stdio.h>
 
 #include "net/nfq.h"
@@ -69,6 +70,8 @@ struct ts_obs_env {
 	const struct ts_tsq *tsq; /* the Wi-Fi station's TSQ budget, for --sockstats; or NULL */
 	bool quiet;		  /* --quiet: never a status line */
 	bool interactive; /* CMD is an interactive shell: no status line unless --progress */
+	/* Where the sampler thread runs (ts_sampler_start); read when it starts, NULL: anywhere. */
+	const cpu_set_t *helper_cpus;
 };
 
 #define TS_OBS_PATH 4096

@@ -60,24 +60,43 @@ static void memlock_limit(char *buf, size_t len)
 static void pin(struct ts_rt *rt)
 {
 	cpu_set_t allowed, one;
-	char list[64];
+	char list[160];
 	int cpu;
 
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0) {
+		snprintf(rt->steer, sizeof(rt->steer), "sched_getaffinity: %s", strerror(errno));
 		return;
+	}
 	cpu = ts_cpupin_choose(&allowed, rt->pin, &rt->others);
-	if (cpu == -ENOENT && ts_cpulist(&allowed, list, sizeof(list)) >= 0)
+	if (cpu < 0 && ts_cpulist(&allowed, list, sizeof(list)) < 0)
+		snprintf(list, sizeof(list), "%d CPUs", CPU_COUNT(&allowed));
+	if (cpu == -ENOENT)
 		snprintf(rt->steer, sizeof(rt->steer),
 			 "--shaper-cpu %d is not among the CPUs tasshape may use (%s)", rt->pin,
 			 list);
+	else if (cpu == -ERANGE && rt->pin >= 0) /* auto on one CPU: nothing to say */
+		snprintf(rt->steer, sizeof(rt->steer),
+			 "--shaper-cpu %d: tasshape may use one CPU only (%s)", rt->pin, list);
 	if (cpu < 0)
 		return;
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
-	if (sched_setaffinity(0, sizeof(one), &one) < 0)
+	if (sched_setaffinity(0, sizeof(one), &one) < 0) {
+		snprintf(rt->steer, sizeof(rt->steer), "sched_setaffinity: %s", strerror(errno));
+		CPU_ZERO(&rt->others);
 		return;
+	}
 	rt->old_cpus = allowed;
 	rt->cpu = cpu;
+}
+
+void ts_rt_unpin(struct ts_rt *rt)
+{
+	if (rt->cpu < 0)
+		return;
+	sched_setaffinity(0, sizeof(rt->old_cpus), &rt->old_cpus);
+	rt->cpu = -1;
+	CPU_ZERO(&rt->others);
 }
 
 int ts_rt_enter(struct ts_rt *rt)
@@ -146,6 +165,7 @@ void ts_rt_leave(struct ts_rt *rt)
 		munlockall();
 	if (rt->prio)
 		sched_setscheduler(0, rt->old_policy, &rt->old_param);
+	/* Only the affinity: rt->cpu and rt->others still say how the run went. */
 	if (rt->cpu >= 0)
 		sched_setaffinity(0, sizeof(rt->old_cpus), &rt->old_cpus);
 }
@@ -164,7 +184,7 @@ int ts_rt_probe(char *why, size_t len)
 
 void ts_rt_describe(const struct ts_rt *rt, char *buf, size_t len)
 {
-	char pinned[32], list[64], steer[sizeof(rt->steer) + 32] = "";
+	char pinned[32], list[160], steer[sizeof(rt->steer) + 32] = "";
 
 	if (rt->cpu >= 0)
 		snprintf(pinned, sizeof(pinned), "on CPU %d", rt->cpu);

@@ -42,7 +42,7 @@ struct ts_rt {
 	int cpu;	    /* the CPU the loop is pinned to (run/cpupin.h), -1: not pinned */
 	cpu_set_t others;   /* the process's other CPUs: where the deliveries go */
 	cpu_set_t old_cpus; /* the thread's CPUs before, restored by ts_rt_leave */
-	char steer[256];    /* the veths' rps_cpus as written, or why not ("": not tried) */
+	char steer[320];    /* the veths' rps_cpus as written, or why not ("": not tried) */
 	bool steered;	    /* the deliveries were steered to @others */
 };
 
@@ -61,6 +61,14 @@ void ts_rt_init(struct ts_rt *rt, int want);
  * a negative errno otherwise (the first refusal).
  */
 int ts_rt_enter(struct ts_rt *rt);
+
+/*
+ * ts_rt_unpin - the loop back on the CPUs it had before ts_rt_enter pinned
+ * it (rt->cpu -1, rt->others empty); nothing when it was not pinned. For a
+ * caller whose steering failed: a pinned loop that still does the
+ * deliveries is worse off than one that can move.
+ */
+void ts_rt_unpin(struct ts_rt *rt);
 
 /*
  * Back to the scheduling before ts_rt_enter, memory unlocked, the CPUs

@@ -19,6 +19,7 @@ struct ts_sampler {
 	void *dump_ctx;
 	ts_ns_t next, interval;
 	size_t cap;
+	cpu_set_t cpus; /* where the thread runs; empty: where its creator did */
 	pthread_t th;
 	bool running;
 	/* Under mu: */
@@ -75,6 +76,9 @@ static void *sampler_main(void *arg)
 	 * must never compete with it, whatever this thread inherited.
 	 */
 	pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
+	/* Nor on the CPU of a loop pinned to one (run/cpupin.h): a dump cannot be preempted. */
+	if (CPU_COUNT(&s->cpus) > 0)
+		pthread_setaffinity_np(pthread_self(), sizeof(s->cpus), &s->cpus);
 	pthread_mutex_lock(&s->mu);
 	while (wait_due(s)) {
 		now = ts_clock_now();
@@ -113,7 +117,8 @@ static void sampler_destroy(struct ts_sampler *s)
 }
 
 int ts_sampler_start(struct ts_sampler **out, ts_sampler_dump_fn dump, void *dump_ctx,
-		     ts_ns_t first, ts_ns_t interval, size_t cap, struct ts_err *err)
+		     ts_ns_t first, ts_ns_t interval, size_t cap, const cpu_set_t *cpus,
+		     struct ts_err *err)
 {
 	struct ts_sampler *s = calloc(1, sizeof(*s));
 	pthread_condattr_t ca;
@@ -130,6 +135,8 @@ int ts_sampler_start(struct ts_sampler **out, ts_sampler_dump_fn dump, void *dum
 	s->next = first;
 	s->interval = interval > 0 ? interval : 1;
 	s->cap = cap;
+	if (cpus)
+		s->cpus = *cpus; /* else left empty by calloc */
 	s->batch[0].st = calloc(cap ? cap : 1, sizeof(struct ts_sockstat));
 	s->batch[1].st = calloc(cap ? cap : 1, sizeof(struct ts_sockstat));
 	s->work = &s->batch[0];

@@ -21,6 +21,7 @@
 #define TS_RUN_SAMPLER_H
 
 #include <stdbool.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,11 +55,15 @@ struct ts_sampler;
  * ts_sampler_start - start the thread: samples at @first, @first +
  * @interval, ... (CLOCK_MONOTONIC; a time already past is taken at once),
  * each by @dump(@dump_ctx, ...), keeping at most @cap sockets. The thread
- * runs SCHED_OTHER whatever the caller's policy. Returns 0 and the handle
- * in *@out, or a negative errno with @err set.
+ * runs SCHED_OTHER whatever the caller's policy, and on @cpus when that
+ * holds any CPU (NULL or empty: the caller's): a real-time loop pinned to
+ * one CPU (run/cpupin.h) starts it, and its dumps, long kernel work with
+ * softirqs off, must not run on that CPU. Returns 0 and the handle in
+ * *@out, or a negative errno with @err set.
  */
 int ts_sampler_start(struct ts_sampler **out, ts_sampler_dump_fn dump, void *dump_ctx,
-		     ts_ns_t first, ts_ns_t interval, size_t cap, struct ts_err *err);
+		     ts_ns_t first, ts_ns_t interval, size_t cap, const cpu_set_t *cpus,
+		     struct ts_err *err);
 
 /*
  * ts_sampler_take - if a finished batch waits and the lock is free, call

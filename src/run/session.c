@@ -230,6 +230,8 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 		.tsq = s->shaper.tsq,
 		.quiet = c->quiet,
 		.interactive = c->interactive,
+		/* Filled by ts_rt_enter before the loop's first turn starts the sampler. */
+		.helper_cpus = &s->rt.others,
 	};
 	int ret = ts_obs_start(&s->obs, &c->obs, &env, err);
 
@@ -538,27 +540,38 @@ static void drain_report(struct ts_session *s)
  * The loop is pinned to one CPU (run/cpupin.h): the veths that deliver its
  * releases take that work to the others. attach has no veth of its own and
  * leaves the user's links alone. A failure is a note in the summary, not a
- * failed run: the deliveries then stay in the loop, as they were before.
+ * failed run: the loop is unpinned and the deliveries stay in it, as they
+ * were before. Returns 0, or -ENOTRECOVERABLE when the thread could not
+ * come back to its namespace (the run must not go on).
  */
-static void steer_deliveries(struct ts_session *s)
+static int steer_deliveries(struct ts_session *s, struct ts_err *err)
 {
 	struct ts_err e;
-	char mask[128];
+	char mask[CPU_SETSIZE / 32 * 9]; /* 8 hex digits and a comma per 32 CPUs */
+	int ret;
 
 	if (s->rt.cpu < 0)
-		return;
+		return 0;
 	if (ts_cpumask_hex(&s->rt.others, mask, sizeof(mask)) < 0) {
 		snprintf(s->rt.steer, sizeof(s->rt.steer), "CPU mask too long");
-		return;
+		ts_rt_unpin(&s->rt);
+		return 0;
 	}
-	if (ts_topo_steer_rx(&s->topo, mask, &e) < 0) {
+	ret = ts_topo_steer_rx(&s->topo, mask, &e);
+	if (ret == -ENOTRECOVERABLE) {
+		*err = e;
+		return ret;
+	}
+	if (ret < 0) {
 		/* Cut to fit: the note says why, a whole path is not needed. */
 		snprintf(s->rt.steer, sizeof(s->rt.steer), "%.*s", (int)sizeof(s->rt.steer) - 1,
 			 e.msg);
-		return;
+		ts_rt_unpin(&s->rt);
+		return 0;
 	}
 	snprintf(s->rt.steer, sizeof(s->rt.steer), "%s", mask);
 	s->rt.steered = true;
+	return 0;
 }
 
 int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
@@ -584,8 +597,9 @@ int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 	 */
 	s->rt.pin = s->have_topo ? s->link->shaper_cpu : TS_SHAPER_CPU_OFF;
 	ts_rt_enter(&s->rt);
-	steer_deliveries(s);
-	ret = ts_shaper_run(&s->shaper, s->sigfd, child, s->common->duration, err);
+	ret = steer_deliveries(s, err);
+	if (ret == 0)
+		ret = ts_shaper_run(&s->shaper, s->sigfd, child, s->common->duration, err);
 	ts_rt_leave(&s->rt);
 	if (ret >= 0)
 		drain_report(s);

@@ -151,10 +151,20 @@ ts_check "attach --duration 2s: exit status" "$rc" == 0
 no_tas_rule "after --duration"
 
 # --- 4. drain at the end: a burst in the queue when SIGINT comes
-# The sink: reads and discards datagrams on 198.18.250.1:9 until the test ends.
+# The sink: reads datagrams on 198.18.250.1:9 until the test ends, and keeps the count of the
+# 1000-byte ones (the bursts') in a file.
+echo 0 >"$TS_TMP/sink.count"
 ts_bg perl -MSocket -e 'socket(my $s, PF_INET, SOCK_DGRAM, 0) or die "socket: $!";
 	bind($s, pack_sockaddr_in(9, inet_aton("198.18.250.1"))) or die "bind: $!";
-	my $b; 1 while defined recv($s, $b, 65536, 0)' 2>"$TS_TMP/sink.err"
+	my ($b, $n) = ("", 0);
+	while (defined recv($s, $b, 65536, 0)) {
+		next unless length($b) == 1000;
+		$n++;
+		open(my $f, ">", "$ARGV[0].new") or die "$ARGV[0]: $!";
+		print $f "$n\n";
+		close $f;
+		rename("$ARGV[0].new", $ARGV[0]) or die "rename: $!";
+	}' "$TS_TMP/sink.count" 2>"$TS_TMP/sink.err"
 for _ in $(seq 50); do
 	[ -n "$(ts_ns ss -Hlun "sport = :9")" ] && break
 	sleep 0.1
@@ -189,8 +199,16 @@ burst() { # LINGER TAG: attach, 300 datagrams, SIGINT; sets $took (s from the si
 	ts_check "$2: every packet delivered or counted as a shutdown drop" \
 		"$(jq -r '.directions[0] | .pkts_out + .drops.shutdown' "$sum")" == "$seen"
 }
+before=$(cat "$TS_TMP/sink.count")
 burst 5s drain
 ts_range "drain: seconds from SIGINT to exit (the burst takes 1.3 s)" "$took" 1.0 3.0 "s "
+# The receiver's own count: the drain delivered every datagram of the burst, none lost.
+for _ in $(seq 20); do
+	[ "$(($(cat "$TS_TMP/sink.count") - before))" -ge 300 ] && break
+	sleep 0.1
+done
+ts_check "drain: datagrams of the burst the sink received" \
+	"$(($(cat "$TS_TMP/sink.count") - before))" == 300
 # Every datagram of the burst is delivered. A packet of the namespace's own that comes after
 # the drain found the queues empty and quiet is read before the rules go and dropped as
 # "shutdown" (seen once in CI: 301 in, 300 out, 1 shutdown): so at most the others are.

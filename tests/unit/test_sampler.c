@@ -86,7 +86,7 @@ static void test_one_batch(void)
 	struct got g = {0};
 	ts_ns_t t0 = ts_clock_now();
 
-	TSU_EQ(ts_sampler_start(&s, fake_dump, &f, t0, HOUR, 8, &err), 0);
+	TSU_EQ(ts_sampler_start(&s, fake_dump, &f, t0, HOUR, 8, NULL, &err), 0);
 	CU_ASSERT_TRUE(wait_samples(s, 1, 0));
 	CU_ASSERT_TRUE(ts_sampler_take(s, take_fn, &g));
 	TSU_EQ(g.calls, 1);
@@ -115,7 +115,7 @@ static void test_capacity(void)
 	struct ts_err err;
 	struct got g = {0};
 
-	TSU_EQ(ts_sampler_start(&s, fake_dump, &f, ts_clock_now(), HOUR, 3, &err), 0);
+	TSU_EQ(ts_sampler_start(&s, fake_dump, &f, ts_clock_now(), HOUR, 3, NULL, &err), 0);
 	CU_ASSERT_TRUE(wait_samples(s, 1, 0));
 	ts_sampler_stop(s);
 	/* A batch finished before the stop is still there. */
@@ -139,7 +139,8 @@ static void test_skipped_while_held(void)
 	struct ts_err err;
 	struct got g = {0};
 
-	TSU_EQ(ts_sampler_start(&s, fake_dump, &f, ts_clock_now(), TS_NSEC_PER_MSEC, 8, &err), 0);
+	TSU_EQ(ts_sampler_start(&s, fake_dump, &f, ts_clock_now(), TS_NSEC_PER_MSEC, 8, NULL, &err),
+	       0);
 	CU_ASSERT_TRUE(wait_samples(s, 1, 3));
 	ts_sampler_stop(s);
 	TSU_EQ(ts_sampler_counts(s).samples, 1);
@@ -157,7 +158,7 @@ static void test_dump_error(void)
 	struct ts_err err;
 	struct got g = {0};
 
-	TSU_EQ(ts_sampler_start(&s, fake_dump, &f, ts_clock_now(), HOUR, 8, &err), 0);
+	TSU_EQ(ts_sampler_start(&s, fake_dump, &f, ts_clock_now(), HOUR, 8, NULL, &err), 0);
 	CU_ASSERT_TRUE(wait_samples(s, 1, 0));
 	ts_sampler_stop(s);
 	CU_ASSERT_TRUE(ts_sampler_take(s, take_fn, &g));
@@ -175,7 +176,7 @@ static void test_stop_before_first(void)
 	struct ts_err err;
 	struct got g = {0};
 
-	TSU_EQ(ts_sampler_start(&s, fake_dump, &f, ts_clock_now() + HOUR, HOUR, 8, &err), 0);
+	TSU_EQ(ts_sampler_start(&s, fake_dump, &f, ts_clock_now() + HOUR, HOUR, 8, NULL, &err), 0);
 	ts_sampler_stop(s);
 	ts_sampler_stop(s); /* idempotent */
 	CU_ASSERT_FALSE(ts_sampler_take(s, take_fn, &g));
