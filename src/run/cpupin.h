@@ -50,6 +50,9 @@ int ts_cpupin_choose(const cpu_set_t *allowed, int want, cpu_set_t *others);
  */
 int ts_cpumask_hex(const cpu_set_t *set, char *buf, size_t len);
 
+/* The longest ts_cpumask_hex text, with its NUL: 8 digits and a comma per 32 CPUs. */
+#define TS_CPUMASK_HEX_MAX (CPU_SETSIZE / 32 * 9)
+
 /*
  * ts_cpulist - @set as a CPU list for people, as taskset -c and
  * /proc/PID/status's Cpus_allowed_list write it ("0", "0-3,6"; "" when

@@ -64,25 +64,27 @@ static void pin(struct ts_rt *rt)
 	int cpu;
 
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0) {
-		snprintf(rt->steer, sizeof(rt->steer), "sched_getaffinity: %s", strerror(errno));
+		snprintf(rt->rps_note, sizeof(rt->rps_note), "sched_getaffinity: %s",
+			 strerror(errno));
 		return;
 	}
 	cpu = ts_cpupin_choose(&allowed, rt->pin, &rt->others);
 	if (cpu < 0 && ts_cpulist(&allowed, list, sizeof(list)) < 0)
 		snprintf(list, sizeof(list), "%d CPUs", CPU_COUNT(&allowed));
 	if (cpu == -ENOENT)
-		snprintf(rt->steer, sizeof(rt->steer),
+		snprintf(rt->rps_note, sizeof(rt->rps_note),
 			 "--shaper-cpu %d is not among the CPUs tasshape may use (%s)", rt->pin,
 			 list);
 	else if (cpu == -ERANGE && rt->pin >= 0) /* auto on one CPU: nothing to say */
-		snprintf(rt->steer, sizeof(rt->steer),
+		snprintf(rt->rps_note, sizeof(rt->rps_note),
 			 "--shaper-cpu %d: tasshape may use one CPU only (%s)", rt->pin, list);
 	if (cpu < 0)
 		return;
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	if (sched_setaffinity(0, sizeof(one), &one) < 0) {
-		snprintf(rt->steer, sizeof(rt->steer), "sched_setaffinity: %s", strerror(errno));
+		snprintf(rt->rps_note, sizeof(rt->rps_note), "sched_setaffinity: %s",
+			 strerror(errno));
 		CPU_ZERO(&rt->others);
 		return;
 	}
@@ -90,11 +92,16 @@ static void pin(struct ts_rt *rt)
 	rt->cpu = cpu;
 }
 
+/* The thread back on the CPUs it had before pin(); rt->cpu still says where it ran. */
+static void restore_cpus(const struct ts_rt *rt)
+{
+	if (rt->cpu >= 0)
+		sched_setaffinity(0, sizeof(rt->old_cpus), &rt->old_cpus);
+}
+
 void ts_rt_unpin(struct ts_rt *rt)
 {
-	if (rt->cpu < 0)
-		return;
-	sched_setaffinity(0, sizeof(rt->old_cpus), &rt->old_cpus);
+	restore_cpus(rt);
 	rt->cpu = -1;
 	CPU_ZERO(&rt->others);
 }
@@ -165,9 +172,7 @@ void ts_rt_leave(struct ts_rt *rt)
 		munlockall();
 	if (rt->prio)
 		sched_setscheduler(0, rt->old_policy, &rt->old_param);
-	/* Only the affinity: rt->cpu and rt->others still say how the run went. */
-	if (rt->cpu >= 0)
-		sched_setaffinity(0, sizeof(rt->old_cpus), &rt->old_cpus);
+	restore_cpus(rt); /* rt->cpu and rt->others still say how the run went */
 }
 
 int ts_rt_probe(char *why, size_t len)
@@ -184,16 +189,16 @@ int ts_rt_probe(char *why, size_t len)
 
 void ts_rt_describe(const struct ts_rt *rt, char *buf, size_t len)
 {
-	char pinned[32], list[160], steer[sizeof(rt->steer) + 32] = "";
+	char pinned[32], list[160], steer[sizeof(rt->rps_note) + 32] = "";
 
 	if (rt->cpu >= 0)
 		snprintf(pinned, sizeof(pinned), "on CPU %d", rt->cpu);
 	else
 		snprintf(pinned, sizeof(pinned), "on any CPU");
-	if (rt->steered && ts_cpulist(&rt->others, list, sizeof(list)) >= 0)
+	if (rt->rps_cpus[0] && ts_cpulist(&rt->others, list, sizeof(list)) >= 0)
 		snprintf(steer, sizeof(steer), ", deliveries on CPU %s", list);
-	else if (!rt->steered && rt->steer[0])
-		snprintf(steer, sizeof(steer), ", deliveries not steered: %s", rt->steer);
+	else if (rt->rps_note[0])
+		snprintf(steer, sizeof(steer), ", deliveries not steered: %s", rt->rps_note);
 	if (!rt->want)
 		snprintf(buf, len, "normal (--rt-priority off)");
 	else if (rt->prio)
@@ -232,10 +237,10 @@ struct json_object *ts_rt_json(const struct ts_rt *rt, bool *nomem)
 			ts_json_put(o, "cpu", json_object_new_int(rt->cpu), nomem);
 		else if (json_object_object_add(o, "cpu", NULL) < 0)
 			*nomem = true;
-		if (rt->steered)
-			ts_json_put(o, "rps_cpus", json_object_new_string(rt->steer), nomem);
-		else if (rt->steer[0])
-			ts_json_put(o, "rps_note", json_object_new_string(rt->steer), nomem);
+		if (rt->rps_cpus[0])
+			ts_json_put(o, "rps_cpus", json_object_new_string(rt->rps_cpus), nomem);
+		else if (rt->rps_note[0])
+			ts_json_put(o, "rps_note", json_object_new_string(rt->rps_note), nomem);
 	}
 	if (rt->note[0])
 		ts_json_put(o, "note", json_object_new_string(rt->note), nomem);

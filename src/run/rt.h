@@ -25,6 +25,7 @@
 
 #include "link/linkcfg.h"
 #include "run/awake.h"
+#include "run/cpupin.h"
 
 /* TS_RT_PRIO_DEFAULT and TS_RT_PRIO_MAX: the link options' range, link/linkcfg.h. */
 
@@ -42,8 +43,9 @@ struct ts_rt {
 	int cpu;	    /* the CPU the loop is pinned to (run/cpupin.h), -1: not pinned */
 	cpu_set_t others;   /* the process's other CPUs: where the deliveries go */
 	cpu_set_t old_cpus; /* the thread's CPUs before, restored by ts_rt_leave */
-	char steer[320];    /* the veths' rps_cpus as written, or why not ("": not tried) */
-	bool steered;	    /* the deliveries were steered to @others */
+	/* The veths' rps_cpus as written ("": not steered, run/cpupin.h) and why not ("": no note). */
+	char rps_cpus[TS_CPUMASK_HEX_MAX];
+	char rps_note[320];
 };
 
 /* --rt-priority as given (@want: 0 off, else the priority); nothing changes yet. */

@@ -546,32 +546,25 @@ static void drain_report(struct ts_session *s)
  */
 static int steer_deliveries(struct ts_session *s, struct ts_err *err)
 {
+	struct ts_rt *rt = &s->rt;
 	struct ts_err e;
-	char mask[CPU_SETSIZE / 32 * 9]; /* 8 hex digits and a comma per 32 CPUs */
 	int ret;
 
-	if (s->rt.cpu < 0)
+	if (rt->cpu < 0)
 		return 0;
-	if (ts_cpumask_hex(&s->rt.others, mask, sizeof(mask)) < 0) {
-		snprintf(s->rt.steer, sizeof(s->rt.steer), "CPU mask too long");
-		ts_rt_unpin(&s->rt);
-		return 0;
-	}
-	ret = ts_topo_steer_rx(&s->topo, mask, &e);
-	if (ret == -ENOTRECOVERABLE) {
+	/* The buffer holds any set's text (TS_CPUMASK_HEX_MAX), so this cannot fail. */
+	ts_cpumask_hex(&rt->others, rt->rps_cpus, sizeof(rt->rps_cpus));
+	ret = ts_topo_steer_rx(&s->topo, rt->rps_cpus, &e);
+	if (ret == -ENOTRECOVERABLE)
 		*err = e;
-		return ret;
-	}
 	if (ret < 0) {
 		/* Cut to fit: the note says why, a whole path is not needed. */
-		snprintf(s->rt.steer, sizeof(s->rt.steer), "%.*s", (int)sizeof(s->rt.steer) - 1,
+		snprintf(rt->rps_note, sizeof(rt->rps_note), "%.*s", (int)sizeof(rt->rps_note) - 1,
 			 e.msg);
-		ts_rt_unpin(&s->rt);
-		return 0;
+		rt->rps_cpus[0] = 0;
+		ts_rt_unpin(rt);
 	}
-	snprintf(s->rt.steer, sizeof(s->rt.steer), "%s", mask);
-	s->rt.steered = true;
-	return 0;
+	return ret == -ENOTRECOVERABLE ? ret : 0;
 }
 
 int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)

@@ -55,62 +55,59 @@ static void test_choose_asked(void)
 	TSU_EQ(ts_cpupin_choose(&a, CPU_SETSIZE, &o), -ENOENT);
 }
 
-/* The bitmap text the kernel parses for rps_cpus: hex, 32-bit groups, highest first. */
-static void test_hex(void)
+/* A set of CPUs and its two texts: the kernel's bitmap for rps_cpus, and the list people read. */
+struct text_case {
+	int cpus[8], n;
+	const char *hex, *list;
+};
+
+static const struct text_case texts[] = {
+	{{0}, 1, "1", "0"},
+	{{0, 1, 2, 3, 4}, 5, "1f", "0-4"},
+	/* CPUs 0 and 33: group 1 is 0x2, group 0 is 0x1, padded to 8 digits after the comma. */
+	{{0, 33}, 2, "2,00000001", "0,33"},
+	{{40}, 1, "100,00000000", "40"},
+	{{0, 1, 2, 3, 6, 8, 9}, 7, "34f", "0-3,6,8-9"},
+	{{0}, 0, "0", ""},
+};
+
+/* Each case's two texts, their lengths, and a buffer one byte short: an error, never a cut text. */
+static void test_texts(void)
 {
-	static const int cpu0[] = {0}, lo[] = {0, 1, 2, 3, 4}, wide[] = {0, 33}, high[] = {40};
 	cpu_set_t s;
 	char buf[64];
+	size_t i, n;
 
-	set_of(&s, cpu0, 1);
-	TSU_EQ(ts_cpumask_hex(&s, buf, sizeof(buf)), 1);
-	CU_ASSERT_STRING_EQUAL(buf, "1");
-	set_of(&s, lo, 5);
-	TSU_EQ(ts_cpumask_hex(&s, buf, sizeof(buf)), 2);
-	CU_ASSERT_STRING_EQUAL(buf, "1f");
-	/* CPUs 0 and 33: group 1 is 0x2, group 0 is 0x1, padded to 8 digits after the comma. */
-	set_of(&s, wide, 2);
-	TSU_EQ(ts_cpumask_hex(&s, buf, sizeof(buf)), 10);
-	CU_ASSERT_STRING_EQUAL(buf, "2,00000001");
-	set_of(&s, high, 1);
-	TSU_EQ(ts_cpumask_hex(&s, buf, sizeof(buf)), 12);
-	CU_ASSERT_STRING_EQUAL(buf, "100,00000000");
-	CPU_ZERO(&s);
-	TSU_EQ(ts_cpumask_hex(&s, buf, sizeof(buf)), 1);
-	CU_ASSERT_STRING_EQUAL(buf, "0");
-	/* Too small a buffer: an error and an empty string, never a cut mask. */
-	set_of(&s, wide, 2);
-	TSU_EQ(ts_cpumask_hex(&s, buf, 10), -ENOSPC);
-	CU_ASSERT_STRING_EQUAL(buf, "");
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		set_of(&s, texts[i].cpus, texts[i].n);
+		n = strlen(texts[i].hex);
+		TSU_EQ(ts_cpumask_hex(&s, buf, sizeof(buf)), (int)n);
+		CU_ASSERT_STRING_EQUAL(buf, texts[i].hex);
+		TSU_EQ(ts_cpumask_hex(&s, buf, n), -ENOSPC);
+		CU_ASSERT_STRING_EQUAL(buf, "");
+		n = strlen(texts[i].list);
+		TSU_EQ(ts_cpulist(&s, buf, sizeof(buf)), (int)n);
+		CU_ASSERT_STRING_EQUAL(buf, texts[i].list);
+		if (n)
+			TSU_EQ(ts_cpulist(&s, buf, n), -ENOSPC);
+	}
 	TSU_EQ(ts_cpumask_hex(&s, buf, 0), -ENOSPC);
-}
+	TSU_EQ(ts_cpulist(&s, buf, 0), -ENOSPC);
+	/* Every CPU there can be fits TS_CPUMASK_HEX_MAX exactly, its NUL included. */
+	for (i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, &s);
+	{
+		char all[TS_CPUMASK_HEX_MAX];
 
-/* The list people read: single CPUs and ranges, as taskset -c takes them. */
-static void test_list(void)
-{
-	static const int gaps[] = {0, 1, 2, 3, 6, 8, 9}, one[] = {0};
-	cpu_set_t s;
-	char buf[32];
-
-	set_of(&s, gaps, 7);
-	TSU_EQ(ts_cpulist(&s, buf, sizeof(buf)), 9);
-	CU_ASSERT_STRING_EQUAL(buf, "0-3,6,8-9");
-	set_of(&s, one, 1);
-	TSU_EQ(ts_cpulist(&s, buf, sizeof(buf)), 1);
-	CU_ASSERT_STRING_EQUAL(buf, "0");
-	CPU_ZERO(&s);
-	TSU_EQ(ts_cpulist(&s, buf, sizeof(buf)), 0);
-	CU_ASSERT_STRING_EQUAL(buf, "");
-	set_of(&s, gaps, 7);
-	TSU_EQ(ts_cpulist(&s, buf, 9), -ENOSPC);
-	CU_ASSERT_STRING_EQUAL(buf, "");
+		TSU_EQ(ts_cpumask_hex(&s, all, sizeof(all)), TS_CPUMASK_HEX_MAX - 1);
+		TSU_EQ(ts_cpumask_hex(&s, all, sizeof(all) - 1), -ENOSPC);
+	}
 }
 
 static const struct tsu_test tests[] = {
 	{"the loop's CPU and the others", test_choose},
 	{"the CPU --shaper-cpu asks for", test_choose_asked},
-	{"rps_cpus bitmap text", test_hex},
-	{"CPU lists", test_list},
+	{"rps_cpus bitmap text and CPU lists", test_texts},
 };
 
 TSU_MAIN("cpupin", tests)

@@ -85,7 +85,22 @@ static void test_table(void)
 static void test_good(void)
 {
 	struct ts_linkcfg cfg;
+	/* The integer keys, in the order given: each value as it is stored. */
+	const struct {
+		const char *key, *value;
+		const int *field;
+		int want;
+	} ints[] = {
+		{"rt-priority", "49", &cfg.rt_priority, 49},
+		{"rt-priority", "off", &cfg.rt_priority, 0},
+		{"rt-priority", "1", &cfg.rt_priority, 1},
+		{"shaper-cpu", "off", &cfg.shaper_cpu, TS_SHAPER_CPU_OFF},
+		{"shaper-cpu", "0", &cfg.shaper_cpu, 0},
+		{"shaper-cpu", "1023", &cfg.shaper_cpu, 1023},
+		{"shaper-cpu", "auto", &cfg.shaper_cpu, TS_SHAPER_CPU_AUTO},
+	};
 	char buf[64];
+	size_t i;
 
 	ts_linkcfg_init(&cfg);
 	/* The caller's buffer is reused at once: the configuration keeps its own copy. */
@@ -135,21 +150,11 @@ static void test_good(void)
 	set_ok(&cfg, "mac-queue", "droptail:packets=5");
 	CU_ASSERT_STRING_EQUAL(cfg.mac_queue, "droptail:packets=5");
 	TSU_EQ(cfg.rt_priority, TS_RT_PRIO_DEFAULT);
-	set_ok(&cfg, "rt-priority", "49");
-	TSU_EQ(cfg.rt_priority, 49);
-	set_ok(&cfg, "rt-priority", "off");
-	TSU_EQ(cfg.rt_priority, 0);
-	set_ok(&cfg, "rt-priority", "1");
-	TSU_EQ(cfg.rt_priority, 1);
 	TSU_EQ(cfg.shaper_cpu, TS_SHAPER_CPU_AUTO);
-	set_ok(&cfg, "shaper-cpu", "off");
-	TSU_EQ(cfg.shaper_cpu, TS_SHAPER_CPU_OFF);
-	set_ok(&cfg, "shaper-cpu", "0");
-	TSU_EQ(cfg.shaper_cpu, 0);
-	set_ok(&cfg, "shaper-cpu", "1023");
-	TSU_EQ(cfg.shaper_cpu, 1023);
-	set_ok(&cfg, "shaper-cpu", "auto");
-	TSU_EQ(cfg.shaper_cpu, TS_SHAPER_CPU_AUTO);
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		set_ok(&cfg, ints[i].key, ints[i].value);
+		TSU_EQ(*ints[i].field, ints[i].want);
+	}
 	ts_linkcfg_free(&cfg);
 	/* Freed means freed: every string, and nothing left pointing at one. */
 	CU_ASSERT_PTR_NULL(cfg.str[TS_LINKKEY_TRACE]);
