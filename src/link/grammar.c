@@ -48,24 +48,30 @@ struct value {
 	int shaper_cpu;
 };
 
-/* "auto", "off" or a CPU number 0..CPU_SETSIZE-1, digits only. */
-static int parse_shaper_cpu(const char *arg, int *out)
+/* A whole number lo..hi, digits only (no sign, no space, no trailing junk). */
+static int parse_int_in(const char *arg, long lo, long hi, int *out)
 {
 	char *end;
 	long v;
 
-	if (!strcmp(arg, "auto") || !strcmp(arg, "off")) {
-		*out = arg[0] == 'a' ? TS_SHAPER_CPU_AUTO : TS_SHAPER_CPU_OFF;
-		return 0;
-	}
 	if (arg[0] < '0' || arg[0] > '9')
 		return -EINVAL;
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno || *end || v < 0 || v >= CPU_SETSIZE)
+	if (errno || *end || v < lo || v > hi)
 		return -EINVAL;
 	*out = (int)v;
 	return 0;
+}
+
+/* "auto", "off" or a CPU number 0..CPU_SETSIZE-1. */
+static int parse_shaper_cpu(const char *arg, int *out)
+{
+	if (!strcmp(arg, "auto") || !strcmp(arg, "off")) {
+		*out = arg[0] == 'a' ? TS_SHAPER_CPU_AUTO : TS_SHAPER_CPU_OFF;
+		return 0;
+	}
+	return parse_int_in(arg, 0, CPU_SETSIZE - 1, out);
 }
 
 static void no_drop(void *ctx, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns_t now)
@@ -139,21 +145,11 @@ static int check_mac(const char *arg, struct ts_err *err)
 /* "off" or 1..TS_RT_PRIO_MAX, digits only (no sign, no trailing junk). */
 static int parse_rt_priority(const char *arg, int *out)
 {
-	char *end;
-	long v;
-
 	if (!strcmp(arg, "off")) {
 		*out = 0;
 		return 0;
 	}
-	if (arg[0] < '0' || arg[0] > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || v < 1 || v > TS_RT_PRIO_MAX)
-		return -EINVAL;
-	*out = (int)v;
-	return 0;
+	return parse_int_in(arg, 1, TS_RT_PRIO_MAX, out);
 }
 
 /* Check @arg for key @id into @v; the message names the option as the user wrote it. */
