@@ -18,16 +18,15 @@
 #    compete for both CPUs while 4 CUBIC uploads, 4 downloads and a ping
 #    cross a const:20mbit link, 20 ms each way, droptail:packets=200, for
 #    8 s, once with real-time scheduling and once with --rt-priority off.
-#    Judged as a ratio against the SCHED_OTHER run of the same test (timing
-#    targets are ratios against a baseline of the same run; absolute ones are
-#    tools/bench/timing.sh's): real time must cut each direction's release
-#    p99 to at most a quarter, and keep it under 1 ms. The summary must flag a
-#    direction exactly when the one fell-behind rule (200 us,
-#    src/run/fidelity.h) says so. The rule's 200 us is not asserted here: on
-#    a kernel without full preemption (PREEMPT_NONE, as the development
-#    machine's) the other CPU's kernel work delays a real-time wake-up by
-#    0.3-0.5 ms at p99 under this load (docs/datapath.md, "What real time
-#    cannot fix"); SCHED_OTHER gives 4-5 ms.
+#    Real time must cut each direction's release p99 to at most a quarter of
+#    the SCHED_OTHER run's (a ratio against a baseline of the same test) and
+#    keep it within the one fell-behind rule (200 us, src/run/fidelity.h: the
+#    wrapper's promise to its user); each summary must flag a direction exactly
+#    when the rule says so. This needs the CPUs free of other kernel work:
+#    on a kernel without full preemption (PREEMPT_NONE, as the development
+#    machine's) another process's system calls delay a real-time wake-up
+#    (docs/datapath.md, "What real time cannot fix"), so the test's watchdog
+#    waits without forking (lib.sh); SCHED_OTHER gives 4-5 ms.
 # 3. The shaper never starves the host: during (2) the time its loop polled
 #    (the summary's polled_ns) must stay within the bound of src/run/spin.h,
 #    a quarter of the run plus the 1 ms burst, and its loop thread's CPU time
@@ -308,14 +307,18 @@ for d in uplink downlink; do
 	ts_true "loaded, real time: $d verdict call durations in the summary" ts__num "$vc"
 	ts_check "loaded, real time: $d release p99 over SCHED_OTHER's" \
 		"$(awk -v a="$rt" -v b="$off" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 1) }')" "<=" 0.25
-	ts_check "loaded, real time: $d release p99" "$rt" "<=" 1000 "us "
-	# The summary flags the direction exactly when the rule does.
-	want=$(awk -v a="$rt" 'BEGIN { print (a > 200) ? "true" : "false" }')
-	# shellcheck disable=SC2016 # a jq variable
-	got=$(jq -r --arg d "$d" '.directions[] | select(.name == $d) | .fell_behind != null' \
-		"$TS_TMP/loaded-rt.json")
-	ts_true "loaded, real time: $d flagged by the summary ($got) as the rule says ($want)" \
-		[ "$got" = "$want" ]
+	# The one fell-behind rule (src/run/fidelity.h): real time keeps the link's timing here.
+	ts_check "loaded, real time: $d release p99 (the fell-behind rule)" "$rt" "<=" 200 "us "
+	# Each summary flags the direction exactly when the rule does (SCHED_OTHER's run is
+	# flagged: 4-5 ms).
+	for run in loaded-rt loaded-off; do
+		want=$(awk -v a="$(p99 "$run" "$d")" 'BEGIN { print (a > 200) ? "true" : "false" }')
+		# shellcheck disable=SC2016 # a jq variable
+		got=$(jq -r --arg d "$d" '.directions[] | select(.name == $d) | .fell_behind != null' \
+			"$TS_TMP/$run.json")
+		ts_true "$run: $d flagged by the summary ($got) as the rule says ($want)" \
+			[ "$got" = "$want" ]
+	done
 done
 # Not starving the host: the loop polled within its bound (a quarter of the run and 1 ms),
 # the shaper's own CPU stays below one CPU (its work plus that quarter; a loop that polled
