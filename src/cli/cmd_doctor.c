@@ -20,6 +20,7 @@
 #include "net/probe.h"
 #include "run/awake.h"
 #include "run/cpupin.h"
+#include "run/preempt.h"
 #include "run/rt.h"
 #include "tasshape/units.h"
 #include "vm/vm.h"
@@ -393,9 +394,36 @@ static void check_rt(struct doctor *d)
 	}
 }
 
+/*
+ * The kernel's preemption model (run/preempt.h): without full preemption
+ * the real-time loop waits for other tasks' kernel work on its CPU, which
+ * on a busy host is most of its release timing error. Information, not a
+ * warning: a quiet host keeps its timing either way.
+ */
+static void check_preempt(struct doctor *d)
+{
+	const char *from;
+	bool dynamic;
+	enum ts_preempt m = ts_preempt_host(&from, &dynamic);
+
+	if (ts_preempt_is_full(m)) {
+		dr_add(d, "preemption", false, DR_OK, NULL,
+		       "%s (%s): the shaper's real-time wake-up preempts other tasks' system calls",
+		       ts_preempt_name(m), from);
+		return;
+	}
+	dr_add(d, "preemption", false, DR_INFO,
+	       dynamic ? "boot with preempt=full  # this kernel is PREEMPT_DYNAMIC"
+		       : "a kernel built with CONFIG_PREEMPT, or PREEMPT_DYNAMIC and preempt=full",
+	       "%s (%s): the shaper's real-time wake-up waits for other processes' system calls "
+	       "and process starts on its CPU, so a busy host adds to its release timing error "
+	       "(docs/datapath.md, \"What real time cannot fix\")",
+	       ts_preempt_name(m), from);
+}
+
 static void (*const checks[])(struct doctor *) = {
-	check_privileges, check_iptables, check_link,  check_ipv6, check_cca,
-	check_bpf,	  check_vm,	  check_tools, check_cpus, check_rt,
+	check_privileges, check_iptables, check_link, check_ipv6, check_cca,	 check_bpf,
+	check_vm,	  check_tools,	  check_cpus, check_rt,	  check_preempt,
 };
 
 /* ---- output ---------------------------------------------------------------- */

@@ -28,6 +28,22 @@ for c in privileges iptables namespaces nfqueue; do
 done
 n=$(jq '[.checks[] | select(.status != "ok" and (.fix // "") == "")] | length' "$TS_TMP/doctor.json")
 ts_check "doctor: checks that are not ok but name no fix (cpus may)" "$n" "<=" 1
+# The kernel's preemption model (src/run/preempt.h): ok exactly for the fully preemptible ones.
+pre=$(jq -r '.checks[] | select(.check == "preemption") | "\(.status) \(.detail | split(" ")[0])"' \
+	"$TS_TMP/doctor.json")
+ts_true "doctor: preemption named, ok only when full ('$pre')" \
+	grep -qxE 'ok (full|lazy|rt)|info (none|voluntary|unknown)' <<<"$pre"
+# Where the kernel's own configuration decides (a dynamic kernel's default, no preempt= and
+# no readable debugfs), doctor reports that default.
+if uname -v | grep -qw PREEMPT_DYNAMIC && [ -r /proc/config.gz ] &&
+	! grep -qw 'preempt=[a-z]*' <(sed 's/ -- .*//' /proc/cmdline) &&
+	! cat /sys/kernel/debug/sched/preempt >/dev/null 2>&1; then
+	want=$(zcat /proc/config.gz | sed -n 's/^CONFIG_PREEMPT\(_NONE\|_VOLUNTARY\|_LAZY\|\)=y$/\1/p' |
+		head -1 | tr '[:upper:]' '[:lower:]')
+	want=${want#_}
+	ts_true "doctor: preemption is the configuration's default (${want:-full}: '$pre')" \
+		grep -qE " ${want:-full}\$" <<<"$pre"
+fi
 left=$(ts_leftovers "$pid")
 ts_true "doctor: no namespace, link or rule of pid $pid left" [ -z "$left" ] || echo "$left"
 ts_true "doctor: no KVM probe directory left in /tmp" \
