@@ -396,9 +396,8 @@ static void check_rt(struct doctor *d)
 
 /*
  * The kernel's preemption model (run/preempt.h): without full preemption
- * the real-time loop waits for other tasks' kernel work on its CPU, which
- * on a busy host is most of its release timing error. Information, not a
- * warning: a quiet host keeps its timing either way.
+ * the real-time loop waits for other tasks' kernel work on its CPU.
+ * Information, not a warning: a quiet host keeps its timing either way.
  */
 static void check_preempt(struct doctor *d)
 {
@@ -406,19 +405,27 @@ static void check_preempt(struct doctor *d)
 	bool dynamic;
 	enum ts_preempt m = ts_preempt_host(&from, &dynamic);
 
-	if (ts_preempt_is_full(m)) {
+	if (ts_preempt_is_full(m))
 		dr_add(d, "preemption", false, DR_OK, NULL,
 		       "%s (%s): the shaper's real-time wake-up preempts other tasks' system calls",
 		       ts_preempt_name(m), from);
-		return;
-	}
-	dr_add(d, "preemption", false, DR_INFO,
-	       dynamic ? "boot with preempt=full  # this kernel is PREEMPT_DYNAMIC"
-		       : "a kernel built with CONFIG_PREEMPT, or PREEMPT_DYNAMIC and preempt=full",
-	       "%s (%s): the shaper's real-time wake-up waits for other processes' system calls "
-	       "and process starts on its CPU, so a busy host adds to its release timing error "
-	       "(docs/datapath.md, \"What real time cannot fix\")",
-	       ts_preempt_name(m), from);
+	else if (m == TS_PREEMPT_UNKNOWN)
+		dr_add(d, "preemption", false, DR_INFO,
+		       "sudo mount -t debugfs none /sys/kernel/debug  # then run doctor again",
+		       "unknown (%s in the version, the command line, debugfs or the kernel's "
+		       "configuration): without full preemption other processes' system calls "
+		       "delay the shaper's real-time wake-up (docs/datapath.md, \"What real time "
+		       "cannot fix\")",
+		       from);
+	else
+		dr_add(d, "preemption", false, DR_INFO,
+		       dynamic ? "boot with preempt=full  # this kernel is PREEMPT_DYNAMIC"
+			       : "a kernel built with CONFIG_PREEMPT, or PREEMPT_DYNAMIC and "
+				 "preempt=full",
+		       "%s (%s): the shaper's real-time wake-up waits for other processes' system "
+		       "calls and process starts on its CPU, so a busy host adds to its release "
+		       "timing error (docs/datapath.md, \"What real time cannot fix\")",
+		       ts_preempt_name(m), from);
 }
 
 static void (*const checks[])(struct doctor *) = {

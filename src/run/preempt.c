@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "run/preempt.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -48,7 +49,7 @@ static bool has_word(const char *text, const char *word)
 	return false;
 }
 
-bool ts_preempt_dynamic(const char *version)
+bool ts_preempt_is_dynamic(const char *version)
 {
 	return has_word(version, "PREEMPT_DYNAMIC");
 }
@@ -115,19 +116,19 @@ static enum ts_preempt from_config(const char *t)
 enum ts_preempt ts_preempt_parse(const struct ts_preempt_src *s, const char **from)
 {
 	enum ts_preempt m = TS_PREEMPT_UNKNOWN;
-	const char *why = "nothing readable";
+	const char *why = "nothing recognised";
 
 	if (has_word(s->version, "PREEMPT_RT")) {
 		m = TS_PREEMPT_RT;
 		why = "the kernel's version";
 	} else if ((m = from_debugfs(s->debugfs)) != TS_PREEMPT_UNKNOWN) {
 		why = "debugfs";
-	} else if (ts_preempt_dynamic(s->version) &&
+	} else if (ts_preempt_is_dynamic(s->version) &&
 		   (m = from_cmdline(s->cmdline)) != TS_PREEMPT_UNKNOWN) {
 		why = "preempt= on the kernel's command line";
 	} else if ((m = from_config(s->config)) != TS_PREEMPT_UNKNOWN) {
-		why = ts_preempt_dynamic(s->version) ? "the kernel's configuration, its default"
-						     : "the kernel's configuration";
+		why = ts_preempt_is_dynamic(s->version) ? "the kernel's configuration, its default"
+							: "the kernel's configuration";
 	} else if (has_word(s->version, "PREEMPT")) {
 		m = TS_PREEMPT_FULL;
 		why = "the kernel's version";
@@ -151,34 +152,52 @@ static void first_line(const char *path, char *buf, size_t len)
 }
 
 /*
- * The CONFIG_PREEMPT* lines of the configuration at @path (gzip or plain),
- * at most @len bytes of them and at most 100,000 lines read: 0, or -1 when
- * it cannot be opened.
+ * A kernel configuration is some 10,000 lines of at most a few hundred
+ * characters (gzip'd in /proc/config.gz); a file far beyond that is not one.
+ */
+#define CONFIG_CHUNKS_MAX 100000 /* gzgets calls of sizeof(line) - 1 characters at most */
+#define PREFIX		  "CONFIG_PREEMPT"
+
+/*
+ * The CONFIG_PREEMPT* lines of the configuration at @path (gzip or plain) into @buf (what does
+ * not fit in @len is left out: the lines that decide are few and short). 0, or a negative errno:
+ * it cannot be opened or read, or it is too long to be a configuration (-EFBIG).
  */
 static int preempt_lines(const char *path, char *buf, size_t len)
 {
 	char line[256];
 	size_t used = 0, n;
-	long lines = 0;
-	gzFile gz = gzopen(path, "rb");
+	long chunks = 0;
+	int ret = 0, gzerr;
+	gzFile gz = gzopen(path, "rbe");
 
 	buf[0] = '\0';
 	if (!gz)
-		return -1;
-	while (lines++ < 100000 && gzgets(gz, line, sizeof(line))) {
+		return errno ? -errno : -ENOMEM;
+	while (gzgets(gz, line, sizeof(line))) {
+		if (++chunks > CONFIG_CHUNKS_MAX) {
+			ret = -EFBIG;
+			goto out;
+		}
 		n = strlen(line);
-		if (strncmp(line, "CONFIG_PREEMPT", 14) || used + n + 1 > len)
+		if (strncmp(line, PREFIX, strlen(PREFIX)) || used + n + 1 > len)
 			continue;
 		memcpy(buf + used, line, n + 1);
 		used += n;
 	}
+	gzerror(gz, &gzerr);
+	if (gzerr != Z_OK && gzerr != Z_STREAM_END)
+		ret = -EIO;
+out:
 	gzclose(gz);
-	return 0;
+	if (ret < 0)
+		buf[0] = '\0';
+	return ret;
 }
 
 enum ts_preempt ts_preempt_host(const char **from, bool *dynamic)
 {
-	static char cmdline[4096], debugfs[128], config[1024], boot[320];
+	char cmdline[4096], debugfs[128], config[1024], boot[320];
 	struct utsname u;
 	struct ts_preempt_src s = {0};
 
@@ -196,6 +215,6 @@ enum ts_preempt ts_preempt_host(const char **from, bool *dynamic)
 			s.config = config;
 	}
 	if (dynamic)
-		*dynamic = ts_preempt_dynamic(s.version);
+		*dynamic = ts_preempt_is_dynamic(s.version);
 	return ts_preempt_parse(&s, from);
 }

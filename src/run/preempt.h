@@ -45,12 +45,13 @@ struct ts_preempt_src {
  * else, on a PREEMPT_DYNAMIC kernel, preempt= on the command line (before
  * a "--", after which the words are init's); else the configuration's
  * CONFIG_PREEMPT_{NONE,VOLUNTARY,LAZY}=y or CONFIG_PREEMPT=y (a dynamic
- * kernel's default); else PREEMPT in the version (full); else unknown.
+ * kernel's default); else PREEMPT in the version (full); else unknown
+ * ("nothing recognised").
  */
 enum ts_preempt ts_preempt_parse(const struct ts_preempt_src *s, const char **from);
 
 /* Does @version name a PREEMPT_DYNAMIC kernel (one whose model a boot parameter sets)? */
-bool ts_preempt_dynamic(const char *version);
+bool ts_preempt_is_dynamic(const char *version);
 
 /* "none", "voluntary", "full", "lazy", "rt" or "unknown". */
 const char *ts_preempt_name(enum ts_preempt m);
@@ -60,7 +61,9 @@ bool ts_preempt_is_full(enum ts_preempt m);
 
 /*
  * ts_preempt_host - this host's model: reads uname(2), /proc/cmdline,
- * debugfs and /proc/config.gz or /boot/config-RELEASE (bounded reads).
+ * debugfs and /proc/config.gz or /boot/config-RELEASE (bounded reads; a
+ * file that cannot be read, or is far too long for a configuration, counts
+ * as absent).
  * *@from as for ts_preempt_parse (static text); *@dynamic (when not NULL):
  * a PREEMPT_DYNAMIC kernel.
  */

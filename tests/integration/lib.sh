@@ -178,12 +178,24 @@ ts_shape() {
 	return $rc
 }
 
-# Waits for PID; TERM after LIMIT s, KILL 5 s later. Ends with PID. tail(1)
-# checks PID every 0.1 s without starting a process: a `sleep` forked ten
-# times a second put its fork, exec and exit on every CPU, and on a kernel
-# without full preemption the shaper's real-time loop waits for such kernel
-# work (t_rt.sh measured release p99 190-280 us with it, ~100 us without).
-ts__wait_pid() { timeout "$2" tail --pid="$1" -s 0.1 -f /dev/null; }
+# Waits for PID; TERM after LIMIT s, KILL 5 s later. Ends with PID.
+# tail(1) checks PID every 0.1 s without starting a process: a `sleep`
+# started ten times a second puts its fork, exec and exit on every CPU, and
+# on a kernel without full preemption the shaper's real-time loop waits for
+# such kernel work (t_rt.sh's loaded case: release p99 190-280 us with it,
+# 60-100 us without).
+# ts__wait_pid PID SECONDS: 0 once PID is gone, 1 when it outlived SECONDS.
+ts__wait_pid() {
+	local rc
+	timeout "$2" tail --pid="$1" -s 0.1 -f /dev/null
+	rc=$?
+	[ "$rc" -eq 124 ] && return 1
+	# tail failed otherwise (it should not): wait the old way rather than signal early.
+	while [ "$rc" -ne 0 ] && kill -0 "$1" 2>/dev/null; do
+		sleep 0.1
+	done
+	return 0
+}
 ts__watchdog() {
 	local pid=$1 limit=$2
 	ts__wait_pid "$pid" "$limit" && return 0
@@ -192,6 +204,7 @@ ts__watchdog() {
 	ts__wait_pid "$pid" 5 && return 0
 	echo "[$TS_NAME] tasshape pid $pid ignores SIGTERM: SIGKILL" >&2
 	kill -KILL "$pid" 2>/dev/null
+	ts__wait_pid "$pid" 5
 	return 0
 }
 

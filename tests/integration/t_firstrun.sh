@@ -38,11 +38,13 @@ ts_true "doctor: preemption named, ok only when full ('$pre')" \
 if uname -v | grep -qw PREEMPT_DYNAMIC && [ -r /proc/config.gz ] &&
 	! grep -qw 'preempt=[a-z]*' <(sed 's/ -- .*//' /proc/cmdline) &&
 	! cat /sys/kernel/debug/sched/preempt >/dev/null 2>&1; then
-	want=$(zcat /proc/config.gz | sed -n 's/^CONFIG_PREEMPT\(_NONE\|_VOLUNTARY\|_LAZY\|\)=y$/\1/p' |
-		head -1 | tr '[:upper:]' '[:lower:]')
-	want=${want#_}
-	ts_true "doctor: preemption is the configuration's default (${want:-full}: '$pre')" \
-		grep -qE " ${want:-full}\$" <<<"$pre"
+	want=$(zcat /proc/config.gz | sed -n -e 's/^CONFIG_PREEMPT_NONE=y$/none/p' \
+		-e 's/^CONFIG_PREEMPT_VOLUNTARY=y$/voluntary/p' -e 's/^CONFIG_PREEMPT=y$/full/p' \
+		-e 's/^CONFIG_PREEMPT_LAZY=y$/lazy/p' | head -1) # a Kconfig choice: one of them
+	if [ -n "$want" ]; then
+		ts_true "doctor: preemption is the configuration's default ($want: '$pre')" \
+			grep -qE " $want\$" <<<"$pre"
+	fi
 fi
 left=$(ts_leftovers "$pid")
 ts_true "doctor: no namespace, link or rule of pid $pid left" [ -z "$left" ] || echo "$left"

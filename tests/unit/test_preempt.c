@@ -48,11 +48,14 @@ static const struct {
 	{{"#1 SMP PREEMPT Thu Jan 1", NULL, NULL, NULL}, TS_PREEMPT_FULL, "the kernel's version"},
 	{{"#1 SMP PREEMPTX", NULL, NULL, "# CONFIG_PREEMPT_NONE is not set\n"},
 	 TS_PREEMPT_UNKNOWN,
-	 "nothing readable"},
-	{{NULL, NULL, NULL, NULL}, TS_PREEMPT_UNKNOWN, "nothing readable"},
+	 "nothing recognised"},
+	{{NULL, NULL, NULL, NULL}, TS_PREEMPT_UNKNOWN, "nothing recognised"},
 	/* A value in parentheses that is no model, and a half-open one: not debugfs's. */
 	{{"#1 SMP", NULL, "none (fast", "CONFIG_PREEMPT_NONE=y"},
 	 TS_PREEMPT_NONE,
+	 "the kernel's configuration"},
+	{{"#1 SMP", NULL, "none (fast) lazy", "CONFIG_PREEMPT_VOLUNTARY=y"},
+	 TS_PREEMPT_VOLUNTARY,
 	 "the kernel's configuration"},
 };
 
@@ -81,9 +84,9 @@ static void test_names(void)
 	CU_ASSERT_TRUE(ts_preempt_is_full(TS_PREEMPT_FULL));
 	CU_ASSERT_TRUE(ts_preempt_is_full(TS_PREEMPT_LAZY));
 	CU_ASSERT_TRUE(ts_preempt_is_full(TS_PREEMPT_RT));
-	CU_ASSERT_TRUE(ts_preempt_dynamic(DYN));
-	CU_ASSERT_FALSE(ts_preempt_dynamic("#1 SMP PREEMPT_DYNAMICX"));
-	CU_ASSERT_FALSE(ts_preempt_dynamic(NULL));
+	CU_ASSERT_TRUE(ts_preempt_is_dynamic(DYN));
+	CU_ASSERT_FALSE(ts_preempt_is_dynamic("#1 SMP PREEMPT_DYNAMICX"));
+	CU_ASSERT_FALSE(ts_preempt_is_dynamic(NULL));
 }
 
 static const struct tsu_test tests[] = {
