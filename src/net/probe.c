@@ -36,7 +36,7 @@ int ts_probe_caps(uint64_t *eff)
 
 int ts_probe_read(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	size_t n;
 
 	if (!f)

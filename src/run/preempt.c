@@ -7,6 +7,8 @@
 #include <sys/utsname.h>
 #include <zlib.h>
 
+#include "net/probe.h"
+
 static const char *const names[] = {
 	[TS_PREEMPT_UNKNOWN] = "unknown",     [TS_PREEMPT_NONE] = "none",
 	[TS_PREEMPT_VOLUNTARY] = "voluntary", [TS_PREEMPT_FULL] = "full",
@@ -34,19 +36,27 @@ static enum ts_preempt by_name(const char *w, size_t n)
 	return TS_PREEMPT_UNKNOWN;
 }
 
-/* Is @word one of @text's whitespace-separated words? */
-static bool has_word(const char *text, const char *word)
+/*
+ * Is @tok in @text as a whole token: at its start or after one of @seps, and
+ * at its end or before one? Words of a version string (seps " \t\n"), lines
+ * of a configuration ("\n").
+ */
+static bool has_token(const char *text, const char *tok, const char *seps)
 {
-	size_t n = strlen(word);
+	size_t n = strlen(tok);
 	const char *p = text;
 
-	while (text && (p = strstr(p, word))) {
-		if ((p == text || p[-1] == ' ' || p[-1] == '\t') &&
-		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\t' || p[n] == '\n'))
+	while (text && (p = strstr(p, tok))) {
+		if ((p == text || strchr(seps, p[-1])) && (p[n] == '\0' || strchr(seps, p[n])))
 			return true;
 		p += n;
 	}
 	return false;
+}
+
+static bool has_word(const char *text, const char *word)
+{
+	return has_token(text, word, " \t\n");
 }
 
 bool ts_preempt_is_dynamic(const char *version)
@@ -83,33 +93,25 @@ static enum ts_preempt from_cmdline(const char *t)
 	return m;
 }
 
-/* Is "@line=y" a whole line of @t? */
-static bool has_line(const char *t, const char *line)
-{
-	size_t n = strlen(line);
-	const char *p = t;
-
-	while (t && (p = strstr(p, line))) {
-		if ((p == t || p[-1] == '\n') && !strncmp(p + n, "=y", 2) &&
-		    (p[n + 2] == '\0' || p[n + 2] == '\n'))
-			return true;
-		p += n;
-	}
-	return false;
-}
+/* The configuration's lines that decide, in the order they are looked for (lazy over full). */
+static const struct {
+	const char *line;
+	enum ts_preempt model;
+} config_lines[] = {
+	{"CONFIG_PREEMPT_RT=y", TS_PREEMPT_RT},
+	{"CONFIG_PREEMPT_LAZY=y", TS_PREEMPT_LAZY},
+	{"CONFIG_PREEMPT=y", TS_PREEMPT_FULL},
+	{"CONFIG_PREEMPT_VOLUNTARY=y", TS_PREEMPT_VOLUNTARY},
+	{"CONFIG_PREEMPT_NONE=y", TS_PREEMPT_NONE},
+};
 
 static enum ts_preempt from_config(const char *t)
 {
-	if (has_line(t, "CONFIG_PREEMPT_RT"))
-		return TS_PREEMPT_RT;
-	if (has_line(t, "CONFIG_PREEMPT_LAZY"))
-		return TS_PREEMPT_LAZY;
-	if (has_line(t, "CONFIG_PREEMPT"))
-		return TS_PREEMPT_FULL;
-	if (has_line(t, "CONFIG_PREEMPT_VOLUNTARY"))
-		return TS_PREEMPT_VOLUNTARY;
-	if (has_line(t, "CONFIG_PREEMPT_NONE"))
-		return TS_PREEMPT_NONE;
+	size_t i;
+
+	for (i = 0; i < sizeof(config_lines) / sizeof(config_lines[0]); i++)
+		if (has_token(t, config_lines[i].line, "\n"))
+			return config_lines[i].model;
 	return TS_PREEMPT_UNKNOWN;
 }
 
@@ -136,19 +138,6 @@ enum ts_preempt ts_preempt_parse(const struct ts_preempt_src *s, const char **fr
 	if (from)
 		*from = why;
 	return m;
-}
-
-/* The first line of @path into @buf ("" when unreadable). */
-static void first_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	if (!fgets(buf, (int)len, f))
-		buf[0] = '\0';
-	fclose(f);
 }
 
 /*
@@ -203,8 +192,10 @@ enum ts_preempt ts_preempt_host(const char **from, bool *dynamic)
 
 	if (uname(&u) == 0)
 		s.version = u.version;
-	first_line("/proc/cmdline", cmdline, sizeof(cmdline));
-	first_line("/sys/kernel/debug/sched/preempt", debugfs, sizeof(debugfs));
+	/* Unreadable (debugfs locked down or not mounted): "", which names nothing. */
+	cmdline[0] = debugfs[0] = '\0';
+	ts_probe_read("/proc/cmdline", cmdline, sizeof(cmdline));
+	ts_probe_read("/sys/kernel/debug/sched/preempt", debugfs, sizeof(debugfs));
 	s.cmdline = cmdline;
 	s.debugfs = debugfs;
 	if (preempt_lines("/proc/config.gz", config, sizeof(config)) == 0) {
