@@ -269,8 +269,8 @@ static void check_vm(struct doctor *d)
 	dr_add(d, "qemu", false, DR_OK, NULL, "%s, for tasshape vm", path);
 	if (ts_vm_kvm_usable(path, &err) == 0)
 		dr_add(d, "kvm", false, DR_OK, NULL,
-		       "a test guest booted with -accel kvm: tasshape vm runs at near native "
-		       "speed");
+		       "a test guest booted with -accel kvm and ran its loop fast: tasshape vm "
+		       "runs at near native speed");
 	else
 		dr_add(d, "kvm", false, DR_WARN,
 		       access("/dev/kvm", F_OK) == 0 && access("/dev/kvm", R_OK | W_OK) < 0

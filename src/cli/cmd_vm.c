@@ -68,8 +68,8 @@ static const struct argp_option vm_options[] = {
 	 "root file system needs go into an initramfs, the rest are modprobe'd from it",
 	 0},
 	{"accel", OPT_ACCEL, "kvm|tcg|auto", 0,
-	 "Accelerator (default auto: KVM if a test guest runs on /dev/kvm, else TCG with a "
-	 "warning)",
+	 "Accelerator (default auto: KVM if a test guest runs on /dev/kvm faster than under "
+	 "TCG, else TCG with a warning)",
 	 0},
 	{"clock", OPT_CLOCK, "virtual|real", 0,
 	 "The guest's clock: virtual (QEMU's instruction counter, 1 ns per instruction, idle "
@@ -85,7 +85,8 @@ static const struct argp_option vm_options[] = {
 	 "A second directory shared writable, at the same path; CMD finds it in $TASSHAPE_VM_OUT",
 	 0},
 	{"seal", OPT_SEAL, NULL, 0,
-	 "Seal the guest (virtual time only): CMD runs from an initramfs that holds everything "
+	 "Seal the guest (virtual time only: implies --clock virtual, so TCG): CMD runs from an "
+	 "initramfs that holds everything "
 	 "it reads (tasshape, CMD's program, the shaper's iptables and modules, --seal-tool "
 	 "programs with their libraries, --seal-file files, an empty current directory) and "
 	 "nothing is shared with the host until CMD ends, so two runs get the same bytes. "

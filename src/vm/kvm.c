@@ -12,12 +12,14 @@
 #include <fcntl.h>
 #include <linux/kvm.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vm/plan.h"
@@ -27,6 +29,8 @@
 
 #define PROBE_PORT 0x3f8
 #define PROBE_BYTE 42
+/* Each test boot's bound: QEMU hanging in KVM_RUN must not hang tasshape. */
+#define PROBE_LIMIT_MS 10000
 
 /* Runs in the child; writes one line to @fd on failure and returns its exit code. */
 static int probe_child(int fd)
@@ -168,23 +172,20 @@ int ts_vm_kvm_probe(struct ts_err *why)
 	return -ENODEV;
 }
 
-int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
+/*
+ * One test boot of @path with accel=@accel; @ns its wall time (QEMU's start
+ * included, as a real boot's is). 0 when the guest ran, else -ENODEV with @why.
+ */
+static int test_boot(const char *qemu, const char *path, const char *accel, uint64_t *ns,
+		     struct ts_err *why)
 {
-	unsigned char img[TS_VM_PROBE_LEN];
-	char path[4200], *out = NULL, dev[64], *p;
-	int fd, st;
+	char dev[64], machine[32], *out = NULL, *p;
+	struct timespec t0, t1;
+	struct ts_proc qp;
+	int st;
 
-	ts_vm_probe_image(img);
-	snprintf(path, sizeof(path), "%s/kvm-probe.elf", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, img, sizeof(img)) != (ssize_t)sizeof(img)) {
-		ts_err_set(why, "%s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -EIO;
-	}
-	close(fd);
 	snprintf(dev, sizeof(dev), "isa-debug-exit,iobase=0x%x,iosize=1", TS_VM_PROBE_PORT);
+	snprintf(machine, sizeof(machine), "pc,accel=%s", accel);
 	{
 		/* A time limit bounds a QEMU that hangs in KVM_RUN; stderr is QEMU's reason. */
 		char *argv[] = {(char *)qemu,
@@ -194,29 +195,31 @@ int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
 				(char *)"none",
 				(char *)"-no-reboot",
 				(char *)"-machine",
-				(char *)"pc,accel=kvm",
+				machine,
 				(char *)"-cpu",
-				(char *)"host",
+				(char *)(strcmp(accel, "kvm") ? "max" : "host"),
 				(char *)"-m",
 				(char *)"64",
 				(char *)"-device",
 				dev,
 				(char *)"-kernel",
-				path,
+				(char *)path,
 				NULL};
-		struct ts_proc qp;
 
 		ts_proc_init(&qp, argv);
 		qp.new_pgroup = true;
 		qp.out.how = TS_PROC_CAPTURE;
 		qp.out.max = 4096;
 		qp.err.how = TS_PROC_TO_OUT;
-		st = ts_proc_run(&qp, 10000, why);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		st = ts_proc_run(&qp, PROBE_LIMIT_MS, why);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		out = qp.out.buf.data;
 		qp.out.buf = (struct ts_buf){0};
 		ts_proc_release(&qp);
 	}
-	unlink(path);
+	*ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t1.tv_nsec -
+	      (uint64_t)t0.tv_nsec;
 	if (st == 2 * TS_VM_PROBE_VALUE + 1) {
 		free(out);
 		return 0;
@@ -225,13 +228,48 @@ int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
 		for (p = out; p && *p; p++)
 			if (*p == '\n')
 				*p = *(p + 1) ? ';' : '\0';
-		ts_err_set(why, "QEMU with accel=kvm failed a test boot (exit %d): %.300s", st,
-			   out && *out ? out : "no message");
+		ts_err_set(why, "QEMU with accel=%s failed a test boot (exit %d): %.300s", accel,
+			   st, out && *out ? out : "no message");
 	}
 	if (st == -ETIMEDOUT)
-		ts_err_set(why, "QEMU with accel=kvm did not finish a test boot in 10 s");
+		ts_err_set(why, "QEMU with accel=%s did not finish a test boot in %d s", accel,
+			   PROBE_LIMIT_MS / 1000);
 	free(out);
 	return -ENODEV;
+}
+
+int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
+{
+	unsigned char img[TS_VM_PROBE_LEN];
+	uint64_t kvm_ns = 0, tcg_ns = UINT64_MAX;
+	struct ts_err e_tcg;
+	char path[4200];
+	int fd, ret;
+
+	ts_vm_probe_image(img);
+	snprintf(path, sizeof(path), "%s/kvm-probe.elf", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, img, sizeof(img)) != (ssize_t)sizeof(img)) {
+		ts_err_set(why, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -EIO;
+	}
+	close(fd);
+	ret = test_boot(qemu, path, "kvm", &kvm_ns, why);
+	/* Slow but working: as slow as TCG is no reason to leave it; far slower is. */
+	if (ret == 0 && ts_vm_kvm_needs_tcg_time(kvm_ns) &&
+	    test_boot(qemu, path, "tcg", &tcg_ns, &e_tcg) == 0 &&
+	    ts_vm_kvm_too_slow(kvm_ns, tcg_ns)) {
+		ts_err_set(why,
+			   "QEMU with accel=kvm ran a test guest (%u iterations of a loop) in "
+			   "%.2f s, software emulation (accel=tcg) in %.2f s: this KVM runs guest "
+			   "code slower than TCG",
+			   TS_VM_PROBE_LOOPS, kvm_ns / 1e9, tcg_ns / 1e9);
+		ret = -ENODEV;
+	}
+	unlink(path);
+	return ret;
 }
 
 int ts_vm_kvm_usable(const char *qemu, struct ts_err *why)

@@ -869,7 +869,12 @@ void ts_vm_probe_image(unsigned char img[TS_VM_PROBE_LEN])
 	/* Multiboot header (magic, flags, checksum, then the address fields of flag 16), loaded
 	 * at 1 MiB with its code right after it. */
 	static const uint32_t magic = 0x1BADB002, flags = 0x00010000, base = 0x100000;
-	static const unsigned char code[] = {0xb0, TS_VM_PROBE_VALUE, /* mov al, value */
+	static const unsigned char code[] = {0xb9, 0,
+					     0,	   0,
+					     0, /* mov ecx, loops */
+					     0x49, 0x75,
+					     0xfd,		      /* 1: dec ecx; jnz 1b */
+					     0xb0, TS_VM_PROBE_VALUE, /* mov al, value */
 					     0xe6, TS_VM_PROBE_PORT,  /* out port, al */
 					     0xf4, 0xeb,
 					     0xfd, 0x90}; /* hlt; jmp hlt; nop */
@@ -884,6 +889,19 @@ void ts_vm_probe_image(unsigned char img[TS_VM_PROBE_LEN])
 	put32(img + 24, 0);	    /* bss_end_addr: none */
 	put32(img + 28, base + 32); /* entry_addr */
 	memcpy(img + 32, code, sizeof(code));
+	put32(img + 33, TS_VM_PROBE_LOOPS); /* mov ecx's immediate */
+}
+
+bool ts_vm_kvm_needs_tcg_time(uint64_t kvm_ns)
+{
+	return kvm_ns > TS_VM_KVM_QUICK_NS;
+}
+
+bool ts_vm_kvm_too_slow(uint64_t kvm_ns, uint64_t tcg_ns)
+{
+	/* kvm_ns > 2 * tcg_ns, without overflow for any tcg_ns. */
+	return ts_vm_kvm_needs_tcg_time(kvm_ns) &&
+	       (kvm_ns / 2 > tcg_ns || (kvm_ns / 2 == tcg_ns && kvm_ns % 2));
 }
 
 int ts_vm_share_check(const char *what, const char *path, struct ts_err *err)

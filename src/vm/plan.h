@@ -195,17 +195,35 @@ struct ts_vm_status {
 int ts_vm_status_parse(const char *text, struct ts_vm_status *s, struct ts_err *err);
 
 /*
- * ts_vm_probe_image - a 40-byte multiboot (v1, "a.out kludge" flag) kernel
- * whose only code writes TS_VM_PROBE_VALUE to isa-debug-exit's port
- * TS_VM_PROBE_PORT: QEMU then exits with status 2 * value + 1. Booting it
- * with accel=kvm tells whether QEMU can run a guest on this KVM (a KVM
- * may run a 4-instruction vCPU and still refuse the MSRs QEMU sets).
+ * ts_vm_probe_image - a 48-byte multiboot (v1, "a.out kludge" flag) kernel
+ * that counts down TS_VM_PROBE_LOOPS in a register, then writes
+ * TS_VM_PROBE_VALUE to isa-debug-exit's port TS_VM_PROBE_PORT: QEMU then
+ * exits with status 2 * value + 1. Booting it with accel=kvm tells whether
+ * QEMU can run a guest on this KVM (a KVM may run a 4-instruction vCPU and
+ * still refuse the MSRs QEMU sets), and the count how fast: a KVM that
+ * runs guest code slower than QEMU's own emulation passes every other test
+ * and then takes minutes to decompress a kernel. A million iterations are
+ * a few milliseconds on KVM and tens of milliseconds under TCG.
  * Fills @img (TS_VM_PROBE_LEN bytes).
  */
-#define TS_VM_PROBE_LEN	  40
+#define TS_VM_PROBE_LEN	  48
 #define TS_VM_PROBE_PORT  0xf4
 #define TS_VM_PROBE_VALUE 0x10
+#define TS_VM_PROBE_LOOPS 1000000u
 void ts_vm_probe_image(unsigned char img[TS_VM_PROBE_LEN]);
+
+/*
+ * ts_vm_kvm_too_slow - the speed clause of the KVM test: its test boot took
+ * @kvm_ns of wall time and the same image under TCG @tcg_ns. A test boot
+ * within TS_VM_KVM_QUICK_NS is fast enough without asking TCG (@tcg_ns is
+ * then not read: pass 0); a slower one is too slow when it took more than
+ * twice TCG's time. The factor keeps a working KVM on a loaded host, whose
+ * test boot is mostly QEMU starting, as slow as TCG's, from being taken for
+ * a broken one: a KVM that cannot run guest code is tens of times slower.
+ */
+#define TS_VM_KVM_QUICK_NS 1000000000ull
+bool ts_vm_kvm_needs_tcg_time(uint64_t kvm_ns);
+bool ts_vm_kvm_too_slow(uint64_t kvm_ns, uint64_t tcg_ns);
 
 /*
  * ts_vm_hidden_path - does argument @arg name a host path the guest does not

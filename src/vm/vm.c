@@ -605,13 +605,16 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 	{
 		struct ts_vm_conf cc = *c;
 
+		/* A sealed guest runs in virtual time only: no clock named means that one. */
+		if (cc.seal && cc.clock == TS_VM_CLOCK_AUTO)
+			cc.clock = TS_VM_CLOCK_VIRTUAL;
 		/* Virtual time asked for: TCG, without probing KVM (its icount needs TCG). */
-		if (c->clock == TS_VM_CLOCK_VIRTUAL && c->accel == TS_VM_ACCEL_AUTO)
+		if (cc.clock == TS_VM_CLOCK_VIRTUAL && cc.accel == TS_VM_ACCEL_AUTO)
 			cc.accel = TS_VM_ACCEL_TCG;
 		ret = choose_accel(&cc, c->qemu ? c->qemu : "qemu-system-x86_64", res, err);
+		if (!ret)
+			ret = choose_clock(&cc, c->qemu ? c->qemu : "qemu-system-x86_64", res, err);
 	}
-	if (!ret)
-		ret = choose_clock(c, c->qemu ? c->qemu : "qemu-system-x86_64", res, err);
 	if (ret < 0)
 		goto out;
 	snprintf(ctl, sizeof(ctl), "%s/ctl", tmpl);

@@ -144,9 +144,12 @@ int ts_vm_kvm_usable(const char *qemu, struct ts_err *why);
 int ts_vm_kvm_probe(struct ts_err *why);
 
 /*
- * ts_vm_kvm_probe_qemu - can QEMU (@qemu) boot a guest with accel=kvm?
- * Boots ts_vm_probe_image() (written into directory @dir) with a 10 s
- * limit. Returns 0 when it ran, else -ENODEV with @why quoting QEMU.
+ * ts_vm_kvm_probe_qemu - can QEMU (@qemu) boot a guest with accel=kvm, and
+ * run it faster than its software emulation? Boots ts_vm_probe_image()
+ * (written into directory @dir) with a 10 s limit; a test boot slower than
+ * TS_VM_KVM_QUICK_NS is timed again under TCG and judged by
+ * ts_vm_kvm_too_slow (vm/plan.h). Returns 0 when KVM will do, else -ENODEV
+ * with @why quoting QEMU or giving both times.
  */
 int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why);
 

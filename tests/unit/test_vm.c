@@ -379,12 +379,38 @@ static void test_probe_image(void)
 	TSU_EQ((uint32_t)(le32(img) + le32(img + 4) + le32(img + 8)), 0);
 	TSU_EQ(le32(img + 12), 0x100000);
 	TSU_EQ(le32(img + 28), 0x100020);
+	/* mov ecx, 1000000 (0x000f4240); dec ecx; jnz -3 (back to the dec). */
+	TSU_EQ(img[32], 0xb9);
+	TSU_EQ(le32(img + 33), 1000000);
+	TSU_EQ(img[37], 0x49);
+	TSU_EQ(img[38], 0x75);
+	TSU_EQ(img[39], 0xfd);
 	/* mov al, 0x10; out 0xf4, al: QEMU's exit status is 2 * 0x10 + 1 = 33. */
-	TSU_EQ(img[32], 0xb0);
-	TSU_EQ(img[33], 0x10);
-	TSU_EQ(img[34], 0xe6);
-	TSU_EQ(img[35], 0xf4);
+	TSU_EQ(img[40], 0xb0);
+	TSU_EQ(img[41], 0x10);
+	TSU_EQ(img[42], 0xe6);
+	TSU_EQ(img[43], 0xf4);
+	/* hlt; jmp -3 (back to the hlt) */
+	TSU_EQ(img[44], 0xf4);
+	TSU_EQ(img[45], 0xeb);
+	TSU_EQ(img[46], 0xfd);
 	TSU_EQ(2 * TS_VM_PROBE_VALUE + 1, 33);
+}
+
+static void test_kvm_too_slow(void)
+{
+	/* Within 1 s: KVM without a TCG run, whatever TCG would take. */
+	CU_ASSERT_FALSE(ts_vm_kvm_needs_tcg_time(1000000000ull));
+	CU_ASSERT_TRUE(ts_vm_kvm_needs_tcg_time(1000000001ull));
+	CU_ASSERT_FALSE(ts_vm_kvm_too_slow(1000000000ull, 1));
+	/* Slower than 1 s: too slow only above twice TCG's time. */
+	CU_ASSERT_FALSE(ts_vm_kvm_too_slow(2000000000ull, 1000000000ull));
+	CU_ASSERT_TRUE(ts_vm_kvm_too_slow(2000000001ull, 1000000000ull));
+	CU_ASSERT_FALSE(ts_vm_kvm_too_slow(2000000001ull, 1000000001ull));
+	/* As measured on a nested KVM that could not run guest code: 6.30 s against 0.09 s. */
+	CU_ASSERT_TRUE(ts_vm_kvm_too_slow(6300000000ull, 90000000ull));
+	/* A TCG run that failed (no time): KVM stays. */
+	CU_ASSERT_FALSE(ts_vm_kvm_too_slow(9000000000ull, UINT64_MAX));
 }
 
 static void test_init_script(void)
@@ -483,6 +509,7 @@ static const struct tsu_test tests[] = {
 	{"control file round trip", test_conf_roundtrip},
 	{"guest status", test_status},
 	{"KVM probe image", test_probe_image},
+	{"KVM slower than TCG", test_kvm_too_slow},
 	{"initramfs init script", test_init_script},
 	{"writable shares: never /", test_share_check},
 };
