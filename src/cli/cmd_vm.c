@@ -85,7 +85,8 @@ static const struct argp_option vm_options[] = {
 	 "A second directory shared writable, at the same path; CMD finds it in $TASSHAPE_VM_OUT",
 	 0},
 	{"seal", OPT_SEAL, NULL, 0,
-	 "Seal the guest (virtual time only: implies --clock virtual, so TCG): CMD runs from an "
+	 "Seal the guest (virtual time only: implies --clock virtual, so TCG; refused with "
+	 "--accel kvm): CMD runs from an "
 	 "initramfs that holds everything "
 	 "it reads (tasshape, CMD's program, the shaper's iptables and modules, --seal-tool "
 	 "programs with their libraries, --seal-file files, an empty current directory) and "
@@ -233,6 +234,9 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 		if (a->conf.seal && a->conf.clock == TS_VM_CLOCK_REAL)
 			argp_error(state, "--seal: a sealed guest runs in virtual time only "
 					  "(--clock virtual)");
+		if (a->conf.seal && a->conf.accel == TS_VM_ACCEL_KVM)
+			argp_error(state, "--seal: a sealed guest runs in virtual time, which only "
+					  "TCG counts (--accel tcg or auto)");
 		if (a->conf.seal && a->cmd) {
 			a->seal_tools[0] = a->cmd[0];
 			a->conf.seal_tools = a->seal_tools;

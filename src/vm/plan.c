@@ -869,15 +869,18 @@ void ts_vm_probe_image(unsigned char img[TS_VM_PROBE_LEN])
 	/* Multiboot header (magic, flags, checksum, then the address fields of flag 16), loaded
 	 * at 1 MiB with its code right after it. */
 	static const uint32_t magic = 0x1BADB002, flags = 0x00010000, base = 0x100000;
-	static const unsigned char code[] = {0xb9, 0,
-					     0,	   0,
-					     0, /* mov ecx, loops */
-					     0x49, 0x75,
-					     0xfd,		      /* 1: dec ecx; jnz 1b */
-					     0xb0, TS_VM_PROBE_VALUE, /* mov al, value */
-					     0xe6, TS_VM_PROBE_PORT,  /* out port, al */
-					     0xf4, 0xeb,
-					     0xfd, 0x90}; /* hlt; jmp hlt; nop */
+	/* clang-format off */
+	static const unsigned char code[] = {
+		0xb9, 0, 0, 0, 0,		/* mov ecx, loops (written below) */
+		0x49,				/* 1: dec ecx */
+		0x75, 0xfd,			/* jnz 1b */
+		0xb0, TS_VM_PROBE_VALUE,	/* mov al, value */
+		0xe6, TS_VM_PROBE_PORT,		/* out port, al */
+		0xf4,				/* 2: hlt */
+		0xeb, 0xfd,			/* jmp 2b */
+		0x90};				/* nop */
+	/* clang-format on */
+	_Static_assert(32 + sizeof(code) == TS_VM_PROBE_LEN, "the header and the code fill it");
 
 	memset(img, 0, TS_VM_PROBE_LEN);
 	put32(img, magic);

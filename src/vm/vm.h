@@ -31,7 +31,7 @@ enum ts_vm_accel {
  * host's speed or load; runs are identical run to run. Real: the host's clock.
  */
 enum ts_vm_clock {
-	TS_VM_CLOCK_AUTO, /* virtual under TCG, real under KVM */
+	TS_VM_CLOCK_AUTO, /* virtual under TCG or sealed, real under KVM */
 	TS_VM_CLOCK_REAL,
 	TS_VM_CLOCK_VIRTUAL,
 };
@@ -146,10 +146,11 @@ int ts_vm_kvm_probe(struct ts_err *why);
 /*
  * ts_vm_kvm_probe_qemu - can QEMU (@qemu) boot a guest with accel=kvm, and
  * run it faster than its software emulation? Boots ts_vm_probe_image()
- * (written into directory @dir) with a 10 s limit; a test boot slower than
- * TS_VM_KVM_QUICK_NS is timed again under TCG and judged by
- * ts_vm_kvm_too_slow (vm/plan.h). Returns 0 when KVM will do, else -ENODEV
- * with @why quoting QEMU or giving both times.
+ * (written into directory @dir), each boot within 10 s; a KVM test boot
+ * slower than TS_VM_KVM_QUICK_NS is timed under TCG, and when
+ * ts_vm_kvm_too_slow (vm/plan.h) says so, under KVM once more (now that the
+ * disk cache is warm) before it is judged: at most three boots. Returns 0
+ * when KVM will do, else -ENODEV with @why quoting QEMU or giving both times.
  */
 int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why);
 
