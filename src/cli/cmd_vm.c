@@ -86,9 +86,8 @@ static const struct argp_option vm_options[] = {
 	 0},
 	{"seal", OPT_SEAL, NULL, 0,
 	 "Seal the guest (virtual time only: implies --clock virtual, so TCG; refused with "
-	 "--accel kvm): CMD runs from an "
-	 "initramfs that holds everything "
-	 "it reads (tasshape, CMD's program, the shaper's iptables and modules, --seal-tool "
+	 "--accel kvm): CMD runs from an initramfs that holds everything it reads (tasshape, CMD's "
+	 "program, the shaper's iptables and modules, --seal-tool "
 	 "programs with their libraries, --seal-file files, an empty current directory) and "
 	 "nothing is shared with the host until CMD ends, so two runs get the same bytes. "
 	 "$TASSHAPE_VM_OUT is then a directory of the guest's RAM, copied into --out after CMD; "

@@ -19,9 +19,9 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "run/clock.h"
 #include "vm/plan.h"
 #include "io/proc.h"
 #include "vm/capture.h"
@@ -180,8 +180,8 @@ static int test_boot(const char *qemu, const char *path, const char *accel, uint
 		     struct ts_err *why)
 {
 	char dev[64], machine[32], *out = NULL, *p;
-	struct timespec t0, t1;
 	struct ts_proc qp;
+	ts_ns_t t0;
 	int st;
 
 	snprintf(dev, sizeof(dev), "isa-debug-exit,iobase=0x%x,iosize=1", TS_VM_PROBE_PORT);
@@ -211,15 +211,13 @@ static int test_boot(const char *qemu, const char *path, const char *accel, uint
 		qp.out.how = TS_PROC_CAPTURE;
 		qp.out.max = 4096;
 		qp.err.how = TS_PROC_TO_OUT;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = ts_clock_now();
 		st = ts_proc_run(&qp, PROBE_LIMIT_MS, why);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+		*ns = (uint64_t)(ts_clock_now() - t0);
 		out = qp.out.buf.data;
 		qp.out.buf = (struct ts_buf){0};
 		ts_proc_release(&qp);
 	}
-	*ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t1.tv_nsec -
-	      (uint64_t)t0.tv_nsec;
 	if (st == 2 * TS_VM_PROBE_VALUE + 1) {
 		st = 0;
 	} else if (st >= 0) {

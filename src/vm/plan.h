@@ -213,6 +213,8 @@ int ts_vm_status_parse(const char *text, struct ts_vm_status *s, struct ts_err *
 void ts_vm_probe_image(unsigned char img[TS_VM_PROBE_LEN]);
 
 /*
+ * ts_vm_kvm_needs_tcg_time - was KVM's test boot (@kvm_ns) slower than
+ * TS_VM_KVM_QUICK_NS, so that TCG's time is needed to judge it?
  * ts_vm_kvm_too_slow - the speed clause of the KVM test: its test boot took
  * @kvm_ns of wall time and the same image under TCG @tcg_ns. A test boot
  * within TS_VM_KVM_QUICK_NS is fast enough without asking TCG (@tcg_ns is

@@ -23,7 +23,6 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "io/proc.h"
@@ -34,6 +33,7 @@
 #include "vm/sealed.h"
 #include "vm/capture.h"
 #include "run/awake.h"
+#include "run/clock.h"
 #include "vm/vm.h"
 
 #define CONSOLE_TAIL 8192
@@ -172,14 +172,6 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
-static ts_ns_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ts_ns_t)ts.tv_sec * TS_NSEC_PER_SEC + ts.tv_nsec;
-}
-
 struct relay {
 	int lfd[3], cfd[3]; /* listening and connected: stdout, stderr, console */
 	bool verbose;
@@ -268,7 +260,7 @@ static int relay_run(struct relay *r, pid_t qemu, int sfd, ts_ns_t deadline, int
 			pf[np] = (struct pollfd){.fd = sfd, .events = POLLIN};
 			slot[np++] = 4;
 			if (deadline) {
-				ts_ns_t left = deadline - now_ns();
+				ts_ns_t left = deadline - ts_clock_now();
 
 				timeout = left <= 0 ? 0 : (int)((left + 999999) / 1000000);
 			}
@@ -289,7 +281,7 @@ static int relay_run(struct relay *r, pid_t qemu, int sfd, ts_ns_t deadline, int
 			break;
 		if (i == 0 && exited)
 			break; /* a stream still open 2 s after QEMU ended: a stray writer */
-		if (i == 0 && deadline && now_ns() >= deadline) {
+		if (i == 0 && deadline && ts_clock_now() >= deadline) {
 			*timed_out = true;
 			kill(qemu, SIGKILL);
 			deadline = 0;
@@ -716,7 +708,7 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	start = now_ns();
+	start = ts_clock_now();
 	qemu = spawn_qemu(qa.v, err);
 	if (qemu < 0) {
 		ret = -ECHILD;
