@@ -39,17 +39,36 @@
 #include "tasshape/qdisc.h"
 #include "tasshape/wifi6.h"
 
-enum ent_state {
-	ENT_PEND,  /* to be (re)transmitted */
-	ENT_AIR,   /* in the A-MPDU on the air */
-	ENT_ACKED, /* acknowledged, waiting for the frames before it */
-	ENT_GONE,  /* dropped at the retry limit */
+/*
+ * One unit taken from the driver queue: a packet, or a GSO unit of @segs
+ * wire packets. Every segment is an MPDU of its own with its own sequence
+ * number, as a station's driver sees MSS-sized frames once the stack has
+ * segmented a super-packet: an A-MPDU may carry part of a unit and the
+ * rest goes in the next one. New segments are sent in order, so a unit's
+ * sent segments hold the sequence numbers @first .. @first + @sent - 1.
+ * The unit is released when its last segment is acknowledged, and dropped
+ * whole when one of its segments reaches the retry limit (one verdict
+ * stands for the whole unit).
+ */
+struct win_ent {
+	struct ts_pkt *p; /* NULL once dropped at the retry limit */
+	uint64_t first;	  /* sequence number of segment 0 (once one was sent) */
+	uint16_t segs;	  /* MPDUs of the unit */
+	uint16_t sent;	  /* segments sent at least once */
+	uint16_t acked;	  /* segments acknowledged */
+	uint16_t retx;	  /* segments that missed a BlockAck, to be sent again */
 };
 
-struct win_ent {
-	struct ts_pkt *p;
-	uint16_t tries; /* failed transmissions so far */
+/* The BlockAck scoreboard: one slot per sequence number in the window. */
+enum mpdu_state {
+	MPDU_AIR,  /* in the A-MPDU on the air */
+	MPDU_RETX, /* missed its BlockAck: to be sent again */
+	MPDU_DONE, /* acknowledged, or its unit was dropped */
+};
+
+struct mpdu {
 	uint8_t state;
+	uint16_t tries; /* failed transmissions so far */
 };
 
 /* One contender: a side of the link or another (saturated) station. */
@@ -69,8 +88,12 @@ struct side {
 	struct ts_stage *st; /* attached stage, or NULL */
 	struct ts_qdisc *q;  /* the driver queue */
 	struct ts_fifo arr;  /* arrived, not yet taken into the queue */
-	struct win_ent *win; /* ring of conf.ba entries */
-	uint32_t head, count, npend;
+	struct win_ent *win; /* ring of conf.ba units, oldest first */
+	uint32_t head, count;
+	uint32_t npend;	   /* units with a segment to (re)send */
+	struct mpdu *mpdu; /* ring of conf.ba sequence numbers */
+	uint64_t seq;	   /* the next new segment's sequence number */
+	uint64_t wstart;   /* the window's start: the oldest sequence number not done */
 	struct ts_wifi6_stats stats;
 };
 
@@ -157,8 +180,10 @@ void ts_wifi6_put(struct ts_wifi6 *m)
 	if (!m || --m->refs)
 		return;
 	/* Stages hold references, so no side is attached any more. */
-	for (i = 0; i < TS_WIFI6__SIDES; i++)
+	for (i = 0; i < TS_WIFI6__SIDES; i++) {
 		free(m->side[i].win);
+		free(m->side[i].mpdu);
+	}
 	ts_trace_free(m->phy_trace);
 	free(m->ct);
 	free(m);
@@ -212,14 +237,21 @@ int ts_wifi6_attach(struct ts_wifi6 *m, enum ts_wifi6_side side, struct ts_stage
 	if (ret < 0)
 		return ret;
 	free(s->win);
+	free(s->mpdu);
 	s->win = calloc(m->conf.ba, sizeof(*s->win));
-	if (!s->win) {
+	s->mpdu = calloc(m->conf.ba, sizeof(*s->mpdu));
+	if (!s->win || !s->mpdu) {
+		free(s->win);
+		free(s->mpdu);
+		s->win = NULL;
+		s->mpdu = NULL;
 		ts_qdisc_destroy(s->q, TS_DROP_SHUTDOWN, origin);
 		s->q = NULL;
 		ts_err_set(err, "wifi6: out of memory");
 		return -ENOMEM;
 	}
 	s->head = s->count = s->npend = 0;
+	s->seq = s->wstart = 0;
 	s->st = st;
 	if (!m->started) {
 		/* The medium is idle from trace time 0; other stations start contending. */
@@ -248,14 +280,16 @@ void ts_wifi6_detach(struct ts_wifi6 *m, enum ts_wifi6_side side, ts_ns_t now)
 	for (k = 0; k < s->count; k++) {
 		struct win_ent *e = &s->win[(s->head + k) % m->conf.ba];
 
-		if (e->state != ENT_GONE)
+		if (e->p)
 			ts_stage_drop(s->st, e->p, TS_DROP_SHUTDOWN, now);
 	}
 	s->count = s->npend = 0;
 	ts_qdisc_destroy(s->q, TS_DROP_SHUTDOWN, now);
 	s->q = NULL;
 	free(s->win);
+	free(s->mpdu);
 	s->win = NULL;
+	s->mpdu = NULL;
 	s->st = NULL;
 	m->ct[side].has_bo = false;
 }
@@ -355,35 +389,97 @@ static uint32_t pkt_mpdus(const struct ts_pkt *p)
 	return p->segs ? p->segs : 1;
 }
 
-/* A-MPDU bytes of @p: a GSO unit of k segments counts as k subframes. */
-static uint64_t pkt_bytes(const struct ts_pkt *p)
+/* A-MPDU subframe bytes of one segment of @p (a GSO unit's wire length split evenly). */
+static uint64_t seg_bytes(const struct ts_pkt *p)
 {
 	uint32_t k = pkt_mpdus(p);
 
-	return (uint64_t)k * ts_wifi6_subframe_bytes((p->len + k - 1) / k);
+	return ts_wifi6_subframe_bytes((p->len + k - 1) / k);
 }
 
-/* Does @p fit after what @a holds? The first frame always goes. */
-static bool agg_fits(const struct ts_wifi6 *m, const struct agg *a, const struct ts_pkt *p)
+/*
+ * How many more subframes of @sub bytes fit after what @a holds: the MPDU
+ * limit, the A-MPDU length and the PPDU duration. The first subframe of an
+ * A-MPDU always goes.
+ */
+static uint32_t agg_room(const struct ts_wifi6 *m, const struct agg *a, uint64_t sub)
 {
-	uint64_t psdu = a->psdu + pkt_bytes(p);
+	uint64_t n = a->lim > a->mpdus ? a->lim - a->mpdus : 0, used = 8 * a->psdu;
+	uint64_t by_len = m->conf.ampdu_bytes > a->psdu ? (m->conf.ampdu_bytes - a->psdu) / sub : 0;
+	uint64_t by_time = 0;
 
-	if (!a->mpdus)
-		return true;
-	return a->mpdus + pkt_mpdus(p) <= a->lim && psdu <= m->conf.ampdu_bytes &&
-	       TS_WIFI6_SERVICE_TAIL_BITS + 8 * psdu <= a->max_bits;
+	if (a->max_bits >= TS_WIFI6_SERVICE_TAIL_BITS + used)
+		by_time = (a->max_bits - TS_WIFI6_SERVICE_TAIL_BITS - used) / (8 * sub);
+	n = n < by_len ? n : by_len;
+	n = n < by_time ? n : by_time;
+	if (!a->mpdus && !n)
+		n = 1;
+	return (uint32_t)n;
 }
 
-static void agg_add(struct side *s, struct agg *a, struct win_ent *e)
+static struct mpdu *slot(const struct ts_wifi6 *m, const struct side *s, uint64_t seq)
 {
-	uint32_t k = pkt_mpdus(e->p);
+	return &s->mpdu[seq % m->conf.ba];
+}
 
-	e->state = ENT_AIR;
-	s->npend--;
-	a->mpdus += k;
-	a->psdu += pkt_bytes(e->p);
-	if (e->tries)
-		s->stats.retries += k;
+/*
+ * The first of @e's segments still in the window: those before the
+ * window's start are done, and their slots may already hold newer
+ * sequence numbers.
+ */
+static uint32_t ent_live(const struct side *s, const struct win_ent *e)
+{
+	return s->wstart > e->first ? (uint32_t)(s->wstart - e->first) : 0;
+}
+
+/* New segments of @e that may go now: sequence numbers within the BlockAck window. */
+static uint32_t ent_new(const struct ts_wifi6 *m, const struct side *s, const struct win_ent *e)
+{
+	uint64_t room = s->wstart + m->conf.ba - s->seq;
+	uint32_t n = (uint32_t)e->segs - e->sent;
+
+	return room < n ? (uint32_t)room : n;
+}
+
+/* Does @e hold a segment to (re)send, now or once the window moves? */
+static bool ent_pending(const struct win_ent *e)
+{
+	return e->p && (e->retx || e->sent < e->segs);
+}
+
+/*
+ * Put what fits of @e's segments into @a: its retransmissions first, in
+ * sequence order, then new segments within the window. Returns false when
+ * something of @e that could go now did not fit (the caller stops there).
+ */
+static bool agg_take(const struct ts_wifi6 *m, struct side *s, struct agg *a, struct win_ent *e)
+{
+	uint64_t sub = seg_bytes(e->p);
+	uint32_t room = agg_room(m, a, sub), re = e->retx, nw = ent_new(m, s, e), j, n;
+	bool all = re + nw <= room;
+
+	s->npend -= ent_pending(e);
+	for (j = ent_live(s, e); j < e->sent && room && e->retx; j++) {
+		struct mpdu *u = slot(m, s, e->first + j);
+
+		if (u->state != MPDU_RETX)
+			continue;
+		u->state = MPDU_AIR;
+		e->retx--;
+		room--;
+		s->stats.retries++;
+	}
+	if (!e->sent && nw)
+		e->first = s->seq;
+	n = nw < room ? nw : room;
+	for (j = 0; j < n; j++)
+		*slot(m, s, s->seq++) = (struct mpdu){.state = MPDU_AIR};
+	e->sent += (uint16_t)n;
+	s->npend += ent_pending(e);
+	n += re - e->retx;
+	a->mpdus += n;
+	a->psdu += n * sub;
+	return all;
 }
 
 /* Side @i won the channel at @t: build its A-MPDU. Returns its MPDUs (0: nothing to send). */
@@ -392,35 +488,30 @@ static uint32_t build_side(struct ts_wifi6 *m, unsigned int i, ts_ns_t t, struct
 	struct side *s = &m->side[i];
 	uint32_t ba = m->conf.ba, k;
 
-	/* Retransmissions first, in sequence order. */
+	/* The window's own segments first (retransmissions and the rest of split units), in order. */
 	for (k = 0; k < s->count && s->npend; k++) {
 		struct win_ent *e = &s->win[(s->head + k) % ba];
 
-		if (e->state != ENT_PEND)
-			continue;
-		if (!agg_fits(m, a, e->p))
+		if (ent_pending(e) && !agg_take(m, s, a, e))
 			return a->mpdus;
-		agg_add(s, a, e);
 	}
-	/* Then new frames, while the BlockAck window has room. */
-	while (s->count < ba && a->mpdus < a->lim) {
+	/* Then new units, while the BlockAck window has room. */
+	while (s->count < ba && s->seq < s->wstart + ba && a->mpdus < a->lim) {
 		struct ts_pkt *head = s->q->fifo.head, *p;
 		struct win_ent *e;
 
-		if (!head || !agg_fits(m, a, head))
+		if (!head || !agg_room(m, a, seg_bytes(head)))
 			break;
 		p = s->q->ops->dequeue(s->q, t);
 		if (!p)
 			break;
 		ts_hist_add(&s->st->stats.qdelay, t - p->t_enq);
 		e = &s->win[(s->head + s->count++) % ba];
-		e->p = p;
-		e->tries = 0;
-		e->state = ENT_PEND;
+		*e = (struct win_ent){.p = p, .segs = (uint16_t)pkt_mpdus(p)};
 		s->npend++;
-		if (!agg_fits(m, a, p))
-			break; /* the queue dropped its head (CoDel): this one waits its turn */
-		agg_add(s, a, e);
+		/* A head the queue dropped (CoDel) was replaced by one that may not fit: it waits. */
+		if (!agg_take(m, s, a, e))
+			break;
 	}
 	return a->mpdus;
 }
@@ -497,23 +588,70 @@ static void start_txop(struct ts_wifi6 *m, ts_ns_t t)
 		m->mstats.collision_events++;
 }
 
-/* Deliver, in order, the acknowledged frames at the head of the window. */
+/* Deliver, in order, the acknowledged units at the head of the window; move the window. */
 static void release_prefix(struct ts_wifi6 *m, struct side *s, ts_ns_t t)
 {
 	while (s->count) {
 		struct win_ent *e = &s->win[s->head];
 
-		if (e->state == ENT_ACKED)
-			ts_stage_emit(s->st, e->p, t);
-		else if (e->state != ENT_GONE)
+		if (e->p && e->acked < e->segs)
 			break;
-		e->p = NULL;
+		if (e->p)
+			ts_stage_emit(s->st, e->p, t);
+		*e = (struct win_ent){0};
 		s->head = (s->head + 1) % m->conf.ba;
 		s->count--;
 	}
+	while (s->wstart < s->seq && slot(m, s, s->wstart)->state == MPDU_DONE)
+		s->wstart++;
 }
 
-/* Side @i's A-MPDU ended at @t: BlockAck (@ok) or not. Returns true if a frame was dropped. */
+/* Unit @e reached the retry limit: dropped whole, its sequence numbers done. */
+static void ent_drop(struct ts_wifi6 *m, struct side *s, struct win_ent *e, ts_ns_t t)
+{
+	uint32_t j;
+
+	for (j = ent_live(s, e); j < e->sent; j++)
+		slot(m, s, e->first + j)->state = MPDU_DONE;
+	s->stats.drops += e->segs;
+	ts_stage_drop(s->st, e->p, TS_DROP_MAC_RETRY, t);
+	e->p = NULL;
+	e->retx = 0;
+}
+
+/*
+ * The BlockAck of @e's segments on the air (@ok: one came; each segment
+ * then draws its own error). Returns true if the unit was dropped at the
+ * retry limit.
+ */
+static bool ent_done(struct ts_wifi6 *m, struct side *s, struct win_ent *e, bool ok, ts_ns_t t)
+{
+	bool drop = false;
+	uint32_t j;
+
+	s->npend -= ent_pending(e);
+	for (j = ent_live(s, e); j < e->sent; j++) {
+		struct mpdu *u = slot(m, s, e->first + j);
+
+		if (u->state != MPDU_AIR)
+			continue;
+		if (ok && !ts_rng_chance_ppm(&m->rng, m->conf.mpdu_err_ppm)) {
+			u->state = MPDU_DONE;
+			e->acked++;
+			continue;
+		}
+		s->stats.mpdu_errors += ok;
+		u->state = MPDU_RETX;
+		e->retx++;
+		drop |= ++u->tries > m->conf.retry;
+	}
+	if (drop)
+		ent_drop(m, s, e, t);
+	s->npend += ent_pending(e);
+	return drop;
+}
+
+/* Side @i's A-MPDU ended at @t: BlockAck (@ok) or not. Returns true if a unit was dropped. */
 static bool side_done(struct ts_wifi6 *m, unsigned int i, ts_ns_t t, bool ok)
 {
 	struct side *s = &m->side[i];
@@ -522,27 +660,9 @@ static bool side_done(struct ts_wifi6 *m, unsigned int i, ts_ns_t t, bool ok)
 
 	for (k = 0; k < s->count; k++) {
 		struct win_ent *e = &s->win[(s->head + k) % m->conf.ba];
-		uint32_t n;
 
-		if (e->state != ENT_AIR)
-			continue;
-		if (ok && !ts_rng_chance_ppm(&m->rng, m->conf.mpdu_err_ppm)) {
-			e->state = ENT_ACKED;
-			continue;
-		}
-		n = pkt_mpdus(e->p);
-		if (ok)
-			s->stats.mpdu_errors += n;
-		if (++e->tries > m->conf.retry) {
-			s->stats.drops += n;
-			ts_stage_drop(s->st, e->p, TS_DROP_MAC_RETRY, t);
-			e->p = NULL;
-			e->state = ENT_GONE;
+		if (e->p && e->sent > e->acked + e->retx && ent_done(m, s, e, ok, t))
 			dropped = true;
-		} else {
-			e->state = ENT_PEND;
-			s->npend++;
-		}
 	}
 	release_prefix(m, s, t);
 	return dropped;

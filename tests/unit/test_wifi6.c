@@ -620,6 +620,125 @@ static void test_other_stations(void)
 	teardown(&r, SEC / 2);
 }
 
+static void put_unit(struct ts_pipe *pipe, uint32_t id, uint32_t segs, ts_ns_t t)
+{
+	struct ts_pkt *p = ts_pool_get(&pool);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	p->len = segs * 1500;
+	p->segs = (uint16_t)segs;
+	ts_pipe_enqueue(pipe, p, t);
+}
+
+/*
+ * A GSO unit's segments are MPDUs of their own: mpdus=4, backoff 7, three
+ * units of 3 segments queued at 0 go as 4 + 4 + 1 MPDUs (3 + 1, 2 + 2, 1),
+ * never 3 + 3 + 3. A unit is released when its last segment is
+ * acknowledged: unit 0 at T(4), unit 1 at 2 T(4), unit 2 at 2 T(4) + T(1)
+ * (T(N) as in test_saturated_exact, one 1544-byte subframe per segment).
+ */
+static void test_gso_split(void)
+{
+	ts_ns_t t4 = formula_ns(4, 63 * US), t1 = formula_ns(1, 63 * US);
+	const struct ts_wifi6_stats *st;
+	struct rig r;
+	uint32_t j;
+
+	setup();
+	build(&r, "wifi6:mpdus=4,backoff=7", 1, true, false, NULL, NULL);
+	for (j = 0; j < 3; j++)
+		put_unit(up_in(&r), j, 3, 0);
+	advance(&r, SEC);
+	st = ts_wifi6_stats(r.m, TS_WIFI6_UP);
+	TSU_EQ(st->txops, 3);
+	TSU_EQ(st->mpdus, 9);
+	TSU_EQ(st->n_hist[4], 2);
+	TSU_EQ(st->n_hist[1], 1);
+	TSU_EQ(sink_up.nrel, 3);
+	TSU_EQ(sink_up.rel_t[0], t4);
+	TSU_EQ(sink_up.rel_t[1], 2 * t4);
+	TSU_EQ(sink_up.rel_t[2], 2 * t4 + t1);
+	TSU_EQ(sink_up.rel_bytes, 3 * 4500);
+	teardown(&r, SEC);
+}
+
+/* One run of made-up GSO arrivals, as units (@gso) or as their packets one by one. */
+#define EQ_UNITS 900
+static uint32_t eq_last[EQ_UNITS]; /* per unit: the id of its last packet */
+
+static void run_arrivals(struct rig *r, bool gso)
+{
+	struct ts_rng g;
+	uint32_t u, j, id = 0;
+	ts_ns_t t = 0;
+
+	setup();
+	build(r, "wifi6:bw=40,ss=1,mcs=11,mpdu_err=5%", 21, true, false, NULL, NULL);
+	ts_rng_seed(&g, 5);
+	for (u = 0; u < EQ_UNITS; u++) {
+		uint32_t k = 1 + (uint32_t)ts_rng_below(&g, 44);
+
+		/* A mean gap of 1.1 ms for 22.5 segments: about 245 Mbit/s offered. */
+		t += (ts_ns_t)ts_rng_below(&g, 2200 * US);
+		if (gso) {
+			put_unit(up_in(r), u, k, t);
+			continue;
+		}
+		for (j = 0; j < k; j++)
+			put(up_in(r), id++, 1500, t);
+		eq_last[u] = id - 1;
+	}
+	advance(r, 2 * SEC);
+}
+
+/*
+ * Segment-exact aggregation: the same arrivals as GSO units or packet by
+ * packet give the same A-MPDUs (count, size distribution, retransmissions,
+ * at the same instants), and each unit is released exactly when its last
+ * packet is, at 40 MHz, 1 SS, MCS 11 with 5% MPDU errors.
+ */
+static void test_gso_matches_packets(void)
+{
+	static struct ts_wifi6_stats pk;
+	static ts_ns_t pk_rel[FX_MAX], pk_start[4000];
+	size_t i, npk;
+	struct rig r;
+	uint32_t n;
+
+	run_arrivals(&r, false);
+	pk = *ts_wifi6_stats(r.m, TS_WIFI6_UP);
+	npk = sink_up.nrel;
+	for (i = 0; i < npk && i < FX_MAX; i++)
+		pk_rel[sink_up.rel_id[i]] = sink_up.rel_t[i];
+	for (i = 0; i < ntx && i < 4000; i++)
+		pk_start[i] = txlog[i].start;
+	fprintf(stderr, "\n  %llu A-MPDUs, mean %.2f MPDUs, %llu retransmitted",
+		(unsigned long long)pk.txops, (double)pk.mpdus / (double)pk.txops,
+		(unsigned long long)pk.retries);
+	CU_ASSERT(pk.mpdu_errors > 100);
+	TSU_EQ(pk.drops, 0);
+	teardown(&r, 2 * SEC);
+
+	run_arrivals(&r, true);
+	const struct ts_wifi6_stats *gs = ts_wifi6_stats(r.m, TS_WIFI6_UP);
+
+	TSU_EQ(gs->txops, pk.txops);
+	TSU_EQ(gs->mpdus, pk.mpdus);
+	TSU_EQ(gs->retries, pk.retries);
+	TSU_EQ(gs->mpdu_errors, pk.mpdu_errors);
+	TSU_EQ(gs->airtime, pk.airtime);
+	for (n = 0; n <= TS_WIFI6_MPDUS_MAX; n++)
+		TSU_EQ(gs->n_hist[n], pk.n_hist[n]);
+	for (i = 0; i < ntx && i < 4000; i++)
+		TSU_EQ(txlog[i].start, pk_start[i]);
+	TSU_EQ(sink_up.nrel, EQ_UNITS);
+	for (i = 0; i < sink_up.nrel; i++)
+		TSU_EQ(sink_up.rel_t[i], pk_rel[eq_last[sink_up.rel_id[i]]]);
+	teardown(&r, 2 * SEC);
+}
+
 static const struct tsu_test tests[] = {
 	{"saturated throughput, fixed backoff: exact T(N)", test_saturated_exact},
 	{"saturated throughput, random backoff: within 1% of the formula", test_saturated_random},
@@ -632,6 +751,8 @@ static const struct tsu_test tests[] = {
 	{"hybrid link: the medium advances the downlink's hop", test_hybrid_and_pull},
 	{"PHY-rate trace changes the airtime", test_phy_trace},
 	{"other stations contend", test_other_stations},
+	{"a GSO unit's segments are MPDUs: split across A-MPDUs", test_gso_split},
+	{"GSO units aggregate exactly as their packets one by one", test_gso_matches_packets},
 };
 
 TSU_MAIN("wifi6", tests)
