@@ -6,7 +6,6 @@
 enum {
 	OPT_JSON = 0x400,
 	OPT_QUIET,
-	OPT_GSO,
 	OPT_DURATION,
 	OPT_KQUEUE,
 	OPT_POOL,
@@ -33,10 +32,6 @@ static const struct argp_option common_options[] = {
 	{NULL, 0, NULL, 0, "Run options:", 2},
 	{"summary-json", OPT_JSON, "FILE", 0, "Also write the run summary as JSON to FILE", 2},
 	{"quiet", OPT_QUIET, NULL, 0, "No summary and no status line on stderr", 2},
-	{"gso", OPT_GSO, NULL, 0,
-	 "Speed mode: let the kernel queue GSO super-packets whole (per-packet fidelity is lost: "
-	 "drops and releases are per super-packet)",
-	 2},
 	{"duration", OPT_DURATION, "TIME", 0, "End the run after TIME", 2},
 	{"linger", OPT_LINGER, "TIME", 0,
 	 "When the run ends (CMD exits, --duration, or attach is stopped), keep shaping until "
@@ -124,9 +119,6 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_QUIET:
 		c->quiet = true;
-		break;
-	case OPT_GSO:
-		c->gso = true;
 		break;
 	case OPT_LINGER:
 		if (ts_parse_time(arg, &c->linger, &err) < 0)

@@ -200,6 +200,7 @@ static int check_value(enum ts_linkkey_id id, const char *arg, struct value *v, 
 		}
 		return 0;
 	case TS_LINKKEY_ONCE:
+	case TS_LINKKEY_GSO:
 		return 0;
 	case TS_LINKKEY_SEED:
 		if (ts_parse_u64(arg, &v->seed, &e) < 0) {
@@ -283,6 +284,9 @@ static void store(struct ts_linkcfg *cfg, enum ts_linkkey_id id, struct value *v
 		break;
 	case TS_LINKKEY_ONCE:
 		cfg->once = true;
+		break;
+	case TS_LINKKEY_GSO:
+		cfg->gso = true;
 		break;
 	case TS_LINKKEY_SEED:
 		cfg->seed = v->seed;

@@ -42,6 +42,10 @@
 	  "socket) or sender (at the sending host's egress, charged to the socket, so TCP Small "  \
 	  "Queues sees it)")                                                                       \
 	X(ONCE, "once", 0, NULL, "Play the trace once and end the run at its end (default: loop)") \
+	X(GSO, "gso", 0, NULL,                                                                     \
+	  "Speed mode: let the kernel queue GSO super-packets whole, so one verdict releases all " \
+	  "its segments (drops and releases are per super-packet; a Wi-Fi MAC still aggregates "   \
+	  "them segment by segment, docs/wifi6-model.md)")                                         \
 	X(SEED, "seed", 0, "N", "Seed of every random choice (default 1)")                         \
 	X(MAC, "mac", 0, "SPEC",                                                                   \
 	  "A Wi-Fi 6 hop in front of the wired link, one medium for both directions: "             \

@@ -38,6 +38,7 @@ struct ts_linkcfg {
 	ts_ns_t delay;		  /* --delay: one-way, each direction */
 	uint64_t seed;
 	bool once;
+	bool gso; /* --gso: GSO super-packets reach the shaper whole (NFQA_CFG_F_GSO) */
 	enum ts_place place[2]; /* --uplink-at / --downlink-at */
 	const char *mac;	/* --mac: "wifi6:phy=1201mbit,..." (a Wi-Fi hop), or NULL */
 	const char *mac_queue;	/* --mac-queue: the Wi-Fi driver queues; NULL: default */

@@ -33,6 +33,8 @@ const struct ts_exp_test_def ts_exp_tests[] = {
 	{"rtt_fair", "rtt_fair", 4, 0, 4, "one TCP flow to each of 4 servers at different RTTs"},
 };
 const size_t ts_exp_ntests = sizeof(ts_exp_tests) / sizeof(ts_exp_tests[0]);
+/* A link's tests = key is a bit mask over this table. */
+_Static_assert(sizeof(ts_exp_tests) / sizeof(ts_exp_tests[0]) <= 32, "tests fit a uint32_t");
 
 const struct ts_exp_test_def *ts_exp_test_find(const char *name)
 {
@@ -42,6 +44,22 @@ const struct ts_exp_test_def *ts_exp_test_find(const char *name)
 		if (!strcmp(ts_exp_tests[i].name, name))
 			return &ts_exp_tests[i];
 	return NULL;
+}
+
+bool ts_exp_link_runs(const struct ts_exp_link *l, const struct ts_exp_test_def *t)
+{
+	return !l->tests || (l->tests >> (t - ts_exp_tests) & 1u);
+}
+
+/* The names of every test, for messages. */
+static void test_names(char *names, size_t len)
+{
+	size_t k, n = 0;
+
+	names[0] = '\0';
+	for (k = 0; k < ts_exp_ntests && n < len; k++)
+		n += (size_t)snprintf(names + n, len - n, "%s%s", k ? ", " : "",
+				      ts_exp_tests[k].name);
 }
 
 static const char *const axis_names[] = {"cca", "link", "test", "tas_shift", "kernel"};
@@ -433,6 +451,39 @@ static struct ts_exp_link *link_section(struct parse_ctx *c, const char *lname)
 }
 
 /*
+ * tests = NAME, ...: the tests this link takes part in (a testbed whose
+ * tests run on different links, as the BBR-TAS paper's RTT-fair test ran
+ * on its access link and the others on the Wi-Fi station); the planner
+ * skips the other tests' configurations of this link.
+ */
+static int link_tests_key(struct parse_ctx *c, const char *section, struct ts_exp_link *l,
+			  const char *value)
+{
+	char *v[TS_EXP_MAX_VALUES], what[300], names[512];
+	size_t n = 0, i;
+	int ret;
+
+	if (l->tests)
+		return fail(c, "[%s]: tests given twice", section);
+	snprintf(what, sizeof(what), "[%s]: tests", section);
+	ret = split_values(c, what, value, v, &n, TS_EXP_MAX_VALUES);
+	for (i = 0; ret > 0 && i < n; i++) {
+		const struct ts_exp_test_def *t = ts_exp_test_find(v[i]);
+
+		if (!t) {
+			test_names(names, sizeof(names));
+			ret = fail(c, "%s: unknown test '%s' (expected %s)", what, v[i], names);
+		} else {
+			l->tests |= 1u << (t - ts_exp_tests);
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	l->tests_line = c->line;
+	return ret;
+}
+
+/*
  * A [link NAME] key: a link option of the wrapper, checked and stored by
  * the link grammar (ts_linkcfg_set) into the section's configuration, and
  * kept as wrapper options for the run that uses it.
@@ -449,12 +500,16 @@ static int link_key(struct parse_ctx *c, const char *section, const char *name, 
 	l = link_section(c, section + 5);
 	if (!l)
 		return 0;
+	if (!strcmp(name, "tests"))
+		return link_tests_key(c, section, l, value);
 	k = ts_linkkey_find(name);
 	if (!k) {
 		char keys[1024] = "";
 
 		list_link_keys(keys, sizeof(keys));
-		return fail(c, "[%s]: unknown key '%s' (expected a link option of the wrapper: %s)",
+		return fail(c,
+			    "[%s]: unknown key '%s' (expected tests or a link option of the "
+			    "wrapper: %s)",
 			    section, name, keys);
 	}
 	if (!strcmp(name, "seed"))
@@ -621,6 +676,31 @@ static int handler(void *user, const char *section, const char *name, const char
 		    section);
 }
 
+/* A link's tests = names tests of the test axis, or the link would run nothing. */
+static int check_link_tests(struct parse_ctx *c)
+{
+	const struct ts_exp_spec *s = c->spec;
+	const struct ts_exp_axis *ta = ts_exp_spec_axis(s, "test");
+	size_t i, j;
+
+	for (i = 0; i < s->nlinks; i++) {
+		const struct ts_exp_link *l = &s->links[i];
+		uint32_t on_axis = 0;
+
+		if (!l->tests)
+			continue;
+		for (j = 0; j < ta->nvalues; j++)
+			on_axis |= 1u << (ts_exp_test_find(ta->values[j]) - ts_exp_tests);
+		c->line = l->tests_line;
+		for (j = 0; j < ts_exp_ntests; j++)
+			if ((l->tests & ~on_axis) >> j & 1u)
+				return fail(
+					c, "[link %s]: tests: '%s' is not a value of [matrix] test",
+					l->name, ts_exp_tests[j].name);
+	}
+	return 1;
+}
+
 static int check_axis_values(struct parse_ctx *c)
 {
 	struct ts_exp_spec *s = c->spec;
@@ -639,12 +719,9 @@ static int check_axis_values(struct parse_ctx *c)
 					    "NAME] sections)",
 					    v);
 			if (!strcmp(a->name, "test") && !ts_exp_test_find(v)) {
-				char names[512] = "";
-				size_t k, n = 0;
+				char names[512];
 
-				for (k = 0; k < ts_exp_ntests; k++)
-					n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
-							      k ? ", " : "", ts_exp_tests[k].name);
+				test_names(names, sizeof(names));
 				return fail(c, "test: unknown test '%s' (expected %s)", v, names);
 			}
 			if (!strcmp(a->name, "cca")) {
@@ -703,6 +780,8 @@ static int check_axis_values(struct parse_ctx *c)
 			c->failed = 1;
 			return 0;
 		}
+	if (!check_link_tests(c))
+		return 0;
 	a = ts_exp_spec_axis(s, "tas_shift");
 	if (a) {
 		const struct ts_exp_axis *cca = ts_exp_spec_axis(s, "cca");

@@ -9,6 +9,7 @@
 #define TS_PLAN_EXPSPEC_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "link/linkcfg.h"
@@ -42,6 +43,8 @@ struct ts_exp_link {
 	char **argv;	   /* NULL-terminated, owned */
 	unsigned *keyline; /* keyline[i]: the line of the key that gave argv[i] (argc entries) */
 	struct ts_linkcfg cfg; /* owned; ts_exp_spec_check_links loads and unloads it */
+	uint32_t tests;	       /* tests = ...: bit k for ts_exp_tests[k]; 0: every test */
+	unsigned tests_line;
 };
 
 struct ts_exp_spec {
@@ -131,5 +134,8 @@ struct ts_exp_test_def {
 extern const struct ts_exp_test_def ts_exp_tests[];
 extern const size_t ts_exp_ntests;
 const struct ts_exp_test_def *ts_exp_test_find(const char *name);
+
+/* Does link @l run test @t (its tests = key, or every test without one)? */
+bool ts_exp_link_runs(const struct ts_exp_link *l, const struct ts_exp_test_def *t);
 
 #endif

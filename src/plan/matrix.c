@@ -177,6 +177,8 @@ static int fill_run(const struct ts_exp_spec *spec, const struct ts_exp_matrix_o
 		r->naxes++;
 		id_append(id, idlen, a->name, v);
 	}
+	if (!ts_exp_link_runs(l, t))
+		return 0; /* the link's tests = leaves this test out */
 	r->link_name = l->name;
 	r->link_argv = l->argv;
 	r->link = &l->cfg;

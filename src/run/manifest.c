@@ -282,11 +282,13 @@ static struct json_object *json_link(const struct ts_linkcfg *l, bool *nomem)
 	return o;
 }
 
-static struct json_object *json_run(const struct ts_run_common *c, bool *nomem)
+static struct json_object *json_run(const struct ts_run_common *c, const struct ts_linkcfg *l,
+				    bool *nomem)
 {
 	struct json_object *o = json_object_new_object();
 
-	ts_json_put(o, "gso", json_object_new_boolean(c->gso), nomem);
+	/* A link key, kept here where readers of the manifest have always found it. */
+	ts_json_put(o, "gso", json_object_new_boolean(l->gso), nomem);
 	ts_json_put(o, "duration_ns", json_object_new_int64(c->duration), nomem);
 	ts_json_put(o, "kernel_queue", json_object_new_int64(c->queue_len), nomem);
 	ts_json_put(o, "descriptors", json_object_new_int64(c->pool), nomem);
@@ -341,7 +343,7 @@ static struct json_object *json_manifest(const struct ts_manifest *m, bool *nome
 	json_trace(a, "--downlink-trace", m->link->dir_trace[1], nomem);
 	ts_json_put(o, "traces", a, nomem);
 	ts_json_put(o, "link", json_link(m->link, nomem), nomem);
-	ts_json_put(o, "run", json_run(c, nomem), nomem);
+	ts_json_put(o, "run", json_run(c, m->link, nomem), nomem);
 	if (m->rt)
 		ts_json_put(o, "scheduling", ts_rt_json(m->rt, nomem), nomem);
 	a = json_kernel(nomem);

@@ -163,7 +163,7 @@ static int small_rcvbuf(void *nfq, struct ts_err *err)
 /* Open the queues and install their rules, for every place that has stages. */
 static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 {
-	unsigned int nfq_flags = s->common->gso ? TS_NFQ_GSO : 0;
+	unsigned int nfq_flags = s->link->gso ? TS_NFQ_GSO : 0;
 	int i, ret;
 
 	ret = ts_shaper_init(&s->shaper, s->link, ts_clock_now(), s->common->pool, err);

@@ -26,7 +26,6 @@
 struct ts_run_common {
 	const char *summary_json; /* --summary-json FILE */
 	bool quiet;		  /* --quiet: no summary on stderr */
-	bool gso;		  /* --gso: keep GSO super-packets whole */
 	ts_ns_t duration;	  /* --duration (attach; 0: until a signal) */
 	ts_ns_t linger;		/* --linger: most time the drain may take; -1: ts_linkcfg_linger */
 	uint32_t queue_len;	/* --kernel-queue: NFQUEUE max length per hook */

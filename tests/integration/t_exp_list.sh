@@ -37,6 +37,21 @@ EX=$SRC/docs/examples/cca-vs-links.ini
 n=$(grep -vc '^#' "$TMP/a")
 if [ "$n" -eq 48 ] && cmp -s "$TMP/a" "$TMP/b"; then pass "same spec, same 48 runs"; else fail "exp list: $n runs or differing output"; fi
 
+# The BBR-TAS paper's testbed: cca 11 configurations (cubic, bbr3, tas x 9 shift pairs) x
+# (2 station links x 3 tests + 2 access links x rtt_fair) = 88, x 10 repetitions = 880 runs;
+# rtt_fair runs on the access links only, the other tests on the stations only.
+PAPER=$SRC/docs/examples/bbr-tas-paper.ini
+"$BIN" exp list "$PAPER" >"$TMP/paper"
+n=$(grep -vc '^#' "$TMP/paper")
+wrong=$(grep -v '^#' "$TMP/paper" | grep -Ec 'test=rtt_fair,link=station|test=(tcp_upload|tcp_8up|rrul),link=access' || true)
+if [ "$n" -eq 880 ] && [ "$wrong" -eq 0 ] && grep -q '^# bbr-tas-paper: 88 configurations x 10 repetitions' "$TMP/paper"; then
+	pass "bbr-tas-paper.ini plans 88 configurations, 880 runs, each test on its links"
+else
+	fail "bbr-tas-paper.ini: $n runs, $wrong on the wrong link: $(head -1 "$TMP/paper")"
+fi
+n=$("$BIN" exp list "$PAPER" --repetitions 3 --length 20s | grep -vc '^#')
+if [ "$n" -eq 264 ]; then pass "the reduced paper run: 264 runs"; else fail "reduced paper run: $n runs, expected 264"; fi
+
 # order = shuffle: same seed same order; another seed another order of the same runs
 sed 's/^seed = 1/seed = 1\norder = shuffle/' "$EX" >"$TMP/s1.ini"
 sed 's/^seed = 1/seed = 2\norder = shuffle/' "$EX" >"$TMP/s2.ini"
@@ -61,7 +76,7 @@ test = tcp_upload
 [link l]
 trace = const:20mbit'
 printf '%s\ndelya = 20ms\n' "$base" >"$TMP/key.ini"
-expect 64 "key.ini:7: \[link l\]: unknown key 'delya' \(expected a link option" "$BIN" exp list "$TMP/key.ini"
+expect 64 "key.ini:7: \[link l\]: unknown key 'delya' \(expected tests or a link option" "$BIN" exp list "$TMP/key.ini"
 printf '%s\n' "$base" | sed 's/cubic, bbr/cubic, bbr, nope!/' >"$TMP/val.ini"
 expect 64 "val.ini:2: cca: 'nope!': expected a congestion control" "$BIN" exp list "$TMP/val.ini"
 printf '%s\n' "$base" | sed 's/tcp_upload/tcp_uplaod/' >"$TMP/test.ini"

@@ -137,7 +137,7 @@ static void reject(const char *text, unsigned line, const char *phrase)
 static void test_spec_errors(void)
 {
 	reject(BASE "dealy = 20ms\n", 7,
-	       "unknown key 'dealy' (expected a link option of the wrapper: "
+	       "unknown key 'dealy' (expected tests or a link option of the wrapper: "
 	       "trace, uplink-trace");
 	reject(BASE "delay = -5ms\n", 7, "--delay: '-5ms': negative");
 	reject(BASE "delay = 7200s\n", 7, "expected at most 1 hour");
@@ -486,6 +486,40 @@ static void test_plan_streams_servers(void)
 	reject("[sysctl]\nnet.ipv4.tcp_ecn =\n", 2, "expected a value");
 }
 
+/*
+ * tests = on a link: the BBR-TAS paper's layout, three tests on the station
+ * and rtt_fair on the access link. cca 3 (tas x 2 shifts = 4 ccas' worth) x
+ * (wifi: 3 tests + access: 1 test) = 4 x 4 = 16 configurations, not 4 x 8.
+ */
+static void test_plan_link_tests(void)
+{
+	struct ts_exp_spec s;
+	struct ts_exp_matrix p;
+	size_t i;
+
+	parse_ok(&s, "[matrix]\ncca = cubic, bbr3, tas\ntas_shift = 7/8, 9/10\n"
+		     "link = wifi, access\ntest = tcp_upload, tcp_8up, rrul, rtt_fair\n"
+		     "[link wifi]\ntests = tcp_upload, tcp_8up, rrul\ntrace = const:1gbit\n"
+		     "[link access]\ntrace = const:25mbit\ntests = rtt_fair\n");
+	plan_ok(&p, &s, NULL);
+	TSU_EQ(p.nconfigs, 16);
+	for (i = 0; i < p.nconfigs; i++) {
+		int rtt = !strcmp(p.configs[i].tmpl.test, "rtt_fair");
+
+		TSU_EQ(rtt, !strcmp(p.configs[i].tmpl.link_name, "access"));
+	}
+	CU_ASSERT_STRING_EQUAL(p.configs[0].id, "cca=cubic,link=wifi,test=tcp_upload");
+	CU_ASSERT_STRING_EQUAL(p.configs[3].id, "cca=cubic,link=access,test=rtt_fair");
+	/* tests = is the planner's: the wrapper's options of the link do not carry it. */
+	TSU_EQ(ts_exp_spec_link(&s, "wifi")->argc, 2);
+	ts_exp_matrix_free(&p);
+	ts_exp_spec_free(&s);
+	reject(BASE "tests = tcp_upload, bogus\n", 7, "[link a]: tests: unknown test 'bogus'");
+	reject(BASE "tests = rrul\n", 7, "[link a]: tests: 'rrul' is not a value of [matrix] test");
+	reject(BASE "tests = tcp_upload\ntests = tcp_upload\n", 8, "tests given twice");
+	reject(BASE "tests =\n", 7, "empty value");
+}
+
 #define KBASE                                                                                      \
 	"[matrix]\ncca = cubic\nlink = a\ntest = tcp_upload\nkernel = host, k\n[link a]\ndelay = " \
 	"1ms\n"
@@ -798,6 +832,7 @@ static const struct tsu_test tests[] = {
 	{"shuffle: seeded, per round", test_plan_shuffle},
 	{"--only, overrides, shards", test_plan_only_and_overrides},
 	{"streams and rtt_fair servers", test_plan_streams_servers},
+	{"a link's tests = keeps its tests only", test_plan_link_tests},
 	{"ids of bpf, streams, servers", test_plan_ids},
 	{"kernel sections and the kernel axis", test_kernel_sections},
 };

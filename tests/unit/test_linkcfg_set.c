@@ -52,11 +52,24 @@ static void set_ok(struct ts_linkcfg *cfg, const char *key, const char *value)
 
 static void test_table(void)
 {
-	static const char *const names[] = {
-		"trace",       "uplink-trace",	"downlink-trace", "delay",	  "loss",
-		"uplink-loss", "downlink-loss", "queue",	  "uplink-queue", "downlink-queue",
-		"uplink-at",   "once",		"seed",		  "mac",	  "mac-queue",
-		"rt-priority", "shaper-cpu"};
+	static const char *const names[] = {"trace",
+					    "uplink-trace",
+					    "downlink-trace",
+					    "delay",
+					    "loss",
+					    "uplink-loss",
+					    "downlink-loss",
+					    "queue",
+					    "uplink-queue",
+					    "downlink-queue",
+					    "uplink-at",
+					    "once",
+					    "gso",
+					    "seed",
+					    "mac",
+					    "mac-queue",
+					    "rt-priority",
+					    "shaper-cpu"};
 	size_t i;
 
 	/* The order is the help's and the spec reader's list of keys. */
@@ -69,14 +82,14 @@ static void test_table(void)
 	CU_ASSERT_PTR_NULL(ts_linkkey_find("delya"));
 	CU_ASSERT_PTR_NULL(ts_linkkey_find("--delay"));
 	CU_ASSERT_PTR_NULL(ts_linkkey_find(""));
-	/* The short options, as mahimahi-like tools spell them; once is the only flag. */
+	/* The short options, as mahimahi-like tools spell them; once and gso are the flags. */
 	TSU_EQ(ts_link_keys[TS_LINKKEY_TRACE].letter, 't');
 	TSU_EQ(ts_link_keys[TS_LINKKEY_DELAY].letter, 'd');
 	TSU_EQ(ts_link_keys[TS_LINKKEY_LOSS].letter, 'l');
 	TSU_EQ(ts_link_keys[TS_LINKKEY_QUEUE].letter, 'q');
 	TSU_EQ(ts_link_keys[TS_LINKKEY_MAC].letter, 0);
 	for (i = 0; i < TS_LINKKEY_COUNT; i++)
-		TSU_EQ(ts_link_keys[i].arg == NULL, i == TS_LINKKEY_ONCE);
+		TSU_EQ(ts_link_keys[i].arg == NULL, i == TS_LINKKEY_ONCE || i == TS_LINKKEY_GSO);
 	CU_ASSERT_STRING_EQUAL(ts_link_keys[TS_LINKKEY_TRACE].arg, "FILE");
 	CU_ASSERT_STRING_EQUAL(ts_link_keys[TS_LINKKEY_RT_PRIO].arg, "N|off");
 	CU_ASSERT_STRING_EQUAL(ts_link_keys[TS_LINKKEY_SHAPER_CPU].arg, "N|auto|off");
@@ -141,6 +154,9 @@ static void test_good(void)
 	TSU_EQ(cfg.place[TS_UP], TS_PLACE_NETWORK);
 	CU_ASSERT_FALSE(cfg.once);
 	set_ok(&cfg, "once", NULL);
+	CU_ASSERT(!cfg.gso);
+	set_ok(&cfg, "gso", NULL);
+	CU_ASSERT(cfg.gso);
 	CU_ASSERT_TRUE(cfg.once);
 	TSU_EQ(cfg.seed, 1);
 	set_ok(&cfg, "seed", "18446744073709551615");
@@ -223,6 +239,7 @@ static void test_bad(void)
 	refuse("shaper-cpu", "Auto", "--shaper-cpu: 'Auto' (expected auto, off or a CPU 0-1023)");
 	/* The grammar's own refusals: a flag given a value, a value missing, an unknown key. */
 	refuse("once", "yes", "--once: takes no value (got 'yes')");
+	refuse("gso", "1", "--gso: takes no value (got '1')");
 	refuse("once", "", "--once: takes no value (got '')");
 	refuse("delay", NULL, "--delay: expected a value (TIME)");
 	refuse("trace", NULL, "--trace: expected a value (FILE)");
