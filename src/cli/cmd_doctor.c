@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "io/which.h"
 #include "net/probe.h"
 #include "run/awake.h"
 #include "run/cpupin.h"
@@ -33,8 +34,8 @@ struct dr_result {
 	const char *check;
 	enum dr_status status;
 	bool core;
-	char detail[512];
-	char fix[256]; /* a command, or "" */
+	char detail[1024]; /* a program's line names what was refused before it */
+	char fix[256];	   /* a command, or "" */
 };
 
 #define DR_MAX 40
@@ -69,6 +70,19 @@ static void dr_add(struct doctor *d, const char *check, bool core, enum dr_statu
 
 /* ---- the checks ------------------------------------------------------------ */
 
+/*
+ * Where @name runs from (io/which.h) into @w, and into @note what was
+ * refused on the way ("; refused: found ./ip but it is in a relative $PATH
+ * entry"), "" when nothing was. Returns ts_which's result.
+ */
+static int dr_which(const char *name, struct ts_which *w, char *note, size_t len)
+{
+	int ret = ts_which(name, w);
+
+	snprintf(note, len, "%s%s", w->skipped[0] ? "; refused: " : "", w->skipped);
+	return ret;
+}
+
 static void check_privileges(struct doctor *d)
 {
 	uint64_t eff = 0;
@@ -98,25 +112,36 @@ static void check_iptables(struct doctor *d)
 {
 	char *v4[] = {"iptables", "--version", NULL};
 	char *v6[] = {"ip6tables", "--version", NULL};
-	char out[256], out6[256];
+	char out[256], out6[256], note[1100], note6[1100];
+	struct ts_which w, w6;
 	const char *backend;
+	int ret;
 
-	if (ts_probe_output(v4, out, sizeof(out)) != 0) {
+	if (dr_which(v4[0], &w, note, sizeof(note)) < 0) {
 		dr_add(d, "iptables", true, DR_FAIL, "sudo apt-get install iptables",
-		       "iptables not found: the NFQUEUE rules are installed with it");
+		       "iptables not found: the NFQUEUE rules are installed with it%s", note);
+		return;
+	}
+	ret = ts_probe_output(v4, out, sizeof(out));
+	if (ret != 0) {
+		dr_add(d, "iptables", true, DR_FAIL, "sudo apt-get install --reinstall iptables",
+		       "%s --version failed (%s %d): the NFQUEUE rules are installed with it%s",
+		       w.path, ret < 0 ? "error" : "exit status", ret < 0 ? -ret : ret, note);
 		return;
 	}
 	backend = strstr(out, "nf_tables") ? "nf_tables"
 		  : strstr(out, "legacy")  ? "legacy"
 					   : "unknown back-end";
-	if (ts_probe_output(v6, out6, sizeof(out6)) != 0)
+	if (dr_which(v6[0], &w6, note6, sizeof(note6)) < 0 ||
+	    ts_probe_output(v6, out6, sizeof(out6)) != 0)
 		dr_add(d, "iptables", true, DR_WARN, "sudo apt-get install iptables",
-		       "%s (%s), but no ip6tables: IPv6 traffic would not be shaped", out, backend);
+		       "%s at %s (%s), but no ip6tables: IPv6 traffic would not be shaped%s%s", out,
+		       w.path, backend, note, note6);
 	else
 		dr_add(d, "iptables", true, DR_OK, NULL,
-		       "%s, back-end %s (both work: NFQUEUE is "
-		       "reached through the xt compatibility layer)",
-		       out, backend);
+		       "%s at %s, ip6tables at %s, back-end %s (both work: NFQUEUE is reached "
+		       "through the xt compatibility layer)%s%s",
+		       out, w.path, w6.path, backend, note, note6);
 }
 
 static void check_link(struct doctor *d)
@@ -258,16 +283,18 @@ static void check_bpf(struct doctor *d)
 
 static void check_vm(struct doctor *d)
 {
-	char path[4096];
 	struct ts_err err = {{0}};
+	struct ts_which w;
+	char note[1100];
 
-	if (ts_probe_which("qemu-system-x86_64", path, sizeof(path)) < 0) {
+	if (dr_which("qemu-system-x86_64", &w, note, sizeof(note)) < 0) {
 		dr_add(d, "qemu", false, DR_WARN, "sudo apt-get install qemu-system-x86",
-		       "qemu-system-x86_64 not found: tasshape vm (other kernels) cannot run");
+		       "qemu-system-x86_64 not found: tasshape vm (other kernels) cannot run%s",
+		       note);
 		return;
 	}
-	dr_add(d, "qemu", false, DR_OK, NULL, "%s, for tasshape vm", path);
-	if (ts_vm_kvm_usable(path, &err) == 0)
+	dr_add(d, "qemu", false, DR_OK, NULL, "%s, for tasshape vm%s", w.path, note);
+	if (ts_vm_kvm_usable(w.path, &err) == 0)
 		dr_add(d, "kvm", false, DR_OK, NULL,
 		       "a test guest booted with -accel kvm and ran its loop fast: tasshape vm "
 		       "runs at near native speed");
@@ -296,18 +323,20 @@ static const struct {
 
 static void check_tools(struct doctor *d)
 {
-	char path[4096], fix[128];
+	char note[1100], fix[128];
+	struct ts_which w;
 	size_t i;
 
 	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		/* $PATH only: the tools run as CMD, which sees this PATH. */
-		if (ts_probe_which(tools[i].prog, path, sizeof(path)) == 0) {
-			dr_add(d, tools[i].prog, false, DR_OK, NULL, "%s", path);
+		/* Found as a run finds them, whether tasshape or CMD runs them. */
+		if (dr_which(tools[i].prog, &w, note, sizeof(note)) == 0) {
+			dr_add(d, tools[i].prog, false, DR_OK, NULL, "%s%s", w.path, note);
 			continue;
 		}
 		snprintf(fix, sizeof(fix), "sudo apt-get install %s", tools[i].pkg);
-		dr_add(d, tools[i].prog, false, DR_WARN, fix, "not found in PATH: needed for %s",
-		       tools[i].use);
+		dr_add(d, tools[i].prog, false, DR_WARN, fix,
+		       "not found in an absolute $PATH directory or %s: needed for %s%s",
+		       TS_WHICH_SYSTEM, tools[i].use, note);
 	}
 }
 

@@ -12,38 +12,18 @@
 #include "io/gnuplot.h"
 #include "io/outfile.h"
 #include "io/proc.h"
+#include "io/which.h"
 
 /*
- * The gnuplot program into @buf: the first executable gnuplot in an
- * absolute directory of $PATH. A relative entry ("", ".", "bin") names a
- * directory under the current one, which may be a results directory that
- * another user wrote: a gnuplot planted there would run as root, so such
- * entries are skipped, and the program is run by this absolute name.
+ * gnuplot is found as every program is (io/which.h): never in a relative
+ * $PATH entry ("", ".", "bin"), which names a directory under the current
+ * one, maybe a results directory that another user wrote.
  */
-static bool find_gnuplot(char *buf, size_t len)
-{
-	const char *path = getenv("PATH");
-
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		if (path[0] == '/' && snprintf(buf, len, "%.*s/gnuplot", (int)n, path) < (int)len &&
-		    access(buf, X_OK) == 0)
-			return true;
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return false;
-}
-
 bool ts_gnuplot_available(void)
 {
-	char buf[4096];
+	struct ts_which w;
 
-	return find_gnuplot(buf, sizeof(buf));
+	return ts_which("gnuplot", &w) == 0;
 }
 
 int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int timeout_ms,
@@ -59,17 +39,9 @@ int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int time
 	static char *const argv[] = {"gnuplot", NULL};
 	struct ts_err why;
 	struct ts_proc p;
-	char prog[4096];
 	int st;
 
-	if (!find_gnuplot(prog, sizeof(prog))) {
-		ts_err_set(err,
-			   "gnuplot is not installed in an absolute directory of $PATH (Debian: "
-			   "apt-get install gnuplot-nox)");
-		return -ENOENT;
-	}
-	ts_proc_init(&p, argv);
-	p.file = prog;
+	ts_proc_init(&p, argv); /* argv[0] found by ts_which, run by its absolute name */
 	p.envp = env;
 	p.close_fds = true;
 	p.in.how = TS_PROC_DATA;
@@ -84,8 +56,8 @@ int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int time
 		ts_err_set(err, "gnuplot: no image after %u ms: stopped", timeout_ms);
 		return -ETIMEDOUT;
 	}
-	if (st == -ENOENT || st == 127) {
-		ts_err_set(err, "gnuplot is not installed (Debian: apt-get install gnuplot-nox)");
+	if (st == -ENOENT) {
+		ts_err_set(err, "%s (Debian: apt-get install gnuplot-nox)", why.msg);
 		return -ENOENT;
 	}
 	if (st < 0) {

@@ -40,17 +40,17 @@
  */
 int ts_gnuplot_quote(struct ts_text *b, const char *s);
 
-/* ts_gnuplot_available - is there an executable gnuplot in an absolute directory of $PATH? */
+/* ts_gnuplot_available - is there a gnuplot that ts_which (io/which.h) accepts? */
 bool ts_gnuplot_available(void);
 
 /*
- * ts_gnuplot_run - run gnuplot (found in an absolute directory of $PATH,
- * never under the current one; no shell) with @script
+ * ts_gnuplot_run - run gnuplot (found by ts_which, io/which.h: never
+ * under the current directory; no shell) with @script
  * (@len bytes) on its standard input and its standard output on
  * @out_fd (the image; -1: /dev/null); its messages go to our standard
  * error. Waits at most @timeout_ms for it to finish, then kills it.
  * Returns 0, or a negative errno with @err: -ENOENT gnuplot not
- * installed, -ETIMEDOUT, -EIO it failed (exit status in the message).
+ * installed (or only where ts_which refuses it, which @err says), -ETIMEDOUT, -EIO it failed (exit status in the message).
  */
 int ts_gnuplot_run(const char *script, size_t len, int out_fd, unsigned int timeout_ms,
 		   struct ts_err *err);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "io/proc.h"
+#include "io/which.h"
 
 extern char **environ;
 
@@ -187,7 +188,7 @@ static void __attribute__((noreturn)) child_fail(int fd, int stage, int e)
 
 /* The forked child: only async-signal-safe calls before @child_fn. Never returns. */
 static void __attribute__((noreturn))
-child_main(const struct ts_proc *p, const int src[3], int statfd, pid_t parent)
+child_main(const struct ts_proc *p, const char *file, const int src[3], int statfd, pid_t parent)
 {
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	sigset_t none;
@@ -217,14 +218,11 @@ child_main(const struct ts_proc *p, const int src[3], int statfd, pid_t parent)
 		child_fail(statfd, 2, errno);
 	if (p->child_fn && (e = p->child_fn(p->child_arg)) < 0)
 		child_fail(statfd, 3, -e);
-	if (p->file)
-		execve(p->file, p->argv, p->envp ? p->envp : environ);
-	else
-		execvpe(p->argv[0], p->argv, p->envp ? p->envp : environ);
+	execve(file, p->argv, p->envp ? p->envp : environ);
 	child_fail(statfd, 4, errno);
 }
 
-static int start_fork(struct ts_proc *p, const int src[3], struct ts_err *err)
+static int start_fork(struct ts_proc *p, const char *file, const int src[3], struct ts_err *err)
 {
 	struct child_fail f;
 	pid_t parent = getpid(), pid;
@@ -244,7 +242,7 @@ static int start_fork(struct ts_proc *p, const int src[3], struct ts_err *err)
 	}
 	if (pid == 0) {
 		close(st[0]);
-		child_main(p, src, st[1], parent);
+		child_main(p, file, src, st[1], parent);
 	}
 	close(st[1]);
 	st[1] = -1;
@@ -270,7 +268,7 @@ out:
 	return ret;
 }
 
-static int start_spawn(struct ts_proc *p, const int src[3], struct ts_err *err)
+static int start_spawn(struct ts_proc *p, const char *file, const int src[3], struct ts_err *err)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -297,11 +295,7 @@ static int start_spawn(struct ts_proc *p, const int src[3], struct ts_err *err)
 	posix_spawnattr_setflags(&at, flags);
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &pipe_only);
-	if (p->file)
-		ret = posix_spawn(&p->pid, p->file, &fa, &at, p->argv, p->envp ? p->envp : environ);
-	else
-		ret = posix_spawnp(&p->pid, p->argv[0], &fa, &at, p->argv,
-				   p->envp ? p->envp : environ);
+	ret = posix_spawn(&p->pid, file, &fa, &at, p->argv, p->envp ? p->envp : environ);
 	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	if (ret) {
@@ -326,6 +320,8 @@ int ts_proc_start(struct ts_proc *p, struct ts_err *err)
 {
 	struct ts_proc_stream *s[3] = {&p->in, &p->out, &p->err};
 	int src[3] = {-1, -1, -1}, own[3] = {-1, -1, -1}, i, ret = 0;
+	const char *file = p->file;
+	struct ts_which w;
 	struct ts_err why;
 
 	p->pid = 0;
@@ -334,6 +330,18 @@ int ts_proc_start(struct ts_proc *p, struct ts_err *err)
 		return -EINVAL;
 	}
 	snprintf(p->name, sizeof(p->name), "%s", prog_name(p));
+	/*
+	 * Looked up here, not by execvp in the child: execvp would search the
+	 * current directory for an empty or relative $PATH entry.
+	 */
+	if (!file) {
+		ret = ts_which(p->argv[0], &w);
+		if (ret < 0) {
+			ts_which_error(p->argv[0], &w, err);
+			return ret;
+		}
+		file = w.path;
+	}
 	for (i = 0; i < 3 && !ret; i++)
 		ret = open_stream(s[i], i, &src[i], &own[i], &why);
 	if (ret < 0) {
@@ -341,9 +349,9 @@ int ts_proc_start(struct ts_proc *p, struct ts_err *err)
 		goto out;
 	}
 	if (p->netns_fd >= 0 || p->child_fn || p->pdeathsig)
-		ret = start_fork(p, src, err);
+		ret = start_fork(p, file, src, err);
 	else
-		ret = start_spawn(p, src, err);
+		ret = start_spawn(p, file, src, err);
 out:
 	for (i = 0; i < 3; i++) {
 		if (own[i] >= 0)

@@ -17,6 +17,9 @@
  * (-ENOENT, -EACCES, ...), never a silent exit status 127: a status pipe
  * (fork) or posix_spawn's own report carries the child's errno back. Only
  * a shell run by the caller turns a missing program into 127.
+ * A program named without a '/' is found by io/which.h before anything
+ * starts (never by execvp, which searches the current directory for an
+ * empty or relative $PATH entry), and run by that absolute name.
  *
  * posix_spawn is used when nothing needs code in the child; fork and
  * execve when the program enters a network namespace, gets a parent-death
@@ -70,7 +73,7 @@ struct ts_proc_stream {
 struct ts_proc {
 	char *const *argv; /* argv[0] included, NULL-terminated */
 	char *const *envp; /* NULL: the caller's environment (as @child_fn left it) */
-	const char *file;  /* the program; NULL: argv[0], looked up in $PATH without a '/' */
+	const char *file;  /* the program; NULL: argv[0] as io/which.h finds it */
 	const char *cwd;   /* NULL: the caller's */
 	int netns_fd;	   /* -1: the caller's network namespace; else setns before exec */
 	bool new_pgroup; /* its own process group: a terminal's ^C is not its; kills reach it all */
@@ -92,8 +95,9 @@ void ts_proc_init(struct ts_proc *p, char *const argv[]);
  * ts_proc_start - start the program. @argv, @envp, @file and @cwd are
  * not used after it returns. Returns 0 (@p->pid set) or a
  * negative errno with @err naming the program: -ENOENT "command not
- * found", the errno of exec, setns or @child_fn as the child saw it, or
- * of opening a TS_PROC_FILE, pipe, fork. Nothing is left running or open
+ * found" (with the candidates ts_which refused, and why), the errno of
+ * exec, setns or @child_fn as the child saw it, or of opening a
+ * TS_PROC_FILE, pipe, fork. Nothing is left running or open
  * after an error.
  */
 int ts_proc_start(struct ts_proc *p, struct ts_err *err);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "net/ipt.h"
+#include "io/which.h"
 
 #define EXEC_MAX_ARGS (TS_IPT_MAX_ARGS + 16)
 
@@ -43,16 +44,26 @@ void ts_ipt_init(struct ts_ipt *s, pid_t owner)
 
 static int find_tool(int family, bool save, char *path, size_t len, struct ts_err *err)
 {
+	struct ts_which w;
+	struct ts_err why;
 	int ret;
 
 	if (family != AF_INET && family != AF_INET6) {
 		ts_err_set(err, "iptables: bad address family %d", family);
 		return -EINVAL;
 	}
-	ret = ts_prog_find(tool_name(family, save), path, len);
-	if (ret < 0)
-		ts_err_set(err, "%s not found: apt-get install iptables", tool_name(family, save));
-	return ret;
+	ret = ts_which(tool_name(family, save), &w);
+	if (ret < 0) {
+		ts_which_error(tool_name(family, save), &w, &why);
+		ts_err_set(err, "%s: apt-get install iptables", why.msg);
+		return ret;
+	}
+	if (strlen(w.path) >= len) {
+		ts_err_set(err, "%s: path too long", w.path);
+		return -ENAMETOOLONG;
+	}
+	memcpy(path, w.path, strlen(w.path) + 1);
+	return 0;
 }
 
 int ts_ipt_check(int family, struct ts_err *err)

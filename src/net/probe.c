@@ -49,36 +49,15 @@ int ts_probe_read(const char *path, char *buf, size_t len)
 	return (int)n;
 }
 
-int ts_probe_which(const char *name, char *buf, size_t len)
-{
-	const char *path = getenv("PATH"), *p, *end;
-	int n;
-
-	for (p = path; p && *p; p = *end ? end + 1 : end) {
-		end = strchrnul(p, ':');
-		if (end == p)
-			continue;
-		n = snprintf(buf, len, "%.*s/%s", (int)(end - p), p, name);
-		if (n < 0 || (size_t)n >= len)
-			return -ENAMETOOLONG;
-		if (access(buf, X_OK) == 0)
-			return 0;
-	}
-	return -ENOENT;
-}
-
 int ts_probe_output(char *const argv[], char *buf, size_t len)
 {
 	struct ts_buf out = {0};
-	char path[4096], errtxt[256] = "";
+	char errtxt[256] = "";
 	const char *src;
 	int ret;
 
 	buf[0] = '\0';
-	ret = ts_prog_find(argv[0], path, sizeof(path));
-	if (ret < 0)
-		return ret;
-	ret = ts_prog_run(-1, path, argv, &out, errtxt, sizeof(errtxt));
+	ret = ts_prog_run(-1, NULL, argv, &out, errtxt, sizeof(errtxt));
 	src = out.data && out.data[0] ? out.data : errtxt;
 	snprintf(buf, len, "%.*s", (int)strcspn(src, "\n"), src);
 	ts_buf_free(&out);

@@ -31,14 +31,7 @@ int ts_probe_caps(uint64_t *eff);
 int ts_probe_read(const char *path, char *buf, size_t len);
 
 /*
- * ts_probe_which - the first executable @name in $PATH (only there, as a
- * shell finds it: CMD sees this PATH) into @buf. Returns 0, -ENOENT when
- * not found, -ENAMETOOLONG.
- */
-int ts_probe_which(const char *name, char *buf, size_t len);
-
-/*
- * ts_probe_output - run @argv (argv[0] looked up as ts_prog_find does) and
+ * ts_probe_output - run @argv (argv[0] found by ts_which, io/which.h) and
  * put the first line of its stdout (or, if empty, of its stderr) into
  * @buf. Returns the exit status or a negative errno (-ENOENT: not found).
  */

@@ -1,63 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Finding iptables and friends, and running them through io/proc.h
- * (which tells "could not start" apart from "exited 127").
+ * Running iptables and friends through io/proc.h (which tells "could not
+ * start" apart from "exited 127" and finds the program with io/which.h).
  */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "net/prog.h"
-
-static int is_exec(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
-static int try_dir(const char *dir, size_t dlen, const char *name, char *path, size_t len)
-{
-	int n;
-
-	if (dlen == 0)
-		return -ENOENT; /* an empty PATH element means ".": not for root tools */
-	n = snprintf(path, len, "%.*s/%s", (int)dlen, dir, name);
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
-	return is_exec(path) ? 0 : -ENOENT;
-}
+#include "io/which.h"
 
 int ts_prog_find(const char *name, char *path, size_t len)
 {
-	static const char *const fallback[] = {"/usr/sbin", "/sbin", "/usr/bin", "/bin"};
-	const char *env = getenv("PATH"), *p, *end;
-	size_t i;
-	int ret = -ENOENT, r;
+	struct ts_which w;
+	int ret = ts_which(name, &w);
 
-	if (strchr(name, '/'))
-		return -ENOENT;
-	for (p = env; p && *p; p = end + (*end ? 1 : 0)) {
-		end = strchr(p, ':');
-		if (!end)
-			end = p + strlen(p);
-		r = try_dir(p, (size_t)(end - p), name, path, len);
-		if (r == 0)
-			return 0;
-		if (r == -ENAMETOOLONG)
-			ret = r;
-	}
-	for (i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++) {
-		r = try_dir(fallback[i], strlen(fallback[i]), name, path, len);
-		if (r == 0)
-			return 0;
-		if (r == -ENAMETOOLONG)
-			ret = r;
-	}
-	return ret;
+	if (ret < 0)
+		return ret;
+	if (strlen(w.path) >= len)
+		return -ENAMETOOLONG;
+	memcpy(path, w.path, strlen(w.path) + 1);
+	return 0;
 }
 
 /* @src's text into @errtxt: trailing newlines dropped, the others folded to ';'. */

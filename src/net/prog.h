@@ -15,18 +15,16 @@
 #define TS_PROG_OUT_MAX (256u << 20) /* an iptables-save of a crowded host stays far below */
 
 /*
- * ts_prog_find - locate the executable @name.
- * Looks through $PATH, then /usr/sbin, /sbin, /usr/bin and /bin, because
- * iptables lives in sbin and a PATH inherited through sudo or cron may lack it.
- * On success writes the full path (NUL-terminated) into @path of size @len
- * and returns 0. Returns -ENOENT when not found, -ENAMETOOLONG when the
- * path does not fit.
+ * ts_prog_find - ts_which (io/which.h: absolute $PATH entries, then the
+ * system's sbin and bin, and only programs no other user can change) for
+ * a caller that wants the path alone, into @path of size @len. Returns 0,
+ * -ENOENT (not found, or only refused candidates), -ENAMETOOLONG.
  */
 int ts_prog_find(const char *name, char *path, size_t len);
 
 /*
  * ts_prog_run - run @path with @argv (argv[0] included, NULL-terminated)
- * and wait for it.
+ * and wait for it. @path NULL: argv[0] as ts_which (io/which.h) finds it.
  * @netns_fd: network namespace to run it in (setns in the child before
  *            exec), or -1 for the caller's namespace. The caller keeps
  *            ownership of the fd.

@@ -33,6 +33,7 @@
 #include "vm/plan.h"
 #include "io/copytree.h"
 #include "io/proc.h"
+#include "io/which.h"
 #include "vm/capture.h"
 #include "vm/vm.h"
 
@@ -318,6 +319,8 @@ static pid_t start_cmd_on(const struct ts_vm_guest_conf *g, char **argv, char **
 		die("fork: %s", strerror(errno));
 	if (pid == 0) {
 		int in = open("/dev/null", O_RDONLY);
+		struct ts_which w;
+		struct ts_err why;
 		sigset_t all;
 
 		sigemptyset(&all);
@@ -330,9 +333,15 @@ static pid_t start_cmd_on(const struct ts_vm_guest_conf *g, char **argv, char **
 			dprintf(2, "tasshape vm: cd %s: %s\n", g->cwd, strerror(errno));
 			_exit(126);
 		}
+		/* CMD's $PATH, as the resolver reads it: never the current (shared) directory. */
+		if (ts_which_env(argv[0], envp, &w) < 0) {
+			ts_which_error(argv[0], &w, &why);
+			dprintf(2, "tasshape vm: %s\n", why.msg);
+			_exit(127);
+		}
 		environ = envp;
-		execvp(argv[0], argv);
-		dprintf(2, "tasshape vm: %s: %s\n", argv[0], strerror(errno));
+		execve(w.path, argv, envp);
+		dprintf(2, "tasshape vm: %s: %s\n", w.path, strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	close(out);
