@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "campaign/campaign.h"
-#include "plan/run.h"
+#include "exec/exec.h"
 
 static int exec_check(void *ctx, char *err, size_t errlen)
 {

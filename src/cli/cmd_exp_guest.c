@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
 #include "io/copytree.h"
+#include "exec/exec.h"
 #include "exec/exec_result.h"
 #include "exec/exec_warm.h"
 #include "results/result.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Carrying out one planned run (ts_exp_exec_run, contract in run.h).
+ * Carrying out one planned run (ts_exp_exec_run, contract in exec.h).
  *
  * Topology: the executor creates one far-side namespace, the hub
  * (/run/netns/tas-<pid>-<n>, so `tasshape cleanup` recognises it). From

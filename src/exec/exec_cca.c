@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "exec/exec.h"
 #include "exec/exec_cca.h"
 #include "io/sha256.h"
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exec/exec.h"
 #include "exec/exec_cca.h"
 #include "tsu.h"
 
