@@ -148,13 +148,13 @@ int ts_campaign_after_plan(struct ts_campaign *c)
 
 int ts_campaign_before_run(struct ts_campaign *c, const struct ts_exp_run *run)
 {
-	char dir[PATH_MAX], why[1024];
+	struct ts_expdir_run r = {(char *)run->config_id, run->rep, run->index};
+	char why[1024];
 	int ret;
 
 	if (!c->o.resume)
 		return 0;
-	rundir_of(c->o.out, run, dir, sizeof(dir));
-	ret = ts_expdir_prepare_run(dir, why, sizeof(why));
+	ret = ts_expdir_prepare_run(c->o.out, &r, why, sizeof(why));
 	if (ret < 0)
 		return ts_campaign_fail(c, ret, "exp resume: %s", why);
 	if (why[0])

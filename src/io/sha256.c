@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/sha256.h"
 
@@ -31,6 +32,25 @@ void ts_sha256_hex(const uint8_t digest[TS_SHA256_LEN], char hex[2 * TS_SHA256_L
 		hex[2 * i + 1] = digits[digest[i] & 15];
 	}
 	hex[2 * TS_SHA256_LEN] = '\0';
+}
+
+int ts_sha256_fd(int fd, char hex[2 * TS_SHA256_LEN + 1])
+{
+	uint8_t buf[65536], digest[TS_SHA256_LEN];
+	struct ts_sha256 s;
+	ssize_t n;
+
+	ts_sha256_init(&s);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		ts_sha256_update(&s, buf, (size_t)n);
+	}
+	ts_sha256_final(&s, digest);
+	ts_sha256_hex(digest, hex);
+	return 0;
 }
 
 int ts_sha256_file(const char *path, char hex[2 * TS_SHA256_LEN + 1])

@@ -35,4 +35,11 @@ void ts_sha256_hex(const uint8_t digest[TS_SHA256_LEN], char hex[2 * TS_SHA256_L
  */
 int ts_sha256_file(const char *path, char hex[2 * TS_SHA256_LEN + 1]);
 
+/*
+ * ts_sha256_fd - hash what is left to read of @fd into @hex (the caller
+ * opened it, ts_in_open for a file anyone may have written, and closes
+ * it). Returns 0 or a negative errno from reading.
+ */
+int ts_sha256_fd(int fd, char hex[2 * TS_SHA256_LEN + 1]);
+
 #endif

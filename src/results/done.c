@@ -15,6 +15,7 @@
 #include "results/done.h"
 #include "results/rjson.h"
 #include "io/json.h"
+#include "io/infile.h"
 #include "io/sha256.h"
 #include "io/outfile.h"
 
@@ -52,40 +53,112 @@ static int list_add(struct file_list *l, const char *rel)
 	return 0;
 }
 
-/* Regular files under @root/@rel, paths relative to @root; the record itself excluded. */
-static int walk(const char *root, const char *rel, struct file_list *l)
+/* A walk of a run directory: its regular files, relative paths, within the limits. */
+struct walk {
+	struct file_list *l;
+	const char *rundir; /* for messages */
+	char rel[PATH_MAX]; /* the entry at hand, relative to the run directory */
+	size_t len;
+	char *why;
+	size_t whylen;
+};
+
+/* What a file of mode @m is, for a message refusing it. */
+static const char *kind(mode_t m)
 {
-	char dir[PATH_MAX];
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+static int walk_dir(struct walk *w, int fd, unsigned depth);
+
+/* @ret (a negative errno) for the entry at hand, with its message. */
+static int walk_errno(struct walk *w, int ret)
+{
+	snprintf(w->why, w->whylen, "%s/%s: %s", w->rundir, w->rel, strerror(-ret));
+	return ret;
+}
+
+/*
+ * Entry w->rel (@name of @at, @depth directories below the run directory):
+ * a regular file is listed, a directory walked; anything else is refused.
+ * tasshape writes only files and directories into a run, so a link, FIFO
+ * or device there was put by someone else, and reading it could leave the
+ * directory or never end.
+ */
+static int walk_entry(struct walk *w, int at, const char *name, unsigned depth)
+{
+	struct stat st;
+	int fd;
+
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return walk_errno(w, -errno);
+	if (S_ISREG(st.st_mode)) {
+		if (w->l->n < TS_DONE_MAX_FILES)
+			return list_add(w->l, w->rel);
+		snprintf(w->why, w->whylen,
+			 "%s: more than %d files (the limit for a run directory): not read",
+			 w->rundir, TS_DONE_MAX_FILES);
+		return -E2BIG;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(w->why, w->whylen,
+			 "%s/%s: %s, where a run holds only regular files and directories: not "
+			 "read",
+			 w->rundir, w->rel, kind(st.st_mode));
+		return -EINVAL;
+	}
+	if (depth + 1 > TS_DONE_MAX_DEPTH) {
+		snprintf(w->why, w->whylen,
+			 "%s/%s: directories nested deeper than %d levels (the limit for a run "
+			 "directory): not read",
+			 w->rundir, w->rel, TS_DONE_MAX_DEPTH);
+		return -ELOOP;
+	}
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return walk_errno(w, -errno);
+	return walk_dir(w, fd, depth + 1);
+}
+
+/* The entries of directory @fd (w->rel, @depth below the run directory); takes @fd. */
+static int walk_dir(struct walk *w, int fd, unsigned depth)
+{
+	size_t len = w->len;
 	struct dirent *e;
-	DIR *d;
+	DIR *d = fdopendir(fd);
 	int ret = 0;
 
-	snprintf(dir, sizeof(dir), "%s%s%s", root, *rel ? "/" : "", rel);
-	d = opendir(dir);
-	if (!d)
-		return -errno;
+	if (!d) {
+		ret = walk_errno(w, -errno);
+		close(fd);
+		return ret;
+	}
 	while (!ret && (e = readdir(d))) {
-		char sub[PATH_MAX], full[PATH_MAX];
-		struct stat st;
+		int n;
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if (!*rel && (!strcmp(e->d_name, TS_DONE_FILE) || !strcmp(e->d_name, "done.tmp")))
+		if (!depth && (!strcmp(e->d_name, TS_DONE_FILE) || !strcmp(e->d_name, "done.tmp")))
 			continue;
-		if (snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", e->d_name) >=
-			    (int)sizeof(sub) ||
-		    snprintf(full, sizeof(full), "%s/%s", root, sub) >= (int)sizeof(full)) {
+		n = snprintf(w->rel + len, sizeof(w->rel) - len, "%s%s", len ? "/" : "", e->d_name);
+		if (n < 0 || (size_t)n >= sizeof(w->rel) - len) {
+			w->rel[len] = '\0';
+			snprintf(w->why, w->whylen, "%s/%s: path too long", w->rundir, w->rel);
 			ret = -ENAMETOOLONG;
 			break;
 		}
-		if (lstat(full, &st) != 0) {
-			ret = -errno;
-			break;
-		}
-		if (S_ISDIR(st.st_mode))
-			ret = walk(root, sub, l);
-		else if (S_ISREG(st.st_mode))
-			ret = list_add(l, sub);
+		w->len = len + (size_t)n;
+		ret = walk_entry(w, dirfd(d), e->d_name, depth);
+		w->len = len;
+		w->rel[len] = '\0';
 	}
 	closedir(d);
 	return ret;
@@ -96,9 +169,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int list_files(const char *rundir, struct file_list *l)
+/* The regular files under @rundir (open as @fd, taken), sorted; 0 or -errno with @why. */
+static int list_files(int fd, const char *rundir, struct file_list *l, char *why, size_t whylen)
 {
-	int ret = walk(rundir, "", l);
+	struct walk w = {.l = l, .rundir = rundir, .why = why, .whylen = whylen};
+	int ret = walk_dir(&w, fd, 0);
 
 	if (ret)
 		list_free(l);
@@ -107,17 +182,56 @@ static int list_files(const char *rundir, struct file_list *l)
 	return ret;
 }
 
-static int file_facts(const char *rundir, const char *rel, char hex[65], long long *bytes)
+/*
+ * The size and SHA-256 of @rundir/@rel, read through the safe reader:
+ * whatever a listed name has become since the walk, a FIFO or a device is
+ * refused at once. 0 or -errno with @why.
+ */
+static int file_facts(const char *rundir, const char *rel, char hex[65], long long *bytes,
+		      char *why, size_t whylen)
 {
 	char full[PATH_MAX];
+	struct ts_err e;
 	struct stat st;
-	int ret;
+	int fd, ret;
 
-	snprintf(full, sizeof(full), "%s/%s", rundir, rel);
-	if (stat(full, &st) != 0)
-		return -errno;
-	*bytes = (long long)st.st_size;
-	ret = ts_sha256_file(full, hex);
+	if (snprintf(full, sizeof(full), "%s/%s", rundir, rel) >= (int)sizeof(full)) {
+		snprintf(why, whylen, "%s/%s: path too long", rundir, rel);
+		return -ENAMETOOLONG;
+	}
+	fd = ts_in_open(full, &e);
+	if (fd < 0) {
+		snprintf(why, whylen, "%s", e.msg);
+		return fd;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+	} else {
+		*bytes = (long long)st.st_size;
+		ret = ts_sha256_fd(fd, hex);
+	}
+	if (ret)
+		snprintf(why, whylen, "%s: read error: %s", full, strerror(-ret));
+	close(fd);
+	return ret;
+}
+
+/*
+ * @rundir as a directory fd: -ENOENT when it does not exist, else -errno
+ * with @why. Its last component is not followed: a run directory is one
+ * that exp run made, never a link to one.
+ */
+static int open_rundir(const char *rundir, char *why, size_t whylen)
+{
+	int fd = open(rundir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), ret;
+
+	if (fd >= 0 || errno == ENOENT)
+		return fd >= 0 ? fd : -ENOENT;
+	ret = -errno;
+	if (ret == -ELOOP)
+		snprintf(why, whylen, "%s: a symbolic link, not a run directory: not read", rundir);
+	else
+		snprintf(why, whylen, "%s: %s", rundir, strerror(errno));
 	return ret;
 }
 
@@ -132,11 +246,13 @@ int ts_done_write(const char *rundir, const char *id, unsigned rep, char *err, s
 	size_t i;
 	int ret;
 
-	ret = list_files(rundir, &l);
-	if (ret) {
-		snprintf(err, errlen, "%s: %s", rundir, strerror(-ret));
+	ret = open_rundir(rundir, err, errlen);
+	if (ret == -ENOENT)
+		snprintf(err, errlen, "%s: %s", rundir, strerror(ENOENT));
+	if (ret >= 0)
+		ret = list_files(ret, rundir, &l, err, errlen);
+	if (ret)
 		goto out;
-	}
 	ts_json_put(doc, "version", json_object_new_int(1), &nomem);
 	ts_json_put(doc, "id", json_object_new_string(id ? id : ""), &nomem);
 	ts_json_put(doc, "rep", json_object_new_int((int)rep), &nomem);
@@ -145,10 +261,9 @@ int ts_done_write(const char *rundir, const char *id, unsigned rep, char *err, s
 		long long bytes = 0;
 		char hex[65];
 
-		ret = file_facts(rundir, l.path[i], hex, &bytes);
+		ret = file_facts(rundir, l.path[i], hex, &bytes, err, errlen);
 		if (ret) {
 			json_object_put(f);
-			snprintf(err, errlen, "%s/%s: %s", rundir, l.path[i], strerror(-ret));
 			goto out;
 		}
 		ts_json_put(f, "path", json_object_new_string(l.path[i]), &nomem);
@@ -176,102 +291,141 @@ out:
 	return ret;
 }
 
-int ts_done_check(const char *rundir, char *why, size_t whylen)
+/*
+ * Is there a record in @rundir? TS_DONE_NONE when neither the directory
+ * nor its record exists; 1 (with the walked files in @l) when there is
+ * one, a regular file; or -errno with @why.
+ */
+static int walk_recorded(const char *rundir, struct file_list *l, char *why, size_t whylen)
 {
-	struct file_list l = {NULL, 0, 0};
-	struct json_object *doc = NULL, *files;
-	char path[PATH_MAX];
-	size_t n, i;
+	struct stat st;
+	int fd = open_rundir(rundir, why, whylen), ret;
+
+	if (fd == -ENOENT)
+		return TS_DONE_NONE;
+	if (fd < 0)
+		return fd;
+	if (fstatat(fd, TS_DONE_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		ret = errno == ENOENT ? TS_DONE_NONE : -errno;
+		if (ret)
+			snprintf(why, whylen, "%s/%s: %s", rundir, TS_DONE_FILE, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "%s/%s: %s, not a done record: not read", rundir,
+			 TS_DONE_FILE, kind(st.st_mode));
+		close(fd);
+		return -EINVAL;
+	}
+	ret = list_files(fd, rundir, l, why, whylen);
+	return ret ? ret : 1;
+}
+
+static int cmp_key(const void *key, const void *elem)
+{
+	return strcmp(key, *(char *const *)elem);
+}
+
+/*
+ * Every file listed in @files (@n of them) against the walked @l: there,
+ * with the recorded size and SHA-256; @seen marks the files of @l that
+ * are listed. TS_DONE_OK, TS_DONE_BROKEN, or -errno, each with @why.
+ */
+static int check_listed(const char *rundir, struct json_object *files, size_t n,
+			const struct file_list *l, bool *seen, char *why, size_t whylen)
+{
+	size_t i;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/%s", rundir, TS_DONE_FILE);
-	ret = ts_rj_load(path, &doc, why, whylen);
-	if (ret == -ENOENT)
-		return TS_DONE_NONE;
-	if (ret)
-		return ret;
-	files = ts_rj_arr(doc, "files", &n);
-	ret = -EINVAL;
-	if (!files) {
-		snprintf(why, whylen, "%s: no \"files\" list", path);
-		goto out;
-	}
-	ret = list_files(rundir, &l);
-	if (ret) {
-		snprintf(why, whylen, "%s: %s", rundir, strerror(-ret));
-		goto out;
-	}
-	ret = TS_DONE_BROKEN;
 	for (i = 0; i < n; i++) {
 		struct json_object *f = json_object_array_get_idx(files, i);
 		const char *rel = ts_rj_str(f, "path", ""), *want = ts_rj_str(f, "sha256", "");
+		char **at = NULL;
 		long long bytes = 0;
 		char hex[65];
 
 		if (!*rel || strstr(rel, "..")) {
-			snprintf(why, whylen, "%s: files[%zu] has no usable path", path, i);
-			goto out;
+			snprintf(why, whylen, "%s/%s: files[%zu] has no usable path", rundir,
+				 TS_DONE_FILE, i);
+			return TS_DONE_BROKEN;
 		}
-		if (file_facts(rundir, rel, hex, &bytes) != 0) {
+		/* Only what the walk found, a regular file reached without a link, is read. */
+		if (l->n)
+			at = bsearch(rel, l->path, l->n, sizeof(*l->path), cmp_key);
+		if (!at) {
 			snprintf(why, whylen, "%s/%s: listed in done but missing", rundir, rel);
-			goto out;
+			return TS_DONE_BROKEN;
 		}
+		seen[at - l->path] = true;
+		ret = file_facts(rundir, rel, hex, &bytes, why, whylen);
+		if (ret)
+			return ret;
 		if (bytes != (long long)ts_rj_num(f, "bytes", -1) || strcmp(hex, want)) {
 			snprintf(why, whylen,
 				 "%s/%s: changed since the run was done (SHA-256 %s, "
 				 "recorded %s)",
 				 rundir, rel, hex, want);
-			goto out;
+			return TS_DONE_BROKEN;
 		}
 	}
-	if (l.n != n) {
-		/* Same files listed and found means equal counts; more found: name the first extra. */
-		for (i = 0; i < l.n; i++) {
-			size_t j;
+	return TS_DONE_OK;
+}
 
-			for (j = 0; j < n; j++)
-				if (!strcmp(ts_rj_str(json_object_array_get_idx(files, j), "path",
-						      ""),
-					    l.path[i]))
-					break;
-			if (j == n)
-				break;
-		}
-		snprintf(why, whylen, "%s/%s: not listed in done (added after the run)", rundir,
-			 i < l.n ? l.path[i] : "?");
+/* The record of @rundir (@path) against the walked @l. A state, or -errno with @why. */
+static int check_record(const char *rundir, const char *path, const struct file_list *l, char *why,
+			size_t whylen)
+{
+	struct json_object *doc = NULL, *files;
+	bool *seen = NULL;
+	size_t n, i;
+	int ret;
+
+	ret = ts_rj_load(path, &doc, why, whylen);
+	if (ret)
+		/* A record that does not parse is broken: the run is redone. */
+		return ret == -ENOMEM ? ret : TS_DONE_BROKEN;
+	files = ts_rj_arr(doc, "files", &n);
+	ret = TS_DONE_BROKEN;
+	if (!files) {
+		snprintf(why, whylen, "%s: no \"files\" list", path);
 		goto out;
 	}
-	ret = TS_DONE_OK;
+	if (n > TS_DONE_MAX_FILES) {
+		snprintf(why, whylen,
+			 "%s: lists %zu files, more than %d (the limit for a run directory): not "
+			 "read",
+			 path, n, TS_DONE_MAX_FILES);
+		ret = -E2BIG;
+		goto out;
+	}
+	seen = calloc(l->n ? l->n : 1, sizeof(*seen));
+	ret = seen ? check_listed(rundir, files, n, l, seen, why, whylen) : -ENOMEM;
+	for (i = 0; ret == TS_DONE_OK && i < l->n; i++)
+		if (!seen[i]) {
+			snprintf(why, whylen, "%s/%s: not listed in done (added after the run)",
+				 rundir, l->path[i]);
+			ret = TS_DONE_BROKEN;
+		}
 out:
-	list_free(&l);
+	free(seen);
 	json_object_put(doc);
 	return ret;
 }
 
-int ts_rm_tree(const char *path)
+int ts_done_check(const char *rundir, char *why, size_t whylen)
 {
-	struct stat st;
-	struct dirent *e;
-	DIR *d;
-	int ret = 0;
+	struct file_list l = {NULL, 0, 0};
+	char path[PATH_MAX];
+	int ret;
 
-	if (lstat(path, &st) != 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode))
-		return unlink(path) == 0 ? 0 : -errno;
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while (!ret && (e = readdir(d))) {
-		char sub[PATH_MAX];
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
-		ret = ts_rm_tree(sub);
+	if (snprintf(path, sizeof(path), "%s/%s", rundir, TS_DONE_FILE) >= (int)sizeof(path)) {
+		snprintf(why, whylen, "%s: path too long", rundir);
+		return -ENAMETOOLONG;
 	}
-	closedir(d);
-	if (!ret && rmdir(path) != 0)
-		ret = -errno;
+	ret = walk_recorded(rundir, &l, why, whylen);
+	if (ret == 1)
+		ret = check_record(rundir, path, &l, why, whylen);
+	list_free(&l);
 	return ret;
 }

@@ -18,10 +18,21 @@
 #define TS_DONE_FILE "done"
 
 /*
+ * A run directory holds regular files and directories only, within these
+ * limits, checked while it is walked and before memory is asked for
+ * (results directories are written by others too). tasshape's runs write
+ * a few dozen files, a level or two deep; exp merge copies eight levels
+ * (TS_COPY_MAX_DEPTH), so a deeper run could not be merged whole.
+ */
+#define TS_DONE_MAX_FILES 10000
+#define TS_DONE_MAX_DEPTH 8
+
+/*
  * ts_done_write - record every regular file under @rundir (its
  * subdirectories too, paths relative to @rundir, sorted) in @rundir/done,
  * replacing any older record atomically. @id and @rep are copied into the
- * record. Returns 0 or a negative errno with @err naming the file.
+ * record. Returns 0 or a negative errno with @err naming the file (also
+ * when @rundir holds a link, FIFO or device, or exceeds the limits).
  */
 int ts_done_write(const char *rundir, const char *id, unsigned rep, char *err, size_t errlen);
 
@@ -33,16 +44,15 @@ enum ts_done_state {
 
 /*
  * ts_done_check - the state of @rundir; for TS_DONE_BROKEN @why names the
- * first file that differs and how. Returns the state, or a negative errno
- * (the record exists but cannot be read or does not parse, with @why).
+ * first file that differs and how (a record that does not parse is
+ * broken too). The directory is walked through descriptors, never
+ * following a link, and every listed file is read with the safe reader
+ * (io/infile.h). Returns the state, or a negative errno with @why naming
+ * the file when the directory holds what tasshape never writes there and
+ * does not read: a symbolic link, FIFO, device or socket, more than
+ * TS_DONE_MAX_FILES files (listed or found), directories deeper than
+ * TS_DONE_MAX_DEPTH; or when it cannot be read.
  */
 int ts_done_check(const char *rundir, char *why, size_t whylen);
-
-/*
- * ts_rm_tree - remove @path and everything under it (no symlink is
- * followed). Returns 0 (also when @path does not exist) or a negative
- * errno.
- */
-int ts_rm_tree(const char *path);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* An experiment directory's record (experiment.json) and shards of the run order (expdir.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,9 @@
 #include "results/expdir.h"
 #include "results/rjson.h"
 #include "io/json.h"
+#include "io/invoker.h"
 #include "io/outfile.h"
+#include "io/rmtree.h"
 
 static int parse_uint(const char *s, const char **end, unsigned *v)
 {
@@ -300,25 +303,118 @@ int ts_expdir_copy_spec(const char *dir, const char *spec_path, char *err, size_
 	return 0;
 }
 
-int ts_expdir_prepare_run(const char *rundir, char *why, size_t whylen)
+/*
+ * Configuration directory @id of the results directory @dir, opened to
+ * remove a partial run from it: a directory of root or the invoking user
+ * (as io/outfile.h would write into), never a link. Returns its fd,
+ * -ENOENT when there is none, or -errno with @why; nothing is removed
+ * before this said yes.
+ */
+static int open_config(const char *dir, const char *id, char *why, size_t whylen)
+{
+	struct ts_invoker inv;
+	struct ts_err e;
+	struct stat st;
+	int out, fd, ret;
+
+	out = ts_out_mkdir(dir, &e);
+	if (out < 0) {
+		snprintf(why, whylen, "%s", e.msg);
+		return out;
+	}
+	ret = ts_invoker_get(&inv, &e);
+	if (ret < 0) {
+		snprintf(why, whylen, "%s/%s: nothing removed: %s", dir, id, e.msg);
+		goto out;
+	}
+	fd = openat(out, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT)
+			goto out;
+		if (fstatat(out, id, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			ret = -ELOOP;
+			snprintf(why, whylen,
+				 "%s/%s: a symbolic link (owned by uid %u), not a configuration "
+				 "directory: not followed, nothing removed",
+				 dir, id, (unsigned)st.st_uid);
+		} else {
+			snprintf(why, whylen, "%s/%s: %s: nothing removed", dir, id,
+				 strerror(-ret));
+		}
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		snprintf(why, whylen, "%s/%s: %s: nothing removed", dir, id, strerror(errno));
+	} else if (!ts_invoker_trusts(&inv, st.st_uid)) {
+		ret = -EPERM;
+		snprintf(why, whylen,
+			 "%s/%s: belongs to uid %u, neither root nor the invoking user (uid %u): "
+			 "nothing removed from it",
+			 dir, id, (unsigned)st.st_uid, (unsigned)inv.uid);
+	} else {
+		ret = fd;
+		goto out;
+	}
+	close(fd);
+out:
+	close(out);
+	return ret;
+}
+
+/* The state of run @rep of configuration @cfg (@rundir): a ts_done_state, or -errno. */
+static int run_state(int cfg, const char *rep, const char *rundir, char *why, size_t whylen)
 {
 	struct stat st;
-	int state, ret;
+	int state;
 
-	why[0] = '\0';
-	if (stat(rundir, &st) != 0)
-		return TS_RESUME_RUN;
+	if (fstatat(cfg, rep, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return TS_DONE_NONE;
+		snprintf(why, whylen, "%s: %s", rundir, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		/* Not something exp run made: removed as it is (a link as a link), then redone. */
+		snprintf(why, whylen, "%s: %s, not a run directory", rundir,
+			 S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+		return TS_DONE_BROKEN;
+	}
 	state = ts_done_check(rundir, why, whylen);
-	if (state == TS_DONE_OK)
-		return TS_RESUME_KEEP;
 	if (state == TS_DONE_NONE)
 		snprintf(why, whylen, "%s: partial (no done record)", rundir);
-	/* A broken record or one that does not parse: the run is redone all the same. */
-	ret = ts_rm_tree(rundir);
+	return state;
+}
+
+int ts_expdir_prepare_run(const char *dir, const struct ts_expdir_run *r, char *why, size_t whylen)
+{
+	char rundir[PATH_MAX], rep[32];
+	struct ts_err e;
+	int cfg, state, ret;
+
+	why[0] = '\0';
+	ts_expdir_rundir(dir, r, rundir, sizeof(rundir));
+	snprintf(rep, sizeof(rep), "rep-%u", r->rep);
+	cfg = open_config(dir, r->id, why, whylen);
+	if (cfg == -ENOENT)
+		return TS_RESUME_RUN;
+	if (cfg < 0)
+		return cfg;
+	ret = state = run_state(cfg, rep, rundir, why, whylen);
+	if (state == TS_DONE_OK)
+		ret = TS_RESUME_KEEP;
+	/* Nothing there, or a directory resume refuses to read (a FIFO, a link, too deep). */
+	if (state == TS_DONE_OK || state < 0 || (state == TS_DONE_NONE && !why[0]))
+		goto out;
+	/* Partial, or broken (a record that does not parse too): removed and redone. */
+	ret = ts_rmtree_at(cfg, rep, rundir, &e);
 	if (ret) {
-		snprintf(why, whylen, "%s: cannot remove the partial run: %s", rundir,
-			 strerror(-ret));
-		return ret;
+		snprintf(why, whylen, "cannot remove the partial run: %s", e.msg);
+		goto out;
 	}
-	return TS_RESUME_RUN;
+	ret = TS_RESUME_RUN;
+out:
+	close(cfg);
+	return ret;
 }

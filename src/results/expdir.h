@@ -95,13 +95,18 @@ enum ts_resume_action {
 };
 
 /*
- * ts_expdir_prepare_run - before run @rundir of a resumed experiment: a run
- * whose done record is intact is kept; a partial one (no record, or files
- * that no longer match it) is removed so that it runs again from an empty
- * directory, with @why saying what was wrong (empty when there was
- * nothing). Returns a ts_resume_action, or a negative errno with @why.
+ * ts_expdir_prepare_run - before run @r of the resumed experiment in @dir:
+ * a run whose done record is intact is kept; a partial one (no record, or
+ * files that no longer match it) is removed so that it runs again from an
+ * empty directory, with @why saying what was wrong (empty when there was
+ * nothing). The removal stays inside @dir/<id> (io/rmtree.h), and only
+ * when that configuration directory is a directory of root or the
+ * invoking user, not a link: anything else is refused before anything is
+ * removed. A run directory that ts_done_check refuses to read (a FIFO, a
+ * link, too deep) is refused too. Returns a ts_resume_action, or a
+ * negative errno with @why.
  */
-int ts_expdir_prepare_run(const char *rundir, char *why, size_t whylen);
+int ts_expdir_prepare_run(const char *dir, const struct ts_expdir_run *r, char *why, size_t whylen);
 
 /*
  * ts_expdir_mkdirs - create @path and its missing parents (mode 0755), or check an existing

@@ -6,6 +6,7 @@
  * overlapping and missing runs and otherwise giving one whole directory.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/rmtree.h"
 #include "results/done.h"
 #include "results/expdir.h"
 #include "results/merge.h"
@@ -48,14 +50,20 @@ static void mk(const char *a, char *out)
 	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
 }
 
+static void setup_root_in(const char *base)
+{
+	snprintf(root, sizeof(root), "%s/ts-test-done-XXXXXX", base);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+}
+
 static void setup_root(void)
 {
-	snprintf(root, sizeof(root), "/tmp/ts-test-done-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	setup_root_in("/tmp");
 }
 
 static void test_done_record(void)
 {
+	struct ts_expdir_run a1 = {(char *)"a", 1, 1};
 	char run[PATH_MAX], why[1024], sub[PATH_MAX];
 
 	setup_root();
@@ -85,14 +93,163 @@ static void test_done_record(void)
 	TSU_EQ(ts_done_check(run, why, sizeof(why)), TS_DONE_BROKEN);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "raw/iperf3.json: listed in done but missing"));
 	/* Resume: a broken or unrecorded run is removed and redone, an intact one kept. */
-	TSU_EQ(ts_expdir_prepare_run(run, why, sizeof(why)), TS_RESUME_RUN);
+	TSU_EQ(ts_expdir_prepare_run(root, &a1, why, sizeof(why)), TS_RESUME_RUN);
 	CU_ASSERT_NOT_EQUAL(access(run, F_OK), 0);
 	mk("a/rep-1", run);
 	put(run, "result.json", "{}");
 	TSU_EQ(ts_done_write(run, "a", 1, why, sizeof(why)), 0);
-	TSU_EQ(ts_expdir_prepare_run(run, why, sizeof(why)), TS_RESUME_KEEP);
+	TSU_EQ(ts_expdir_prepare_run(root, &a1, why, sizeof(why)), TS_RESUME_KEEP);
 	TSU_EQ(access(run, F_OK), 0);
-	TSU_EQ(ts_rm_tree(root), 0);
+	TSU_EQ(ts_rmtree(root, NULL), 0);
+}
+
+/* ts_done_check of @run with an alarm: a read that waits forever ends the test as a failure. */
+static int check_soon(const char *run, char *why, size_t whylen)
+{
+	int ret;
+
+	why[0] = '\0';
+	alarm(10);
+	ret = ts_done_check(run, why, whylen);
+	alarm(0);
+	return ret;
+}
+
+static void test_done_refuses_special(void)
+{
+	char run[PATH_MAX], why[1024], p[PATH_MAX];
+
+	setup_root();
+	mk("a/rep-1", run);
+	put(run, "result.json", "{}");
+	TSU_EQ(ts_done_write(run, "a", 1, why, sizeof(why)), 0);
+	/* The listed result.json is now a FIFO: refused at once, named (a read would wait). */
+	join(p, run, "result.json");
+	unlink(p);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(p, 0600), 0);
+	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "rep-1/result.json: a FIFO"));
+	/* A link to /dev/zero (a read would never end). */
+	unlink(p);
+	CU_ASSERT_EQUAL_FATAL(symlink("/dev/zero", p), 0);
+	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "rep-1/result.json: a symbolic link"));
+	/* The record itself a FIFO. */
+	unlink(p);
+	put(run, "result.json", "{}");
+	join(p, run, "done");
+	unlink(p);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(p, 0600), 0);
+	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "rep-1/done: a FIFO"));
+	TSU_EQ(ts_rmtree(root, NULL), 0);
+}
+
+/* Empty files f0 ... f<n-1> in @run. */
+static void many_files(const char *run, int n)
+{
+	char name[32];
+	int i, fd = open(run, O_RDONLY | O_DIRECTORY);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		close(openat(fd, name, O_WRONLY | O_CREAT | O_EXCL, 0644));
+	}
+	close(fd);
+}
+
+static void test_done_file_limit(void)
+{
+	char run[PATH_MAX], why[1024], p[PATH_MAX];
+	FILE *f;
+	int i;
+
+	/* tmpfs where there is one: ten thousand files are made faster there. */
+	setup_root_in(access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+	/* 10,000 files per run directory at most, found or listed. */
+	mk("a/rep-1", run);
+	many_files(run, 10001);
+	TSU_EQ(ts_done_write(run, "a", 1, why, sizeof(why)), -E2BIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "more than 10000 files"));
+	put(run, "done", "{\"files\": []}");
+	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "more than 10000 files"));
+	/* A record listing 10,001 files is refused before they are looked for. */
+	mk("b/rep-1", run);
+	put(run, "result.json", "");
+	join(p, run, "done");
+	f = fopen(p, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("{\"files\": [", f);
+	for (i = 0; i < 10001; i++)
+		fprintf(f, "%s{\"path\": \"result.json\", \"bytes\": 0}", i ? ", " : "");
+	fputs("]}", f);
+	fclose(f);
+	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "lists 10001 files, more than 10000"));
+	TSU_EQ(ts_rmtree(root, NULL), 0);
+}
+
+static void test_done_depth_limit(void)
+{
+	char run[PATH_MAX], why[1024], cmd[PATH_MAX + 16];
+	int fd, next, i;
+
+	setup_root();
+	mk("a/rep-1", run);
+	put(run, "result.json", "{}");
+	TSU_EQ(ts_done_write(run, "a", 1, why, sizeof(why)), 0);
+	/* 1000 nested directories: an error naming the limit (it overflowed the stack). */
+	fd = open(run, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(fd >= 0);
+	for (i = 0; i < 1000; i++) {
+		CU_ASSERT_EQUAL_FATAL(mkdirat(fd, "d", 0755), 0);
+		next = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+		close(fd);
+		CU_ASSERT_FATAL(next >= 0);
+		fd = next;
+	}
+	close(fd);
+	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(why, "rep-1/d/d/d/d/d/d/d/d/d: directories nested deeper than 8"));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+static void test_resume_refuses_config_link(void)
+{
+	struct ts_expdir_run a1 = {(char *)"a", 1, 1};
+	char out[PATH_MAX], secret[PATH_MAX], p[PATH_MAX], why[1024];
+
+	setup_root();
+	mk("secret/rep-1", secret);
+	put(secret, "f", "keep");
+	join(secret, root, "secret");
+	mk("out", out);
+	join(p, out, "a");
+	CU_ASSERT_EQUAL_FATAL(symlink(secret, p), 0);
+	/* A partial run behind a configuration directory that is a link: nothing is removed. */
+	TSU_EQ(ts_expdir_prepare_run(out, &a1, why, sizeof(why)), -ELOOP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "out/a: a symbolic link"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "nothing removed"));
+	join(p, secret, "rep-1/f");
+	TSU_EQ(access(p, F_OK), 0);
+	/* A run directory that is a link is removed as a link: its target stays. */
+	unlink(secret);
+	join(p, out, "a");
+	unlink(p);
+	mk("out/a", p);
+	join(p, out, "a/rep-1");
+	join(secret, root, "secret/rep-1");
+	CU_ASSERT_EQUAL_FATAL(symlink(secret, p), 0);
+	TSU_EQ(ts_expdir_prepare_run(out, &a1, why, sizeof(why)), TS_RESUME_RUN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "a symbolic link, not a run directory"));
+	CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+	join(p, secret, "f");
+	TSU_EQ(access(p, F_OK), 0);
+	TSU_EQ(ts_rmtree(root, NULL), 0);
 }
 
 static void test_shard_parse(void)
@@ -172,7 +329,7 @@ static void test_expdir_roundtrip(void)
 	TSU_EQ(q.runs[2].rep, 2);
 	ts_expdir_free(&q);
 	ts_expdir_free(&p);
-	TSU_EQ(ts_rm_tree(root), 0);
+	TSU_EQ(ts_rmtree(root, NULL), 0);
 }
 
 static void test_merge(void)
@@ -246,11 +403,16 @@ static void test_merge(void)
 	ts_expdir_free(&m);
 	/* Never into a non-empty directory. */
 	TSU_EQ(ts_exp_merge(out, dirs, 2, stderr, err, sizeof(err)), -EEXIST);
-	TSU_EQ(ts_rm_tree(root), 0);
+	TSU_EQ(ts_rmtree(root, NULL), 0);
 }
 
 static const struct tsu_test tests[] = {
 	{"done record: intact, changed, added, missing; resume keeps or redoes", test_done_record},
+	{"done record: a FIFO, a link to /dev/zero refused at once", test_done_refuses_special},
+	{"done record: at most 10000 files, found or listed", test_done_file_limit},
+	{"done record: 1000 nested directories refused, no crash", test_done_depth_limit},
+	{"resume: a configuration directory that is a link, a run directory that is one",
+	 test_resume_refuses_config_link},
 	{"--shard i/N parsing", test_shard_parse},
 	{"experiment.json round trip and fresh-directory check", test_expdir_roundtrip},
 	{"merge: missing, overlap, partial, whole", test_merge},
