@@ -17,6 +17,7 @@
 
 #include "campaign/driver.h"
 #include "io/outfile.h"
+#include "run/clock.h"
 #include "results/result.h"
 #include "vm/vm.h"
 
@@ -46,12 +47,9 @@ int ts_campaign_fail(struct ts_campaign *c, int err, const char *fmt, ...)
 	return err;
 }
 
-static ts_ns_t mono_now(void)
+ts_ns_t ts_campaign_now(const struct ts_campaign *c)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ts_ns_t)ts.tv_sec * TS_NSEC_PER_SEC + ts.tv_nsec;
+	return c->ex->now ? c->ex->now(c->ex->ctx) : ts_clock_now();
 }
 
 /* ---- before the first run ----------------------------------------------------------------- */
@@ -323,13 +321,13 @@ static int run_in_order(struct ts_campaign *c, size_t total)
 		pos++;
 		if (rep && rep->run_start)
 			rep->run_start(rep->ctx, run, pos, total);
-		t0 = mono_now();
+		t0 = ts_campaign_now(c);
 		ret = ts_campaign_one_run(c, run, result, sizeof(result));
 		if (ret)
 			return ret;
 		c->v->carried++;
 		if (rep && rep->run_end)
-			rep->run_end(rep->ctx, run, pos, total, result, mono_now() - t0);
+			rep->run_end(rep->ctx, run, pos, total, result, ts_campaign_now(c) - t0);
 	}
 	return 0;
 }

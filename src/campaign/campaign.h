@@ -40,6 +40,11 @@ struct ts_campaign_executor {
 	 */
 	int (*run)(void *ctx, const struct ts_exp_run *run, const char *rundir, char *err,
 		   size_t errlen);
+	/*
+	 * The clock the runs' durations are read from (ns, non-decreasing); NULL: the host's
+	 * monotonic clock. Tests give made-up times, so the durations reported are exact.
+	 */
+	ts_ns_t (*now)(void *ctx);
 };
 
 /* The real executor: root, ts_exp_cca_probe, ts_exp_exec_run (src/exec/). */

@@ -19,6 +19,9 @@ struct ts_campaign {
 	unsigned per_job;	     /* CPUs per job: 1 for guests in virtual time, else 2 */
 };
 
+/* The executor's clock (ts_campaign_executor.now), or the host's monotonic clock. */
+ts_ns_t ts_campaign_now(const struct ts_campaign *c);
+
 /* A line for the user through rep->notice ("exp: ..."). */
 void ts_campaign_notice(struct ts_campaign *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

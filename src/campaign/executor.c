@@ -35,4 +35,4 @@ static int exec_run(void *ctx, const struct ts_exp_run *run, const char *rundir,
 	return ts_exp_exec_run(run, rundir, err, errlen);
 }
 
-const struct ts_campaign_executor ts_campaign_exec = {NULL, exec_check, exec_probe, exec_run};
+const struct ts_campaign_executor ts_campaign_exec = {NULL, exec_check, exec_probe, exec_run, NULL};

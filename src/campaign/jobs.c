@@ -74,16 +74,8 @@ struct slot {
 	pid_t pid; /* 0: free */
 	const struct ts_exp_run *run;
 	size_t pos;
-	struct timespec start;
+	ts_ns_t start; /* ts_campaign_now when the worker was started */
 };
-
-static ts_ns_t since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (ts_ns_t)(now.tv_sec - t0->tv_sec) * TS_NSEC_PER_SEC + (now.tv_nsec - t0->tv_nsec);
-}
 
 /* The worker: pinned to its CPUs, it carries @run out and exits 0, or 1 when it could not. */
 static pid_t start_job(struct ts_campaign *c, const struct ts_exp_run *run, const int *cpu,
@@ -164,7 +156,7 @@ int ts_campaign_jobs(struct ts_campaign *c, size_t total)
 				break;
 			slots[k].run = &plan->runs[next++];
 			slots[k].pos = ++pos;
-			clock_gettime(CLOCK_MONOTONIC, &slots[k].start);
+			slots[k].start = ts_campaign_now(c);
 			slots[k].pid = start_job(c, slots[k].run, cpu, k);
 			if (slots[k].pid < 0) {
 				ret = ts_campaign_fail(c, -errno, "--jobs: fork: %s",
@@ -212,7 +204,7 @@ int ts_campaign_jobs(struct ts_campaign *c, size_t total)
 			snprintf(result, sizeof(result), "%.2000s/%.1000s/rep-%u/result.json",
 				 c->o.out, slots[k].run->config_id, slots[k].run->rep);
 			c->rep->run_end(c->rep->ctx, slots[k].run, slots[k].pos, total, result,
-					since(&slots[k].start));
+					ts_campaign_now(c) - slots[k].start);
 		}
 	}
 	for (i = 0; i < NSTOP; i++)

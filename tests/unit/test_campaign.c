@@ -110,7 +110,16 @@ struct fake {
 	const char *flag_name;
 	unsigned stop_after; /* set *stop to SIGTERM after this run */
 	volatile sig_atomic_t *stop;
+	ts_ns_t clock; /* the executor's clock: one second later at every reading */
 };
+
+static ts_ns_t fake_now(void *ctx)
+{
+	struct fake *k = ctx;
+
+	k->clock += TS_NSEC_PER_SEC;
+	return k->clock;
+}
 
 static int fake_probe(void *ctx, const char *cca, char *why, size_t whylen)
 {
@@ -187,6 +196,7 @@ struct seen {
 	size_t begin_total, nstart, nend, nsummary, ends;
 	size_t end_pos[NRUNS], end_total[NRUNS];
 	unsigned end_index[NRUNS];
+	ts_ns_t took[NRUNS];
 	double mean_a, mean_b;	/* throughput_up means of A and B in the summary */
 	unsigned checks_failed; /* what the checks callback answers */
 };
@@ -218,8 +228,8 @@ static void on_run_end(void *ctx, const struct ts_exp_run *run, size_t pos, size
 	struct seen *s = ctx;
 
 	(void)result;
-	CU_ASSERT(took >= 0);
 	if (s->nend < NRUNS) {
+		s->took[s->nend] = took;
 		s->end_pos[s->nend] = pos;
 		s->end_total[s->nend] = total;
 		s->end_index[s->nend] = run->index;
@@ -253,7 +263,7 @@ static unsigned on_checks(void *ctx, const struct ts_exp_summary *sum)
 static int campaign(struct fixture *f, struct ts_campaign_opts *o, struct fake *k, struct seen *s,
 		    struct ts_campaign_verdict *v)
 {
-	const struct ts_campaign_executor ex = {k, NULL, fake_probe, fake_run};
+	const struct ts_campaign_executor ex = {k, NULL, fake_probe, fake_run, fake_now};
 	const struct ts_campaign_report rep = {s,	   on_notice, on_begin,	  on_start,
 					       on_run_end, on_end,    on_summary, on_checks};
 
@@ -302,10 +312,12 @@ static void test_order_and_skip(void)
 	TSU_EQ(s.nstart, 4);
 	TSU_EQ(s.nend, 4);
 	TSU_EQ(s.ends, 1);
+	/* The duration of each run is read from the executor's clock: one tick, exactly. */
 	for (i = 0; i < 4; i++) {
 		TSU_EQ(s.end_pos[i], i + 1);
 		TSU_EQ(s.end_total[i], 4);
 		TSU_EQ(s.end_index[i], idx[i]);
+		TSU_EQ(s.took[i], TS_NSEC_PER_SEC);
 	}
 	TSU_EQ(v.selected, 4);
 	TSU_EQ(v.carried, 4);

@@ -2,8 +2,9 @@
 /*
  * A few lines shared by the CUnit programs: each tests/unit/test_X.c is
  * its own executable that lists its tests in a table and ends with
- * TSU_MAIN(suite name, table). The exit status is the number of failures
- * (0 when all pass), which is what CTest reads.
+ * TSU_MAIN(suite name, table). The exit status is 0 when every test
+ * passed and 1 otherwise (not the count: 256 failures would wrap to 0),
+ * which is what CTest reads.
  */
 #ifndef TSU_H
 #define TSU_H
