@@ -495,6 +495,16 @@ int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err
 			snprintf(path, sizeof(path), "%s/%s/%s/result.json", dir, ids[i], reps[j]);
 			if (access(path, F_OK) < 0)
 				continue; /* a run that never finished: not a result */
+			if (nres == TS_EXP_MAX_RUNS) {
+				/* Refused before more is read: no matrix exp run plans has more. */
+				snprintf(
+					err, errlen,
+					"%s: more than %d runs with a result.json, the most of the "
+					"largest matrix exp run plans",
+					dir, TS_EXP_MAX_RUNS);
+				ret = -E2BIG;
+				break;
+			}
 			if (nres == cap) {
 				cap = cap ? 2 * cap : 16;
 				nr = realloc(res, cap * sizeof(*res));

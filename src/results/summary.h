@@ -112,7 +112,8 @@ int ts_exp_summary_add(struct ts_exp_summary *s, struct ts_exp_result *res, size
  * experiment.json when present (name, configurations in plan order,
  * skipped congestion controls), then every DIR/ID/rep-K/result.json.
  * Returns 0, or a negative errno with @err naming the file at fault
- * (-E2BIG: more configurations or skipped controls than the limits above).
+ * (-E2BIG: more configurations or skipped controls than the limits above,
+ * or more than TS_EXP_MAX_RUNS results, refused before the next is read).
  */
 int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err, size_t errlen);
 
