@@ -91,7 +91,8 @@ seed() {
 		{ printf '\4'; cat "$x/sockstats.csv"; } >"$dir/sockstats"
 		;;
 	fuzz_results) # first byte: 0 stats.csv, 1 sockstats.csv, 2 result.json, 3 experiment.json,
-		# 4 a run's result.json in an experiment directory, 5 a string for ts_gnuplot_quote
+		# 4 a run's result.json in an experiment directory, 5 a string for ts_gnuplot_quote,
+		# 6 a done record, 7 a string for ts_md_escape
 		local x=tests/data/exp tmp r
 		tmp=$(mktemp -d)
 		python3 tests/interop/make_results.py "$tmp" tcp_upload >/dev/null
@@ -101,6 +102,7 @@ seed() {
 		{ printf '\2'; cat "$r"; } >"$dir/result"
 		{ printf '\3'; cat "$tmp/experiment.json"; } >"$dir/experiment"
 		{ printf '\4'; cat "$r"; } >"$dir/run"
+		{ printf '\6'; cat "$(dirname "$r")/done"; } >"$dir/done"
 		rm -rf "$tmp"
 		;;
 	fuzz_import_mahimahi)

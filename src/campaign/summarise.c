@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * An experiment directory summarised from its files: what exp run does
- * after its runs and exp merge after joining shards, by one function.
+ * after its runs. exp merge summarises its staging directory with the same
+ * two calls (results/merge.c), before the directory takes its name.
  */
 #include "campaign/campaign.h"
 

@@ -173,8 +173,18 @@ static int exp_list(int argc, char **argv)
 			     "prints the runs in the one order that every job count shares)");
 		return TS_EXIT_USAGE;
 	}
-	if (a.res.shard.n > 1)
+	if (a.res.shard.n > 1) {
+		size_t all = plan.nruns;
+
 		ts_exp_matrix_shard(&plan, a.res.shard.i, a.res.shard.n);
+		/* Nothing printed would look like a failure or an empty spec: say why. */
+		if (!plan.nruns)
+			fprintf(stderr,
+				"exp list: shard %u/%u has no runs: the spec expands to %zu "
+				"run(s), "
+				"and shard i/N takes runs i, i+N, i+2N, ...\n",
+				a.res.shard.i, a.res.shard.n, all);
+	}
 	ts_exp_matrix_print(&plan, stdout);
 	ts_exp_matrix_free(&plan);
 	ts_exp_spec_free(&spec);

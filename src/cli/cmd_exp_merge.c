@@ -5,7 +5,8 @@
  * OUT holding every run once, summarised by the same code as an unsharded
  * exp run (summary.json, summary.csv, summary.md). Refuses, writing
  * nothing, when the directories ran different specs or when runs overlap
- * or are missing, listing each.
+ * or are missing, listing each, or when a run's files do not read; OUT
+ * appears only when all of it is written (results/merge.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +14,6 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_exp_results.h"
-#include "campaign/campaign.h"
 #include "results/merge.h"
 
 struct merge_args {
@@ -55,12 +55,13 @@ int cmd_exp_merge(int argc, char **argv)
 		"Combine the shard directories DIR... of one matrix (exp run --shard i/N) into "
 		"OUT, which must be new or empty, and write its summary.json, summary.csv and "
 		"summary.md. Every run must be done in exactly one DIR; overlapping and missing "
-		"runs are listed and nothing is written.",
+		"runs are listed and nothing is written. Runs are copied (the files are yours, "
+		"not links to the shards' authors' files); OUT appears only when all of it is "
+		"written.",
 		NULL,
 		NULL,
 		NULL};
 	struct merge_args a = {0};
-	struct ts_exp_summary s;
 	char err[2048];
 	int ret;
 
@@ -69,10 +70,6 @@ int cmd_exp_merge(int argc, char **argv)
 	ret = ts_exp_merge(a.out, (const char *const *)a.dirs, a.ndirs, stderr, err, sizeof(err));
 	if (ret)
 		return ts_cli_error("exp merge: %s", err);
-	ret = ts_campaign_summarise(a.out, &s, err, sizeof(err));
-	if (ret)
-		return ts_cli_error("exp merge: %s", err);
-	ts_exp_summary_free(&s);
 	printf("exp merge: %zu directories into %s: summary.json, summary.csv, summary.md "
 	       "written\n",
 	       a.ndirs, a.out);

@@ -37,6 +37,7 @@
 #include "results/rjson.h"
 #include "results/summary.h"
 #include "io/gnuplot.h"
+#include "io/md.h"
 #include "io/outfile.h"
 #include "record/stats_in.h"
 
@@ -111,9 +112,18 @@ static void figure(struct report *r, const char *name, const char *title,
 			r->bad = 1;
 		ts_text_fini(&b);
 	}
-	fprintf(r->md, "\n### %s\n\n![%s](%s.png)\n\n[SVG](%s.svg) · data: [%s.dat](%s.dat)%s%s\n",
-		title, title, name, name, name, name, nodata ? " · **no data**: " : "",
-		nodata ? nodata : "");
+	/* The title holds the test's name (data); the file names are stems (below). */
+	fputs("\n### ", r->md);
+	ts_md_escape(r->md, title);
+	fputs("\n\n![", r->md);
+	ts_md_escape(r->md, title);
+	fprintf(r->md, "](%s.png)\n\n[SVG](%s.svg) · data: [%s.dat](%s.dat)", name, name, name,
+		name);
+	if (nodata) {
+		fputs(" · **no data**: ", r->md);
+		ts_md_escape(r->md, nodata);
+	}
+	fputc('\n', r->md);
 	r->figures++;
 	if (nodata)
 		r->nodata++;
@@ -140,6 +150,21 @@ stem(char *buf, size_t len, const char *test, const char *suffix, ...)
 	va_end(ap);
 }
 
+/*
+ * Why test @t's per-configuration figures are not drawn (into @buf), or NULL: more
+ * configurations than one picture can show (TS_REP_FIGURE_MAX); their .dat files hold them.
+ */
+static const char *crowded(const struct ts_rep_test *t, char *buf, size_t len)
+{
+	if (t->n <= TS_REP_FIGURE_MAX)
+		return NULL;
+	snprintf(buf, len,
+		 "%zu configurations, more than the %d one figure shows: the numbers are in the "
+		 ".dat file",
+		 t->n, TS_REP_FIGURE_MAX);
+	return buf;
+}
+
 /* The data file NAME.dat of the report, as a quoted gnuplot string, into @b. */
 static void file_ref(struct ts_text *b, const struct report *r, const char *name)
 {
@@ -164,7 +189,8 @@ static void ids_var(struct ts_text *b, const struct ts_rep_test *t)
 
 static void box_figures(struct report *r, const struct ts_rep_test *t)
 {
-	char name[256], title[512];
+	char name[256], title[512], why[160];
+	const char *crowd = crowded(t, why, sizeof(why));
 	struct ts_text b;
 	int up, udp;
 
@@ -193,9 +219,10 @@ static void box_figures(struct report *r, const struct ts_rep_test *t)
 		snprintf(title, sizeof(title), "%s: %s throughput per configuration", t->test,
 			 up ? "upload" : "download");
 		figure(r, name, title, &b,
-		       have ? NULL
-		       : up ? "no upload flows in these runs"
-			    : "no download flows in these runs");
+		       crowd  ? crowd
+		       : have ? NULL
+		       : up   ? "no upload flows in these runs"
+			      : "no download flows in these runs");
 	}
 	for (udp = 0; udp < 2; udp++) {
 		FILE *f;
@@ -222,16 +249,18 @@ static void box_figures(struct report *r, const struct ts_rep_test *t)
 		snprintf(title, sizeof(title), "%s: %s latency under load per configuration",
 			 t->test, udp ? "UDP" : "ICMP");
 		figure(r, name, title, &b,
-		       have  ? NULL
-		       : udp ? "no UDP latency samples (irtt) under load in these runs"
-			     : "no ICMP latency samples under load in these runs");
+		       crowd  ? crowd
+		       : have ? NULL
+		       : udp  ? "no UDP latency samples (irtt) under load in these runs"
+			      : "no ICMP latency samples under load in these runs");
 	}
 	ts_text_fini(&b);
 }
 
 static void cdf_scatter_figures(struct report *r, const struct ts_rep_test *t)
 {
-	char name[256], title[512], sname[256], ename[256], cname[256];
+	char name[256], title[512], sname[256], ename[256], cname[256], why[160];
+	const char *crowd = crowded(t, why, sizeof(why));
 	size_t have, have2;
 	struct ts_text b;
 	FILE *f;
@@ -242,7 +271,8 @@ static void cdf_scatter_figures(struct report *r, const struct ts_rep_test *t)
 	if (f) {
 		have = ts_rep_write_cdf(f, t);
 		fclose(f);
-		ids_var(&b, t);
+		if (!crowd)
+			ids_var(&b, t);
 		ts_text_printf(&b,
 			       "set xlabel 'ICMP latency under load (ms)'\nset ylabel 'cumulative "
 			       "fraction'\nset yrange [0:1]\nset key bottom right\nplot for "
@@ -252,7 +282,9 @@ static void cdf_scatter_figures(struct report *r, const struct ts_rep_test *t)
 		ts_text_printf(&b, " index i using 1:2 with lines lw 2 title ids[i+1]\n");
 		snprintf(title, sizeof(title), "%s: ICMP latency CDF under load", t->test);
 		figure(r, name, title, &b,
-		       have ? NULL : "no ICMP latency samples under load in these runs");
+		       crowd  ? crowd
+		       : have ? NULL
+			      : "no ICMP latency samples under load in these runs");
 	}
 	stem(sname, sizeof(sname), t->test, "-scatter");
 	stem(ename, sizeof(ename), t->test, "-ellipse");
@@ -273,7 +305,8 @@ static void cdf_scatter_figures(struct report *r, const struct ts_rep_test *t)
 	ts_rep_write_centroids(f, t);
 	fclose(f);
 	b.len = 0;
-	ids_var(&b, t);
+	if (!crowd)
+		ids_var(&b, t);
 	ts_text_printf(&b,
 		       "set xlabel 'ICMP latency (ms)'\nset ylabel 'throughput, all flows "
 		       "(Mbit/s)'\nset key outside right\nplot for [i=0:%zu] ",
@@ -292,9 +325,10 @@ static void cdf_scatter_figures(struct report *r, const struct ts_rep_test *t)
 		 "%s: throughput against latency, one-sigma ellipse and centroid per configuration",
 		 t->test);
 	figure(r, sname, title, &b,
-	       have && have2 ? NULL
-			     : "fewer than two per-second points (throughput and ICMP latency) "
-			       "under load");
+	       crowd	       ? crowd
+	       : have && have2 ? NULL
+			       : "fewer than two per-second points (throughput and ICMP latency) "
+				 "under load");
 out:
 	ts_text_fini(&b);
 }
@@ -474,10 +508,12 @@ static int write_table(struct report *r, char *err, size_t errlen)
 	ts_exp_summary_init(&s, NULL);
 	ret = ts_exp_summary_from_dir(&s, r->dir, err, errlen);
 	if (!ret) {
+		fputs("# Report: ", r->md);
+		ts_md_escape(r->md, s.name);
 		fprintf(r->md,
-			"# Report: %s\n\nFrom `%s` (every figure's numbers are in the .dat "
-			"file beside it).\n\n## Summary\n\n",
-			s.name, r->dir);
+			"\n\nFrom `%s` (every figure's numbers are in the .dat file beside "
+			"it).\n\n## Summary\n\n",
+			r->dir);
 		ret = ts_exp_summary_write_md(&s, r->md);
 	}
 	ts_exp_summary_free(&s);
@@ -540,19 +576,21 @@ int cmd_exp_report(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/report", r.dir);
 		r.out = path;
 	}
+	if (!ts_gnuplot_available())
+		return ts_cli_error("exp report: gnuplot is not installed (Debian: apt-get install "
+				    "gnuplot-nox)");
+	/* Read (and bounded) first: a directory refused leaves no report directory behind. */
+	if (ts_report_load(&rep, r.dir, err, sizeof(err)))
+		return ts_cli_error("exp report: %s", err);
 	/* gnuplot reads the .dat files here by name: only in a directory no one else can write. */
 	fd = ts_out_mkdir(r.out, &oerr);
 	if (fd < 0 || ts_out_dir_private(r.out, &oerr) < 0) {
 		if (fd >= 0)
 			close(fd);
+		ts_report_free(&rep);
 		return ts_cli_error("exp report: %s", oerr.msg);
 	}
 	close(fd);
-	if (!ts_gnuplot_available())
-		return ts_cli_error("exp report: gnuplot is not installed (Debian: apt-get install "
-				    "gnuplot-nox)");
-	if (ts_report_load(&rep, r.dir, err, sizeof(err)))
-		return ts_cli_error("exp report: %s", err);
 	snprintf(md, sizeof(md), "%s/report.md", r.out);
 	r.md = ts_out_fopen(md, &oerr);
 	if (!r.md) {
@@ -564,7 +602,9 @@ int cmd_exp_report(int argc, char **argv)
 		goto out;
 	}
 	for (k = 0; k < rep.ntests; k++) {
-		fprintf(r.md, "\n## %s\n", rep.tests[k].test);
+		fputs("\n## ", r.md);
+		ts_md_escape(r.md, rep.tests[k].test);
+		fputc('\n', r.md);
 		box_figures(&r, &rep.tests[k]);
 		cdf_scatter_figures(&r, &rep.tests[k]);
 		run_figures(&r, &rep.tests[k]);

@@ -9,25 +9,29 @@
 #include <unistd.h>
 
 #include "io/copytree.h"
+#include "io/invoker.h"
+#include "io/outfile.h"
 
-static int copy_file(int sdir, const char *sname, int ddir, const char *dname, mode_t mode,
-		     unsigned flags, char *err, size_t errlen)
+/* One copy: its flags, the user what it creates is handed to (TS_COPY_OWN), the message. */
+struct copy {
+	unsigned flags;
+	struct ts_invoker inv;
+	char *err;
+	size_t errlen;
+};
+
+/* Hand @fd, made by this copy, to the invoking user when asked to (TS_COPY_OWN). */
+static int own(const struct copy *cp, int fd)
+{
+	return cp->flags & TS_COPY_OWN ? ts_out_hand_over(fd, &cp->inv) : 0;
+}
+
+/* Copy the bytes of @in to @out. 0 or -errno. */
+static int copy_bytes(int in, int out)
 {
 	char buf[65536];
-	int in = -1, out = -1, ret = 0;
-	int excl = flags & TS_COPY_NEW ? O_EXCL : O_TRUNC;
 	ssize_t n;
 
-	if ((flags & TS_COPY_LINK) && linkat(sdir, sname, ddir, dname, 0) == 0)
-		return 0;
-	in = openat(sdir, sname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (in >= 0)
-		out = openat(ddir, dname, O_WRONLY | O_CREAT | excl | O_NOFOLLOW | O_CLOEXEC,
-			     mode & 0755);
-	if (in < 0 || out < 0) {
-		ret = -errno;
-		goto out;
-	}
 	while ((n = read(in, buf, sizeof(buf))) > 0) {
 		char *p = buf;
 
@@ -36,28 +40,87 @@ static int copy_file(int sdir, const char *sname, int ddir, const char *dname, m
 
 			if (w < 0 && errno == EINTR)
 				continue;
-			if (w <= 0) {
-				ret = w < 0 ? -errno : -EIO;
-				goto out;
-			}
+			if (w <= 0)
+				return w < 0 ? -errno : -EIO;
 			p += w;
 			n -= w;
 		}
 	}
-	if (n < 0)
+	return n < 0 ? -errno : 0;
+}
+
+/*
+ * A copy, never a link: a hard link would leave the file its author's, who
+ * could change it afterwards in the copy too. The source is opened without
+ * waiting and must still be a regular file (a FIFO swapped in since the
+ * directory was read would block the open or the read forever).
+ */
+static int copy_file(const struct copy *cp, int sdir, const char *sname, int ddir,
+		     const char *dname, mode_t mode)
+{
+	int in = -1, out = -1, ret = 0;
+	int excl = cp->flags & TS_COPY_NEW ? O_EXCL : O_TRUNC;
+	struct stat st;
+
+	in = openat(sdir, sname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (in < 0 || fstat(in, &st) < 0) {
 		ret = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	out = openat(ddir, dname, O_WRONLY | O_CREAT | excl | O_NOFOLLOW | O_CLOEXEC, mode & 0755);
+	if (out < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = own(cp, out);
+	if (!ret)
+		ret = copy_bytes(in, out);
 out:
 	if (out >= 0 && close(out) < 0 && !ret)
 		ret = -errno;
 	if (in >= 0)
 		close(in);
 	if (ret)
-		snprintf(err, errlen, "copying %s: %s", sname, strerror(-ret));
+		snprintf(cp->err, cp->errlen, "copying %s: %s", sname,
+			 ret == -EINVAL ? "not a regular file" : strerror(-ret));
 	return ret;
 }
 
+static int copy_dir(const struct copy *cp, int sdir, int ddir, int depth);
+
+/* Subdirectory @name of @sdir into @ddir, one level deeper. */
+static int copy_subdir(const struct copy *cp, int sdir, int ddir, const char *name, int depth)
+{
+	int s, t, ret = 0;
+
+	if (mkdirat(ddir, name, 0755) < 0 && ((cp->flags & TS_COPY_NEW) || errno != EEXIST)) {
+		ret = -errno;
+		snprintf(cp->err, cp->errlen, "mkdir %s: %s", name, strerror(errno));
+		return ret;
+	}
+	s = openat(sdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	t = openat(ddir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s < 0 || t < 0)
+		ret = -errno;
+	else
+		ret = own(cp, t);
+	if (ret) {
+		snprintf(cp->err, cp->errlen, "%s: %s", name, strerror(-ret));
+		if (s >= 0)
+			close(s);
+		if (t >= 0)
+			close(t);
+		return ret;
+	}
+	return copy_dir(cp, s, t, depth + 1);
+}
+
 /* Takes ownership of @sdir and @ddir (both closed here). */
-static int copy_dir(int sdir, int ddir, int depth, unsigned flags, char *err, size_t errlen)
+static int copy_dir(const struct copy *cp, int sdir, int ddir, int depth)
 {
 	DIR *d = fdopendir(sdir);
 	struct dirent *de;
@@ -65,46 +128,23 @@ static int copy_dir(int sdir, int ddir, int depth, unsigned flags, char *err, si
 
 	if (!d) {
 		ret = -errno;
-		snprintf(err, errlen, "opendir: %s", strerror(errno));
+		snprintf(cp->err, cp->errlen, "opendir: %s", strerror(errno));
 		close(sdir);
 		goto out;
 	}
 	while (!ret && (de = readdir(d))) {
 		struct stat st;
-		int s, t;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			ret = -errno;
-			snprintf(err, errlen, "%s: %s", de->d_name, strerror(errno));
-			continue;
+			snprintf(cp->err, cp->errlen, "%s: %s", de->d_name, strerror(errno));
+		} else if (S_ISREG(st.st_mode)) {
+			ret = copy_file(cp, dirfd(d), de->d_name, ddir, de->d_name, st.st_mode);
+		} else if (S_ISDIR(st.st_mode) && depth < TS_COPY_MAX_DEPTH) {
+			ret = copy_subdir(cp, dirfd(d), ddir, de->d_name, depth);
 		}
-		if (S_ISREG(st.st_mode)) {
-			ret = copy_file(dirfd(d), de->d_name, ddir, de->d_name, st.st_mode, flags,
-					err, errlen);
-			continue;
-		}
-		if (!S_ISDIR(st.st_mode) || depth >= TS_COPY_MAX_DEPTH)
-			continue;
-		if (mkdirat(ddir, de->d_name, 0755) < 0 &&
-		    ((flags & TS_COPY_NEW) || errno != EEXIST)) {
-			ret = -errno;
-			snprintf(err, errlen, "mkdir %s: %s", de->d_name, strerror(errno));
-			continue;
-		}
-		s = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		t = openat(ddir, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (s < 0 || t < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: %s", de->d_name, strerror(errno));
-			if (s >= 0)
-				close(s);
-			if (t >= 0)
-				close(t);
-			continue;
-		}
-		ret = copy_dir(s, t, depth + 1, flags, err, errlen);
 	}
 	closedir(d);
 out:
@@ -112,10 +152,30 @@ out:
 	return ret;
 }
 
+/* The copy's context; with TS_COPY_OWN the invoking user must be known (else -EINVAL). */
+static int copy_init(struct copy *cp, unsigned flags, char *err, size_t errlen)
+{
+	struct ts_err e;
+
+	memset(cp, 0, sizeof(*cp));
+	cp->flags = flags;
+	cp->err = err;
+	cp->errlen = errlen;
+	if ((flags & TS_COPY_OWN) && ts_invoker_get(&cp->inv, &e) < 0) {
+		snprintf(err, errlen, "%s", e.msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int ts_copy_tree(const char *src, const char *dst, unsigned flags, char *err, size_t errlen)
 {
+	struct copy cp;
 	int s, t, ret;
 
+	ret = copy_init(&cp, flags, err, errlen);
+	if (ret)
+		return ret;
 	s = open(src, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s < 0) {
 		ret = -errno;
@@ -129,20 +189,26 @@ int ts_copy_tree(const char *src, const char *dst, unsigned flags, char *err, si
 		return ret;
 	}
 	t = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (t < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", dst, strerror(errno));
+	ret = t < 0 ? -errno : (flags & TS_COPY_NEW) ? own(&cp, t) : 0;
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", dst, strerror(-ret));
+		if (t >= 0)
+			close(t);
 		close(s);
 		return ret;
 	}
-	return copy_dir(s, t, 0, flags, err, errlen);
+	return copy_dir(&cp, s, t, 0);
 }
 
 int ts_copy_file(const char *src, const char *dst, unsigned flags, char *err, size_t errlen)
 {
+	struct copy cp;
 	struct stat st;
 	int ret;
 
+	ret = copy_init(&cp, flags, err, errlen);
+	if (ret)
+		return ret;
 	if (lstat(src, &st) < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", src, strerror(errno));
@@ -152,5 +218,5 @@ int ts_copy_file(const char *src, const char *dst, unsigned flags, char *err, si
 		snprintf(err, errlen, "%s: not a regular file", src);
 		return -EINVAL;
 	}
-	return copy_file(AT_FDCWD, src, AT_FDCWD, dst, st.st_mode, flags, err, errlen);
+	return copy_file(&cp, AT_FDCWD, src, AT_FDCWD, dst, st.st_mode);
 }

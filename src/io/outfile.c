@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
@@ -512,4 +514,180 @@ int ts_out_dir_private(const char *path, struct ts_err *err)
 	}
 	close(fd);
 	return ret;
+}
+
+int ts_out_hand_over(int fd, const struct ts_invoker *inv)
+{
+	return hand_over(fd, inv);
+}
+
+/*
+ * What @name is in @dirfd: 0 nothing, 1 an empty directory of root or the
+ * invoker (not a link to one); anything else -errno with @err.
+ */
+static int stage_target(int dirfd, const char *name, const char *path, const struct ts_invoker *inv,
+			struct ts_err *err)
+{
+	struct dirent *e;
+	struct stat st;
+	int fd, ret = 1;
+	DIR *d;
+
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0) {
+		ret = errno == ENOTDIR || errno == ELOOP ? -EEXIST : -errno;
+		ts_err_set(err, "%s: exists and is not a directory (%s): give a new or empty one",
+			   path, strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		ts_err_set(err, "%s: %s", path, strerror(errno));
+	} else if (!ts_invoker_trusts(inv, st.st_uid)) {
+		ret = -EPERM;
+		ts_err_set(err,
+			   "%s: belongs to uid %u, neither root nor the invoking user (uid %u)",
+			   path, (unsigned)st.st_uid, (unsigned)inv->uid);
+	}
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		ret = -errno;
+		ts_err_set(err, "%s: %s", path, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	while (ret == 1 && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			ret = -EEXIST;
+			ts_err_set(err,
+				   "%s: exists and is not empty: give a new or empty directory",
+				   path);
+		}
+	closedir(d);
+	return ret;
+}
+
+/* A new directory of a random name, mode 0700, in @dirfd (its name into @tmp). 0 or -errno. */
+static int make_temp_dir(int dirfd, char *tmp, size_t len)
+{
+	uint32_t r;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return -EIO;
+		snprintf(tmp, len, ".tasshape-stage-%08x", (unsigned)r);
+		if (mkdirat(dirfd, tmp, 0700) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+int ts_out_stage_begin(struct ts_out_stage *st, const char *path, struct ts_err *err)
+{
+	struct ts_invoker inv;
+	struct walk w = {.inv = &inv, .path = path, .mkdirs = true, .err = err};
+	char buf[PATH_MAX], dir[PATH_MAX];
+	const char *name;
+	size_t n = strlen(path);
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	st->dirfd = -1;
+	if (n >= sizeof(buf)) {
+		ts_err_set(err, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	memcpy(buf, path, n + 1);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0'; /* "OUT/" names OUT */
+	ret = invoker(path, &inv, err);
+	if (!ret)
+		ret = split(buf, dir, sizeof(dir), &name, err);
+	if (ret)
+		return ret;
+	snprintf(st->name, sizeof(st->name), "%s", name);
+	ret = st->dirfd = walk(&w, AT_FDCWD, dir);
+	if (ret < 0)
+		return ret;
+	ret = stage_target(st->dirfd, name, path, &inv, err);
+	if (ret >= 0) {
+		st->existed = ret == 1;
+		ret = make_temp_dir(st->dirfd, st->tmp, sizeof(st->tmp));
+		if (ret < 0)
+			ts_err_set(err, "%s: cannot create a directory beside it: %s", path,
+				   strerror(-ret));
+	}
+	if (!ret &&
+	    snprintf(st->path, sizeof(st->path), "%s/%s", dir, st->tmp) >= (int)sizeof(st->path)) {
+		unlinkat(st->dirfd, st->tmp, AT_REMOVEDIR);
+		ts_err_set(err, "%s: path too long", path);
+		ret = -ENAMETOOLONG;
+	}
+	if (ret < 0) {
+		close(st->dirfd);
+		st->dirfd = -1;
+	}
+	return ret;
+}
+
+/* Rename the staging directory to its name: never over anything but the empty directory. */
+static int stage_rename(const struct ts_out_stage *st)
+{
+	if (renameat2(st->dirfd, st->tmp, st->dirfd, st->name,
+		      st->existed ? 0 : RENAME_NOREPLACE) == 0)
+		return 0;
+	/* A file system without RENAME_NOREPLACE: rename replaces at most an empty directory. */
+	if (errno == EINVAL && !st->existed &&
+	    renameat(st->dirfd, st->tmp, st->dirfd, st->name) == 0)
+		return 0;
+	return -errno;
+}
+
+int ts_out_stage_commit(struct ts_out_stage *st, struct ts_err *err)
+{
+	struct ts_invoker inv;
+	mode_t mask = umask(0);
+	int fd, ret;
+
+	umask(mask);
+	ret = invoker(st->name, &inv, err);
+	if (ret < 0)
+		return ret;
+	fd = openat(st->dirfd, st->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		ret = -errno;
+	else if (fchmod(fd, 0755 & ~mask) < 0)
+		ret = -errno;
+	else
+		ret = hand_over(fd, &inv);
+	if (fd >= 0)
+		close(fd);
+	if (!ret)
+		ret = stage_rename(st);
+	if (ret < 0) {
+		ts_err_set(err, "%s: cannot move %s into place: %s", st->name, st->path,
+			   strerror(-ret));
+		return ret;
+	}
+	st->committed = true;
+	return 0;
+}
+
+void ts_out_stage_end(struct ts_out_stage *st)
+{
+	if (st->dirfd < 0)
+		return;
+	if (!st->committed)
+		unlinkat(st->dirfd, st->tmp, AT_REMOVEDIR);
+	close(st->dirfd);
+	st->dirfd = -1;
 }

@@ -31,9 +31,13 @@
 #ifndef TS_IO_OUTFILE_H
 #define TS_IO_OUTFILE_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "tasshape/err.h"
+
+struct ts_invoker;
 
 /* ts_out_fd - create or replace the file @path (rules above); a write-only, close-on-exec fd. */
 int ts_out_fd(const char *path, struct ts_err *err);
@@ -86,5 +90,39 @@ int ts_out_lock(int dirfd, const char *path, struct ts_err *err);
  * opens by name, which only such a directory makes safe. 0 or -errno.
  */
 int ts_out_dir_private(const char *path, struct ts_err *err);
+
+/*
+ * ts_out_hand_over - give @fd, a file or directory this process has just
+ * created, to the invoking user @inv (when root works for them through
+ * sudo; otherwise nothing to do). 0 or -errno.
+ */
+int ts_out_hand_over(int fd, const struct ts_invoker *inv);
+
+/*
+ * A directory written whole or not at all (exp merge's OUT). ts_out_stage_begin
+ * checks that @path does not exist or is an empty directory of root or the
+ * invoking user, reaches its parent as ts_out_mkdir does (missing parents
+ * created), and makes there a new directory of a random name
+ * (".tasshape-stage-XXXXXXXX", mode 0700: no other user can reach into
+ * it), whose path it puts in @st->path for the caller to fill.
+ * ts_out_stage_commit gives it the mode of a new directory (0755 less the
+ * umask), hands it to the invoking user and renames it to @path: where
+ * nothing is (RENAME_NOREPLACE), or over the empty directory (which the
+ * kernel refuses if anything was put in it meanwhile). On failure the
+ * caller empties the staging directory; ts_out_stage_end then removes it
+ * (when still there) and releases @st. After a failed begin there is
+ * nothing to end. Both return 0 or -errno with @err set.
+ */
+struct ts_out_stage {
+	int dirfd;		 /* @path's parent */
+	bool existed;		 /* @path was an empty directory */
+	bool committed;		 /* renamed to @path */
+	char name[NAME_MAX + 1]; /* @path's last component */
+	char tmp[32];		 /* the staging directory's name in the parent */
+	char path[PATH_MAX];	 /* the staging directory's path, for path-based writers */
+};
+int ts_out_stage_begin(struct ts_out_stage *st, const char *path, struct ts_err *err);
+int ts_out_stage_commit(struct ts_out_stage *st, struct ts_err *err);
+void ts_out_stage_end(struct ts_out_stage *st);
 
 #endif

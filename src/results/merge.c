@@ -11,10 +11,14 @@
 #include <unistd.h>
 
 #include "io/copytree.h"
+#include "io/infile.h"
+#include "io/outfile.h"
 #include "results/done.h"
 #include "results/expdir.h"
 #include "results/merge.h"
+#include "results/result.h"
 #include "results/rjson.h"
+#include "results/summary.h"
 
 #include <json-c/json.h>
 
@@ -149,9 +153,23 @@ static int check_dirs(const char *const *dirs, size_t ndirs, struct ts_expdir *p
 	int ret;
 
 	for (k = 0; k < ndirs; k++) {
+		size_t nskipped;
+
 		ret = ts_expdir_read(dirs[k], &plans[k], err, errlen);
 		if (ret)
 			return ret;
+		/* Each skipped control is compared with every run and every other directory's. */
+		ts_rj_arr(plans[k].doc, "skipped", &nskipped);
+		if (nskipped > TS_EXP_SUM_MAX_SKIPPED || plans[k].n > TS_EXP_MAX_RUNS) {
+			snprintf(err, errlen,
+				 "%s/%s: %zu runs and %zu skipped congestion controls: at most %d "
+				 "runs (the largest matrix exp run plans) and %d skipped controls "
+				 "(the "
+				 "values of a spec's cca axis)",
+				 dirs[k], TS_EXPDIR_FILE, plans[k].n, nskipped, TS_EXP_MAX_RUNS,
+				 TS_EXP_SUM_MAX_SKIPPED);
+			return -E2BIG;
+		}
 		if (k == 0)
 			continue;
 		if (strcmp(plans[k].spec_sha256, plans[0].spec_sha256)) {
@@ -172,34 +190,17 @@ static int check_dirs(const char *const *dirs, size_t ndirs, struct ts_expdir *p
 	return 0;
 }
 
-int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *msg, char *err,
-		 size_t errlen)
+/*
+ * Which directory each run of the matrix is copied from (@src[i]; -1: a
+ * skipped control's run), listing on @msg the runs done in two directories
+ * and the runs done in none. 0, or -EINVAL when any overlap or is missing.
+ */
+static int find_sources(const struct ts_expdir *plans, const char *const *dirs, size_t ndirs,
+			int *src, FILE *msg, char *err, size_t errlen)
 {
-	struct ts_expdir *plans, merged;
 	unsigned overlap = 0, missing = 0;
-	int *src = NULL;
-	size_t i, k;
-	int ret;
+	size_t i;
 
-	if (ndirs == 0) {
-		snprintf(err, errlen, "no directories to merge");
-		return -EINVAL;
-	}
-	if (!is_empty_or_absent(out)) {
-		snprintf(err, errlen, "%s exists and is not empty: merge into a new directory",
-			 out);
-		return -EEXIST;
-	}
-	plans = calloc(ndirs, sizeof(*plans));
-	if (!plans)
-		return -ENOMEM;
-	ret = check_dirs(dirs, ndirs, plans, err, errlen);
-	if (ret)
-		goto out;
-	ret = -ENOMEM;
-	src = calloc(plans[0].n ? plans[0].n : 1, sizeof(*src));
-	if (!src)
-		goto out;
 	for (i = 0; i < plans[0].n; i++) {
 		const struct ts_expdir_run *r = &plans[0].runs[i];
 		char partial[PATH_MAX + 600];
@@ -223,70 +224,204 @@ int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *m
 			missing++;
 		}
 	}
-	if (overlap || missing) {
-		snprintf(err, errlen,
-			 "refusing to merge: %u run(s) overlap and %u are missing (listed above); "
-			 "nothing was written",
-			 overlap, missing);
-		ret = -EINVAL;
-		goto out;
-	}
-	ret = ts_expdir_mkdirs(out);
-	if (ret) {
-		snprintf(err, errlen, "%s: %s", out, strerror(-ret));
-		goto out;
-	}
-	for (i = 0; i < plans[0].n; i++) {
-		const struct ts_expdir_run *r = &plans[0].runs[i];
-		char from[PATH_MAX], to[PATH_MAX], parent[PATH_MAX], why[512];
+	if (!overlap && !missing)
+		return 0;
+	snprintf(err, errlen,
+		 "refusing to merge: %u run(s) overlap and %u are missing (listed above); "
+		 "nothing was written",
+		 overlap, missing);
+	return -EINVAL;
+}
 
-		if (src[i] < 0)
-			continue; /* skipped */
-		ts_expdir_rundir(dirs[src[i]], r, from, sizeof(from));
-		ts_expdir_rundir(out, r, to, sizeof(to));
-		snprintf(parent, sizeof(parent), "%s/%s", out, r->id);
-		ret = ts_expdir_mkdirs(parent);
-		if (ret) {
-			snprintf(err, errlen, "%s: %s", parent, strerror(-ret));
-			goto out;
-		}
-		ret = ts_copy_tree(from, to, TS_COPY_NEW | TS_COPY_LINK, why, sizeof(why));
-		if (ret) {
-			snprintf(err, errlen, "%s -> %s: %s", from, to, why);
-			goto out;
-		}
-		if (ts_done_check(to, why, sizeof(why)) != TS_DONE_OK) {
-			snprintf(err, errlen, "%s: the copy does not match its done record: %s", to,
-				 why);
-			ret = -EIO;
-			goto out;
-		}
+/* "@a/@b" into @buf; -ENAMETOOLONG (with @err) when it does not fit. */
+static int join(char *buf, size_t len, const char *a, const char *b, char *err, size_t errlen)
+{
+	if ((size_t)snprintf(buf, len, "%s/%s", a, b) < len)
+		return 0;
+	snprintf(err, errlen, "%s/%s: path too long", a, b);
+	return -ENAMETOOLONG;
+}
+
+/*
+ * The copy's result.json, read as the summary will read it: a value it
+ * refuses (a missing field, -Infinity) is named in @from's file, the one
+ * whose author can mend it. 0 when it parses or there is none.
+ */
+static int check_result(const char *to, const char *from, char *err, size_t errlen)
+{
+	struct ts_exp_result res;
+	char path[PATH_MAX], name[PATH_MAX];
+	struct ts_err e;
+	char *text = NULL;
+	size_t len;
+	int ret;
+
+	ret = join(path, sizeof(path), to, "result.json", err, errlen);
+	if (!ret)
+		ret = join(name, sizeof(name), from, "result.json", err, errlen);
+	if (ret)
+		return ret;
+	ret = ts_in_read(path, TS_IN_JSON_MAX, &text, &len, &e);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", name, strerror(-ret));
+		return ret;
 	}
+	ret = ts_exp_result_parse(&res, name, text, err, errlen);
+	if (!ret)
+		ts_exp_result_free(&res);
+	free(text);
+	return ret;
+}
+
+/*
+ * Run @r of directory @dir into the staging directory @stage: copied (the
+ * invoker's files, not links to the author's), checked against its done
+ * record and its result.json read. 0 or -errno with @err.
+ */
+static int copy_run(const char *stage, const char *dir, const struct ts_expdir_run *r, char *err,
+		    size_t errlen)
+{
+	char from[PATH_MAX], to[PATH_MAX], parent[PATH_MAX], why[512];
+	int ret;
+
+	ts_expdir_rundir(dir, r, from, sizeof(from));
+	ts_expdir_rundir(stage, r, to, sizeof(to));
+	ret = join(parent, sizeof(parent), stage, r->id, err, errlen);
+	if (ret)
+		return ret;
+	ret = ts_expdir_mkdirs(parent);
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", parent, strerror(-ret));
+		return ret;
+	}
+	ret = ts_copy_tree(from, to, TS_COPY_NEW | TS_COPY_OWN, why, sizeof(why));
+	if (ret) {
+		snprintf(err, errlen, "%s -> %s: %s", from, to, why);
+		return ret;
+	}
+	if (ts_done_check(to, why, sizeof(why)) != TS_DONE_OK) {
+		snprintf(err, errlen, "%s: the copy does not match its done record: %s", from, why);
+		return -EIO;
+	}
+	return check_result(to, from, err, errlen);
+}
+
+/* The first directory's spec.ini (that has one) into @stage. */
+static int copy_spec(const char *stage, const char *const *dirs, size_t ndirs, char *err,
+		     size_t errlen)
+{
+	char from[PATH_MAX], to[PATH_MAX], why[512];
+	size_t k;
+	int ret;
+
+	ret = join(to, sizeof(to), stage, TS_EXPDIR_SPEC, err, errlen);
+	for (k = 0; k < ndirs && !ret; k++) {
+		ret = join(from, sizeof(from), dirs[k], TS_EXPDIR_SPEC, err, errlen);
+		if (ret || access(from, R_OK) != 0)
+			continue;
+		ret = ts_copy_file(from, to, TS_COPY_NEW | TS_COPY_OWN, why, sizeof(why));
+		if (ret)
+			snprintf(err, errlen, "%s: %s", from, why);
+		return ret;
+	}
+	return ret;
+}
+
+/* Everything of the merged directory into @stage: runs, spec, experiment.json, summaries. */
+static int fill_stage(const char *stage, struct ts_expdir *plans, const char *const *dirs,
+		      size_t ndirs, const int *src, char *err, size_t errlen)
+{
+	struct ts_exp_summary s;
+	struct ts_expdir merged;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < plans[0].n && !ret; i++)
+		if (src[i] >= 0) /* else skipped */
+			ret = copy_run(stage, dirs[src[i]], &plans[0].runs[i], err, errlen);
+	if (!ret)
+		ret = copy_spec(stage, dirs, ndirs, err, errlen);
+	if (!ret && union_skipped(plans, ndirs)) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+	}
+	if (ret)
+		return ret;
 	/* The merged directory is the whole matrix: shard 1/1 of the same spec and runs. */
-	for (k = 0; k < ndirs; k++) {
-		char from[PATH_MAX], to[PATH_MAX];
-
-		snprintf(from, sizeof(from), "%s/%s", dirs[k], TS_EXPDIR_SPEC);
-		snprintf(to, sizeof(to), "%s/%s", out, TS_EXPDIR_SPEC);
-		if (access(from, R_OK) == 0) {
-			char why[512];
-
-			ret = ts_copy_file(from, to, TS_COPY_NEW, why, sizeof(why));
-			if (ret) {
-				snprintf(err, errlen, "%s: %s", to, why);
-				goto out;
-			}
-			break;
-		}
-	}
-	ret = union_skipped(plans, ndirs);
-	if (ret) {
-		snprintf(err, errlen, "%s: out of memory", out);
-		goto out;
-	}
 	merged = plans[0];
 	merged.shard.i = merged.shard.n = 1;
-	ret = ts_expdir_write(out, &merged, err, errlen);
+	ret = ts_expdir_write(stage, &merged, err, errlen);
+	if (ret)
+		return ret;
+	/* Summarised here, as exp run summarises (campaign/summarise.c): a refusal writes nothing. */
+	ts_exp_summary_init(&s, NULL);
+	ret = ts_exp_summary_from_dir(&s, stage, err, errlen);
+	if (!ret)
+		ret = ts_exp_summary_write_all(&s, stage, err, errlen);
+	ts_exp_summary_free(&s);
+	return ret;
+}
+
+/* Merge into a private directory beside @out, renamed to @out when all of it is written. */
+static int write_out(const char *out, struct ts_expdir *plans, const char *const *dirs,
+		     size_t ndirs, const int *src, char *err, size_t errlen)
+{
+	struct ts_out_stage st;
+	struct ts_err e;
+	int ret;
+
+	ret = ts_out_stage_begin(&st, out, &e);
+	if (ret) {
+		snprintf(err, errlen, "%s", e.msg);
+		return ret;
+	}
+	ret = fill_stage(st.path, plans, dirs, ndirs, src, err, errlen);
+	if (!ret) {
+		ret = ts_out_stage_commit(&st, &e);
+		if (ret)
+			snprintf(err, errlen, "%s", e.msg);
+	}
+	if (ret) {
+		ts_rm_tree(st.path);
+		snprintf(err + strlen(err), errlen - strlen(err), "; %s was not written", out);
+	}
+	ts_out_stage_end(&st);
+	return ret;
+}
+
+int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *msg, char *err,
+		 size_t errlen)
+{
+	struct ts_expdir *plans;
+	int *src = NULL;
+	size_t k;
+	int ret;
+
+	if (ndirs == 0) {
+		snprintf(err, errlen, "no directories to merge");
+		return -EINVAL;
+	}
+	/* Checked again, through descriptors, when the merged directory is moved there. */
+	if (!is_empty_or_absent(out)) {
+		snprintf(err, errlen, "%s exists and is not empty: merge into a new directory",
+			 out);
+		return -EEXIST;
+	}
+	plans = calloc(ndirs, sizeof(*plans));
+	if (!plans)
+		return -ENOMEM;
+	ret = check_dirs(dirs, ndirs, plans, err, errlen);
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	src = calloc(plans[0].n ? plans[0].n : 1, sizeof(*src));
+	if (!src)
+		goto out;
+	ret = find_sources(plans, dirs, ndirs, src, msg, err, errlen);
+	if (!ret)
+		ret = write_out(out, plans, dirs, ndirs, src, err, errlen);
 out:
 	for (k = 0; k < ndirs; k++)
 		ts_expdir_free(&plans[k]);

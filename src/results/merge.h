@@ -16,14 +16,21 @@
 /*
  * ts_exp_merge - merge @dirs (@ndirs experiment directories of the same
  * spec, each with its experiment.json) into @out, which must not exist or
- * be empty. Every run of the matrix must be done (its done record intact)
- * in exactly one of @dirs: otherwise nothing is written and the runs
- * that overlap (done in two directories) and the runs that are missing
- * (done in none; a partial copy is named with why it does not count) are
- * listed on @msg, one a line. Run directories are hard-linked where the
- * file system allows, copied otherwise, and checked against their done
- * record in @out. Returns 0; -EINVAL (refused: spec differs, overlap,
- * missing) or another negative errno, with @err saying why in one line.
+ * be empty, and summarise it (summary.json, summary.csv, summary.md).
+ * Every run of the matrix must be done (its done record intact) in exactly
+ * one of @dirs: otherwise nothing is written and the runs that overlap
+ * (done in two directories) and the runs that are missing (done in none; a
+ * partial copy is named with why it does not count) are listed on @msg,
+ * one a line. Run directories are copied, never hard-linked (a link would
+ * stay its author's to change), and what is copied belongs to the invoking
+ * user; each copy is checked against its done record and its result.json
+ * read (a bad value is named in the shard's file). Everything is written
+ * into a private directory beside @out (io/outfile.h, ts_out_stage_begin),
+ * renamed to @out only when all of it is written: a merge refused at any
+ * point leaves @out as it was. At most TS_EXP_MAX_RUNS runs and
+ * TS_EXP_SUM_MAX_SKIPPED skipped controls per directory (-E2BIG). Returns
+ * 0; -EINVAL (refused: spec differs, overlap, missing, a bad result), or
+ * another negative errno, with @err saying why in one line.
  */
 int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *msg, char *err,
 		 size_t errlen);

@@ -18,89 +18,200 @@
 
 #define CDF_POINTS 400 /* at most this many points per CDF: enough for a figure */
 
+/* Append @x to *@v (*@n values): the capacity doubles (16, 32, ...), a run adds thousands. */
 static int push(double **v, size_t *n, double x)
 {
-	double *nv = realloc(*v, (*n + 1) * sizeof(**v));
+	if (*n == 0 || (*n >= 16 && !(*n & (*n - 1)))) {
+		double *nv = realloc(*v, (*n ? 2 * *n : 16) * sizeof(**v));
 
-	if (!nv)
-		return -ENOMEM;
-	nv[(*n)++] = x;
-	*v = nv;
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+	}
+	(*v)[(*n)++] = x;
 	return 0;
+}
+
+/*
+ * The seconds of one run's loaded window, each a bin: per bin, the sum over flows of the
+ * mean of their intervals ending in it (with how many flows had one), and the sum and count
+ * of the ICMP samples in it. Every sample is put in its bin directly, so a run costs its
+ * samples plus its seconds, not their product.
+ */
+struct bins {
+	size_t nb, ntouched;
+	double delay;
+	double *thr, *lsum, *fsum;		    /* fsum: the current flow's, per bin */
+	size_t *nthr, *nlat, *fk, *stamp, *touched; /* stamp: the flow (+1) fsum/fk belong to */
+};
+
+static void bins_free(struct bins *b)
+{
+	free(b->thr);
+	free(b->lsum);
+	free(b->fsum);
+	free(b->nthr);
+	free(b->nlat);
+	free(b->fk);
+	free(b->stamp);
+	free(b->touched);
+}
+
+static int bins_init(struct bins *b, size_t nb, double delay)
+{
+	size_t n = nb ? nb : 1;
+
+	memset(b, 0, sizeof(*b));
+	b->nb = nb;
+	b->delay = delay;
+	b->thr = calloc(n, sizeof(double));
+	b->lsum = calloc(n, sizeof(double));
+	b->fsum = calloc(n, sizeof(double));
+	b->nthr = calloc(n, sizeof(size_t));
+	b->nlat = calloc(n, sizeof(size_t));
+	b->fk = calloc(n, sizeof(size_t));
+	b->stamp = calloc(n, sizeof(size_t));
+	b->touched = calloc(n, sizeof(size_t));
+	if (b->thr && b->lsum && b->fsum && b->nthr && b->nlat && b->fk && b->stamp && b->touched)
+		return 0;
+	bins_free(b);
+	return -ENOMEM;
+}
+
+/*
+ * The bins whose window holds time @t, into @out (at most 3): bin k spans (lo, lo + 1] for
+ * throughput (@upper), [lo, lo + 1) for latency, lo = delay + k. The bounds are computed as
+ * the per-bin loop computed them, so a sample on a boundary lands where it always did.
+ */
+static size_t bins_of(const struct bins *b, double t, int upper, size_t out[3])
+{
+	double x = t - b->delay;
+	size_t n = 0;
+	long k, k0;
+
+	if (!isfinite(x) || x < -2 || x > (double)b->nb + 2)
+		return 0;
+	k0 = (long)floor(x);
+	for (k = k0 - 1; k <= k0 + 1; k++) {
+		double lo = b->delay + (double)k, hi = lo + 1.0;
+
+		if (k < 0 || (size_t)k >= b->nb)
+			continue;
+		if (upper ? (t > lo && t <= hi) : (t >= lo && t < hi))
+			out[n++] = (size_t)k;
+	}
+	return n;
+}
+
+/* Flow @f's throughput series (@t, @v; @n points) into the bins. */
+static void bins_flow(struct bins *b, size_t f, json_object *t, json_object *v, size_t n)
+{
+	size_t j, i, k, in[3];
+
+	b->ntouched = 0;
+	for (j = 0; j < n; j++) {
+		double tj = json_object_get_double(json_object_array_get_idx(t, j));
+
+		k = bins_of(b, tj, 1, in);
+		for (i = 0; i < k; i++) {
+			size_t x = in[i];
+
+			if (b->stamp[x] != f + 1) {
+				b->stamp[x] = f + 1;
+				b->fsum[x] = 0;
+				b->fk[x] = 0;
+				b->touched[b->ntouched++] = x;
+			}
+			b->fsum[x] += json_object_get_double(json_object_array_get_idx(v, j));
+			b->fk[x]++;
+		}
+	}
+	for (i = 0; i < b->ntouched; i++) {
+		size_t x = b->touched[i];
+
+		b->thr[x] += b->fsum[x] / (double)b->fk[x];
+		b->nthr[x]++;
+	}
+}
+
+/* An ICMP probe's samples (@t, @v; @n) into the bins. */
+static void bins_ping(struct bins *b, json_object *t, json_object *v, size_t n)
+{
+	size_t j, i, k, in[3];
+
+	for (j = 0; j < n; j++) {
+		k = bins_of(b, json_object_get_double(json_object_array_get_idx(t, j)), 0, in);
+		for (i = 0; i < k; i++) {
+			b->lsum[in[i]] += json_object_get_double(json_object_array_get_idx(v, j));
+			b->nlat[in[i]]++;
+		}
+	}
+}
+
+/* The length of a series pair: both arrays, the shorter one's. */
+static size_t pair_len(json_object *s, const char *tk, const char *vk, json_object **t,
+		       json_object **v)
+{
+	size_t nt, nv;
+
+	*t = ts_rj_arr(s, tk, &nt);
+	*v = ts_rj_arr(s, vk, &nv);
+	return *t && *v ? (nt < nv ? nt : nv) : 0;
 }
 
 /*
  * Throughput-latency points of one run: per second of the loaded window,
  * the sum over flows of the mean of their intervals ending in it, and the
  * mean ICMP latency of the samples in it (Flent's ellipsis plot pairs the
- * same two series point by point).
+ * same two series point by point). A window longer than a spec may ask
+ * for (TS_REP_MAX_LENGTH_S) is refused, naming @path.
  */
-static int run_points(struct ts_rep_config *c, const struct json_object *res)
+static int run_points(struct ts_rep_config *c, const struct json_object *res, const char *path,
+		      char *err, size_t errlen)
 {
 	double delay = ts_rj_num(res, "delay_s", 0), length = ts_rj_num(res, "length_s", 0);
 	struct json_object *flows = ts_rj_arr(res, "flows", NULL),
-			   *lat = ts_rj_arr(res, "latency", NULL);
-	size_t nb = (size_t)floor(length), b, i, j, nf, nl, np;
-	int ret = 0;
+			   *lat = ts_rj_arr(res, "latency", NULL), *t, *v;
+	size_t i, n, np;
+	struct bins b;
+	int ret;
 
-	nf = flows ? json_object_array_length(flows) : 0;
-	nl = lat ? json_object_array_length(lat) : 0;
-	for (b = 0; b < nb && !ret; b++) {
-		double lo = delay + (double)b, hi = lo + 1.0, thr = 0, lsum = 0;
-		size_t nthr = 0, nlat = 0;
+	if (length > TS_REP_MAX_LENGTH_S || fabs(delay) > TS_REP_MAX_LENGTH_S) {
+		snprintf(err, errlen,
+			 "%s: \"length_s\" and \"delay_s\": expected at most %d s (24 h, the "
+			 "longest a spec may ask for)",
+			 path, TS_REP_MAX_LENGTH_S);
+		return -EINVAL;
+	}
+	ret = bins_init(&b, length > 0 ? (size_t)floor(length) : 0, delay);
+	if (ret)
+		return ret;
+	for (i = 0; flows && i < json_object_array_length(flows); i++) {
+		n = pair_len(ts_rj_obj(json_object_array_get_idx(flows, i), "series"), "t", "mbps",
+			     &t, &v);
+		bins_flow(&b, i, t, v, n);
+	}
+	for (i = 0; lat && i < json_object_array_length(lat); i++) {
+		struct json_object *l = json_object_array_get_idx(lat, i);
 
-		for (i = 0; i < nf; i++) {
-			struct json_object *s =
-				ts_rj_obj(json_object_array_get_idx(flows, i), "series");
-			struct json_object *t = ts_rj_arr(s, "t", NULL),
-					   *v = ts_rj_arr(s, "mbps", NULL);
-			size_t n = t && v ? json_object_array_length(t) : 0, k = 0;
-			double sum = 0;
-
-			for (j = 0; j < n && v && j < json_object_array_length(v); j++) {
-				double tj = json_object_get_double(json_object_array_get_idx(t, j));
-
-				if (tj > lo && tj <= hi) {
-					sum += json_object_get_double(
-						json_object_array_get_idx(v, j));
-					k++;
-				}
-			}
-			if (k) {
-				thr += sum / (double)k;
-				nthr++;
-			}
-		}
-		for (i = 0; i < nl; i++) {
-			struct json_object *l = json_object_array_get_idx(lat, i);
-			struct json_object *s = ts_rj_obj(l, "samples");
-			struct json_object *t = ts_rj_arr(s, "t", NULL),
-					   *v = ts_rj_arr(s, "rtt_ms", NULL);
-			size_t n = t && v ? json_object_array_length(t) : 0;
-
-			if (strcmp(ts_rj_str(l, "kind", ""), "icmp"))
-				continue;
-			for (j = 0; j < n && j < json_object_array_length(v); j++) {
-				double tj = json_object_get_double(json_object_array_get_idx(t, j));
-
-				if (tj >= lo && tj < hi) {
-					lsum += json_object_get_double(
-						json_object_array_get_idx(v, j));
-					nlat++;
-				}
-			}
-		}
-		if (!nthr || !nlat)
+		if (strcmp(ts_rj_str(l, "kind", ""), "icmp"))
+			continue;
+		n = pair_len(ts_rj_obj(l, "samples"), "t", "rtt_ms", &t, &v);
+		bins_ping(&b, t, v, n);
+	}
+	for (i = 0; i < b.nb && !ret; i++) {
+		if (!b.nthr[i] || !b.nlat[i])
 			continue;
 		np = c->npts;
-		ret = push(&c->pt_lat, &np, lsum / (double)nlat);
+		ret = push(&c->pt_lat, &np, b.lsum[i] / (double)b.nlat[i]);
 		if (!ret) {
 			np = c->npts;
-			ret = push(&c->pt_thr, &np, thr);
+			ret = push(&c->pt_thr, &np, b.thr[i]);
 		}
 		if (!ret)
 			c->npts = np;
 	}
+	bins_free(&b);
 	return ret;
 }
 
@@ -139,86 +250,114 @@ static int add_run(struct ts_rep_config *c, const char *rundir, char *err, size_
 	if (!ret && !c->first_run && !(c->first_run = strdup(rundir)))
 		ret = -ENOMEM;
 	if (!ret && ts_rj_load(path, &raw, err, errlen) == 0)
-		ret = run_points(c, raw);
+		ret = run_points(c, raw, path, err, errlen);
 	json_object_put(raw);
 out:
 	ts_exp_result_free(&r);
 	return ret;
 }
 
-static struct ts_rep_test *test_of(struct ts_report *r, const char *test)
+/* The group of test @test, added when new: 0, -E2BIG (more than TS_REP_MAX_TESTS), -ENOMEM. */
+static int test_of(struct ts_report *r, const char *test, struct ts_rep_test **out)
 {
 	struct ts_rep_test *t;
 	size_t i;
 
 	for (i = 0; i < r->ntests; i++)
-		if (!strcmp(r->tests[i].test, test))
-			return &r->tests[i];
+		if (!strcmp(r->tests[i].test, test)) {
+			*out = &r->tests[i];
+			return 0;
+		}
+	if (r->ntests == TS_REP_MAX_TESTS)
+		return -E2BIG;
 	t = realloc(r->tests, (r->ntests + 1) * sizeof(*t));
 	if (!t)
-		return NULL;
+		return -ENOMEM;
 	r->tests = t;
 	t = &r->tests[r->ntests];
 	memset(t, 0, sizeof(*t));
 	t->test = strdup(test);
 	if (!t->test)
-		return NULL;
+		return -ENOMEM;
 	r->ntests++;
-	return t;
+	*out = t;
+	return 0;
+}
+
+/* A new configuration @id of @t (its array doubles as it fills): 0 or -ENOMEM. */
+static int config_add(struct ts_rep_test *t, const char *id, struct ts_rep_config **out)
+{
+	struct ts_rep_config *c;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 8;
+
+		c = realloc(t->c, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		t->c = c;
+		t->cap = cap;
+	}
+	c = &t->c[t->n++];
+	memset(c, 0, sizeof(*c));
+	c->id = strdup(id);
+	*out = c;
+	return c->id ? 0 : -ENOMEM;
+}
+
+/* The ok runs of configuration @c (directory @dir/@c->id). */
+static int config_runs(struct ts_rep_config *c, const char *dir, char *err, size_t errlen)
+{
+	char cdir[PATH_MAX], **reps = NULL;
+	size_t nreps = 0, k;
+	int ret;
+
+	snprintf(cdir, sizeof(cdir), "%s/%s", dir, c->id);
+	ret = ts_dirlist(cdir, "rep-", &reps, &nreps);
+	if (ret == -ENOENT)
+		ret = 0; /* a configuration with no run yet */
+	for (k = 0; k < nreps && !ret; k++) {
+		char rdir[PATH_MAX];
+
+		if (snprintf(rdir, sizeof(rdir), "%s/%s", cdir, reps[k]) >= (int)sizeof(rdir))
+			ret = -ENAMETOOLONG;
+		else
+			ret = add_run(c, rdir, err, errlen);
+	}
+	ts_dirlist_free(reps, nreps);
+	if (!ret && c->nicmp)
+		ts_stats_sort(c->icmp, c->nicmp);
+	if (!ret && c->nudp)
+		ts_stats_sort(c->udp, c->nudp);
+	return ret;
 }
 
 int ts_report_load(struct ts_report *r, const char *dir, char *err, size_t errlen)
 {
 	struct ts_exp_summary s;
-	size_t i, k;
+	size_t i;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	ts_exp_summary_init(&s, NULL);
+	/* The summary is bounded (TS_EXP_SUM_MAX_CONFIGS): a larger directory is refused here. */
 	ret = ts_exp_summary_from_dir(&s, dir, err, errlen);
 	for (i = 0; i < s.nconfigs && !ret; i++) {
 		const struct ts_exp_sum_config *sc = &s.configs[i];
 		const char *test = ts_exp_sum_axis(sc, "test");
-		struct ts_rep_test *t = test_of(r, test ? test : "?");
+		struct ts_rep_test *t = NULL;
 		struct ts_rep_config *c;
-		char cdir[PATH_MAX], **reps = NULL;
-		size_t nreps = 0;
 
-		if (!t) {
-			ret = -ENOMEM;
-			break;
-		}
-		c = realloc(t->c, (t->n + 1) * sizeof(*c));
-		if (!c) {
-			ret = -ENOMEM;
-			break;
-		}
-		t->c = c;
-		c = &t->c[t->n++];
-		memset(c, 0, sizeof(*c));
-		c->id = strdup(sc->id);
-		if (!c->id) {
-			ret = -ENOMEM;
-			break;
-		}
-		snprintf(cdir, sizeof(cdir), "%s/%s", dir, sc->id);
-		ret = ts_dirlist(cdir, "rep-", &reps, &nreps);
-		if (ret == -ENOENT)
-			ret = 0; /* a configuration with no run yet */
-		for (k = 0; k < nreps && !ret; k++) {
-			char rdir[PATH_MAX];
-
-			if (snprintf(rdir, sizeof(rdir), "%s/%s", cdir, reps[k]) >=
-			    (int)sizeof(rdir))
-				ret = -ENAMETOOLONG;
-			else
-				ret = add_run(c, rdir, err, errlen);
-		}
-		ts_dirlist_free(reps, nreps);
-		if (!ret && c->nicmp)
-			ts_stats_sort(c->icmp, c->nicmp);
-		if (!ret && c->nudp)
-			ts_stats_sort(c->udp, c->nudp);
+		ret = test_of(r, test ? test : "?", &t);
+		if (ret == -E2BIG)
+			snprintf(err, errlen,
+				 "%s: more than %d tests, the values a spec's test axis may have "
+				 "(each is a section of figures)",
+				 dir, TS_REP_MAX_TESTS);
+		if (!ret)
+			ret = config_add(t, sc->id, &c);
+		if (!ret)
+			ret = config_runs(c, dir, err, errlen);
 	}
 	ts_exp_summary_free(&s);
 	if (ret == -ENOMEM)

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "plan/expspec.h"
+
 struct ts_rep_config {
 	char *id;
 	size_t nruns;	   /* ok runs */
@@ -32,9 +34,24 @@ struct ts_rep_config {
 
 struct ts_rep_test {
 	char *test;
-	size_t n;
+	size_t n, cap; /* configurations, allocated */
 	struct ts_rep_config *c;
 };
+
+/*
+ * Limits of a report, besides the summary's (TS_EXP_SUM_MAX_CONFIGS): at most
+ * as many tests as a spec's test axis may list (each is a section of about
+ * twenty gnuplot pictures); a run's loaded window at most 24 h (a spec's
+ * longest test; one throughput-latency point per second).
+ */
+#define TS_REP_MAX_TESTS    TS_EXP_MAX_VALUES
+#define TS_REP_MAX_LENGTH_S 86400
+/*
+ * A figure draws at most this many configurations: more boxes or curves
+ * than a picture can tell apart, and gnuplot reads a CDF's or scatter's
+ * data file once per configuration. The .dat file holds them all.
+ */
+#define TS_REP_FIGURE_MAX 256
 
 struct ts_report {
 	size_t ntests;
@@ -44,7 +61,8 @@ struct ts_report {
 /*
  * ts_report_load - read @dir: its summary's configurations (in order)
  * grouped by their "test" axis, each one's runs. Returns 0 or a negative
- * errno with @err naming the file at fault. Free with ts_report_free.
+ * errno with @err naming the file at fault (-E2BIG: beyond a limit, named).
+ * Free with ts_report_free.
  */
 int ts_report_load(struct ts_report *r, const char *dir, char *err, size_t errlen);
 void ts_report_free(struct ts_report *r);

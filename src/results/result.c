@@ -2,6 +2,8 @@
 /* Reading result.json with json-c. Unknown fields are ignored: the schema grows by adding. */
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,16 +37,41 @@ static json_object *get(json_object *o, const char *key, json_type type)
 	return v;
 }
 
-/* A number (int or double) or -1 when absent. */
-static double num(json_object *o, const char *key, double dflt)
+/*
+ * @o[@key] as a number into *@out, @dflt when absent or not a number (null).
+ * JSON has no NaN or infinity, but json-c reads "NaN", "Infinity" and
+ * "-Infinity" as numbers: such a value is refused, naming the file and the
+ * field (@where, e.g. "flows[0]: ", then @key), so that it is not mistaken
+ * for a missing one nor carried into a statistic.
+ */
+static int num(const struct ts_exp_result *r, json_object *o, const char *where, const char *key,
+	       double dflt, double *out, char *err, size_t errlen)
 {
 	json_object *v;
+	double x;
 
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return dflt;
-	if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
-		return json_object_get_double(v);
-	return dflt;
+	*out = dflt;
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return 0;
+	x = json_object_get_double(v);
+	if (!isfinite(x))
+		return rerr(err, errlen, r->path, "%s\"%s\": expected a finite number, got %s",
+			    where, key, json_object_get_string(v));
+	*out = x;
+	return 0;
+}
+
+/* @o[@key] as a whole number from 0 to @max (0 when absent), or -EINVAL naming the field. */
+static int whole(const struct ts_exp_result *r, json_object *o, const char *key, double max,
+		 double *out, char *err, size_t errlen)
+{
+	int ret = num(r, o, "", key, 0, out, err, errlen);
+
+	if (!ret && (*out < 0 || *out > max || *out != floor(*out)))
+		ret = rerr(err, errlen, r->path, "\"%s\": expected a whole number from 0 to %.0f",
+			   key, max);
+	return ret;
 }
 
 static char *dupstr(json_object *o, const char *key)
@@ -68,42 +95,75 @@ static int read_flows(struct ts_exp_result *r, json_object *root, char *err, siz
 	for (i = 0; i < n; i++) {
 		json_object *f = json_object_array_get_idx(flows, i);
 		json_object *dir = get(f, "dir", json_type_string);
+		char where[32];
+		int ret;
 
 		if (!dir || (strcmp(json_object_get_string(dir), "up") &&
 			     strcmp(json_object_get_string(dir), "down")))
 			return rerr(err, errlen, r->path, "flows[%zu]: \"dir\" must be up or down",
 				    i);
 		r->flows[i].up = !strcmp(json_object_get_string(dir), "up");
-		r->flows[i].throughput_mbps = num(f, "throughput_mbps", -1);
+		snprintf(where, sizeof(where), "flows[%zu]: ", i);
+		ret = num(r, f, where, "throughput_mbps", -1, &r->flows[i].throughput_mbps, err,
+			  errlen);
+		if (!ret)
+			ret = num(r, f, where, "retransmits", 0, &r->flows[i].retransmits, err,
+				  errlen);
+		if (ret)
+			return ret;
 		if (r->flows[i].throughput_mbps < 0)
-			return rerr(err, errlen, r->path, "flows[%zu]: no \"throughput_mbps\"", i);
-		r->flows[i].retransmits = num(f, "retransmits", 0);
+			return rerr(err, errlen, r->path,
+				    "flows[%zu]: no \"throughput_mbps\" (expected a number >= 0)",
+				    i);
 	}
 	r->nflows = n;
 	return 0;
 }
 
-/* Append the samples of @lat inside its loaded window to @arr. */
-static int add_samples(struct ts_exp_result *r, json_object *lat, double **arr, size_t *n, int icmp)
+/* Element @i of the number array @a: a finite number, or NAN. (null reads as 0, as before.) */
+static double sample(json_object *a, size_t i)
+{
+	double x = json_object_get_double(json_object_array_get_idx(a, i));
+
+	return isfinite(x) ? x : NAN;
+}
+
+/* Append the samples of latency[@k] (@lat) inside its loaded window to @arr. */
+static int add_samples(struct ts_exp_result *r, size_t k, json_object *lat, double **arr, size_t *n,
+		       int icmp, char *err, size_t errlen)
 {
 	json_object *s = get(lat, "samples", json_type_object);
 	json_object *t = get(s, "t", json_type_array), *rtt = get(s, "rtt_ms", json_type_array);
 	json_object *win = get(lat, "loaded", json_type_object);
-	double from = num(win, "from_s", -1e300), to = num(win, "to_s", 1e300);
-	size_t i, k;
+	double from, to;
+	char where[48];
+	size_t i, m;
 	double *a;
+	int ret;
 
 	if (!t || !rtt || json_object_array_length(t) != json_object_array_length(rtt))
-		return -EINVAL;
-	k = json_object_array_length(t);
-	a = realloc(*arr, (*n + k + 1) * sizeof(double));
+		return rerr(err, errlen, r->path,
+			    "latency[%zu]: \"samples\" needs \"t\" and \"rtt_ms\" arrays of one "
+			    "length",
+			    k);
+	snprintf(where, sizeof(where), "latency[%zu].loaded: ", k);
+	ret = num(r, win, where, "from_s", -1e300, &from, err, errlen);
+	if (!ret)
+		ret = num(r, win, where, "to_s", 1e300, &to, err, errlen);
+	if (ret)
+		return ret;
+	m = json_object_array_length(t);
+	a = realloc(*arr, (*n + m + 1) * sizeof(double));
 	if (!a)
 		return -ENOMEM;
 	*arr = a;
-	for (i = 0; i < k; i++) {
-		double ti = json_object_get_double(json_object_array_get_idx(t, i));
-		double ri = json_object_get_double(json_object_array_get_idx(rtt, i));
+	for (i = 0; i < m; i++) {
+		double ti = sample(t, i), ri = sample(rtt, i);
 
+		if (isnan(ti) || isnan(ri))
+			return rerr(err, errlen, r->path,
+				    "latency[%zu].samples: \"%s\"[%zu]: expected a finite number",
+				    k, isnan(ti) ? "t" : "rtt_ms", i);
 		if (icmp && (r->min_rtt_ms < 0 || ri < r->min_rtt_ms))
 			r->min_rtt_ms = ri;
 		if (ti >= from && ti <= to)
@@ -129,63 +189,77 @@ static int read_latency(struct ts_exp_result *r, json_object *root, char *err, s
 		if (!kind)
 			return rerr(err, errlen, r->path, "latency[%zu]: no \"kind\"", i);
 		if (!strcmp(json_object_get_string(kind), "icmp"))
-			ret = add_samples(r, l, &r->icmp_ms, &r->nicmp, 1);
+			ret = add_samples(r, i, l, &r->icmp_ms, &r->nicmp, 1, err, errlen);
 		else if (!strcmp(json_object_get_string(kind), "udp"))
-			ret = add_samples(r, l, &r->udp_ms, &r->nudp, 0);
+			ret = add_samples(r, i, l, &r->udp_ms, &r->nudp, 0, err, errlen);
 		else
 			continue; /* a kind this version does not summarise */
-		if (ret == -EINVAL)
-			return rerr(
-				err, errlen, r->path,
-				"latency[%zu]: \"samples\" needs \"t\" and \"rtt_ms\" arrays of "
-				"one length",
-				i);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
 }
 
-static void read_fidelity(struct ts_exp_result *r, json_object *root)
+static int read_fidelity(struct ts_exp_result *r, json_object *root, char *err, size_t errlen)
 {
 	json_object *fid = get(root, "fidelity", json_type_object);
 	static const char *const dirs[2] = {"up", "down"};
-	int d;
+	int d, ret = 0;
 
-	for (d = 0; d < 2; d++) {
+	for (d = 0; d < 2 && !ret; d++) {
 		json_object *f = get(fid, dirs[d], json_type_object);
 		struct ts_exp_res_fidelity *x = &r->fidelity[d];
+		const struct {
+			const char *key;
+			double dflt, *to;
+		} keys[] = {
+			{"release_err_p50_us", 0, &x->release_err_p50_us},
+			{"release_err_p99_us", 0, &x->release_err_p99_us},
+			{"release_err_max_us", 0, &x->release_err_max_us},
+			{"unexplained_drops", 0, &x->unexplained_drops},
+			{"kernel_drops", 0, &x->kernel_drops},
+			{"no_descriptor", 0, &x->no_descriptor},
+			{"utilisation", -1, &x->utilisation},
+		};
+		char where[32];
+		size_t k;
 
 		if (!f)
 			continue;
 		x->present = true;
-		x->release_err_p50_us = num(f, "release_err_p50_us", 0);
-		x->release_err_p99_us = num(f, "release_err_p99_us", 0);
-		x->release_err_max_us = num(f, "release_err_max_us", 0);
-		x->unexplained_drops = num(f, "unexplained_drops", 0);
-		x->kernel_drops = num(f, "kernel_drops", 0);
-		x->no_descriptor = num(f, "no_descriptor", 0);
-		x->utilisation = num(f, "utilisation", -1);
+		snprintf(where, sizeof(where), "fidelity.%s: ", dirs[d]);
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]) && !ret; k++)
+			ret = num(r, f, where, keys[k].key, keys[k].dflt, keys[k].to, err, errlen);
 	}
+	return ret;
 }
 
 static int read_root(struct ts_exp_result *r, json_object *root, char *err, size_t errlen)
 {
 	json_object *axes = get(root, "axes", json_type_object), *flags, *ok;
+	double version, rep, index, seed;
 	int ret;
 
 	if (!json_object_is_type(root, json_type_object))
 		return rerr(err, errlen, r->path, "expected a JSON object");
-	if (num(root, "version", 0) != 1)
+	if (num(r, root, "", "version", 0, &version, err, errlen) || version != 1)
 		return rerr(err, errlen, r->path, "\"version\": expected 1");
 	r->id = dupstr(root, "id");
 	r->test = dupstr(root, "test");
 	if (!r->id || !axes)
 		return rerr(err, errlen, r->path,
 			    "expected \"id\" (a string) and \"axes\" (an object)");
-	r->rep = (unsigned)num(root, "rep", 0);
-	r->index = (unsigned)num(root, "index", 0);
-	r->seed = (uint64_t)num(root, "seed", 0);
+	/* A cast of a double out of the type's range is undefined: the range is checked first. */
+	ret = whole(r, root, "rep", UINT_MAX, &rep, err, errlen);
+	if (!ret)
+		ret = whole(r, root, "index", UINT_MAX, &index, err, errlen);
+	if (!ret)
+		ret = whole(r, root, "seed", 18446744073709549568.0, &seed, err, errlen);
+	if (ret)
+		return ret;
+	r->rep = (unsigned)rep;
+	r->index = (unsigned)index;
+	r->seed = (uint64_t)seed;
 	ok = get(root, "ok", json_type_boolean);
 	if (!ok)
 		return rerr(err, errlen, r->path, "expected \"ok\": true or false");
@@ -218,8 +292,7 @@ static int read_root(struct ts_exp_result *r, json_object *root, char *err, size
 	ret = read_latency(r, root, err, errlen);
 	if (ret < 0)
 		return ret;
-	read_fidelity(r, root);
-	return 0;
+	return read_fidelity(r, root, err, errlen);
 }
 
 int ts_exp_result_parse(struct ts_exp_result *r, const char *name, const char *json, char *err,

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,10 +25,13 @@ double ts_rj_num(const struct json_object *o, const char *key, double fallback)
 {
 	struct json_object *v = get(o, key);
 
-	if (v &&
-	    (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return json_object_get_double(v);
-	return fallback;
+	double x;
+
+	if (!v ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return fallback;
+	x = json_object_get_double(v);
+	return isfinite(x) ? x : fallback;
 }
 
 const char *ts_rj_str(const struct json_object *o, const char *key, const char *fallback)
@@ -79,9 +83,31 @@ int ts_rj_nums(const struct json_object *a, size_t n, double **out)
 			d[i] = json_object_get_double(e);
 		else
 			d[i] = NAN;
+		if (!isfinite(d[i]))
+			d[i] = NAN;
 	}
 	*out = d;
 	return 0;
+}
+
+size_t ts_rj_count_objects(const char *text, size_t len)
+{
+	bool in_string = false;
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++) {
+		if (in_string) {
+			if (text[i] == '\\')
+				i++; /* an escaped quote does not end the string */
+			else if (text[i] == '"')
+				in_string = false;
+		} else if (text[i] == '"') {
+			in_string = true;
+		} else if (text[i] == '{') {
+			n++;
+		}
+	}
+	return n;
 }
 
 int ts_rj_load(const char *path, struct json_object **out, char *err, size_t errlen)
@@ -104,6 +130,14 @@ int ts_rj_load(const char *path, struct json_object **out, char *err, size_t err
 		return ret == -ENOMEM ? ret : -EINVAL;
 	}
 	ret = -EINVAL;
+	if (ts_rj_count_objects(text, len) > TS_RJ_MAX_OBJECTS) {
+		snprintf(
+			err, errlen,
+			"%s: more than %d JSON objects, the most tasshape reads from one file (the "
+			"experiment.json of a matrix of %d configurations and %d runs has fewer)",
+			path, TS_RJ_MAX_OBJECTS, TS_EXP_MAX_CONFIGS, TS_EXP_MAX_RUNS);
+		goto out;
+	}
 	tok = json_tokener_new();
 	if (!tok || len > INT_MAX) {
 		ret = -ENOMEM;

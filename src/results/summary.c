@@ -4,14 +4,15 @@
 #include <limits.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "results/dirlist.h"
+#include "results/rjson.h"
 #include "results/stats.h"
 #include "results/summary.h"
-#include "io/infile.h"
 
 /* A growing array of doubles. */
 struct dvec {
@@ -63,10 +64,22 @@ static void config_free(struct ts_exp_sum_config *c)
 	free(c->acc);
 }
 
+/* An entry of the tree of ids: the id (the configuration's own string) and its position. */
+struct id_ent {
+	const char *id;
+	size_t i;
+};
+
+static int id_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct id_ent *)a)->id, ((const struct id_ent *)b)->id);
+}
+
 void ts_exp_summary_free(struct ts_exp_summary *s)
 {
 	size_t i;
 
+	tdestroy(s->ids, free);
 	for (i = 0; i < s->nconfigs; i++)
 		config_free(&s->configs[i]);
 	for (i = 0; i < s->nskipped; i++) {
@@ -79,14 +92,55 @@ void ts_exp_summary_free(struct ts_exp_summary *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/*
+ * A tree, not a list: a results directory may declare up to
+ * TS_EXP_SUM_MAX_CONFIGS configurations, and a linear search per id made
+ * reading 40,000 of them take half a minute. glibc's tsearch is a
+ * red-black tree, so no order of ids makes it slower than log n.
+ */
 const struct ts_exp_sum_config *ts_exp_summary_find(const struct ts_exp_summary *s, const char *id)
 {
-	size_t i;
+	struct id_ent key = {id, 0};
+	void *p = tfind(&key, (void *const *)&s->ids, id_cmp);
 
-	for (i = 0; i < s->nconfigs; i++)
-		if (!strcmp(s->configs[i].id, id))
-			return &s->configs[i];
-	return NULL;
+	return p ? &s->configs[(*(struct id_ent **)p)->i] : NULL;
+}
+
+/* Room for one more configuration, and @id in the tree at position nconfigs. 0 or -errno. */
+static int config_slot(struct ts_exp_summary *s, const char *id)
+{
+	struct ts_exp_sum_config *c;
+	struct id_ent *e;
+
+	if (s->nconfigs == TS_EXP_SUM_MAX_CONFIGS)
+		return -E2BIG;
+	if (s->nconfigs == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+
+		c = realloc(s->configs, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		s->configs = c;
+		s->cap = cap;
+	}
+	c = &s->configs[s->nconfigs];
+	memset(c, 0, sizeof(*c));
+	c->id = strdup(id);
+	e = malloc(sizeof(*e));
+	if (!c->id || !e) {
+		free(c->id);
+		free(e);
+		return -ENOMEM;
+	}
+	e->id = c->id;
+	e->i = s->nconfigs;
+	if (!tsearch(e, &s->ids, id_cmp)) {
+		free(c->id);
+		free(e);
+		return -ENOMEM;
+	}
+	s->nconfigs++;
+	return 0;
 }
 
 const char *ts_exp_sum_axis(const struct ts_exp_sum_config *c, const char *axis)
@@ -126,20 +180,18 @@ int ts_exp_summary_declare(struct ts_exp_summary *s, const char *id,
 {
 	struct ts_exp_sum_config *c;
 	size_t i;
+	int ret;
 
 	if (!ts_exp_id_is_dirname(id))
 		return -EINVAL;
 	if (ts_exp_summary_find(s, id))
 		return 0;
-	c = realloc(s->configs, (s->nconfigs + 1) * sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	s->configs = c;
-	c = &s->configs[s->nconfigs++];
-	memset(c, 0, sizeof(*c));
-	c->id = strdup(id);
+	ret = config_slot(s, id);
+	if (ret)
+		return ret;
+	c = &s->configs[s->nconfigs - 1];
 	c->acc = calloc(1, sizeof(*c->acc));
-	if (!c->id || !c->acc)
+	if (!c->acc)
 		return -ENOMEM;
 	for (i = 0; i < naxes && i < TS_EXP_MAX_AXES; i++) {
 		c->axes[i].axis = strdup(axes[i].axis);
@@ -162,9 +214,13 @@ int ts_exp_summary_declare(struct ts_exp_summary *s, const char *id,
 
 int ts_exp_summary_skip(struct ts_exp_summary *s, const char *cca, const char *why)
 {
-	struct ts_exp_skip *k = realloc(s->skipped, (s->nskipped + 1) * sizeof(*k));
+	struct ts_exp_skip *k;
 	size_t i;
 
+	/* Each one is compared with every configuration: their number is bounded. */
+	if (s->nskipped == TS_EXP_SUM_MAX_SKIPPED)
+		return -E2BIG;
+	k = realloc(s->skipped, (s->nskipped + 1) * sizeof(*k));
 	if (!k)
 		return -ENOMEM;
 	s->skipped = k;
@@ -304,94 +360,109 @@ int ts_exp_summary_add(struct ts_exp_summary *s, struct ts_exp_result *res, size
 
 /* ---- reading a directory ------------------------------------------------------------------ */
 
-/* The parsed document @path, NULL at the end of the file, or NULL with @err set (*@ret < 0). */
-static json_object *read_json(const char *path, int *ret, char *err, size_t errlen)
+/*
+ * The lists of experiment.json against the limits, before anything is declared from them
+ * (a 38 MB file of 10^6 configurations is no matrix exp run plans). 0 or -E2BIG with @err.
+ */
+static int check_counts(const char *path, json_object *root, char *err, size_t errlen)
 {
-	json_object *root = NULL;
-	struct ts_err e;
-	char *text;
-	size_t len;
+	size_t nconfigs, nskipped;
 
-	/* A results directory is anyone's: only a regular file, and no larger than the limit. */
-	*ret = ts_in_read(path, TS_IN_JSON_MAX, &text, &len, &e);
-	if (*ret == -ENOENT) {
-		*ret = 0;
-		return NULL;
+	ts_rj_arr(root, "configs", &nconfigs);
+	ts_rj_arr(root, "skipped", &nskipped);
+	if (nconfigs > TS_EXP_SUM_MAX_CONFIGS) {
+		snprintf(err, errlen,
+			 "%s: %zu configurations, more than the %d of the largest matrix exp run "
+			 "plans (the most a summary or report reads)",
+			 path, nconfigs, TS_EXP_SUM_MAX_CONFIGS);
+		return -E2BIG;
 	}
-	if (*ret < 0) {
-		snprintf(err, errlen, "%s", e.msg);
-		return NULL;
+	if (nskipped > TS_EXP_SUM_MAX_SKIPPED) {
+		snprintf(err, errlen,
+			 "%s: %zu skipped congestion controls, more than the %d values a spec's "
+			 "cca axis may have",
+			 path, nskipped, TS_EXP_SUM_MAX_SKIPPED);
+		return -E2BIG;
 	}
-	root = json_tokener_parse(text);
-	free(text);
-	if (!root || !json_object_is_type(root, json_type_object)) {
-		snprintf(err, errlen, "%s: expected a JSON object", path);
-		*ret = -EINVAL;
-		json_object_put(root);
-		return NULL;
+	return 0;
+}
+
+static int read_skipped(struct ts_exp_summary *s, json_object *root)
+{
+	json_object *skipped = ts_rj_arr(root, "skipped", NULL);
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; skipped && i < json_object_array_length(skipped) && !ret; i++) {
+		json_object *k = json_object_array_get_idx(skipped, i);
+		const char *cca = ts_rj_str(k, "cca", NULL), *why = ts_rj_str(k, "why", NULL);
+
+		if (cca && why)
+			ret = ts_exp_summary_skip(s, cca, why);
 	}
-	return root;
+	return ret;
+}
+
+static int read_configs(struct ts_exp_summary *s, const char *path, json_object *root, char *err,
+			size_t errlen)
+{
+	json_object *configs = ts_rj_arr(root, "configs", NULL);
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; configs && i < json_object_array_length(configs) && !ret; i++) {
+		json_object *c = json_object_array_get_idx(configs, i),
+			    *axes = ts_rj_obj(c, "axes");
+		const char *id = ts_rj_str(c, "id", NULL);
+		struct ts_exp_axis_val av[TS_EXP_MAX_AXES];
+		size_t na = 0;
+
+		if (!ts_exp_id_is_dirname(id) || !axes) {
+			snprintf(err, errlen,
+				 "%s: configs[%zu]: expected \"id\" (a directory name: not "
+				 "empty, no '/', not '.' or '..') and \"axes\" (an object)",
+				 path, i);
+			return -EINVAL;
+		}
+		json_object_object_foreach(axes, key, val)
+		{
+			/* json-c reads null as NULL: a value that is no string is "?". */
+			if (na < TS_EXP_MAX_AXES) {
+				av[na].axis = key;
+				av[na++].value = json_object_is_type(val, json_type_string)
+							 ? json_object_get_string(val)
+							 : "?";
+			}
+		}
+		ret = ts_exp_summary_declare(s, id, av, na);
+	}
+	return ret;
 }
 
 static int read_experiment(struct ts_exp_summary *s, const char *dir, char *err, size_t errlen)
 {
+	json_object *root = NULL;
+	const char *name;
 	char path[4096];
-	json_object *root, *v, *configs, *skipped;
-	size_t i;
-	int ret = 0;
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/experiment.json", dir);
-	root = read_json(path, &ret, err, errlen);
-	if (!root)
-		return ret; /* 0: results without a plan, summarise what is there */
-	if (json_object_object_get_ex(root, "name", &v) &&
-	    json_object_is_type(v, json_type_string)) {
+	/* A results directory is anyone's: one reader, bounded in bytes and in objects. */
+	ret = ts_rj_load(path, &root, err, errlen);
+	if (ret == -ENOENT)
+		return 0; /* results without a plan: summarise what is there */
+	if (ret)
+		return ret;
+	ret = check_counts(path, root, err, errlen);
+	name = ts_rj_str(root, "name", NULL);
+	if (!ret && name) {
 		free(s->name);
-		s->name = strdup(json_object_get_string(v));
+		s->name = strdup(name);
 	}
-	if (json_object_object_get_ex(root, "skipped", &skipped) &&
-	    json_object_is_type(skipped, json_type_array))
-		for (i = 0; i < json_object_array_length(skipped) && !ret; i++) {
-			json_object *k = json_object_array_get_idx(skipped, i), *cca, *why;
-
-			if (json_object_object_get_ex(k, "cca", &cca) &&
-			    json_object_object_get_ex(k, "why", &why) &&
-			    json_object_is_type(cca, json_type_string) &&
-			    json_object_is_type(why, json_type_string))
-				ret = ts_exp_summary_skip(s, json_object_get_string(cca),
-							  json_object_get_string(why));
-		}
-	if (json_object_object_get_ex(root, "configs", &configs) &&
-	    json_object_is_type(configs, json_type_array))
-		for (i = 0; i < json_object_array_length(configs) && !ret; i++) {
-			json_object *c = json_object_array_get_idx(configs, i), *id, *axes;
-			struct ts_exp_axis_val av[TS_EXP_MAX_AXES];
-			size_t na = 0;
-
-			if (!json_object_object_get_ex(c, "id", &id) ||
-			    !json_object_is_type(id, json_type_string) ||
-			    !ts_exp_id_is_dirname(json_object_get_string(id)) ||
-			    !json_object_object_get_ex(c, "axes", &axes) ||
-			    !json_object_is_type(axes, json_type_object)) {
-				snprintf(err, errlen,
-					 "%s: configs[%zu]: expected \"id\" (a directory name: not "
-					 "empty, no '/', not '.' or '..') and \"axes\" (an object)",
-					 path, i);
-				ret = -EINVAL;
-				break;
-			}
-			json_object_object_foreach(axes, key, val)
-			{
-				/* json-c reads null as NULL: a value that is no string is "?". */
-				if (na < TS_EXP_MAX_AXES) {
-					av[na].axis = key;
-					av[na++].value = json_object_is_type(val, json_type_string)
-								 ? json_object_get_string(val)
-								 : "?";
-				}
-			}
-			ret = ts_exp_summary_declare(s, json_object_get_string(id), av, na);
-		}
+	if (!ret)
+		ret = read_skipped(s, root);
+	if (!ret)
+		ret = read_configs(s, path, root, err, errlen);
 	json_object_put(root);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", path);
@@ -402,7 +473,7 @@ int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err
 {
 	struct ts_exp_result *res = NULL;
 	char **ids = NULL, **reps = NULL;
-	size_t nids = 0, nreps = 0, nres = 0, i, j;
+	size_t nids = 0, nreps = 0, nres = 0, cap = 0, i, j;
 	char path[4096];
 	int ret;
 
@@ -424,12 +495,25 @@ int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err
 			snprintf(path, sizeof(path), "%s/%s/%s/result.json", dir, ids[i], reps[j]);
 			if (access(path, F_OK) < 0)
 				continue; /* a run that never finished: not a result */
-			nr = realloc(res, (nres + 1) * sizeof(*res));
-			if (!nr) {
-				ret = -ENOMEM;
+			if (nres == TS_EXP_MAX_RUNS) {
+				/* Refused before more is read: no matrix exp run plans has more. */
+				snprintf(
+					err, errlen,
+					"%s: more than %d runs with a result.json, the most of the "
+					"largest matrix exp run plans",
+					dir, TS_EXP_MAX_RUNS);
+				ret = -E2BIG;
 				break;
 			}
-			res = nr;
+			if (nres == cap) {
+				cap = cap ? 2 * cap : 16;
+				nr = realloc(res, cap * sizeof(*res));
+				if (!nr) {
+					ret = -ENOMEM;
+					break;
+				}
+				res = nr;
+			}
 			ret = ts_exp_result_load(&res[nres], path, err, errlen);
 			if (ret == 0)
 				nres++;
@@ -444,6 +528,12 @@ int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err
 				 "%s: a result.json's \"id\" is not a directory name (empty, '/', "
 				 "'.' or '..')",
 				 dir);
+		else if (ret == -E2BIG)
+			snprintf(
+				err, errlen,
+				"%s: results of more than %d configurations, the most a summary or "
+				"report reads (the largest matrix exp run plans)",
+				dir, TS_EXP_SUM_MAX_CONFIGS);
 		else if (ret < 0)
 			snprintf(err, errlen, "%s: out of memory", dir);
 	}

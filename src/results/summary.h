@@ -51,6 +51,16 @@ struct ts_exp_skip {
 	char *cca, *why;
 };
 
+/*
+ * Limits of a summary (and so of exp report, exp check, exp merge), which
+ * reads what anyone may have written: at most as many configurations as the
+ * largest matrix exp run plans, at most as many skipped congestion controls
+ * as a spec's cca axis may list. More is refused, naming the limit, before
+ * anything is declared.
+ */
+#define TS_EXP_SUM_MAX_CONFIGS TS_EXP_MAX_CONFIGS
+#define TS_EXP_SUM_MAX_SKIPPED TS_EXP_MAX_VALUES
+
 struct ts_exp_summary {
 	char *name;
 	size_t nconfigs;
@@ -58,6 +68,8 @@ struct ts_exp_summary {
 	size_t nskipped;
 	struct ts_exp_skip *skipped;
 	unsigned runs, failed, fell_behind;
+	size_t cap; /* configs allocated */
+	void *ids;  /* the configurations by id (a tsearch tree: no linear search per id) */
 };
 
 void ts_exp_summary_init(struct ts_exp_summary *s, const char *name);
@@ -73,12 +85,16 @@ bool ts_exp_id_is_dirname(const char *id);
 
 /*
  * Declare a configuration (so it is listed, in this order, even with no
- * run). -EINVAL when @id is not a directory name (ts_exp_id_is_dirname).
+ * run). -EINVAL when @id is not a directory name (ts_exp_id_is_dirname),
+ * -E2BIG when @s has TS_EXP_SUM_MAX_CONFIGS configurations already.
  */
 int ts_exp_summary_declare(struct ts_exp_summary *s, const char *id,
 			   const struct ts_exp_axis_val *axes, size_t naxes);
 
-/* Record that congestion control @cca could not run, and why; its configurations are marked. */
+/*
+ * Record that congestion control @cca could not run, and why; its configurations are marked.
+ * -E2BIG when TS_EXP_SUM_MAX_SKIPPED are recorded already.
+ */
 int ts_exp_summary_skip(struct ts_exp_summary *s, const char *cca, const char *why);
 
 /*
@@ -86,7 +102,8 @@ int ts_exp_summary_skip(struct ts_exp_summary *s, const char *cca, const char *w
  * configuration declared if new, its values and flags added (a run is
  * counted as fallen behind by the executor's "fell_behind:DIR" flags),
  * and every configuration's statistics computed again. Returns 0,
- * -EINVAL when a result's id is not a directory name, or -ENOMEM.
+ * -EINVAL when a result's id is not a directory name, -E2BIG when it
+ * would be configuration TS_EXP_SUM_MAX_CONFIGS + 1, or -ENOMEM.
  */
 int ts_exp_summary_add(struct ts_exp_summary *s, struct ts_exp_result *res, size_t n);
 
@@ -94,7 +111,9 @@ int ts_exp_summary_add(struct ts_exp_summary *s, struct ts_exp_result *res, size
  * ts_exp_summary_from_dir - summarise the results directory @dir: its
  * experiment.json when present (name, configurations in plan order,
  * skipped congestion controls), then every DIR/ID/rep-K/result.json.
- * Returns 0, or a negative errno with @err naming the file at fault.
+ * Returns 0, or a negative errno with @err naming the file at fault
+ * (-E2BIG: more configurations or skipped controls than the limits above,
+ * or more than TS_EXP_MAX_RUNS results, refused before the next is read).
  */
 int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err, size_t errlen);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "results/summary.h"
+#include "io/md.h"
 #include "io/outfile.h"
 
 /* Ten significant digits: exact enough for any metric, without binary noise in the file. */
@@ -134,11 +135,65 @@ static json_object *skipped_json(const struct ts_exp_summary *s)
 	return a;
 }
 
+/* A configuration's flag and the order in which the union meets it. */
+struct flag_ref {
+	const char *flag;
+	size_t order;
+};
+
+static int by_flag(const void *a, const void *b)
+{
+	const struct flag_ref *x = a, *y = b;
+	int c = strcmp(x->flag, y->flag);
+
+	return c ? c : x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int by_order(const void *a, const void *b)
+{
+	const struct flag_ref *x = a, *y = b;
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * The union of every configuration's flags, each once, in first-seen order, as a new JSON
+ * array (NULL: out of memory). Sorted, not searched: a results directory of many
+ * configurations with flags of their own would otherwise cost the square of their number.
+ */
+static json_object *flags_union(const struct ts_exp_summary *s)
+{
+	json_object *a = json_object_new_array();
+	struct flag_ref *v;
+	size_t i, j, n = 0, kept = 0;
+
+	for (i = 0; i < s->nconfigs; i++)
+		n += s->configs[i].nflags;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v || !a) {
+		free(v);
+		json_object_put(a);
+		return NULL;
+	}
+	for (i = 0; i < s->nconfigs; i++)
+		for (j = 0; j < s->configs[i].nflags; j++, kept++)
+			v[kept] = (struct flag_ref){s->configs[i].flags[j], kept};
+	qsort(v, n, sizeof(*v), by_flag);
+	for (i = 0, kept = 0; i < n; i++)
+		if (i == 0 || strcmp(v[i].flag, v[kept - 1].flag))
+			v[kept++] = v[i];
+	qsort(v, kept, sizeof(*v), by_order);
+	for (i = 0; i < kept; i++)
+		json_object_array_add(a, json_object_new_string(v[i].flag));
+	free(v);
+	return a;
+}
+
 int ts_exp_summary_write_json(const struct ts_exp_summary *s, FILE *f)
 {
 	json_object *root = json_object_new_object(), *configs = json_object_new_array();
-	json_object *flags = json_object_new_array();
-	size_t i, j, k;
+	json_object *flags = flags_union(s);
+	size_t i;
 
 	json_object_object_add(root, "version", json_object_new_int(1));
 	json_object_object_add(root, "name", json_object_new_string(s->name));
@@ -146,19 +201,12 @@ int ts_exp_summary_write_json(const struct ts_exp_summary *s, FILE *f)
 	json_object_object_add(root, "failed", json_object_new_int((int)s->failed));
 	json_object_object_add(root, "fell_behind", json_object_new_int((int)s->fell_behind));
 	json_object_object_add(root, "skipped", skipped_json(s));
+	if (!flags) {
+		json_object_put(root);
+		json_object_put(configs);
+		return -ENOMEM;
+	}
 	/* The union of every configuration's flags, then one per skipped congestion control. */
-	for (i = 0; i < s->nconfigs; i++)
-		for (j = 0; j < s->configs[i].nflags; j++) {
-			const char *fl = s->configs[i].flags[j];
-
-			for (k = 0; k < json_object_array_length(flags); k++)
-				if (!strcmp(json_object_get_string(
-						    json_object_array_get_idx(flags, k)),
-					    fl))
-					break;
-			if (k == json_object_array_length(flags))
-				json_object_array_add(flags, json_object_new_string(fl));
-		}
 	for (i = 0; i < s->nskipped; i++) {
 		char buf[256];
 
@@ -302,12 +350,18 @@ int ts_exp_summary_write_md(const struct ts_exp_summary *s, FILE *f)
 {
 	size_t i, j;
 
-	fprintf(f, "# %s\n\n", s->name);
-	fprintf(f, "Runs: %u, failed: %u, emulator fell behind: %u.", s->runs, s->failed,
+	/* Names, ids, flags and reasons come from files anyone may have written: ts_md_escape. */
+	fputs("# ", f);
+	ts_md_escape(f, s->name);
+	fprintf(f, "\n\nRuns: %u, failed: %u, emulator fell behind: %u.", s->runs, s->failed,
 		s->fell_behind);
-	for (i = 0; i < s->nskipped; i++)
-		fprintf(f, "%sSkipped `%s`: %s.", i ? " " : "\n\n", s->skipped[i].cca,
-			s->skipped[i].why);
+	for (i = 0; i < s->nskipped; i++) {
+		fprintf(f, "%sSkipped ", i ? " " : "\n\n");
+		ts_md_escape(f, s->skipped[i].cca);
+		fputs(": ", f);
+		ts_md_escape(f, s->skipped[i].why);
+		fputc('.', f);
+	}
 	fputs("\n\nThroughput: mean over repetitions [Student's t 95% interval]. Latency: p50 / "
 	      "p95 "
 	      "/ p99 of every sample under load, pooled over repetitions. A **fell behind** run's "
@@ -321,7 +375,9 @@ int ts_exp_summary_write_md(const struct ts_exp_summary *s, FILE *f)
 	for (i = 0; i < s->nconfigs; i++) {
 		const struct ts_exp_sum_config *c = &s->configs[i];
 
-		fprintf(f, "| %s | %u |", c->id, c->n);
+		fputs("| ", f);
+		ts_md_escape(f, c->id);
+		fprintf(f, " | %u |", c->n);
 		md_mstat(f, &c->thr_up);
 		md_mstat(f, &c->thr_down);
 		md_lstat(f, &c->icmp);
@@ -351,8 +407,11 @@ int ts_exp_summary_write_md(const struct ts_exp_summary *s, FILE *f)
 			fprintf(f, " **%u failed**", c->failed);
 		for (j = 0; j < c->nflags; j++)
 			if (strncmp(c->flags[j], "fell_behind", 11) &&
-			    strcmp(c->flags[j], "cca_skipped") && strcmp(c->flags[j], "run_failed"))
-				fprintf(f, " %s", c->flags[j]);
+			    strcmp(c->flags[j], "cca_skipped") &&
+			    strcmp(c->flags[j], "run_failed")) {
+				fputc(' ', f);
+				ts_md_escape(f, c->flags[j]);
+			}
 		fputs(" |\n", f);
 	}
 	return ferror(f) ? -EIO : 0;

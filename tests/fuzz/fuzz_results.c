@@ -7,17 +7,24 @@
  * result.json (src/results/result.c), experiment.json and a whole experiment
  * directory as exp report loads it (src/results/expdir.c, summary.c,
  * report.c), and the one function that puts strings into gnuplot scripts
- * (src/io/gnuplot_quote.c). The first byte picks the target:
- *   0 stats.csv  1 sockstats.csv  2 result.json  3 experiment.json
+ * (src/io/gnuplot_quote.c), and the one that puts them into Markdown
+ * (src/io/md_escape.c). The first byte picks the target:
+ *   0 stats.csv  1 sockstats.csv  2 result.json  3 experiment.json (as the
+ *     summary, exp report and exp merge read it)
  *   4 a run's result.json in an experiment directory (ts_report_load and
  *     the report's data files)  5 ts_gnuplot_quote
+ *   6 a run's done record (src/results/done.c)  7 ts_md_escape
  * Besides crashes, leaks and sanitizer reports it checks the contracts:
  * an error is -EINVAL with a message naming the input; an accepted row
  * holds only what the writer can write (non-negative finite numbers or
  * NAN, uplink/downlink, strings of their character sets); a quoted string
  * is one gnuplot single-quoted string with no control character, no
- * backquote and no lone quote inside. Seeds: tools/fuzz.sh (the test
- * fixtures and tests/interop/make_results.py, each with its first byte).
+ * backquote and no lone quote inside; Markdown text has no tag, code span,
+ * unescaped '|', '[' or ']' and no line break; a merge either is refused
+ * (-EINVAL, -E2BIG, ...) with a message or writes a directory that reads
+ * back; a done record is none, intact, broken or refused with a reason.
+ * Seeds: tools/fuzz.sh (the test fixtures and tests/interop/make_results.py,
+ * each with its first byte) and tests/fuzz/seeds/fuzz_results.txt.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +37,10 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
+#include "io/md.h"
+#include "results/done.h"
 #include "results/expdir.h"
+#include "results/merge.h"
 #include "results/report.h"
 #include "results/result.h"
 #include "results/summary.h"
@@ -44,11 +54,13 @@ static char dir[64];
 /* At exit (libFuzzer ends with exit()): the private directory and what the targets wrote. */
 static void remove_dir(void)
 {
-	static const char *const files[] = {"c/rep-1/result.json", "experiment.json", "c/rep-1",
-					    "c", ""};
+	static const char *const files[] = {
+		"c/rep-1/result.json", "c/rep-1/done", "experiment.json", "c/rep-1", "c", ""};
 	char path[128];
 	size_t i;
 
+	snprintf(path, sizeof(path), "%s/m", dir);
+	ts_rm_tree(path);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
 		remove(path);
@@ -151,6 +163,30 @@ static void report_files(const struct ts_report *rep)
 	fclose(f);
 }
 
+/* exp merge of the directory as its one shard, into dir/m: refused with a message, or whole. */
+static void merge_dir(void)
+{
+	const char *dirs[1] = {dir};
+	char out[128], err[2048] = "";
+	struct ts_expdir m;
+	FILE *msg = fopen("/dev/null", "w");
+	int ret;
+
+	CHECK(msg);
+	snprintf(out, sizeof(out), "%s/m", dir);
+	ret = ts_exp_merge(out, dirs, 1, msg, err, sizeof(err));
+	fclose(msg);
+	CHECK(ret <= 0);
+	if (ret < 0) {
+		CHECK(err[0]);
+		CHECK(access(out, F_OK) != 0); /* nothing written */
+		return;
+	}
+	CHECK(ts_expdir_read(out, &m, err, sizeof(err)) == 0);
+	ts_expdir_free(&m);
+	CHECK(ts_rm_tree(out) == 0);
+}
+
 static void experiment(const char *text, size_t size)
 {
 	char path[128], err[512] = "";
@@ -172,6 +208,7 @@ static void experiment(const char *text, size_t size)
 		report_files(&rep);
 		ts_report_free(&rep);
 	}
+	merge_dir();
 }
 
 /* One configuration "c" of test "rrul", one run: its result.json is the input. */
@@ -192,6 +229,54 @@ static void run_in_dir(const char *text, size_t size)
 		report_files(&rep);
 		ts_report_free(&rep);
 	}
+}
+
+/* A done record of run c/rep-1 (beside a fixed result.json): a state, or refused with why. */
+static void done_record(const char *text, size_t size)
+{
+	char path[128], why[512] = "";
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/c/rep-1/result.json", dir);
+	write_file(path, "{}", 2);
+	snprintf(path, sizeof(path), "%s/c/rep-1/done", dir);
+	write_file(path, text, size);
+	snprintf(path, sizeof(path), "%s/c/rep-1", dir);
+	ret = ts_done_check(path, why, sizeof(why));
+	CHECK(ret == TS_DONE_NONE || ret == TS_DONE_OK || ret == TS_DONE_BROKEN ||
+	      (ret < 0 && why[0]));
+	CHECK(ret != TS_DONE_BROKEN || why[0]);
+	snprintf(path, sizeof(path), "%s/c/rep-1/done", dir);
+	unlink(path);
+}
+
+/* Markdown text: no tag, entity but ours, code span, unescaped | [ ], line break. */
+static void markdown(const char *s)
+{
+	static const char *const ents[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;", "&#96;"};
+	char *buf = NULL;
+	size_t len = 0, i, k;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f);
+	ts_md_escape(f, s);
+	CHECK(fclose(f) == 0);
+	CHECK(!strpbrk(buf, "<>`\"'\n\r"));
+	for (i = 0; i < len; i++) {
+		if (buf[i] == '\\') {
+			CHECK(i + 1 < len && strchr("\\|[]", buf[i + 1]));
+			i++; /* an escape and what it escapes */
+			continue;
+		}
+		CHECK(!strchr("|[]", buf[i]));
+		if (buf[i] == '&') {
+			for (k = 0; k < sizeof(ents) / sizeof(ents[0]); k++)
+				if (!strncmp(buf + i, ents[k], strlen(ents[k])))
+					break;
+			CHECK(k < sizeof(ents) / sizeof(ents[0]));
+		}
+	}
+	free(buf);
 }
 
 static void quote(const char *s)
@@ -237,7 +322,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = '\0';
-	switch (data[0] % 6) {
+	switch (data[0] % 8) {
 	case 0:
 		csv(data + 1, size - 1, false);
 		break;
@@ -256,8 +341,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 4:
 		run_in_dir(text, strlen(text));
 		break;
-	default:
+	case 5:
 		quote(text);
+		break;
+	case 6:
+		done_record(text, strlen(text));
+		break;
+	default:
+		markdown(text);
 		break;
 	}
 	free(text);

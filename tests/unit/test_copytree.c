@@ -104,20 +104,26 @@ static void test_tree(void)
 	CU_ASSERT_STRING_EQUAL(get("dst/a.txt"), "new");
 }
 
-/* Hard links where the file system allows: the same inode. */
-static void test_link(void)
+/*
+ * Copies, never hard links (exp merge hands what it copies to the invoker): another inode,
+ * and a change to the source afterwards leaves the copy as it was.
+ */
+static void test_copy_not_link(void)
 {
 	char src[512], dst[512], err[256], a[512], b[512];
 	struct stat sa, sb;
 
 	path(src, sizeof(src), "src");
-	path(dst, sizeof(dst), "linked");
-	TSU_EQ(ts_copy_tree(src, dst, TS_COPY_NEW | TS_COPY_LINK, err, sizeof(err)), 0);
+	path(dst, sizeof(dst), "copied");
+	TSU_EQ(ts_copy_tree(src, dst, TS_COPY_NEW | TS_COPY_OWN, err, sizeof(err)), 0);
 	path(a, sizeof(a), "src/d/b.txt");
-	path(b, sizeof(b), "linked/d/b.txt");
+	path(b, sizeof(b), "copied/d/b.txt");
 	TSU_EQ(stat(a, &sa), 0);
 	TSU_EQ(stat(b, &sb), 0);
-	TSU_EQ(sa.st_ino, sb.st_ino);
+	CU_ASSERT_NOT_EQUAL(sa.st_ino, sb.st_ino);
+	TSU_EQ(sb.st_nlink, 1);
+	put("src/d/b.txt", "changed by its author");
+	CU_ASSERT_STRING_EQUAL(get("copied/d/b.txt"), "beta");
 }
 
 /* One file: a link is refused, not followed; a regular file copied. */
@@ -146,7 +152,7 @@ static void test_cleanup(void)
 
 static const struct tsu_test tests[] = {
 	{"files and directories, no links, no FIFOs, 8 levels", test_tree},
-	{"hard links", test_link},
+	{"copies, not hard links", test_copy_not_link},
 	{"one file", test_file},
 	{"cleanup", test_cleanup},
 };
