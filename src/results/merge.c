@@ -13,6 +13,7 @@
 #include "io/copytree.h"
 #include "io/infile.h"
 #include "io/outfile.h"
+#include "io/rmtree.h"
 #include "results/done.h"
 #include "results/expdir.h"
 #include "results/merge.h"
@@ -384,7 +385,10 @@ static int write_out(const char *out, struct ts_expdir *plans, const char *const
 			snprintf(err, errlen, "%s", e.msg);
 	}
 	if (ret) {
-		ts_rm_tree(st.path);
+		struct ts_err rm;
+
+		/* The staging directory is ours (0700, made by ts_out_stage_begin). */
+		ts_rmtree(st.path, &rm);
 		snprintf(err + strlen(err), errlen - strlen(err), "; %s was not written", out);
 	}
 	ts_out_stage_end(&st);
