@@ -6,6 +6,7 @@
  * prints its progress, the summary, the checks and the verdict, and
  * returns the exit status the verdict gives.
  */
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -183,6 +184,8 @@ static void run_line(const struct ts_exp_run *run, size_t pos, size_t total, con
 		return;
 	}
 	for (i = 0; i < r.nflows; i++) {
+		if (isnan(r.flows[i].throughput_mbps))
+			continue; /* a failed run's flow that was not measured */
 		if (r.flows[i].up) {
 			up += r.flows[i].throughput_mbps;
 			nup++;

@@ -111,7 +111,14 @@ static int read_flows(struct ts_exp_result *r, json_object *root, char *err, siz
 				  errlen);
 		if (ret)
 			return ret;
-		if (r->flows[i].throughput_mbps < 0)
+		/*
+		 * A failed run's flow may have no measurement (its iperf3 failed or was
+		 * interrupted): read, so that the directory is still summarised, with no
+		 * number (failed runs enter no metric).
+		 */
+		if (r->flows[i].throughput_mbps < 0 && !r->ok)
+			r->flows[i].throughput_mbps = NAN;
+		else if (r->flows[i].throughput_mbps < 0)
 			return rerr(err, errlen, r->path,
 				    "flows[%zu]: no \"throughput_mbps\" (expected a number >= 0)",
 				    i);

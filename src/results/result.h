@@ -16,8 +16,8 @@
 #define TS_EXP_MAX_FLAGS 32
 
 struct ts_exp_flow_res {
-	int up; /* dir "up" (1) or "down" (0) */
-	double throughput_mbps;
+	int up;			/* dir "up" (1) or "down" (0) */
+	double throughput_mbps; /* NAN in a failed run whose flow was not measured */
 	double retransmits;
 };
 

@@ -205,6 +205,49 @@ static void test_result_errors(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "flows[0]: \"dir\" must be up or down"));
 }
 
+/*
+ * A flow whose iperf3 was interrupted or failed has no measurement: the executor writes it
+ * without "throughput_mbps" and fails the run. That run is read (its error and flags reach the
+ * summary, as a failure), its flow's throughput not a number; the same flow in a run that
+ * claims success is refused.
+ */
+static void test_result_unmeasured_flow(void)
+{
+	static const char failed[] =
+		"{\"version\":1,\"id\":\"cca=cubic,test=tcp_upload\",\"rep\":2,\"index\":3,"
+		"\"axes\":{\"cca\":\"cubic\",\"test\":\"tcp_upload\"},\"ok\":false,\"error\":\"TCP "
+		"upload: iperf3: interrupt - the client has terminated\","
+		"\"flows\":[{\"name\":\"TCP upload\",\"dir\":\"up\",\"server\":0}]}";
+	static const char claimed[] = "{\"version\":1,\"id\":\"a\",\"rep\":1,\"axes\":{},"
+				      "\"ok\":true,\"flows\":[{\"dir\":\"up\"}]}";
+	struct ts_exp_result r, all[2];
+	struct ts_exp_summary s;
+	char err[512] = "";
+
+	TSU_EQ(ts_exp_result_parse(&r, "f.json", failed, err, sizeof(err)), 0);
+	CU_ASSERT(!r.ok);
+	TSU_EQ(r.nflows, 1);
+	CU_ASSERT_FATAL(r.nflows == 1 && r.error);
+	CU_ASSERT(isnan(r.flows[0].throughput_mbps));
+	CU_ASSERT_STRING_EQUAL(r.error,
+			       "TCP upload: iperf3: interrupt - the client has terminated");
+	ts_exp_result_free(&r);
+	TSU_EQ(ts_exp_result_parse(&r, "c.json", claimed, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "c.json: flows[0]: no \"throughput_mbps\""));
+	/* Beside a measured run of its configuration: counted as failed, the metrics the other's. */
+	load(&all[0], res_a1);
+	load(&all[1], failed);
+	ts_exp_summary_init(&s, "t");
+	TSU_EQ(ts_exp_summary_add(&s, all, 2), 0);
+	TSU_EQ(s.runs, 2);
+	TSU_EQ(s.failed, 1);
+	TSU_EQ(s.configs[0].n, 1);
+	NEAR(s.configs[0].thr_up.mean, 10, 1e-12);
+	ts_exp_summary_free(&s);
+	ts_exp_result_free(&all[0]);
+	ts_exp_result_free(&all[1]);
+}
+
 static void write_file(const char *dir, const char *sub, const char *text)
 {
 	char path[512];
@@ -563,6 +606,8 @@ static const struct tsu_test tests[] = {
 	{"mean, Student t intervals n=2,3,5, quantiles, Jain", test_stats},
 	{"summary of made-up results", test_summary},
 	{"result.json errors", test_result_errors},
+	{"a failed run's unmeasured flow is read, a successful one's refused",
+	 test_result_unmeasured_flow},
 	{"summary from a directory, json/csv/md writers", test_from_dir_and_writers},
 	{"ids that are not a directory name are refused", test_hostile_ids},
 	{"directory entries: rep-K by K", test_dirlist},
