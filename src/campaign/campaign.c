@@ -257,10 +257,48 @@ static int mkdir_one(struct ts_campaign *c, const char *path)
 	return 0;
 }
 
+static bool stopped(const struct ts_campaign *c)
+{
+	return c->o.stop && *c->o.stop;
+}
+
+/*
+ * Did a stop signal make the run that just ended fail? Slurm, Kubernetes and a terminal's ^C
+ * signal every process of the job, the run's iperf3, irtt and ping too, so a run that failed
+ * while one came failed because of it, most likely. Kept as done, it would stay a failure
+ * through every resume; recorded as not run instead (*@unrun, no done record), resume carries
+ * it out again. A run that succeeded is kept: its tools were not disturbed. 0 or an error.
+ */
+static int stopped_failure(struct ts_campaign *c, const struct ts_exp_run *run, const char *result,
+			   bool *unrun)
+{
+	struct ts_exp_result r;
+	char err[512], why[160];
+	bool ok = false;
+
+	*unrun = false;
+	if (!stopped(c))
+		return 0;
+	if (ts_exp_result_load(&r, result, err, sizeof(err)) == 0) {
+		ok = r.ok;
+		ts_exp_result_free(&r);
+	}
+	if (ok)
+		return 0;
+	*unrun = true;
+	snprintf(why, sizeof(why),
+		 "stopped by signal %d while under way: it failed then; exp resume runs it again",
+		 (int)*c->o.stop);
+	if (ts_exp_result_write_unrun(run, result, why) < 0)
+		return ts_campaign_fail(c, -EIO, "%s: cannot write", result);
+	return 0;
+}
+
 int ts_campaign_one_run(struct ts_campaign *c, const struct ts_exp_run *run, char *result,
 			size_t rlen)
 {
 	char dir[4096], err[1024] = "";
+	bool unrun;
 	int n, ret;
 
 	ret = ts_campaign_before_run(c, run);
@@ -296,12 +334,10 @@ int ts_campaign_one_run(struct ts_campaign *c, const struct ts_exp_run *run, cha
 			return ts_campaign_fail(c, -EIO, "%s: cannot write", result);
 		return 0;
 	}
+	ret = stopped_failure(c, run, result, &unrun);
+	if (ret || unrun)
+		return ret;
 	return ts_campaign_after_run(c, run, dir);
-}
-
-static bool stopped(const struct ts_campaign *c)
-{
-	return c->o.stop && *c->o.stop;
 }
 
 /* One run after the other, in run order, until the end or a stop signal. */

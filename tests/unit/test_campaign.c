@@ -25,6 +25,7 @@
 #include "campaign/campaign.h"
 #include "results/done.h"
 #include "results/expdir.h"
+#include "results/result.h"
 #include "tsu.h"
 
 #define NCONF 3
@@ -468,6 +469,56 @@ static void test_resume(void)
 	fixture_free(&f);
 }
 
+/*
+ * A stop signal that made the run under way fail (Slurm, Kubernetes and a terminal's ^C signal
+ * every process of the job, the run's iperf3 too): that run is recorded as not run, without a
+ * done record, so resume carries it out again instead of keeping the failure it caused.
+ */
+static void test_stop_fails_run(void)
+{
+	volatile sig_atomic_t stop = 0;
+	struct ts_campaign_opts o = {.stop = &stop};
+	struct ts_campaign_verdict v;
+	struct fake k = {.fail = 2, .stop_after = 2, .stop = &stop};
+	struct seen s = {0};
+	struct fixture f;
+	struct ts_exp_result r;
+	unsigned idx[16];
+	char path[PATH_MAX], err[512];
+
+	fixture_init(&f);
+	TSU_EQ(campaign(&f, &o, &k, &s, &v), 0);
+	TSU_EQ(calls(f.log, idx, 16), 2);
+	TSU_EQ(ts_campaign_status(&v), 128 + SIGTERM);
+	CU_ASSERT(done(&f, 0, 1));
+	CU_ASSERT(!done(&f, 1, 1));
+	snprintf(path, sizeof(path), "%s/%s/rep-1/result.json", f.out, ids[1]);
+	TSU_EQ(ts_exp_result_load(&r, path, err, sizeof(err)), 0);
+	CU_ASSERT(!r.ok);
+	TSU_EQ(r.nflags, 1);
+	CU_ASSERT_FATAL(r.nflags == 1 && r.error);
+	CU_ASSERT_STRING_EQUAL(r.flags[0], "not_run");
+	CU_ASSERT_STRING_EQUAL(r.error, "stopped by signal 15 while under way: it failed then; "
+					"exp resume runs it again");
+	ts_exp_result_free(&r);
+	TSU_EQ(v.runs, 2);
+	TSU_EQ(v.failed, 1);
+
+	o = (struct ts_campaign_opts){.resume = true};
+	k = (struct fake){0};
+	memset(&s, 0, sizeof(s));
+	TSU_EQ(campaign(&f, &o, &k, &s, &v), 0);
+	TSU_EQ(calls(f.log, idx, 16), 5);
+	TSU_EQ(idx[2], 2);
+	TSU_EQ(idx[3], 4);
+	TSU_EQ(idx[4], 5);
+	TSU_EQ(v.runs, 4);
+	TSU_EQ(v.failed, 0);
+	TSU_EQ(ts_campaign_status(&v), 0);
+	CU_ASSERT(done(&f, 1, 1));
+	fixture_free(&f);
+}
+
 /* --jobs 2: every run once, by worker processes; the same verdict and summary as one by one. */
 static void test_jobs(void)
 {
@@ -610,6 +661,7 @@ static const struct tsu_test tests[] = {
 	{"--strict and an unavailable control", test_strict_skip},
 	{"--shard i/N", test_shards},
 	{"stopped, then resumed after a partial run", test_resume},
+	{"a run that failed when a stop signal came is not done", test_stop_fails_run},
 	{"--jobs 2", test_jobs},
 	{"the exit verdict", test_verdict},
 	{"--jobs limits", test_check_jobs},
