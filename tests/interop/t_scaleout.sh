@@ -20,7 +20,8 @@ if ! /usr/bin/python3 -c 'import yaml' 2>/dev/null; then
 fi
 cd "$root"
 # The blocks, and for each shard index each example's script with its environment:
-# "bash|yaml<TAB>FILE" for blocks, "SCRIPT<TAB>INDEX<TAB>SHELL<TAB>FILE<TAB>VAR=VALUE" for scripts.
+# "bash|yaml<TAB>FILE" for blocks, "SCRIPT<TAB>INDEX<TAB>SHELL<TAB>FILE<TAB>VAR=VALUE..." for
+# scripts (the assignments separated by spaces).
 /usr/bin/python3 - "$tmp" <<'PY'
 import re, sys, yaml
 tmp = sys.argv[1]
@@ -55,7 +56,7 @@ for n, (lang, body) in enumerate(blocks):
         kinds.add("slurm")
         lo, hi = map(int, re.search(r"#SBATCH --array=(\d+)-(\d+)", body).groups())
         for i in range(lo, hi + 1):
-            script("slurm", body, i, "bash", "SLURM_ARRAY_TASK_ID=%d" % i)
+            script("slurm", body, i, "bash", "SLURM_ARRAY_TASK_ID=%d SLURM_ARRAY_TASK_MAX=%d" % (i, hi))
 for k in ("workflow", "indexed-job", "job", "slurm"):
     if k not in kinds:
         sys.exit("docs/scale-out.md: no %s example found" % k)
@@ -88,7 +89,8 @@ while IFS=$'\t' read -r kind a sh f env; do
 	SCRIPT)
 		"$sh" -n "$f" || { echo "FAIL $sh -n $f" >&2; fail=1; }
 		rm -f "$tmp/calls"
-		(cd "$tmp/work" && env "$env" SLURM_SUBMIT_DIR="$tmp/work" PATH="$tmp/bin:$PATH" "$sh" "$f") >/dev/null 2>&1 ||
+		read -ra envs <<<"$env"
+		(cd "$tmp/work" && env "${envs[@]}" SLURM_SUBMIT_DIR="$tmp/work" PATH="$tmp/bin:$PATH" "$sh" "$f") >/dev/null 2>&1 ||
 			{ echo "FAIL $f ($env) failed" >&2; fail=1; }
 		found=0
 		while mapfile -t args < <(awk -v n="$found" 'BEGIN {k = 0} /^---$/ {k++; next} k == n' "$tmp/calls" 2>/dev/null) && [ ${#args[@]} -gt 0 ]; do
