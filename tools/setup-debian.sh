@@ -30,6 +30,10 @@ pkgs+=(mandoc lintian)
 # devscripts gives hardening-check, Debian's own reading of a binary's hardening (PIE, RELRO,
 # BIND_NOW, stack protector, fortify), the second opinion of tools/check-hardening.sh.
 pkgs+=(devscripts)
+# slurm-wlm and munge: tests/integration/t_slurm.sh runs docs/scale-out.md's Slurm example on a
+# single-node cluster of its own (munged, slurmctld and slurmd with its own configuration,
+# started and stopped by the test; the services the packages install are not used).
+pkgs+=(slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -423,7 +423,10 @@ ts__exit() {
 		ts_log "PASS ($((SECONDS - TS_START)) s)"
 	else
 		[ "$rc" -ne 0 ] || rc=1
-		ts_log "FAILED: $TS_FAILED assertion(s), exit $rc ($((SECONDS - TS_START)) s); files kept in $TS_TMP"
+		# A test may remove its files itself, even on failure (t_slurm.sh: a key is among them).
+		p=
+		[ -n "$TS_TMP" ] && [ -d "$TS_TMP" ] && p="; files kept in $TS_TMP"
+		ts_log "FAILED: $TS_FAILED assertion(s), exit $rc ($((SECONDS - TS_START)) s)$p"
 	fi
 	if [ -n "$TS_TMP" ] && { [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; }; then
 		rm -rf "$TS_TMP"
