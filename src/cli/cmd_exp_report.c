@@ -45,6 +45,7 @@
 
 struct report {
 	const char *dir, *out;
+	const char *qq_ref; /* --qq-ref: the Q-Q plot's reference configuration (AXIS=VALUE,...) */
 	FILE *md;
 	unsigned figures, nodata;
 	int bad; /* a picture was not drawn, or an input file was malformed */
@@ -254,6 +255,60 @@ static void box_figures(struct report *r, const struct ts_rep_test *t)
 		       : udp  ? "no UDP latency samples (irtt) under load in these runs"
 			      : "no ICMP latency samples under load in these runs");
 	}
+	ts_text_fini(&b);
+}
+
+/*
+ * The Q-Q plot of ICMP latency under load: every configuration's percentiles against the
+ * reference's (--qq-ref), with the diagonal where they would be equal. Points below it: lower
+ * latency than the reference at that percentile.
+ */
+static void qq_figure(struct report *r, const struct ts_rep_test *t)
+{
+	char name[256], title[512], why[160];
+	const char *crowd = crowded(t, why, sizeof(why));
+	long ref = ts_rep_qq_ref(t, r->qq_ref);
+	size_t have = 0;
+	struct ts_text b;
+	FILE *f;
+
+	stem(name, sizeof(name), t->test, "-qq");
+	f = open_data(r, name);
+	if (!f)
+		return;
+	if (ref >= 0)
+		have = ts_rep_write_qq(f, t, (size_t)ref);
+	fclose(f);
+	ts_text_init(&b);
+	if (!crowd && ref >= 0) {
+		ids_var(&b, t);
+		ts_text_printf(&b, "set xlabel ");
+		ts_gnuplot_quote(&b, t->c[ref].id);
+		/* Both axes over the same range, square: the diagonal is where they agree. */
+		ts_text_printf(&b, "\nset ylabel 'each configuration (ms)'\nset key top left\nset "
+				   "size square\nstats ");
+		file_ref(&b, r, name);
+		ts_text_printf(&b,
+			       " using 1:2 nooutput\nlo = STATS_min_x < STATS_min_y ? STATS_min_x "
+			       ": STATS_min_y\nhi = STATS_max_x > STATS_max_y ? STATS_max_x : "
+			       "STATS_max_y\nset xrange [lo:hi]\nset yrange [lo:hi]\nplot x with "
+			       "lines lt 0 title 'equal', for [i=0:%zu] ",
+			       t->n > 1 ? t->n - 2 : 0);
+		file_ref(&b, r, name);
+		/* The reference has no block of its own: block i is configuration i or i + 1. */
+		ts_text_printf(&b,
+			       " index i using 1:2 with linespoints pt 7 ps 0.5 title "
+			       "ids[i + 1 + (i >= %ld)]\n",
+			       ref);
+	}
+	snprintf(title, sizeof(title), "%s: ICMP latency under load, Q-Q against one configuration",
+		 t->test);
+	figure(r, name, title, &b,
+	       crowd	  ? crowd
+	       : ref < 0  ? "no configuration matches --qq-ref"
+	       : t->n < 2 ? "one configuration: nothing to compare"
+	       : have	  ? NULL
+			  : "no ICMP latency samples under load in these runs");
 	ts_text_fini(&b);
 }
 
@@ -520,10 +575,16 @@ static int write_table(struct report *r, char *err, size_t errlen)
 	return ret;
 }
 
-enum { OPT_OUT = 0x600 };
+enum { OPT_OUT = 0x600, OPT_QQ_REF };
 
 static const struct argp_option report_options[] = {
-	{"out", OPT_OUT, "REPORT_DIR", 0, "Write the report here (default DIR/report)", 0}, {0}};
+	{"out", OPT_OUT, "REPORT_DIR", 0, "Write the report here (default DIR/report)", 0},
+	{"qq-ref", OPT_QQ_REF, "AXIS=VALUE,...", 0,
+	 "The configuration each test's Q-Q plot compares the others against: the first whose "
+	 "id holds every AXIS=VALUE given (e.g. cca=bbr3; a tas_shift 8/8 is written 8-8); "
+	 "default: the test's first configuration",
+	 0},
+	{0}};
 
 static error_t report_parse(int key, char *arg, struct argp_state *state)
 {
@@ -533,6 +594,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_OUT:
 		r->out = arg;
+		break;
+	case OPT_QQ_REF:
+		r->qq_ref = arg;
 		break;
 	case ARGP_KEY_ARG:
 		if (r->dir)
@@ -607,6 +671,7 @@ int cmd_exp_report(int argc, char **argv)
 		fputc('\n', r.md);
 		box_figures(&r, &rep.tests[k]);
 		cdf_scatter_figures(&r, &rep.tests[k]);
+		qq_figure(&r, &rep.tests[k]);
 		run_figures(&r, &rep.tests[k]);
 	}
 	ret = r.bad ? 1 : 0;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -542,6 +543,79 @@ size_t ts_rep_write_cdf(FILE *f, const struct ts_rep_test *t)
 			fprintf(f, "%.6f 1.000000\n", c->icmp[n - 1]);
 		if (!n)
 			fprintf(f, "NaN NaN\n");
+	}
+	return have;
+}
+
+/* Does the comma-separated list @id hold the token @tok (of @len bytes)? */
+static bool id_has(const char *id, const char *tok, size_t len)
+{
+	const char *p = id;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && !memcmp(p, tok, len))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+long ts_rep_qq_ref(const struct ts_rep_test *t, const char *ref)
+{
+	size_t i;
+
+	if (!ref || !*ref)
+		return t->n ? 0 : -1;
+	for (i = 0; i < t->n; i++) {
+		const char *p = ref;
+		bool all = true;
+
+		while (*p && all) {
+			size_t n = strcspn(p, ",");
+
+			all = id_has(t->c[i].id, p, n);
+			p += n + (p[n] == ',');
+		}
+		if (all)
+			return (long)i;
+	}
+	return -1;
+}
+
+/* The nearest-rank @pct-th percentile of the @n sorted values @v (n > 0). */
+static double rank_pct(const double *v, size_t n, unsigned pct)
+{
+	size_t k = ((size_t)pct * n + 99) / 100;
+
+	return v[k ? k - 1 : 0];
+}
+
+size_t ts_rep_write_qq(FILE *f, const struct ts_rep_test *t, size_t ref)
+{
+	const struct ts_rep_config *r = &t->c[ref];
+	size_t i, have = 0, blocks = 0;
+	unsigned p;
+
+	for (i = 0; i < t->n; i++) {
+		const struct ts_rep_config *c = &t->c[i];
+
+		if (i == ref)
+			continue;
+		fprintf(f, "%s# ", blocks++ ? "\n\n" : "");
+		ts_rep_put_text(f, c->id);
+		fprintf(f, " against ");
+		ts_rep_put_text(f, r->id);
+		fprintf(f, ": ICMP latency percentiles 1-99 under load, ms\n");
+		if (!c->nicmp || !r->nicmp) {
+			fprintf(f, "NaN NaN\n");
+			continue;
+		}
+		have++;
+		for (p = 1; p <= 99; p++)
+			fprintf(f, "%.6f %.6f\n", rank_pct(r->icmp, r->nicmp, p),
+				rank_pct(c->icmp, c->nicmp, p));
 	}
 	return have;
 }

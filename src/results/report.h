@@ -95,6 +95,24 @@ int ts_rep_ellipse(const double *x, const double *y, size_t n, double *cx, doubl
 size_t ts_rep_write_throughput(FILE *f, const struct ts_rep_test *t, int up);
 size_t ts_rep_write_latency(FILE *f, const struct ts_rep_test *t, int udp);
 size_t ts_rep_write_cdf(FILE *f, const struct ts_rep_test *t);
+
+/*
+ * ts_rep_qq_ref - the configuration of @t that the Q-Q plot compares the
+ * others against: the first whose id holds every comma-separated
+ * AXIS=VALUE of @ref as one of its own (ids write a tas_shift 8/8 as
+ * 8-8), or the first configuration when @ref is NULL or empty. Returns its
+ * index, or -1 when none matches.
+ */
+long ts_rep_qq_ref(const struct ts_rep_test *t, const char *ref);
+
+/*
+ * ts_rep_write_qq - quantile against quantile of ICMP latency under load:
+ * for every configuration but @ref, one block of 99 lines "ref_ms own_ms",
+ * the nearest-rank percentiles 1..99 of @ref's pooled samples and of its
+ * own (an empty block when either has none). Returns how many blocks have
+ * points.
+ */
+size_t ts_rep_write_qq(FILE *f, const struct ts_rep_test *t, size_t ref);
 size_t ts_rep_write_scatter(FILE *f, const struct ts_rep_test *t);
 size_t ts_rep_write_ellipse(FILE *f, const struct ts_rep_test *t);
 size_t ts_rep_write_centroids(FILE *f, const struct ts_rep_test *t); /* "i id n lat_ms mbps" */

@@ -12,12 +12,12 @@ trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 "$here/make_results.py" "$tmp/raw" tcp_upload rrul
 "$bin" exp merge "$tmp/x" "$tmp/raw" >/dev/null # the summary.json exp run would write
 "$bin" exp report "$tmp/x" 2>&1 | grep -v "difficulty making room" | tee "$tmp/log"
-grep -q "^exp report: 16 figures (2 saying their data is missing)" "$tmp/log"
+grep -q "^exp report: 18 figures (2 saying their data is missing)" "$tmp/log"
 rep=$tmp/x/report
 fail=0
 bad() { echo "FAIL $*" >&2; fail=1; }
 for t in tcp_upload rrul; do
-	for fig in throughput-up throughput-down latency-icmp latency-udp latency-cdf scatter run-link run-tcp; do
+	for fig in throughput-up throughput-down latency-icmp latency-udp latency-cdf scatter qq run-link run-tcp; do
 		for ext in png svg dat; do
 			[ -s "$rep/$t-$fig.$ext" ] || bad "$t-$fig.$ext missing or empty"
 		done
@@ -54,6 +54,19 @@ for id in $(jq -r '.configs[].id' "$tmp/x/summary.json"); do
 	n=$(grep -F "# $id: ICMP" "$rep/$t-latency-cdf.dat" | sed 's/.*n = \([0-9]*\)).*/\1/')
 	[ "$n" -gt 0 ] && [ "$(col "$rep/$t-latency-icmp.dat" "$id" 3)" = "$n" ] || bad "$id: CDF n $n"
 done
+# The Q-Q plot: by default against the test's first configuration (cubic); with --qq-ref
+# against bbr, 99 percentile pairs, non-decreasing in both columns; a reference no
+# configuration has gives a picture saying so.
+grep -q "^# cca=bbr,link=const20,test=rrul against cca=cubic,link=const20,test=rrul" "$rep/rrul-qq.dat" ||
+	bad "rrul-qq.dat: not bbr against the first configuration"
+"$bin" exp report "$tmp/x" --out "$tmp/qq" --qq-ref cca=bbr >/dev/null 2>&1 || bad "exp report --qq-ref cca=bbr failed"
+grep -q "^# cca=cubic,link=const20,test=rrul against cca=bbr,link=const20,test=rrul" "$tmp/qq/rrul-qq.dat" ||
+	bad "--qq-ref cca=bbr: not cubic against bbr"
+awk '/^[0-9]/ { n++; if (n > 1 && ($1 < x || $2 < y)) bad = 1; x = $1; y = $2 } END { exit !(n == 99 && !bad) }' "$tmp/qq/rrul-qq.dat" ||
+	bad "rrul-qq.dat: not 99 non-decreasing percentile pairs"
+"$bin" exp report "$tmp/x" --out "$tmp/qq2" --qq-ref cca=nosuch >/dev/null 2>&1
+grep -q "no configuration matches --qq-ref" "$tmp/qq2/report.md" || bad "--qq-ref cca=nosuch: no picture saying why"
+
 # The link panel draws each stats.csv window at its centre, on the socket samples' time axis:
 # the fixture's first window ends at 0.100 s and lasts 0.100 s, so it is drawn at 0.050 s.
 first=$(awk '/^# uplink:/ { getline; print $1; exit }' "$rep/rrul-run-link.dat")
