@@ -1,25 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "io/infile.h"
 
-int ts_in_open(const char *path, struct ts_err *err)
+/* The flags of every open here. O_NONBLOCK: a FIFO must not wait for a writer before it is refused. */
+#define IN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+/* @fd (opened with IN_FLAGS) if it is a regular file, made blocking; else closed and -errno. */
+static int regular_only(int fd, const char *path, struct ts_err *err)
 {
 	struct stat st;
-	int fd, ret;
+	int ret;
 
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		ts_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-		return ret;
-	}
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
 		ts_err_set(err, "%s: %s", path, strerror(errno));
@@ -37,19 +37,63 @@ int ts_in_open(const char *path, struct ts_err *err)
 	return ret;
 }
 
-int ts_in_read(const char *path, size_t limit, char **out, size_t *len, struct ts_err *err)
+int ts_in_open(const char *path, struct ts_err *err)
+{
+	int fd = open(path, IN_FLAGS), ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		ts_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+		return ret;
+	}
+	return regular_only(fd, path, err);
+}
+
+int ts_in_open_at(int dirfd, const char *dir, const char *rel, uint64_t resolve, struct ts_err *err)
+{
+	struct open_how how = {.flags = IN_FLAGS, .resolve = resolve};
+	char path[4352];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	if (fd < 0) {
+		ret = -errno;
+		/* EXDEV: the lookup would have left @dir (a "..", an absolute path or link). */
+		ts_err_set(err, "%s: cannot open: %s", path,
+			   errno == EXDEV   ? "it leads out of its directory"
+			   : errno == ELOOP ? "a symbolic link on the way"
+					    : strerror(errno));
+		return ret;
+	}
+	return regular_only(fd, path, err);
+}
+
+int ts_in_dir_open(const char *path, struct ts_err *err)
+{
+	/* O_DIRECTORY is checked before a FIFO's open could wait, O_NONBLOCK as well. */
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC), ret;
+
+	if (fd >= 0)
+		return fd;
+	ret = -errno;
+	ts_err_set(err, "%s: %s", path,
+		   errno == ENOTDIR ? "expected a directory" : strerror(errno));
+	return ret;
+}
+
+/* The whole of @fd (a regular file, named @path in messages) if at most @limit bytes; closes it. */
+static int read_fd(int fd, const char *path, size_t limit, char **out, size_t *len,
+		   struct ts_err *err)
 {
 	size_t got = 0, cap;
 	char *buf = NULL;
 	struct stat st;
 	ssize_t n;
-	int fd, ret = 0;
+	int ret = 0;
 
 	*out = NULL;
 	*len = 0;
-	fd = ts_in_open(path, err);
-	if (fd < 0)
-		return fd;
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
 		ts_err_set(err, "%s: %s", path, strerror(errno));
@@ -90,4 +134,27 @@ out:
 	free(buf);
 	close(fd);
 	return ret;
+}
+
+int ts_in_read(const char *path, size_t limit, char **out, size_t *len, struct ts_err *err)
+{
+	int fd = ts_in_open(path, err);
+
+	*out = NULL;
+	*len = 0;
+	return fd < 0 ? fd : read_fd(fd, path, limit, out, len, err);
+}
+
+int ts_in_read_at(int dirfd, const char *dir, const char *rel, uint64_t resolve, size_t limit,
+		  char **out, size_t *len, struct ts_err *err)
+{
+	int fd = ts_in_open_at(dirfd, dir, rel, resolve, err);
+	char path[4352];
+
+	*out = NULL;
+	*len = 0;
+	if (fd < 0)
+		return fd;
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	return read_fd(fd, path, limit, out, len, err);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/infile.h"
 #include "io/sha256.h"
 
 void ts_sha256_init(struct ts_sha256 *s)
@@ -57,12 +58,19 @@ int ts_sha256_file(const char *path, char hex[2 * TS_SHA256_LEN + 1])
 {
 	uint8_t buf[65536], digest[TS_SHA256_LEN];
 	struct ts_sha256 s;
-	FILE *f = fopen(path, "rbe");
+	struct ts_err err;
+	/* A regular file only: a FIFO would never end the wait, /dev/zero the hash (io/infile.h). */
+	int fd = ts_in_open(path, &err), ret = 0;
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
 	size_t n;
-	int ret = 0;
 
-	if (!f)
-		return -errno;
+	if (fd < 0)
+		return fd;
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
 	ts_sha256_init(&s);
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		ts_sha256_update(&s, buf, n);

@@ -30,8 +30,9 @@ void ts_sha256_final(struct ts_sha256 *s, uint8_t out[TS_SHA256_LEN]);
 void ts_sha256_hex(const uint8_t digest[TS_SHA256_LEN], char hex[2 * TS_SHA256_LEN + 1]);
 
 /*
- * ts_sha256_file - hash the file at @path into @hex. Returns 0 or a
- * negative errno from opening or reading it.
+ * ts_sha256_file - hash the regular file at @path into @hex (opened as
+ * io/infile.h's ts_in_open does: a FIFO or device is refused at once with
+ * -EINVAL). Returns 0 or a negative errno from opening or reading it.
  */
 int ts_sha256_file(const char *path, char hex[2 * TS_SHA256_LEN + 1]);
 
