@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "exec/exec_warm.h"
 #include "tasshape/units.h"
+#include "vm/guestargs.h"
 #include "vm/vm.h"
 
 /* Exit statuses of tasshape vm itself, as timeout(1) and container runners use them. */
@@ -78,7 +79,11 @@ static const struct argp_option vm_options[] = {
 	 0},
 	{"cpus", OPT_CPUS, "N", 0, "Virtual CPUs (default 2; 1 in virtual time)", 0},
 	{"memory", OPT_MEMORY, "SIZE", 0, "Guest memory, e.g. 1g, 512m (default 1g)", 0},
-	{"append", OPT_APPEND, "ARGS", 0, "Extra kernel command-line arguments", 0},
+	{"append", OPT_APPEND, "ARGS", 0,
+	 "Extra kernel parameters, of an allow-list (quiet, loglevel=N, console=, clocksource=, "
+	 "tsc=, mitigations=, tasshape.KEY=V, ...; docs/kernels.md): never init=, root= or a "
+	 "module's",
+	 0},
 	{"timeout", OPT_TIMEOUT, "TIME", 0,
 	 "Kill the guest after TIME (e.g. 60s, 5min), boot included; exit status 124", 0},
 	{"out", OPT_OUT, "DIR", 0,
@@ -101,8 +106,8 @@ static const struct argp_option vm_options[] = {
 	 "directory is packed empty)",
 	 0},
 	{"modprobe", OPT_MODPROBE, "'NAME [PARAM=V]...'", 0,
-	 "Load a module in the guest before CMD (repeatable), e.g. "
-	 "'tcp_bbr_tas tas_pacing_shift_startup=7'",
+	 "Load a module in the guest before CMD (repeatable): its name, then PARAM=VALUE words, "
+	 "no modprobe option; e.g. 'tcp_bbr_tas tas_pacing_shift_startup=7'",
 	 0},
 	{"info-json", OPT_INFO_JSON, "FILE", 0,
 	 "Write the run's record as JSON: kernel version string, release and SHA-256, "
@@ -117,6 +122,28 @@ static const struct argp_option vm_options[] = {
 	{"quiet", OPT_QUIET, NULL, 0, "No notes on stderr (warnings still)", 0},
 	{"guest-init", OPT_GUEST_INIT, NULL, OPTION_HIDDEN, "The guest's PID 1", 0},
 	{0}};
+
+/*
+ * --append and --modprobe: words that programs run as root in the guest (its kernel, modprobe)
+ * read, so data of a fixed shape (vm/guestargs.h): kernel parameters of an allow-list, a module
+ * and its parameters, never an option of modprobe.
+ */
+static void guest_arg(struct vm_args *a, int key, char *arg, struct argp_state *state)
+{
+	struct ts_err err = {{0}};
+
+	if (key == OPT_APPEND) {
+		if (ts_vm_append_check(arg, &err) < 0)
+			argp_error(state, "--append %s", err.msg);
+		a->conf.append = arg;
+		return;
+	}
+	if (a->conf.nmodprobe >= TS_VM_MAX_MODPROBE)
+		argp_error(state, "--modprobe: at most %d", TS_VM_MAX_MODPROBE);
+	if (ts_vm_modprobe_check(arg, &err) < 0)
+		argp_error(state, "--modprobe %s", err.msg);
+	a->conf.modprobe[a->conf.nmodprobe++] = arg;
+}
 
 static error_t vm_parse(int key, char *arg, struct argp_state *state)
 {
@@ -164,7 +191,8 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 		a->conf.memory = v;
 		break;
 	case OPT_APPEND:
-		a->conf.append = arg;
+	case OPT_MODPROBE:
+		guest_arg(a, key, arg, state);
 		break;
 	case OPT_TIMEOUT:
 		if (ts_parse_time(arg, &t, &err) < 0)
@@ -179,11 +207,6 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 				   "--out %s: %s (it must be an existing writable directory)", arg,
 				   strerror(errno));
 		a->conf.out = arg;
-		break;
-	case OPT_MODPROBE:
-		if (a->conf.nmodprobe >= TS_VM_MAX_MODPROBE)
-			argp_error(state, "--modprobe: at most %d", TS_VM_MAX_MODPROBE);
-		a->conf.modprobe[a->conf.nmodprobe++] = arg;
 		break;
 	case OPT_INFO_JSON:
 		a->info_json = arg;

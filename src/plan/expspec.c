@@ -18,6 +18,7 @@
 #include "plan/expspec.h"
 #include "link/grammar.h"
 #include "tasshape/units.h"
+#include "vm/guestargs.h"
 
 const struct ts_exp_test_def ts_exp_tests[] = {
 	{"tcp_upload", "tcp_upload", 1, 0, 1, "one TCP upload, ICMP ping"},
@@ -554,6 +555,45 @@ static int link_key(struct parse_ctx *c, const char *section, const char *name, 
 	return link_push(c, l, name, v);
 }
 
+/* append: kernel parameters of the guests' allow-list (vm/guestargs.h), never init or root. */
+static int kernel_append(struct parse_ctx *c, const char *section, struct ts_exp_kernel *k,
+			 const char *value)
+{
+	struct ts_err e;
+
+	if (ts_vm_append_check(value, &e) < 0)
+		return fail(c, "[%s]: append: %s", section, e.msg);
+	k->append = strdup(value);
+	return k->append ? 1 : fail(c, "out of memory");
+}
+
+/* The section [@section] ("kernel NAME"), added at its first key; NULL after fail(). */
+static struct ts_exp_kernel *kernel_section(struct parse_ctx *c, const char *section)
+{
+	struct ts_exp_spec *s = c->spec;
+	const char *kname = section + 7;
+	struct ts_exp_kernel *k;
+	size_t i;
+
+	for (i = 0; i < s->nkernels; i++)
+		if (!strcmp(s->kernels[i].name, kname))
+			return &s->kernels[i];
+	if (!strcmp(kname, "host")) {
+		fail(c, "[%s]: 'host' is this machine's kernel (expected another name)", section);
+		return NULL;
+	}
+	if (s->nkernels == TS_EXP_MAX_KERNELS) {
+		fail(c, "more than %d kernel sections", TS_EXP_MAX_KERNELS);
+		return NULL;
+	}
+	k = &s->kernels[s->nkernels++];
+	k->name = strdup(kname);
+	k->line = c->line;
+	if (!k->name)
+		fail(c, "out of memory");
+	return k->name ? k : NULL;
+}
+
 /*
  * A [kernel NAME] key. Paths stay as written (relative to where tasshape
  * runs, like the wrapper's own options), since the kernel axis names the
@@ -561,34 +601,22 @@ static int link_key(struct parse_ctx *c, const char *section, const char *name, 
  */
 static int kernel_key(struct parse_ctx *c, const char *section, const char *name, const char *value)
 {
-	struct ts_exp_spec *s = c->spec;
-	const char *kname = section + 7;
-	struct ts_exp_kernel *k = NULL;
+	struct ts_exp_kernel *k = kernel_section(c, section);
 	char **str = NULL;
-	size_t i;
 
-	for (i = 0; i < s->nkernels; i++)
-		if (!strcmp(s->kernels[i].name, kname))
-			k = &s->kernels[i];
-	if (!k) {
-		if (!strcmp(kname, "host"))
-			return fail(c,
-				    "[%s]: 'host' is this machine's kernel (expected another name)",
-				    section);
-		if (s->nkernels == TS_EXP_MAX_KERNELS)
-			return fail(c, "more than %d kernel sections", TS_EXP_MAX_KERNELS);
-		k = &s->kernels[s->nkernels++];
-		k->name = strdup(kname);
-		k->line = c->line;
-		if (!k->name)
-			return fail(c, "out of memory");
-	}
+	if (!k)
+		return 0;
 	if (!*value)
 		return fail(c, "[%s]: %s: expected a value", section, name);
 	if (!strcmp(name, "modprobe")) {
+		struct ts_err e;
+
 		if (k->nmodprobe == TS_EXP_MAX_MODPROBE)
 			return fail(c, "[%s]: more than %d modprobe lines", section,
 				    TS_EXP_MAX_MODPROBE);
+		/* Words modprobe runs as root in the guest: a module and its parameters only. */
+		if (ts_vm_modprobe_check(value, &e) < 0)
+			return fail(c, "[%s]: modprobe: %s", section, e.msg);
 		k->modprobe[k->nmodprobe] = strdup(value);
 		if (!k->modprobe[k->nmodprobe])
 			return fail(c, "out of memory");
@@ -629,6 +657,12 @@ static int kernel_key(struct parse_ctx *c, const char *section, const char *name
 			    section, name);
 	if (*str)
 		return fail(c, "[%s]: %s given twice", section, name);
+	if (str == &k->append)
+		return kernel_append(c, section, k, value);
+	if (str == &k->image)
+		k->image_line = c->line;
+	if (str == &k->modules)
+		k->modules_line = c->line;
 	if (str == &k->accel && strcmp(value, "auto") && strcmp(value, "kvm") &&
 	    strcmp(value, "tcg"))
 		return fail(c, "[%s]: accel: '%s' (expected kvm, tcg or auto)", section, value);

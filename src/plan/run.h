@@ -41,15 +41,16 @@ struct ts_exp_sysctl {
 struct ts_exp_kernel {
 	char *name;
 	unsigned line;
-	char *image;			     /* bzImage path, or "debian" (Debian's stock kernel) */
-	char *modules;			     /* NULL or the kernel's modules directory */
-	char *accel;			     /* "auto" (default), "kvm" or "tcg" */
-	char *clock;			     /* "auto" (default), "virtual" or "real" */
-	unsigned cpus;			     /* 0: the VM runner's default */
-	uint64_t memory;		     /* bytes; 0: the VM runner's default */
-	char *append;			     /* NULL or extra kernel command-line arguments */
-	size_t nmodprobe;		     /* modules loaded in the guest before the run */
-	char *modprobe[TS_EXP_MAX_MODPROBE]; /* "NAME [PARAM=VALUE]..." */
+	char *image;			   /* bzImage path, or "debian" (Debian's stock kernel) */
+	char *modules;			   /* NULL or the kernel's modules directory */
+	unsigned image_line, modules_line; /* where the spec gave them */
+	char *accel;			   /* "auto" (default), "kvm" or "tcg" */
+	char *clock;			   /* "auto" (default), "virtual" or "real" */
+	unsigned cpus;			   /* 0: the VM runner's default */
+	uint64_t memory;		   /* bytes; 0: the VM runner's default */
+	char *append;	  /* NULL or kernel parameters of vm/guestargs.h's allow-list */
+	size_t nmodprobe; /* modules loaded in the guest before the run */
+	char *modprobe[TS_EXP_MAX_MODPROBE]; /* "NAME [PARAM=VALUE]...", as vm/guestargs.h checks */
 };
 
 struct ts_exp_run {

@@ -35,6 +35,7 @@
 #include "io/proc.h"
 #include "io/which.h"
 #include "vm/capture.h"
+#include "vm/guestargs.h"
 #include "vm/vm.h"
 
 #define BASE "/tmp/.tasshape-vm"
@@ -253,8 +254,13 @@ static int modprobe_run(const char *line, bool quiet)
 	return 0;
 }
 
+/* A line of the conf: checked once more here, in the guest's root, before modprobe sees it. */
 static void modprobe(const char *line)
 {
+	struct ts_err err;
+
+	if (ts_vm_modprobe_check(line, &err) < 0)
+		die("modprobe %s", err.msg);
 	modprobe_run(line, false);
 }
 

@@ -605,6 +605,36 @@ static void test_kernel_sections(void)
 	reject(KBASE "[kernel a/b]\nimage = debian\n", 8, "unknown section [kernel a/b]");
 }
 
+/*
+ * A [kernel NAME] section is data: modprobe is a module and its parameters (no modprobe
+ * option, which would run the spec author's install commands as root in the guest), append
+ * only allowed kernel parameters (no init= or root=), each refused at its line.
+ */
+static void test_kernel_keys_are_data(void)
+{
+	struct ts_exp_spec s;
+
+	reject(KBASE "[kernel k]\nimage = debian\nmodprobe = -C evil.conf x\n", 10,
+	       "[kernel k]: modprobe: '-C': expected a module name");
+	reject(KBASE "[kernel k]\nimage = debian\nmodprobe = tcp_bbr -C evil.conf\n", 10,
+	       "[kernel k]: modprobe: '-C': expected PARAM=VALUE");
+	reject(KBASE "[kernel k]\nimage = debian\nmodprobe = ../../tmp/x.ko\n", 10,
+	       "modprobe: '../../tmp/x.ko': expected a module name");
+	reject(KBASE "[kernel k]\nimage = debian\nappend = quiet init=/bin/sh\n", 10,
+	       "[kernel k]: append: 'init=/bin/sh': not a kernel parameter tasshape passes on");
+	reject(KBASE "[kernel k]\nimage = debian\nappend = -- x\n", 10, "append: '--': not");
+	reject(KBASE "[kernel k]\nimage = debian\nappend = modprobe.blacklist=9p\n", 10,
+	       "append: 'modprobe.blacklist=9p'");
+	/* What the guests need stays: module parameters, the console, the clock source. */
+	parse_ok(&s, KBASE "[kernel k]\nimage = debian\nmodprobe = tcp_bbr_tas "
+			   "tas_pacing_shift_startup=7\nappend = clocksource=tsc loglevel=7 "
+			   "tasshape.clock=virtual\n");
+	CU_ASSERT_STRING_EQUAL(s.kernels[0].append,
+			       "clocksource=tsc loglevel=7 tasshape.clock=virtual");
+	TSU_EQ(s.kernels[0].image_line, 9);
+	ts_exp_spec_free(&s);
+}
+
 static void test_plan_ids(void)
 {
 	struct ts_exp_spec s;
@@ -835,6 +865,7 @@ static const struct tsu_test tests[] = {
 	{"a link's tests = keeps its tests only", test_plan_link_tests},
 	{"ids of bpf, streams, servers", test_plan_ids},
 	{"kernel sections and the kernel axis", test_kernel_sections},
+	{"a kernel section's keys are data", test_kernel_keys_are_data},
 };
 
 TSU_MAIN("exp plan", tests)
