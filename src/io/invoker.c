@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,6 +72,70 @@ int ts_invoker_get(struct ts_invoker *inv, struct ts_err *err)
 		inv->gid = getgid();
 	}
 	return ret;
+}
+
+/* @c's passwd part: name, home and groups (as initgroups would set them). 0 or -errno. */
+static int creds_named(const struct passwd *pw, struct ts_invoker_creds *c, struct ts_err *err)
+{
+	int n = TS_INVOKER_MAX_GROUPS - 1; /* room for the extra group */
+
+	if (strlen(pw->pw_name) >= sizeof(c->user) || strlen(pw->pw_dir) >= sizeof(c->home)) {
+		ts_err_set(err, "the invoking user's name or home directory is too long");
+		return -ENAMETOOLONG;
+	}
+	if (getgrouplist(pw->pw_name, c->gid, c->groups, &n) < 0) {
+		ts_err_set(err, "user %s is in more than %d groups", pw->pw_name,
+			   TS_INVOKER_MAX_GROUPS - 1);
+		return -E2BIG;
+	}
+	c->ngroups = (size_t)n;
+	snprintf(c->user, sizeof(c->user), "%s", pw->pw_name);
+	snprintf(c->home, sizeof(c->home), "%s", pw->pw_dir);
+	c->named = true;
+	return 0;
+}
+
+int ts_invoker_creds(const struct ts_invoker *inv, gid_t extra, struct ts_invoker_creds *c,
+		     struct ts_err *err)
+{
+	struct passwd *pw;
+	size_t i;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->uid = inv->uid;
+	c->gid = inv->gid;
+	c->drop = inv->sudo && inv->uid != 0;
+	if (!c->drop)
+		return 0;
+	pw = getpwuid(inv->uid);
+	if (pw) {
+		ret = creds_named(pw, c, err);
+		if (ret < 0)
+			return ret;
+	}
+	/* No passwd entry: no supplementary group, only the one of SUDO_GID. */
+	/* Root's group would give far more than the device: never added. */
+	if (extra == (gid_t)-1 || extra == 0)
+		return 0;
+	for (i = 0; i < c->ngroups; i++)
+		if (c->groups[i] == extra)
+			return 0;
+	c->groups[c->ngroups++] = extra;
+	return 0;
+}
+
+int ts_invoker_become(const struct ts_invoker_creds *c)
+{
+	if (!c->drop)
+		return 0;
+	if (setgroups(c->ngroups, c->groups) < 0 || setgid(c->gid) < 0 || setuid(c->uid) < 0)
+		return -errno;
+	/* Root cannot come back: a setuid that still worked would mean the drop did not. */
+	if (getuid() != c->uid || geteuid() != c->uid || getgid() != c->gid ||
+	    getegid() != c->gid || setuid(0) == 0)
+		return -EPERM;
+	return 0;
 }
 
 bool ts_invoker_trusts(const struct ts_invoker *inv, uid_t owner)

@@ -38,6 +38,42 @@ int ts_invoker_parse(const char *uid, const char *gid, struct ts_invoker *inv, s
  */
 int ts_invoker_get(struct ts_invoker *inv, struct ts_err *err);
 
+/* Most supplementary groups a program run as the invoking user gets. */
+#define TS_INVOKER_MAX_GROUPS 256
+
+/*
+ * Who a program started for the invoking user runs as: resolved in the
+ * parent, before fork, so that the child only makes system calls (a forked
+ * child of a threaded process must not take the locks of getpwuid or
+ * initgroups, which another thread may have held at the fork).
+ */
+struct ts_invoker_creds {
+	bool drop; /* false: stay as this process is (not through sudo, or sudo from root) */
+	uid_t uid;
+	gid_t gid;
+	size_t ngroups;
+	gid_t groups[TS_INVOKER_MAX_GROUPS]; /* the user's groups (as initgroups), then @extra */
+	bool named;			     /* a passwd entry: the three below are set */
+	char user[64], home[1024];
+};
+
+/*
+ * ts_invoker_creds - the credentials a program dropped to the invoking user
+ * @inv gets: @inv's ids and the groups of its passwd entry (none without
+ * one), plus @extra when it is not (gid_t)-1 and not 0 (a device's group,
+ * /dev/kvm's). @c->drop is false when @inv is not from sudo or is root.
+ * Returns 0, or -E2BIG / -ENAMETOOLONG with @err set.
+ */
+int ts_invoker_creds(const struct ts_invoker *inv, gid_t extra, struct ts_invoker_creds *c,
+		     struct ts_err *err);
+
+/*
+ * ts_invoker_become - in a child before exec: become @c (setgroups,
+ * setgid, setuid), and check that root cannot be regained (OpenSSH's
+ * permanently_set_uid does the same). System calls only. 0 or -errno.
+ */
+int ts_invoker_become(const struct ts_invoker_creds *c);
+
 /* ts_invoker_trusts - whether a file owned by @owner may be used: root's or the invoker's. */
 bool ts_invoker_trusts(const struct ts_invoker *inv, uid_t owner);
 

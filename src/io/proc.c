@@ -218,6 +218,10 @@ child_main(const struct ts_proc *p, const char *file, const int src[3], int stat
 		child_fail(statfd, 2, errno);
 	if (p->child_fn && (e = p->child_fn(p->child_arg)) < 0)
 		child_fail(statfd, 3, -e);
+	/* A change of user in @child_fn clears the parent-death signal: set it once more. */
+	if (p->child_fn && p->pdeathsig &&
+	    (prctl(PR_SET_PDEATHSIG, p->pdeathsig) < 0 || getppid() != parent))
+		_exit(127);
 	execve(file, p->argv, p->envp ? p->envp : environ);
 	child_fail(statfd, 4, errno);
 }

@@ -79,7 +79,7 @@ struct ts_proc {
 	bool new_pgroup; /* its own process group: a terminal's ^C is not its; kills reach it all */
 	bool new_session; /* setsid (implies its own group) */
 	bool close_fds;	  /* close every descriptor above 2, close-on-exec or not */
-	int pdeathsig;	  /* 0, or the signal it gets when the caller's thread ends */
+	int pdeathsig; /* 0, or the signal it gets when the caller's thread ends (kept after @child_fn) */
 	/* In the child, after setns and the redirections, before exec: 0 or a negative errno. */
 	int (*child_fn)(void *arg);
 	void *child_arg;

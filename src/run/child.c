@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,28 +9,6 @@
 #include "run/child.h"
 #include "io/invoker.h"
 #include "io/proc.h"
-
-/* In the child: become the user who ran sudo (@inv, parsed before the fork). 0 or -errno. */
-static int drop_to_sudo_user(const struct ts_invoker *inv)
-{
-	struct passwd *pw;
-
-	if (!inv->sudo || inv->uid == 0)
-		return 0; /* not started through sudo, or sudo from root: stay */
-	pw = getpwuid(inv->uid);
-	if (pw) {
-		if (initgroups(pw->pw_name, inv->gid) < 0)
-			return -errno;
-		setenv("HOME", pw->pw_dir, 1);
-		setenv("USER", pw->pw_name, 1);
-		setenv("LOGNAME", pw->pw_name, 1);
-	} else if (setgroups(0, NULL) < 0) {
-		return -errno;
-	}
-	if (setgid(inv->gid) < 0 || setuid(inv->uid) < 0)
-		return -errno;
-	return 0;
-}
 
 static void child_env(const struct ts_child_conf *c, bool shell)
 {
@@ -55,7 +31,7 @@ static void child_env(const struct ts_child_conf *c, bool shell)
 /* What the child does between entering the namespace and exec (io/proc.h's child_fn). */
 struct child_setup {
 	const struct ts_child_conf *c;
-	const struct ts_invoker *inv;
+	const struct ts_invoker_creds *creds; /* who CMD runs as (resolved before the fork) */
 	bool shell;
 };
 
@@ -64,8 +40,14 @@ static int child_setup(void *arg)
 	const struct child_setup *cs = arg;
 	int e;
 
-	if (!cs->c->as_root && (e = drop_to_sudo_user(cs->inv)) < 0)
+	/* Through sudo, unless --as-root: the user who ran sudo, with their groups and home. */
+	if ((e = ts_invoker_become(cs->creds)) < 0)
 		return e;
+	if (cs->creds->named) {
+		setenv("HOME", cs->creds->home, 1);
+		setenv("USER", cs->creds->user, 1);
+		setenv("LOGNAME", cs->creds->user, 1);
+	}
 	child_env(cs->c, cs->shell);
 	if (cs->c->set_umask)
 		umask(cs->c->umask);
@@ -77,7 +59,8 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 	char *shell_argv[3] = {NULL, NULL, NULL};
 	char *const *argv = c->argv;
 	struct ts_invoker inv = {0};
-	struct child_setup cs = {c, &inv, false};
+	struct ts_invoker_creds creds;
+	struct child_setup cs = {c, &creds, false};
 	struct ts_err e_id;
 	struct ts_proc p;
 	int ret;
@@ -88,6 +71,10 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 			   e_id.msg);
 		return -EINVAL;
 	}
+	/* --as-root: inv stays zeroed (not through sudo), so creds say stay. */
+	ret = ts_invoker_creds(&inv, (gid_t)-1, &creds, err);
+	if (ret < 0)
+		return ret;
 	if (!argv || !argv[0]) {
 		const char *sh = getenv("SHELL");
 

@@ -144,6 +144,36 @@ static void test_trusts(void)
 	CU_ASSERT(!ts_invoker_trusts(&inv, 65534));
 }
 
+/* Whom a program run for the invoking user becomes: resolved before the fork. */
+static void test_creds(void)
+{
+	struct ts_invoker inv = {.uid = 0, .gid = 0, .sudo = false};
+	static struct ts_invoker_creds c;
+	struct ts_err err;
+
+	/* Not through sudo, or sudo from root: nobody to become. */
+	TSU_EQ(ts_invoker_creds(&inv, 1234, &c, &err), 0);
+	CU_ASSERT(!c.drop);
+	inv.sudo = true;
+	TSU_EQ(ts_invoker_creds(&inv, 1234, &c, &err), 0);
+	CU_ASSERT(!c.drop);
+	/* A user with no passwd entry: its SUDO_GID, no supplementary group but the device's. */
+	inv.uid = 4000000001u;
+	inv.gid = 4000000002u;
+	TSU_EQ(ts_invoker_creds(&inv, (gid_t)-1, &c, &err), 0);
+	CU_ASSERT(c.drop);
+	CU_ASSERT(!c.named);
+	TSU_EQ(c.uid, 4000000001u);
+	TSU_EQ(c.gid, 4000000002u);
+	TSU_EQ(c.ngroups, 0);
+	TSU_EQ(ts_invoker_creds(&inv, 1234, &c, &err), 0);
+	TSU_EQ(c.ngroups, 1);
+	TSU_EQ(c.groups[0], 1234);
+	/* Root's group is never added, whatever /dev/kvm's group is. */
+	TSU_EQ(ts_invoker_creds(&inv, 0, &c, &err), 0);
+	TSU_EQ(c.ngroups, 0);
+}
+
 static void test_new_file(void)
 {
 	struct ts_err err;
@@ -336,6 +366,7 @@ static const struct tsu_test tests[] = {
 	{"invoker: SUDO_UID/SUDO_GID parsed exactly", test_parse},
 	{"invoker: malformed ids refused, naming the variable", test_parse_refuses},
 	{"invoker: root and the invoker are trusted, no one else", test_trusts},
+	{"invoker: the credentials a program is dropped to", test_creds},
 	{"setup", test_setup},
 	{"a new file: created 0644, close-on-exec", test_new_file},
 	{"a link as the last component is refused", test_link_refused},
