@@ -3,6 +3,8 @@
 #ifndef TS_CLI_CMD_EXP_H
 #define TS_CLI_CMD_EXP_H
 
+#include <stdbool.h>
+
 #include "results/check.h"
 #include "plan/matrix.h"
 #include "io/sha256.h"
@@ -11,13 +13,15 @@
 struct plan_args {
 	const char *spec_path;
 	struct ts_exp_matrix_opts opts;
+	bool in_guest; /* exp-guest: the kernels' files are the host's, checked there */
 };
 
 /* The argp child reading them; its input is a struct plan_args. */
 extern const struct argp exp_plan_argp;
 
 /*
- * Read the spec, build each link once as the wrapper would, expand the
+ * Read the spec, build each link once as the wrapper would, read each
+ * kernel's image and modules as a run would (not @a->in_guest), expand the
  * matrix. Prints the error and returns 1 when any of it fails (nothing
  * to free then); @sha holds the spec's SHA-256 the spec points to.
  */

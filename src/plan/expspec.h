@@ -104,6 +104,16 @@ int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, char *err, size
  */
 int ts_exp_spec_check_links(struct ts_exp_spec *spec, char *err, size_t errlen);
 
+/*
+ * ts_exp_spec_check_kernels - read every [kernel NAME] section's image (a
+ * bzImage, read as a regular file of bounded size; "debian" is fetched at
+ * its first run) and modules (a directory whose modules.dep is a regular
+ * file of bounded size), as the runs will: a FIFO or a device named there
+ * is refused at once. Returns 0, or a negative errno with @err set to
+ * "PATH:LINE: [kernel NAME]: image: what was wrong", LINE the key's.
+ */
+int ts_exp_spec_check_kernels(const struct ts_exp_spec *spec, char *err, size_t errlen);
+
 void ts_exp_spec_free(struct ts_exp_spec *spec);
 
 /* The axis called @name, or NULL. */

@@ -2,7 +2,7 @@
 /* Process and file helpers of the VM runner (see capture.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,28 +12,8 @@
 #include "io/proc.h"
 #include "vm/capture.h"
 
-static int append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
-{
-	if (*len + n + 1 > *cap) {
-		size_t c = *cap ? *cap : 4096;
-		char *b;
-
-		while (*len + n + 1 > c)
-			c *= 2;
-		b = realloc(*buf, c);
-		if (!b)
-			return -ENOMEM;
-		*buf = b;
-		*cap = c;
-	}
-	memcpy(*buf + *len, data, n);
-	*len += n;
-	(*buf)[*len] = '\0';
-	return 0;
-}
-
-int ts_vm_capture(char *const argv[], const char *cwd, int quiet_stderr, char **out, size_t *len,
-		  struct ts_err *err)
+int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stderr, char **out,
+		  size_t *len, struct ts_err *err)
 {
 	struct ts_proc p;
 	int ret;
@@ -42,6 +22,10 @@ int ts_vm_capture(char *const argv[], const char *cwd, int quiet_stderr, char **
 	*len = 0;
 	ts_proc_init(&p, argv);
 	p.cwd = cwd;
+	if (in_fd >= 0) {
+		p.in.how = TS_PROC_FD;
+		p.in.fd = in_fd;
+	}
 	p.out.how = TS_PROC_CAPTURE;
 	p.out.max = TS_VM_CAPTURE_MAX;
 	p.err.how = quiet_stderr ? TS_PROC_NULL : TS_PROC_INHERIT;
@@ -57,39 +41,6 @@ int ts_vm_capture(char *const argv[], const char *cwd, int quiet_stderr, char **
 	}
 	ts_proc_release(&p);
 	return ret;
-}
-
-int ts_vm_read_file(const char *path, char **out, size_t *len)
-{
-	char *buf = NULL, chunk[65536];
-	size_t n = 0, cap = 0;
-	int fd, ret = 0;
-	ssize_t r;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while ((r = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		ret = append(&buf, &n, &cap, chunk, (size_t)r);
-		if (ret)
-			break;
-	}
-	close(fd);
-	if (!ret && !buf)
-		ret = append(&buf, &n, &cap, "", 0);
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
 }
 
 int ts_vm_mkdir_p(const char *path, unsigned mode)
@@ -111,18 +62,38 @@ int ts_vm_mkdir_p(const char *path, unsigned mode)
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* Empties the directory @fd (closed here), descending only through directories it holds. */
+static void rm_under(int fd, int depth)
 {
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		int sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(fd, de->d_name, 0) == 0 || errno != EISDIR || depth > 64)
+			continue;
+		/* A directory: opened without following a link, so nothing outside is reached. */
+		sub = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0)
+			rm_under(sub, depth + 1);
+		unlinkat(fd, de->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
 }
 
 void ts_vm_rm_rf(const char *path)
 {
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	rm_under(fd, 0);
+	rmdir(path);
 }

@@ -11,22 +11,23 @@
 
 /*
  * ts_vm_capture - run @argv (argv[0] looked up in PATH) with stdin from
- * /dev/null, stdout captured into a malloc'ed NUL-terminated *@out
+ * @in_fd (-1: /dev/null; the caller keeps and closes it), stdout captured into a malloc'ed NUL-terminated *@out
  * (*@len bytes), stderr passed through unless @quiet_stderr, in @cwd (NULL:
  * unchanged), through io/proc.h. Returns the exit status (>= 0) or a
  * negative errno with @err set when it could not be run (-ENOENT: not
  * found) or wrote more than TS_VM_CAPTURE_MAX (-EFBIG).
  */
-int ts_vm_capture(char *const argv[], const char *cwd, int quiet_stderr, char **out, size_t *len,
-		  struct ts_err *err);
-
-/* Whole file into a malloc'ed NUL-terminated buffer; returns 0 or a negative errno. */
-int ts_vm_read_file(const char *path, char **out, size_t *len);
+int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stderr, char **out,
+		  size_t *len, struct ts_err *err);
 
 /* mkdir -p; returns 0 or a negative errno. */
 int ts_vm_mkdir_p(const char *path, unsigned mode);
 
-/* rm -r of a directory tree this program made (no symlinks followed). */
+/*
+ * rm -r of a directory tree this program made, which the user QEMU runs as may have written:
+ * through descriptors (unlinkat, openat with O_NOFOLLOW), never by re-resolving a path, so a
+ * name swapped for a link meanwhile cannot lead the removal out of the tree.
+ */
 void ts_vm_rm_rf(const char *path);
 
 #endif

@@ -10,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "vm/cpio.h"
 #include "vm/initramfs.h"
 #include "vm/plan.h"
 #include "vm/capture.h"
+#include "vm/moddir.h"
+#include "io/infile.h"
 #include "io/outfile.h"
 
 static const char *const busybox_paths[] = {"/bin/busybox", "/usr/bin/busybox",
@@ -46,7 +49,9 @@ static int load_busybox(char **img, size_t *len, struct ts_err *err)
 	size_t i;
 
 	for (i = 0; i < sizeof(busybox_paths) / sizeof(busybox_paths[0]); i++) {
-		if (ts_vm_read_file(busybox_paths[i], img, len) < 0)
+		struct ts_err e;
+
+		if (ts_in_read(busybox_paths[i], TS_VM_MODULE_MAX, img, len, &e) < 0)
 			continue;
 		if (elf_is_static(*img, *len))
 			return 0;
@@ -57,63 +62,97 @@ static int load_busybox(char **img, size_t *len, struct ts_err *err)
 	return -ENOENT;
 }
 
-/* A module's bytes, decompressed with xz, zstd or gzip when its name says so. */
-static int load_module(const char *dir, const char *rel, char **img, size_t *len,
+/*
+ * A module's bytes, file @rel of the modules directory @dirfd (@dir), decompressed with xz,
+ * zstd or gzip when its name says so: the file is opened here (beneath the directory, a regular
+ * file) and given to the decompressor as its stdin, which never opens a name itself.
+ */
+static int load_module(int dirfd, const char *dir, const char *rel, char **img, size_t *len,
 		       struct ts_err *err)
 {
-	char path[4096];
 	const char *tool = NULL;
-	int ret;
+	int fd, ret;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	if (strstr(rel, ".ko.xz"))
 		tool = "xz";
 	else if (strstr(rel, ".ko.zst"))
 		tool = "zstd";
 	else if (strstr(rel, ".ko.gz"))
 		tool = "gzip";
-	if (!tool) {
-		ret = ts_vm_read_file(path, img, len);
-		if (ret < 0)
-			ts_err_set(err, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
+	if (!tool)
+		return ts_vm_moddir_read(dirfd, dir, rel, TS_VM_MODULE_MAX, img, len, err);
+	fd = ts_vm_moddir_file(dirfd, dir, rel, err);
+	if (fd < 0)
+		return fd;
 	{
-		char *argv[] = {(char *)tool, (char *)"-dc", path, NULL};
+		char *argv[] = {(char *)tool, (char *)"-dc", NULL};
 
-		ret = ts_vm_capture(argv, NULL, 0, img, len, err);
+		ret = ts_vm_capture(argv, NULL, fd, 0, img, len, err);
 		if (ret > 0) {
 			free(*img);
-			ts_err_set(err, "%s -dc %s failed (exit %d)", tool, path, ret);
+			ts_err_set(err, "%s -dc <%s/%s failed (exit %d)", tool, dir, rel, ret);
 			ret = -EIO;
 		}
 	}
+	close(fd);
 	return ret;
+}
+
+/* modules.dep (required) and modules.builtin (NULL when absent) of @dirfd (@dir). */
+static int read_indexes(int dirfd, const char *dir, char **dep, char **builtin, struct ts_err *err)
+{
+	struct ts_err e;
+	size_t len;
+	int ret;
+
+	ret = ts_vm_moddir_read(dirfd, dir, "modules.dep", TS_VM_MODINDEX_MAX, dep, &len, err);
+	if (ret == -ENOENT)
+		ts_err_set(err,
+			   "%s/modules.dep: %s (run depmod -b on the tree that holds lib/modules)",
+			   dir, strerror(-ret));
+	if (ret < 0)
+		return ret;
+	ret = ts_vm_moddir_read(dirfd, dir, "modules.builtin", TS_VM_MODINDEX_MAX, builtin, &len,
+				&e);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		*err = e;
+	return ret;
+}
+
+/* The initramfs's directories, console, busybox and /init. */
+static void add_skeleton(struct ts_cpio *c, const char *bb, size_t bblen, const char *script)
+{
+	static const char *const dirs[] = {"bin", "dev", "proc", "newroot", "lib", "lib/modules"};
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		ts_cpio_add(c, dirs[i], S_IFDIR | 0755, 0, NULL, 0);
+	ts_cpio_add(c, "dev/console", S_IFCHR | 0600, 5 << 8 | 1, NULL, 0);
+	ts_cpio_add(c, "bin/busybox", S_IFREG | 0755, 0, bb, bblen);
+	ts_cpio_add(c, "init", S_IFREG | 0755, 0, script, strlen(script));
 }
 
 int ts_vm_initramfs_build(const char *modules, const char *init, const char *path, bool *needed,
 			  struct ts_err *err)
 {
 	struct ts_vm_modlist mods = {0};
-	char *dep = NULL, *builtin = NULL, *bb = NULL, *script = NULL, p[4096];
+	char *dep = NULL, *builtin = NULL, *bb = NULL, *script = NULL;
 	const char *names[64];
 	char files[64][300];
-	size_t dlen, blen, bblen, i;
+	size_t bblen, i;
 	struct ts_cpio c;
 	FILE *f = NULL;
-	int ret;
+	int ret, dirfd;
 
 	*needed = false;
-	snprintf(p, sizeof(p), "%s/modules.dep", modules);
-	ret = ts_vm_read_file(p, &dep, &dlen);
-	if (ret < 0) {
-		ts_err_set(err, "%s: %s (run depmod -b on the tree that holds lib/modules)", p,
-			   strerror(-ret));
+	dirfd = ts_vm_moddir_open(modules, err);
+	if (dirfd < 0)
+		return dirfd;
+	ret = read_indexes(dirfd, modules, &dep, &builtin, err);
+	if (ret < 0)
 		goto out;
-	}
-	snprintf(p, sizeof(p), "%s/modules.builtin", modules);
-	if (ts_vm_read_file(p, &builtin, &blen) < 0)
-		builtin = NULL;
 	ret = ts_vm_moddep_resolve(dep, builtin, ts_vm_boot_modules, ts_vm_nboot_modules, &mods,
 				   err);
 	if (ret < 0 || !mods.n)
@@ -141,20 +180,12 @@ int ts_vm_initramfs_build(const char *modules, const char *init, const char *pat
 		goto out;
 	}
 	ts_cpio_init(&c, f);
-	ts_cpio_add(&c, "bin", S_IFDIR | 0755, 0, NULL, 0);
-	ts_cpio_add(&c, "dev", S_IFDIR | 0755, 0, NULL, 0);
-	ts_cpio_add(&c, "dev/console", S_IFCHR | 0600, 5 << 8 | 1, NULL, 0);
-	ts_cpio_add(&c, "proc", S_IFDIR | 0755, 0, NULL, 0);
-	ts_cpio_add(&c, "newroot", S_IFDIR | 0755, 0, NULL, 0);
-	ts_cpio_add(&c, "lib", S_IFDIR | 0755, 0, NULL, 0);
-	ts_cpio_add(&c, "lib/modules", S_IFDIR | 0755, 0, NULL, 0);
-	ts_cpio_add(&c, "bin/busybox", S_IFREG | 0755, 0, bb, bblen);
-	ts_cpio_add(&c, "init", S_IFREG | 0755, 0, script, strlen(script));
+	add_skeleton(&c, bb, bblen, script);
 	for (i = 0; i < mods.n; i++) {
 		char *img, dst[400];
 		size_t ilen;
 
-		ret = load_module(modules, mods.path[i], &img, &ilen, err);
+		ret = load_module(dirfd, modules, mods.path[i], &img, &ilen, err);
 		if (ret < 0)
 			goto out;
 		snprintf(dst, sizeof(dst), "lib/modules/%.299s", files[i]);
@@ -170,6 +201,7 @@ out:
 		ts_err_set(err, "%s: write error", path);
 	}
 	ts_vm_modlist_free(&mods);
+	close(dirfd);
 	free(dep);
 	free(builtin);
 	free(bb);

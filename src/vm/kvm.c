@@ -25,6 +25,7 @@
 #include "vm/plan.h"
 #include "io/proc.h"
 #include "vm/capture.h"
+#include "vm/qemuuser.h"
 #include "vm/vm.h"
 
 #define PROBE_PORT 0x3f8
@@ -124,7 +125,7 @@ fail:
 	return 1;
 }
 
-int ts_vm_kvm_probe(struct ts_err *why)
+int ts_vm_kvm_probe(const struct ts_vm_user *u, struct ts_err *why)
 {
 	char msg[256] = "";
 	int pfd[2], st, ret;
@@ -136,6 +137,9 @@ int ts_vm_kvm_probe(struct ts_err *why)
 		ts_err_set(why, "/dev/kvm: %s", strerror(errno));
 		return ret;
 	}
+	ret = ts_vm_user_kvm_check(u, why);
+	if (ret < 0)
+		return ret;
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		ret = -errno;
 		ts_err_set(why, "pipe: %s", strerror(errno));
@@ -153,6 +157,11 @@ int ts_vm_kvm_probe(struct ts_err *why)
 		close(pfd[0]);
 		signal(SIGALRM, SIG_DFL);
 		alarm(3);
+		/* As QEMU will run: the invoking user, with /dev/kvm's group. */
+		if (ts_invoker_become(&u->creds) < 0) {
+			dprintf(pfd[1], "cannot become uid %u", (unsigned)u->creds.uid);
+			_exit(1);
+		}
 		_exit(probe_child(pfd[1]));
 	}
 	close(pfd[1]);
@@ -176,8 +185,8 @@ int ts_vm_kvm_probe(struct ts_err *why)
  * One test boot of @path with accel=@accel; @ns its wall time (QEMU's start
  * included, as a real boot's is). 0 when the guest ran, else -ENODEV with @why.
  */
-static int test_boot(const char *qemu, const char *path, const char *accel, uint64_t *ns,
-		     struct ts_err *why)
+static int test_boot(const char *qemu, const char *path, const char *accel,
+		     const struct ts_vm_user *u, uint64_t *ns, struct ts_err *why)
 {
 	char dev[64], machine[32], *out = NULL, *p;
 	struct ts_proc qp;
@@ -211,6 +220,7 @@ static int test_boot(const char *qemu, const char *path, const char *accel, uint
 		qp.out.how = TS_PROC_CAPTURE;
 		qp.out.max = 4096;
 		qp.err.how = TS_PROC_TO_OUT;
+		ts_vm_user_apply(u, &qp);
 		t0 = ts_clock_now();
 		st = ts_proc_run(&qp, PROBE_LIMIT_MS, why);
 		*ns = (uint64_t)(ts_clock_now() - t0);
@@ -234,7 +244,8 @@ static int test_boot(const char *qemu, const char *path, const char *accel, uint
 	return st == 0 ? 0 : -ENODEV;
 }
 
-int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
+int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, const struct ts_vm_user *u,
+			 struct ts_err *why)
 {
 	unsigned char img[TS_VM_PROBE_LEN];
 	uint64_t kvm_ns = 0, again_ns = 0, tcg_ns = UINT64_MAX;
@@ -244,7 +255,7 @@ int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
 
 	ts_vm_probe_image(img);
 	snprintf(path, sizeof(path), "%s/kvm-probe.elf", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		ret = -errno;
 		ts_err_set(why, "%s: %s", path, strerror(errno));
@@ -257,16 +268,17 @@ int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why)
 		ts_err_set(why, "%s: %s", path, n < 0 ? strerror(-ret) : "short write");
 		goto out;
 	}
-	ret = test_boot(qemu, path, "kvm", &kvm_ns, why);
+	ret = test_boot(qemu, path, "kvm", u, &kvm_ns, why);
 	/* Slow but working: as slow as TCG is no reason to leave it; far slower is. */
 	if (ret < 0 || !ts_vm_kvm_needs_tcg_time(kvm_ns) ||
-	    test_boot(qemu, path, "tcg", &tcg_ns, NULL) < 0 || !ts_vm_kvm_too_slow(kvm_ns, tcg_ns))
+	    test_boot(qemu, path, "tcg", u, &tcg_ns, NULL) < 0 ||
+	    !ts_vm_kvm_too_slow(kvm_ns, tcg_ns))
 		goto out;
 	/*
 	 * The first boot read QEMU, its libraries and firmware from disk, the TCG
 	 * one found them cached: before leaving KVM, time it again as warm.
 	 */
-	if (test_boot(qemu, path, "kvm", &again_ns, NULL) == 0 && again_ns < kvm_ns)
+	if (test_boot(qemu, path, "kvm", u, &again_ns, NULL) == 0 && again_ns < kvm_ns)
 		kvm_ns = again_ns;
 	if (ts_vm_kvm_too_slow(kvm_ns, tcg_ns)) {
 		ts_err_set(why,
@@ -284,19 +296,32 @@ out:
 int ts_vm_kvm_usable(const char *qemu, struct ts_err *why)
 {
 	const char *tmp = getenv("TMPDIR");
+	struct ts_vm_user *u = malloc(sizeof(*u));
 	char dir[4096];
 	int ret;
 
-	ret = ts_vm_kvm_probe(why);
+	if (!u) {
+		ts_err_set(why, "out of memory");
+		return -ENOMEM;
+	}
+	/* KVM as QEMU would use it: as the invoking user, with /dev/kvm's group (qemuuser.h). */
+	ret = ts_vm_user_get(true, u, why);
+	if (!ret)
+		ret = ts_vm_kvm_probe(u, why);
 	if (ret < 0)
-		return ret;
+		goto out;
 	snprintf(dir, sizeof(dir), "%s/tasshape-kvm-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
 		ret = -errno;
 		ts_err_set(why, "mkdtemp %s: %s", dir, strerror(errno));
-		return ret;
+		goto out;
 	}
-	ret = ts_vm_kvm_probe_qemu(qemu, dir, why);
-	rmdir(dir);
+	/* The test image is written by the probe before QEMU reads it: the directory is QEMU's. */
+	ret = ts_vm_user_give(u, AT_FDCWD, dir, dir, why);
+	if (!ret)
+		ret = ts_vm_kvm_probe_qemu(qemu, dir, u, why);
+	ts_vm_rm_rf(dir);
+out:
+	free(u);
 	return ret;
 }

@@ -89,6 +89,13 @@ static char *qemu_escape(const char *s)
 	return d;
 }
 
+/*
+ * A 9p share. Read-only, the guest sees the host's owners and modes (@passthrough: QEMU runs as
+ * root). Writable, QEMU keeps what the guest sets (owner, mode, device number, a link's target)
+ * in user.virtfs.* extended attributes and creates the host's file as its own user with mode
+ * 0600 (0700 for a directory): a set-id file or device node made in the guest is a plain
+ * private file on the host (QEMU's security_model=mapped-xattr).
+ */
 static int add_share(struct ts_vm_argv *a, const char *id, const char *tag, const char *path,
 		     bool ro, bool passthrough)
 {
@@ -101,7 +108,10 @@ static int add_share(struct ts_vm_argv *a, const char *id, const char *tag, cons
 	ret = ts_vm_argv_add(a, "-fsdev");
 	if (!ret)
 		ret = ts_vm_argv_addf(a, "local,id=%s,path=%s,security_model=%s%s,multidevs=remap",
-				      id, p, passthrough ? "passthrough" : "none",
+				      id, p,
+				      !ro	    ? "mapped-xattr"
+				      : passthrough ? "passthrough"
+						    : "none",
 				      ro ? ",readonly=on" : "");
 	if (!ret)
 		ret = ts_vm_argv_add(a, "-device");

@@ -65,9 +65,9 @@ struct ts_vm_plan {
 	unsigned cpus;
 	uint64_t memory_mib;
 	const char *cmdline;
-	const char *ctl, *cwd, *out;	 /* host directories; out may be NULL */
-	bool passthrough;		 /* 9p security model: passthrough (root) or none */
-	bool sealed;			 /* no root and no cwd share: the initramfs is the root */
+	const char *ctl, *cwd, *out; /* host directories; out may be NULL */
+	bool passthrough; /* the read-only root share: passthrough (QEMU is root) or none */
+	bool sealed;	  /* no root and no cwd share: the initramfs is the root */
 	const char *sock_out, *sock_err; /* unix sockets for CMD's stdout and stderr */
 	const char *console;		 /* file or unix socket for the kernel console */
 	bool console_is_socket;

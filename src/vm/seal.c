@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vm/capture.h"
+#include "io/infile.h"
 #include "vm/cpio.h"
 #include "vm/elfdeps.h"
 #include "vm/seal.h"
@@ -250,11 +250,9 @@ static int add_elf(struct ts_seal *s, const char *path, int depth, struct ts_err
 		return -ELOOP;
 	}
 	snprintf(host, sizeof(host), "%s%s", s->root, real);
-	ret = ts_vm_read_file(host, &img, &len);
-	if (ret < 0) {
-		ts_err_set(err, "%s: %s", real, strerror(-ret));
+	ret = ts_in_read(host, TS_SEAL_FILE_MAX, &img, &len, err);
+	if (ret < 0)
 		return ret;
-	}
 	d = malloc(sizeof(*d));
 	ret = d ? ts_elf_deps_parse((unsigned char *)img, len, d, &perr) : -ENOMEM;
 	if (ret == -ENOEXEC) {
@@ -427,11 +425,9 @@ int ts_seal_write(struct ts_seal *s, FILE *f, struct ts_err *err)
 			break;
 		case TS_SEAL_FILE:
 			snprintf(host, sizeof(host), "%s%s", s->root, e->src);
-			ret = ts_vm_read_file(host, &img, &len);
-			if (ret < 0) {
-				ts_err_set(err, "%s: %s", e->src, strerror(-ret));
+			ret = ts_in_read(host, TS_SEAL_FILE_MAX, &img, &len, err);
+			if (ret < 0)
 				return ret;
-			}
 			if (len != e->len) {
 				free(img);
 				ts_err_set(err, "%s: its size changed while it was packed", e->src);

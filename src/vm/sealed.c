@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@
 #include "io/sha256.h"
 #include "net/ipt.h"
 #include "net/prog.h"
-#include "vm/capture.h"
+#include "vm/moddir.h"
 #include "vm/plan.h"
 #include "vm/seal.h"
 #include "vm/sealed.h"
@@ -113,8 +114,28 @@ static int add_so_dir(struct ts_seal *s, const char *dir, struct ts_err *err)
 /* A kernel's modules directory and depmod's files read from it. */
 struct modctx {
 	const char *moddir, *gdir; /* on the host, and in the image */
+	int dirfd;		   /* moddir, which the files are read beneath (moddir.h) */
 	char *dep, *builtin, *softdep, *alias;
 };
+
+/*
+ * File @rel of the modules directory at @dst of the image: read now, beneath the directory
+ * (moddir.h), and packed from memory, so no name is looked up again when the image is written.
+ * A file packed already (a dependency of two modules) is left as it is.
+ */
+static int pack_modfile(struct ts_seal *s, const struct modctx *m, const char *rel, const char *dst,
+			size_t limit, struct ts_err *err)
+{
+	char *img = NULL;
+	size_t len;
+	int ret;
+
+	ret = ts_vm_moddir_read(m->dirfd, m->moddir, rel, limit, &img, &len, err);
+	if (!ret)
+		ret = ts_seal_add_data(s, dst, 0644, img, len, err);
+	free(img);
+	return ret == -EEXIST ? 0 : ret;
+}
 
 /*
  * Module @name with what it depends on (none when built in, or when the kernel lacks it), and
@@ -138,11 +159,10 @@ static int add_module(struct ts_seal *s, const struct modctx *m, const char *nam
 		goto out;
 	}
 	for (i = 0; i < ml.n && !ret; i++) {
-		char src[PATH_MAX + 512], dst[PATH_MAX + 512], mod[64];
+		char dst[PATH_MAX + 512], mod[64];
 
-		snprintf(src, sizeof(src), "%s/%s", m->moddir, ml.path[i]);
 		snprintf(dst, sizeof(dst), "%s/%s", m->gdir, ml.path[i]);
-		ret = ts_seal_add_file_as(s, dst, src, err);
+		ret = pack_modfile(s, m, ml.path[i], dst, TS_VM_MODULE_MAX, err);
 		ts_vm_modname(ml.path[i], mod, sizeof(mod));
 		nsoft = ts_vm_softdeps(m->softdep, m->alias, mod, soft, nsoft, 16);
 	}
@@ -154,14 +174,27 @@ out:
 	return ret;
 }
 
-/* depmod's file @name of @m->moddir, or NULL when it has none. */
-static char *read_index(const struct modctx *m, const char *name)
+/*
+ * depmod's file @name of @m->moddir into *@text: 0, or 0 with *@text NULL when it has none
+ * (or, when not @needed, any file that cannot be read), else -errno with @err set.
+ */
+static int read_index(const struct modctx *m, const char *name, bool needed, char **text,
+		      struct ts_err *err)
 {
-	char p[PATH_MAX + 64], *text = NULL;
+	struct ts_err e;
 	size_t len;
+	int ret;
 
-	snprintf(p, sizeof(p), "%s/%s", m->moddir, name);
-	return ts_vm_read_file(p, &text, &len) < 0 ? NULL : text;
+	ret = ts_vm_moddir_read(m->dirfd, m->moddir, name, TS_VM_MODINDEX_MAX, text, &len, &e);
+	if (ret == 0 || (!needed && ret == -ENOENT))
+		return 0;
+	if (ret == -ENOENT)
+		ts_err_set(err,
+			   "%s: cannot read it (run depmod -b on the tree that holds lib/modules)",
+			   e.msg);
+	else
+		*err = e;
+	return ret;
 }
 
 static int add_modules(struct ts_seal *s, const struct ts_vm_conf *c, const char *moddir,
@@ -181,18 +214,16 @@ static int add_modules(struct ts_seal *s, const struct ts_vm_conf *c, const char
 	if (ret < 0)
 		return ret;
 	snprintf(gdir, sizeof(gdir), "%s/modules/%s", libdir, rel);
-	m.dep = read_index(&m, "modules.dep");
-	if (!m.dep) {
-		ts_err_set(err,
-			   "%s/modules.dep: cannot read it (run depmod -b on the tree that "
-			   "holds lib/modules)",
-			   moddir);
-		ret = -ENOENT;
-		goto out;
-	}
-	m.builtin = read_index(&m, "modules.builtin");
-	m.softdep = read_index(&m, "modules.softdep");
-	m.alias = read_index(&m, "modules.alias");
+	m.dirfd = ts_vm_moddir_open(moddir, err);
+	if (m.dirfd < 0)
+		return m.dirfd;
+	ret = read_index(&m, "modules.dep", true, &m.dep, err);
+	if (!ret)
+		ret = read_index(&m, "modules.builtin", false, &m.builtin, err);
+	if (!ret)
+		ret = read_index(&m, "modules.softdep", false, &m.softdep, err);
+	if (!ret)
+		ret = read_index(&m, "modules.alias", false, &m.alias, err);
 	for (i = 0; !ret && c->seal_modules && c->seal_modules[i]; i++)
 		ret = add_module(s, &m, c->seal_modules[i], 0, err);
 	for (i = 0; !ret && after_modules[i]; i++)
@@ -205,19 +236,24 @@ static int add_modules(struct ts_seal *s, const struct ts_vm_conf *c, const char
 		ret = add_module(s, &m, name, 0, err);
 	}
 	/* depmod's indexes: modprobe reads them to find a module and what it needs. */
-	d = ret ? NULL : opendir(moddir);
+	if (!ret) {
+		int fd = openat(m.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		d = fd < 0 ? NULL : fdopendir(fd);
+		if (!d && fd >= 0)
+			close(fd);
+	}
 	while (d && !ret && (de = readdir(d))) {
-		char src[PATH_MAX + 300], dst[2 * PATH_MAX];
+		char dst[2 * PATH_MAX];
 
 		if (strncmp(de->d_name, "modules.", 8))
 			continue;
-		snprintf(src, sizeof(src), "%s/%s", moddir, de->d_name);
 		snprintf(dst, sizeof(dst), "%s/%s", gdir, de->d_name);
-		ret = ts_seal_add_file_as(s, dst, src, err);
+		ret = pack_modfile(s, &m, de->d_name, dst, TS_VM_MODINDEX_MAX, err);
 	}
-out:
 	if (d)
 		closedir(d);
+	close(m.dirfd);
 	free(m.dep);
 	free(m.builtin);
 	free(m.softdep);

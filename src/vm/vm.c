@@ -1,42 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The host side of the micro-VM runner (see vm.h): choose the
+ * The host side of the micro-VM runner (see vm.h): check what the guest is
+ * given (shares, kernel, modules, modprobe and append), choose the
  * accelerator, build the initramfs when the kernel needs one, write the
- * control files, start QEMU, relay CMD's stdout and stderr from their
- * virtio serial ports, enforce the timeout, and read back CMD's status.
- * QEMU is a child that dies with tasshape (PR_SET_PDEATHSIG); nothing is
- * mounted on the host, and the temporary directory is removed at the end.
+ * control files, start QEMU as the invoking user (qemuuser.h), relay CMD's
+ * stdout and stderr from their virtio serial ports (relay.h), enforce the
+ * timeout, and read back CMD's status. QEMU is a child that dies with
+ * tasshape (PR_SET_PDEATHSIG); nothing is mounted on the host, and the
+ * temporary directory is removed at the end.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "io/infile.h"
+#include "io/invoker.h"
 #include "io/proc.h"
-#include "io/sha256.h"
 #include "tasshape/units.h"
-#include "vm/initramfs.h"
-#include "vm/plan.h"
-#include "vm/sealed.h"
 #include "vm/capture.h"
+#include "vm/guestargs.h"
+#include "vm/initramfs.h"
+#include "vm/kimage.h"
+#include "vm/moddir.h"
+#include "vm/plan.h"
+#include "vm/qemuuser.h"
+#include "vm/relay.h"
+#include "vm/sealed.h"
 #include "run/awake.h"
 #include "run/clock.h"
 #include "vm/vm.h"
-
-#define CONSOLE_TAIL 8192
 
 /* Environment variables CMD sees inside the guest, besides HOME, USER and LOGNAME. */
 static bool env_passes(const char *kv)
@@ -158,173 +162,21 @@ static int listen_unix(const char *path, struct ts_err *err)
 	return fd;
 }
 
-static void write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return; /* stdout closed: the guest's output is dropped, the run goes on */
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-struct relay {
-	int lfd[3], cfd[3]; /* listening and connected: stdout, stderr, console */
-	bool verbose;
-	char tail[CONSOLE_TAIL];
-	size_t tail_len;
-};
-
-static void console_keep(struct relay *r, const char *p, size_t n)
-{
-	if (n >= CONSOLE_TAIL) {
-		memcpy(r->tail, p + n - CONSOLE_TAIL, CONSOLE_TAIL);
-		r->tail_len = CONSOLE_TAIL;
-		return;
-	}
-	if (r->tail_len + n > CONSOLE_TAIL) {
-		size_t drop = r->tail_len + n - CONSOLE_TAIL;
-
-		memmove(r->tail, r->tail + drop, r->tail_len - drop);
-		r->tail_len -= drop;
-	}
-	memcpy(r->tail + r->tail_len, p, n);
-	r->tail_len += n;
-}
-
-/* One poll turn's work on relay slot @i. */
-static void relay_io(struct relay *r, int i, short revents)
-{
-	char buf[65536];
-	ssize_t n;
-
-	if (r->cfd[i] < 0) {
-		int fd = accept4(r->lfd[i], NULL, NULL, SOCK_CLOEXEC);
-
-		if (fd >= 0) {
-			r->cfd[i] = fd;
-			close(r->lfd[i]);
-			r->lfd[i] = -1;
-		}
-		return;
-	}
-	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
-		return;
-	n = read(r->cfd[i], buf, sizeof(buf));
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
-	if (n <= 0) {
-		close(r->cfd[i]);
-		r->cfd[i] = -2; /* done */
-		return;
-	}
-	if (i < 2) {
-		write_all(i + 1, buf, (size_t)n);
-	} else {
-		console_keep(r, buf, (size_t)n);
-		if (r->verbose)
-			write_all(2, buf, (size_t)n);
-	}
-}
-
-/* Copies the guest's output until QEMU has exited and every stream is at its end. */
-static int relay_run(struct relay *r, pid_t qemu, int sfd, ts_ns_t deadline, int *wstatus,
-		     bool *timed_out, int *signo)
-{
-	int pidfd = (int)syscall(SYS_pidfd_open, qemu, 0);
-	bool exited = false;
-
-	if (pidfd < 0)
-		return -errno;
-	for (;;) {
-		struct pollfd pf[5];
-		int slot[5], np = 0, i, timeout = -1;
-
-		for (i = 0; i < 3; i++) {
-			int fd = r->cfd[i] >= 0 ? r->cfd[i] : r->cfd[i] == -1 ? r->lfd[i] : -1;
-
-			if (fd >= 0) {
-				pf[np] = (struct pollfd){.fd = fd, .events = POLLIN};
-				slot[np++] = i;
-			}
-		}
-		if (exited && !np)
-			break;
-		if (!exited) {
-			pf[np] = (struct pollfd){.fd = pidfd, .events = POLLIN};
-			slot[np++] = 3;
-			pf[np] = (struct pollfd){.fd = sfd, .events = POLLIN};
-			slot[np++] = 4;
-			if (deadline) {
-				ts_ns_t left = deadline - ts_clock_now();
-
-				timeout = left <= 0 ? 0 : (int)((left + 999999) / 1000000);
-			}
-		} else {
-			/* QEMU is gone: a stream it never connected will not connect now. */
-			for (i = 0; i < 3; i++)
-				if (r->cfd[i] == -1) {
-					close(r->lfd[i]);
-					r->lfd[i] = -1;
-					r->cfd[i] = -2;
-				}
-			timeout = 2000;
-		}
-		i = poll(pf, (nfds_t)np, timeout);
-		if (i < 0 && errno == EINTR)
-			continue;
-		if (i < 0)
-			break;
-		if (i == 0 && exited)
-			break; /* a stream still open 2 s after QEMU ended: a stray writer */
-		if (i == 0 && deadline && ts_clock_now() >= deadline) {
-			*timed_out = true;
-			kill(qemu, SIGKILL);
-			deadline = 0;
-			continue;
-		}
-		for (i = 0; i < np; i++) {
-			if (!pf[i].revents)
-				continue;
-			if (slot[i] < 3) {
-				relay_io(r, slot[i], pf[i].revents);
-			} else if (slot[i] == 3) {
-				while (waitpid(qemu, wstatus, 0) < 0 && errno == EINTR)
-					;
-				exited = true;
-			} else {
-				struct signalfd_siginfo si;
-
-				if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-					*signo = (int)si.ssi_signo;
-					kill(qemu, SIGKILL);
-				}
-			}
-		}
-	}
-	if (!exited) {
-		kill(qemu, SIGKILL);
-		while (waitpid(qemu, wstatus, 0) < 0 && errno == EINTR)
-			;
-	}
-	close(pidfd);
-	return 0;
-}
-
-static pid_t spawn_qemu(char *const argv[], struct ts_err *err)
+/*
+ * QEMU as @u (qemuuser.h): the invoking user when tasshape works for one, which is all a
+ * guest can then reach on the host.
+ */
+static pid_t spawn_qemu(char *const argv[], const struct ts_vm_user *u, struct ts_err *err)
 {
 	struct ts_err why;
 	struct ts_proc p;
 
 	ts_proc_init(&p, argv);
-	/* QEMU must not outlive tasshape, however tasshape ends. */
+	/* QEMU must not outlive tasshape, however tasshape ends (kept across the drop). */
 	p.pdeathsig = SIGKILL;
 	p.new_pgroup = true; /* a terminal's ^C reaches tasshape, which ends QEMU itself */
 	p.err.how = TS_PROC_INHERIT;
+	ts_vm_user_apply(u, &p);
 	if (ts_proc_start(&p, &why) < 0) {
 		ts_err_set(err, "cannot run %s%s", why.msg,
 			   strstr(why.msg, "command not found")
@@ -335,48 +187,21 @@ static pid_t spawn_qemu(char *const argv[], struct ts_err *err)
 	return p.pid;
 }
 
-int ts_vm_kernel_identify(const char *kernel, char version[256], char sha256[65],
-			  struct ts_err *err)
-{
-	unsigned char head[65536];
-	ssize_t n;
-	int fd, ret;
-
-	fd = open(kernel, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		ts_err_set(err, "--kernel %s: %s", kernel, strerror(errno));
-		return ret;
-	}
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	if (n < 0 || ts_vm_bzimage_version(head, (size_t)n, version, 256) < 0) {
-		ts_err_set(err,
-			   "--kernel %s: not a bzImage (no boot-protocol header with a version "
-			   "string); give an x86 bzImage such as arch/x86/boot/bzImage",
-			   kernel);
-		return -EINVAL;
-	}
-	ret = ts_sha256_file(kernel, sha256);
-	if (ret < 0)
-		ts_err_set(err, "--kernel %s: %s", kernel, strerror(-ret));
-	return ret;
-}
-
-/*
- * KVM only where a guest really runs: first a vCPU of our own through the
- * KVM ioctls, then a test boot in QEMU itself (a KVM may pass the first
- * and still fail QEMU's vCPU set-up, as a paravirtual hypervisor's does).
- */
 /*
  * Temporary directories of runs whose tasshape was killed (SIGKILL leaves
  * no chance to remove them; QEMU died with it): "tasshape-vm-PID.*" in
- * @tmpdir whose PID no longer exists and which belong to this user.
+ * @tmpdir whose PID no longer exists and which belong to root or the invoking
+ * user (to whom a run hands its directory, for QEMU).
  */
 static void remove_stale(const char *tmpdir)
 {
 	DIR *d = opendir(tmpdir);
+	struct ts_invoker inv;
+	struct ts_err e;
 	struct dirent *de;
+
+	if (ts_invoker_get(&inv, &e) < 0)
+		inv.uid = geteuid();
 
 	while (d && (de = readdir(d))) {
 		char path[PATH_MAX], *end;
@@ -389,7 +214,8 @@ static void remove_stale(const char *tmpdir)
 		if (pid <= 0 || *end != '.' || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    (st.st_uid == geteuid() || st.st_uid == inv.uid))
 			ts_vm_rm_rf(path);
 	}
 	if (d)
@@ -446,7 +272,7 @@ static int choose_clock(const struct ts_vm_conf *c, const char *qemu, struct ts_
 	}
 	if (!res->vclock || res->cpus == 1)
 		return 0;
-	st = ts_vm_capture(argv, NULL, 1, &out, &len, &e);
+	st = ts_vm_capture(argv, NULL, -1, 1, &out, &len, &e);
 	if (st == 0 && ts_vm_qemu_version(out, &major, &minor) == 0 &&
 	    ts_vm_icount_smp_ok(major, minor)) {
 		free(out);
@@ -504,204 +330,386 @@ static int check_visible(const char *self, char *const argv[], const char *cwd, 
 	return 0;
 }
 
-static void print_tail(const struct relay *r)
-{
-	const char *p = r->tail, *end = r->tail + r->tail_len;
-	int lines = 0;
+/* One run: its private directory's paths and what QEMU is started with. */
+struct vm_run {
+	const struct ts_vm_conf *c;
+	struct ts_vm_result *res;
+	struct ts_vm_user user; /* who QEMU runs as */
+	struct ts_vm_kimage kimg;
+	int tmpfd; /* the private directory, opened when made: read back and handed over by it */
+	bool have_initrd;
+	char tmpl[PATH_MAX], ctl[PATH_MAX + 8], initrd[PATH_MAX + 16], kernel[PATH_MAX + 16];
+	char cwd[PATH_MAX], outdir[PATH_MAX], moddir[PATH_MAX], self[PATH_MAX];
+	char socks[3][PATH_MAX + 16], cmdline[4096];
+	struct ts_vm_relay r;
+};
 
-	for (p = end; p > r->tail; p--)
-		if (p[-1] == '\n' && ++lines > 25)
-			break;
-	fprintf(stderr, "tasshape vm: the guest console's last lines:\n");
-	write_all(2, p, (size_t)(end - p));
-	if (r->tail_len && end[-1] != '\n')
-		fputc('\n', stderr);
+/* The names of the run's sockets and files in its private directory. */
+static const char *const sock_names[] = {"out.sock", "err.sock", "con.sock"};
+#define CTL_NAME    "ctl"
+#define KERNEL_NAME "kernel"
+#define INITRD_NAME "initrd.cpio"
+/* Largest status file the guest's init writes: a few short lines. */
+#define STATUS_MAX 65536
+
+/*
+ * A writable share @path (@what, or @name once resolved, in messages): resolved (a link to / is /), never /, and on a
+ * file system that keeps the guest's owners and modes in extended attributes when @xattrs.
+ */
+static int resolve_share(const char *path, const char *what, const char *name, bool xattrs,
+			 char *out, struct ts_err *err)
+{
+	int ret;
+
+	if (!realpath(path, out)) {
+		ret = -errno;
+		ts_err_set(err, "%s %s: %s", what, path, strerror(errno));
+		return ret;
+	}
+	ret = ts_vm_share_check(name, out, err);
+	return ret < 0 || !xattrs ? ret : ts_vm_share_xattrs(what, out, err);
 }
 
-int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_result *res,
-	      struct ts_err *err)
+/* What the guest is asked to load and boot with: data of a fixed shape (guestargs.h). */
+static int check_guest_args(const struct ts_vm_conf *c, struct ts_err *err)
 {
-	char tmpl[PATH_MAX], ctl[PATH_MAX + 8], initrd[PATH_MAX + 16], cwd[PATH_MAX],
-		self[PATH_MAX], socks[3][PATH_MAX + 16], cmdline[4096], outdir[PATH_MAX],
-		moddir[PATH_MAX];
-	struct relay r = {.lfd = {-1, -1, -1}, .cfd = {-1, -1, -1}, .verbose = c->verbose};
-	struct ts_vm_argv qa = {0};
-	struct ts_vm_plan plan = {0};
-	struct ts_vm_status vs;
-	const char *tmpdir = getenv("TMPDIR");
-	bool have_initrd = false, timed_out = false;
-	sigset_t mask, old;
-	int ret, i, sfd = -1, wstatus = 0, signo = 0;
-	char *status_txt = NULL;
-	size_t slen;
-	pid_t qemu = -1;
-	ts_ns_t start;
-	ssize_t n;
+	struct ts_err e;
+	unsigned i;
 
-	memset(res, 0, sizeof(*res));
-	tmpl[0] = '\0';
-	if (!argv || !argv[0]) {
-		ts_err_set(err, "no command to run in the VM");
+	if (c->nmodprobe > TS_VM_MAX_MODPROBE) {
+		ts_err_set(err, "--modprobe: at most %d", TS_VM_MAX_MODPROBE);
 		return -EINVAL;
 	}
-	/* The writable shares, resolved (a link to / is /), are checked before anything runs. */
-	if (!realpath(c->cwd ? c->cwd : ".", cwd)) {
-		ret = -errno;
-		ts_err_set(err, "the current directory %s: %s", c->cwd ? c->cwd : ".",
-			   strerror(errno));
+	for (i = 0; i < c->nmodprobe; i++)
+		if (ts_vm_modprobe_check(c->modprobe[i], &e) < 0) {
+			ts_err_set(err, "--modprobe %s", e.msg);
+			return -EINVAL;
+		}
+	if (c->append && ts_vm_append_check(c->append, &e) < 0) {
+		ts_err_set(err, "--append %s", e.msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The kernel (read whole, a bzImage) and its modules directory (a directory, its index sane). */
+static int check_kernel(struct vm_run *v, struct ts_err *err)
+{
+	const struct ts_vm_conf *c = v->c;
+	struct ts_err e;
+	int ret;
+
+	ret = ts_vm_kimage_load(c->kernel, &v->kimg, &e);
+	if (ret < 0) {
+		ts_err_set(err, "--kernel %s", e.msg);
 		return ret;
 	}
-	ret = ts_vm_share_check(c->cwd ? c->cwd : "the current directory", cwd, err);
-	if (ret < 0)
-		return ret;
-	if (c->out && !realpath(c->out, outdir)) {
-		ret = -errno;
-		ts_err_set(err, "--out %s: %s", c->out, strerror(errno));
-		return ret;
-	}
-	if (c->out) {
-		ret = ts_vm_share_check("--out", outdir, err);
-		if (ret < 0)
-			return ret;
-	}
-	ret = ts_vm_kernel_identify(c->kernel, res->version, res->sha256, err);
-	if (ret < 0)
-		return ret;
-	/* The guest bind-mounts the modules directory by its host path: make it absolute. */
-	if (c->modules && !realpath(c->modules, moddir)) {
+	memcpy(v->res->version, v->kimg.version, sizeof(v->res->version));
+	memcpy(v->res->sha256, v->kimg.sha256, sizeof(v->res->sha256));
+	if (!c->modules)
+		return 0;
+	/* The guest bind-mounts the modules directory by its host path: made absolute. */
+	if (!realpath(c->modules, v->moddir)) {
 		ret = -errno;
 		ts_err_set(err, "--modules %s: %s", c->modules, strerror(errno));
 		return ret;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ret = ts_vm_modules_check(v->moddir, &e);
+	if (ret < 0)
+		ts_err_set(err, "--modules %s", e.msg);
+	return ret;
+}
+
+/*
+ * What QEMU opens by name as its user (qemuuser.h): this tasshape, which an unsealed guest boots
+ * from through the host's /, the current directory (where CMD starts; written only where that
+ * user may write, as exp run's spec directory may not be) and --out. Said before booting, not
+ * as a guest that never reports.
+ */
+static int check_user_reach(const struct vm_run *v, struct ts_err *err)
+{
+	int ret = 0;
+
+	if (!v->c->seal)
+		ret = ts_vm_user_access(&v->user, "this tasshape", v->self, R_OK | X_OK, err);
+	if (!ret && !v->c->seal)
+		ret = ts_vm_user_access(&v->user, "the current directory", v->cwd, R_OK | X_OK,
+					err);
+	if (!ret && v->c->out)
+		ret = ts_vm_user_access(&v->user, "--out", v->outdir, R_OK | W_OK | X_OK, err);
+	return ret;
+}
+
+/* Everything checked before anything is made: the shares first, then the guest's inputs. */
+static int run_check(struct vm_run *v, char *const argv[], struct ts_err *err)
+{
+	const struct ts_vm_conf *c = v->c;
+	ssize_t n;
+	int ret;
+
+	if (!argv || !argv[0]) {
+		ts_err_set(err, "no command to run in the VM");
+		return -EINVAL;
+	}
+	/* A sealed guest gets no current-directory share (it is packed). */
+	ret = resolve_share(c->cwd ? c->cwd : ".", "the current directory",
+			    c->cwd ? c->cwd : "the current directory", !c->seal, v->cwd, err);
+	if (!ret && c->out)
+		ret = resolve_share(c->out, "--out", "--out", true, v->outdir, err);
+	/* Fail closed before anything runs: QEMU is not started for an unknown user. */
+	if (!ret)
+		ret = ts_vm_user_get(false, &v->user, err);
+	if (!ret)
+		ret = check_guest_args(c, err);
+	if (!ret)
+		ret = check_kernel(v, err);
+	if (ret < 0)
+		return ret;
+	n = readlink("/proc/self/exe", v->self, sizeof(v->self) - 1);
 	if (n <= 0) {
 		ret = -errno;
 		ts_err_set(err, "readlink /proc/self/exe: %s", strerror(errno));
 		return ret;
 	}
-	self[n] = '\0';
-	ret = check_visible(self, argv, cwd, c->out ? outdir : NULL, err);
-	if (ret < 0)
-		return ret;
+	v->self[n] = '\0';
+	ret = check_visible(v->self, argv, v->cwd, c->out ? v->outdir : NULL, err);
+	if (!ret)
+		ret = check_user_reach(v, err);
+	return ret;
+}
+
+/* The run's private directory (0700, root's until it is handed over) and its control share. */
+static int run_tmpdir(struct vm_run *v, struct ts_err *err)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	int ret;
 
 	if (!tmpdir || !*tmpdir)
 		tmpdir = "/tmp";
 	remove_stale(tmpdir);
-	snprintf(tmpl, sizeof(tmpl), "%s/tasshape-vm-%d.XXXXXX", tmpdir, (int)getpid());
-	if (!mkdtemp(tmpl)) {
+	snprintf(v->tmpl, sizeof(v->tmpl), "%s/tasshape-vm-%d.XXXXXX", tmpdir, (int)getpid());
+	if (!mkdtemp(v->tmpl)) {
 		ret = -errno;
-		ts_err_set(err, "mkdtemp %s: %s", tmpl, strerror(errno));
-		tmpl[0] = '\0';
-		goto out;
+		ts_err_set(err, "mkdtemp %s: %s", v->tmpl, strerror(errno));
+		v->tmpl[0] = '\0';
+		return ret;
 	}
-	{
-		struct ts_vm_conf cc = *c;
-
-		/* A sealed guest runs in virtual time only: no clock named means that one. */
-		if (cc.seal && cc.clock == TS_VM_CLOCK_AUTO)
-			cc.clock = TS_VM_CLOCK_VIRTUAL;
-		/* Virtual time asked for: TCG, without probing KVM (its icount needs TCG). */
-		if (cc.clock == TS_VM_CLOCK_VIRTUAL && cc.accel == TS_VM_ACCEL_AUTO)
-			cc.accel = TS_VM_ACCEL_TCG;
-		ret = choose_accel(&cc, c->qemu ? c->qemu : "qemu-system-x86_64", res, err);
-		if (!ret)
-			ret = choose_clock(&cc, c->qemu ? c->qemu : "qemu-system-x86_64", res, err);
+	v->tmpfd = open(v->tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (v->tmpfd < 0) {
+		ret = -errno;
+		ts_err_set(err, "%s: %s", v->tmpl, strerror(errno));
+		return ret;
 	}
+	/* The guest writes its status into the control share: extended attributes there too. */
+	ret = ts_vm_share_xattrs("TMPDIR", v->tmpl, err);
 	if (ret < 0)
-		goto out;
-	snprintf(ctl, sizeof(ctl), "%s/ctl", tmpl);
-	if (mkdir(ctl, 0755) < 0) {
+		return ret;
+	snprintf(v->ctl, sizeof(v->ctl), "%s/" CTL_NAME, v->tmpl);
+	if (mkdirat(v->tmpfd, CTL_NAME, 0755) < 0) {
 		ret = -errno;
-		ts_err_set(err, "mkdir %s: %s", ctl, strerror(errno));
-		goto out;
+		ts_err_set(err, "mkdir %s: %s", v->ctl, strerror(errno));
 	}
+	return ret;
+}
+
+/* KVM or TCG, virtual time or real; then QEMU's user, with /dev/kvm's group under KVM. */
+static int run_accel(struct vm_run *v, struct ts_err *err)
+{
+	const char *qemu = v->c->qemu ? v->c->qemu : "qemu-system-x86_64";
+	struct ts_vm_conf cc = *v->c;
+	int ret;
+
+	/* A sealed guest runs in virtual time only: no clock named means that one. */
+	if (cc.seal && cc.clock == TS_VM_CLOCK_AUTO)
+		cc.clock = TS_VM_CLOCK_VIRTUAL;
+	/* Virtual time asked for: TCG, without probing KVM (its icount needs TCG). */
+	if (cc.clock == TS_VM_CLOCK_VIRTUAL && cc.accel == TS_VM_ACCEL_AUTO)
+		cc.accel = TS_VM_ACCEL_TCG;
+	ret = choose_accel(&cc, qemu, v->res, err);
+	if (!ret)
+		ret = choose_clock(&cc, qemu, v->res, err);
+	if (ret < 0)
+		return ret;
 	/* The caller writes CMD's --out as TS_VM_SEALED_OUT for a sealed guest: it must be one. */
-	if (c->seal && !res->vclock) {
+	if (v->c->seal && !v->res->vclock) {
 		ts_err_set(err, "a sealed guest runs in virtual time only (--clock virtual)");
-		ret = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
-	res->sealed = c->seal;
-	{
-		struct ts_vm_conf cc = *c;
+	v->res->sealed = v->c->seal;
+	return v->res->kvm ? ts_vm_user_get(true, &v->user, err) : 0;
+}
 
-		/* Sealed: --out is the guest's RAM until CMD ends; modules are in the image. */
-		cc.out = !c->out ? NULL : res->sealed ? TS_VM_SEALED_OUT : outdir;
-		cc.modules = c->modules && !res->sealed ? moddir : NULL;
-		ret = write_ctl(ctl, &cc, cwd, argv, err);
-	}
+/* The control files, the initramfs (or sealed image) and the copy of the kernel QEMU boots. */
+static int run_files(struct vm_run *v, char *const argv[], struct ts_err *err)
+{
+	const struct ts_vm_conf *c = v->c;
+	struct ts_vm_conf cc = *c;
+	int ret;
+
+	/* Sealed: --out is the guest's RAM until CMD ends; modules are in the image. */
+	cc.out = !c->out ? NULL : v->res->sealed ? TS_VM_SEALED_OUT : v->outdir;
+	cc.modules = c->modules && !v->res->sealed ? v->moddir : NULL;
+	ret = write_ctl(v->ctl, &cc, v->cwd, argv, err);
 	if (ret < 0)
-		goto out;
-	snprintf(initrd, sizeof(initrd), "%s/initrd.cpio", tmpl);
-	if (res->sealed) {
-		ret = ts_vm_seal_build(c, self, c->modules ? moddir : NULL, cwd, ctl, initrd,
-				       &res->image_bytes, res->image_sha256, err);
-		have_initrd = ret == 0;
+		return ret;
+	snprintf(v->initrd, sizeof(v->initrd), "%s/" INITRD_NAME, v->tmpl);
+	if (v->res->sealed) {
+		ret = ts_vm_seal_build(c, v->self, c->modules ? v->moddir : NULL, v->cwd, v->ctl,
+				       v->initrd, &v->res->image_bytes, v->res->image_sha256, err);
+		v->have_initrd = ret == 0;
 	} else if (c->modules) {
-		ret = ts_vm_initramfs_build(moddir, self, initrd, &have_initrd, err);
+		ret = ts_vm_initramfs_build(v->moddir, v->self, v->initrd, &v->have_initrd, err);
 	}
 	if (ret < 0)
-		goto out;
-	if (res->sealed)
-		ret = ts_vm_cmdline_sealed(cmdline, sizeof(cmdline), self, c->append,
-					   TS_AWAKE_VCLOCK_PARAM, err);
-	else
-		ret = ts_vm_cmdline(cmdline, sizeof(cmdline), res->kvm, have_initrd, self,
-				    c->append, err);
-	if (ret < 0)
-		goto out;
+		return ret;
+	snprintf(v->kernel, sizeof(v->kernel), "%s/" KERNEL_NAME, v->tmpl);
+	ret = ts_vm_kimage_write(&v->kimg, v->tmpfd, KERNEL_NAME, v->kernel, err);
+	ts_vm_kimage_free(&v->kimg);
+	return ret;
+}
+
+/* The kernel's command line: the shares or the sealed root, append, the virtual clock's mark. */
+static int run_cmdline(struct vm_run *v, struct ts_err *err)
+{
+	const struct ts_vm_conf *c = v->c;
+	size_t size = sizeof(v->cmdline);
+	int ret;
+
+	if (v->res->sealed)
+		return ts_vm_cmdline_sealed(v->cmdline, size, v->self, c->append,
+					    TS_AWAKE_VCLOCK_PARAM, err);
+	ret = ts_vm_cmdline(v->cmdline, size, v->res->kvm, v->have_initrd, v->self, c->append, err);
 	/*
 	 * Tells a shaper in the guest that its clock counts instructions: keeping the
 	 * CPU out of idle there (run/awake.c) would only stop the clock's jumps over idle time.
 	 */
-	if (res->vclock && !res->sealed &&
-	    strlen(cmdline) + sizeof(" " TS_AWAKE_VCLOCK_PARAM) > sizeof(cmdline)) {
-		ts_err_set(err, "kernel command line longer than %zu bytes", sizeof(cmdline) - 1);
-		ret = -ENOSPC;
-		goto out;
+	if (ret < 0 || !v->res->vclock)
+		return ret;
+	if (strlen(v->cmdline) + sizeof(" " TS_AWAKE_VCLOCK_PARAM) > size) {
+		ts_err_set(err, "kernel command line longer than %zu bytes", size - 1);
+		return -ENOSPC;
 	}
-	if (res->vclock && !res->sealed)
-		strcat(cmdline, " " TS_AWAKE_VCLOCK_PARAM);
+	strcat(v->cmdline, " " TS_AWAKE_VCLOCK_PARAM);
+	return 0;
+}
+
+/*
+ * The sockets QEMU connects to, then everything QEMU opens by name handed to its user: what
+ * this run made in its private directory, and last the directory itself (until then no one
+ * else could have put a name there).
+ */
+static int run_sockets(struct vm_run *v, struct ts_err *err)
+{
+	static const char *const mine[] = {CTL_NAME, KERNEL_NAME, INITRD_NAME};
+	char path[PATH_MAX + 32];
+	int i, ret;
+
 	for (i = 0; i < 3; i++) {
-		static const char *const names[] = {"out.sock", "err.sock", "con.sock"};
-
-		snprintf(socks[i], sizeof(socks[i]), "%s/%s", tmpl, names[i]);
-		ret = listen_unix(socks[i], err);
+		snprintf(v->socks[i], sizeof(v->socks[i]), "%s/%s", v->tmpl, sock_names[i]);
+		ret = listen_unix(v->socks[i], err);
 		if (ret < 0)
-			goto out;
-		r.lfd[i] = ret;
+			return ret;
+		v->r.lfd[i] = ret;
+		ret = ts_vm_user_give(&v->user, v->tmpfd, sock_names[i], v->socks[i], err);
+		if (ret < 0)
+			return ret;
 	}
-	plan = (struct ts_vm_plan){.qemu = c->qemu ? c->qemu : "qemu-system-x86_64",
-				   .kernel = c->kernel,
-				   .initrd = have_initrd ? initrd : NULL,
-				   .kvm = res->kvm,
-				   .icount = res->vclock,
-				   .icount_shift = TS_VM_ICOUNT_SHIFT,
-				   .cpus = res->cpus,
-				   .memory_mib = c->memory ? c->memory >> 20 : 1024,
-				   .cmdline = cmdline,
-				   .ctl = ctl,
-				   .cwd = cwd,
-				   .out = c->out ? outdir : NULL,
-				   .passthrough = geteuid() == 0,
-				   .sealed = res->sealed,
-				   .sock_out = socks[0],
-				   .sock_err = socks[1],
-				   .console = socks[2],
-				   .console_is_socket = true};
-	ret = ts_vm_qemu_argv(&plan, &qa);
-	if (ret < 0) {
-		ts_err_set(err, "out of memory");
-		goto out;
+	for (i = 0; i < 3; i++) {
+		if (i == 2 && !v->have_initrd)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", v->tmpl, mine[i]);
+		ret = ts_vm_user_give(&v->user, v->tmpfd, mine[i], path, err);
+		if (ret < 0)
+			return ret;
 	}
-	if (c->verbose) {
-		size_t k;
+	return ts_vm_user_give(&v->user, v->tmpfd, ".", v->tmpl, err);
+}
 
-		fprintf(stderr, "tasshape vm:");
-		for (k = 0; k < qa.n; k++)
-			fprintf(stderr, " %s", qa.v[k]);
-		fputc('\n', stderr);
+static void print_argv(char *const *v)
+{
+	fprintf(stderr, "tasshape vm:");
+	for (; *v; v++)
+		fprintf(stderr, " %s", *v);
+	fputc('\n', stderr);
+}
+
+/* QEMU's command for the run. 0 or -ENOMEM. */
+static int run_qemu_argv(const struct vm_run *v, struct ts_vm_argv *qa)
+{
+	const struct ts_vm_conf *c = v->c;
+	struct ts_vm_plan plan = {
+		.qemu = c->qemu ? c->qemu : "qemu-system-x86_64",
+		.kernel = v->kernel,
+		.initrd = v->have_initrd ? v->initrd : NULL,
+		.kvm = v->res->kvm,
+		.icount = v->res->vclock,
+		.icount_shift = TS_VM_ICOUNT_SHIFT,
+		.cpus = v->res->cpus,
+		.memory_mib = c->memory ? c->memory >> 20 : 1024,
+		.cmdline = v->cmdline,
+		.ctl = v->ctl,
+		.cwd = v->cwd,
+		.out = c->out ? v->outdir : NULL,
+		/* The read-only root share shows the host's owners as they are when QEMU is root. */
+		.passthrough = !v->user.creds.drop && geteuid() == 0,
+		.sealed = v->res->sealed,
+		.sock_out = v->socks[0],
+		.sock_err = v->socks[1],
+		.console = v->socks[2],
+		.console_is_socket = true};
+
+	return ts_vm_qemu_argv(&plan, qa);
+}
+
+/* CMD's status as the guest's init wrote it; read beneath the private directory, no link. */
+static int run_status(struct vm_run *v, int wstatus, struct ts_err *err)
+{
+	struct ts_vm_status vs = {0};
+	char *text = NULL;
+	struct ts_err e;
+	size_t len;
+	int ret;
+
+	ret = ts_in_read_at(v->tmpfd, v->tmpl, CTL_NAME "/status",
+			    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, STATUS_MAX, &text, &len, &e);
+	if (ret == 0)
+		ret = ts_vm_status_parse(text, &vs, err);
+	if (ret < 0 || !vs.have_exit) {
+		if (text && vs.error[0])
+			ts_err_set(err, "the guest's init failed: %s", vs.error);
+		else
+			ts_err_set(err,
+				   "the guest ended without reporting CMD's status (QEMU %s %d%s)",
+				   WIFEXITED(wstatus) ? "exit status" : "killed by signal",
+				   WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WTERMSIG(wstatus),
+				   v->user.creds.drop
+					   ? "; QEMU runs as the invoking user, who must be able "
+					     "to read tasshape and write the current directory and "
+					     "--out"
+					   : "");
+		ts_vm_relay_print_tail(&v->r);
+		free(text);
+		return -EIO;
 	}
+	v->res->status = vs.exit_code;
+	v->res->boot_s = vs.boot_s;
+	snprintf(v->res->clocksource, sizeof(v->res->clocksource), "%s", vs.clocksource);
+	snprintf(v->res->release, sizeof(v->res->release), "%s", vs.release);
+	free(text);
+	return 0;
+}
+
+/* QEMU started, its output relayed until it ends, the timeout and the stop signals kept. */
+static int run_boot(struct vm_run *v, const struct ts_vm_argv *qa, struct ts_err *err)
+{
+	const struct ts_vm_conf *c = v->c;
+	int ret, sfd, wstatus = 0, signo = 0;
+	bool timed_out = false;
+	void (*oldpipe)(int);
+	sigset_t mask, old;
+	ts_ns_t start;
+	pid_t qemu;
+
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
@@ -709,71 +717,87 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	start = ts_clock_now();
-	qemu = spawn_qemu(qa.v, err);
+	qemu = spawn_qemu(qa->v, &v->user, err);
 	if (qemu < 0) {
 		ret = -ECHILD;
-		goto out_sig;
+		goto out;
 	}
-	{
-		void (*oldpipe)(int) = signal(SIGPIPE, SIG_IGN);
-
-		ret = relay_run(&r, qemu, sfd, c->timeout ? start + c->timeout : 0, &wstatus,
-				&timed_out, &signo);
-		signal(SIGPIPE, oldpipe);
-	}
+	oldpipe = signal(SIGPIPE, SIG_IGN);
+	ret = ts_vm_relay_run(&v->r, qemu, sfd, c->timeout ? start + c->timeout : 0, &wstatus,
+			      &timed_out, &signo);
+	signal(SIGPIPE, oldpipe);
 	if (ret < 0) {
 		ts_err_set(err, "pidfd_open: %s", strerror(-ret));
-		goto out_sig;
-	}
-	if (signo) {
-		res->signal = signo;
+	} else if (signo) {
+		v->res->signal = signo;
 		ts_err_set(err, "interrupted by signal %d: the VM was stopped", signo);
 		ret = -EINTR;
-		goto out_sig;
-	}
-	if (timed_out) {
+	} else if (timed_out) {
 		char t[32];
 
-		res->timed_out = true;
-		res->status = 124;
+		v->res->timed_out = true;
+		v->res->status = 124;
 		ts_fmt_time(t, sizeof(t), c->timeout);
 		fprintf(stderr, "tasshape vm: the guest was killed after --timeout %s\n", t);
-		ret = 0;
-		goto out_sig;
+	} else {
+		ret = run_status(v, wstatus, err);
 	}
-	snprintf(initrd, sizeof(initrd), "%s/status", ctl);
-	if (ts_vm_read_file(initrd, &status_txt, &slen) < 0 ||
-	    ts_vm_status_parse(status_txt, &vs, err) < 0 || !vs.have_exit) {
-		if (status_txt && vs.error[0])
-			ts_err_set(err, "the guest's init failed: %s", vs.error);
-		else
-			ts_err_set(err,
-				   "the guest ended without reporting CMD's status (QEMU %s %d)",
-				   WIFEXITED(wstatus) ? "exit status" : "killed by signal",
-				   WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WTERMSIG(wstatus));
-		print_tail(&r);
-		ret = -EIO;
-		goto out_sig;
-	}
-	res->status = vs.exit_code;
-	res->boot_s = vs.boot_s;
-	snprintf(res->clocksource, sizeof(res->clocksource), "%s", vs.clocksource);
-	snprintf(res->release, sizeof(res->release), "%s", vs.release);
-	ret = 0;
-out_sig:
+out:
 	if (sfd >= 0)
 		close(sfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-out:
-	for (i = 0; i < 3; i++) {
-		if (r.lfd[i] >= 0)
-			close(r.lfd[i]);
-		if (r.cfd[i] >= 0)
-			close(r.cfd[i]);
+	return ret;
+}
+
+int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_result *res,
+	      struct ts_err *err)
+{
+	struct vm_run *v = calloc(1, sizeof(*v));
+	struct ts_vm_argv qa = {0};
+	int ret, i;
+
+	memset(res, 0, sizeof(*res));
+	if (!v) {
+		ts_err_set(err, "out of memory");
+		return -ENOMEM;
 	}
-	free(status_txt);
+	v->c = c;
+	v->res = res;
+	v->tmpfd = -1;
+	for (i = 0; i < 3; i++)
+		v->r.lfd[i] = v->r.cfd[i] = -1;
+	v->r.verbose = c->verbose;
+	ret = run_check(v, argv, err);
+	if (!ret)
+		ret = run_tmpdir(v, err);
+	if (!ret)
+		ret = run_accel(v, err);
+	if (!ret)
+		ret = run_files(v, argv, err);
+	if (!ret)
+		ret = run_cmdline(v, err);
+	if (!ret)
+		ret = run_sockets(v, err);
+	if (!ret && run_qemu_argv(v, &qa) < 0) {
+		ts_err_set(err, "out of memory");
+		ret = -ENOMEM;
+	}
+	if (!ret && c->verbose)
+		print_argv(qa.v);
+	if (!ret)
+		ret = run_boot(v, &qa, err);
+	for (i = 0; i < 3; i++) {
+		if (v->r.lfd[i] >= 0)
+			close(v->r.lfd[i]);
+		if (v->r.cfd[i] >= 0)
+			close(v->r.cfd[i]);
+	}
 	ts_vm_argv_free(&qa);
-	if (tmpl[0])
-		ts_vm_rm_rf(tmpl);
+	ts_vm_kimage_free(&v->kimg);
+	if (v->tmpfd >= 0)
+		close(v->tmpfd);
+	if (v->tmpl[0])
+		ts_vm_rm_rf(v->tmpl);
+	free(v);
 	return ret;
 }

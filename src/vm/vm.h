@@ -129,22 +129,26 @@ int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct t
 		    struct ts_err *err);
 
 /*
- * ts_vm_kvm_usable - can tasshape vm use KVM here? ts_vm_kvm_probe, then
- * ts_vm_kvm_probe_qemu with @qemu (in a temporary directory it removes).
- * Returns 0 or a negative errno with @why saying which step failed and how.
+ * ts_vm_kvm_usable - can tasshape vm use KVM here, for the user QEMU runs as
+ * (vm/qemuuser.h)? ts_vm_kvm_probe, then ts_vm_kvm_probe_qemu with @qemu
+ * (in a temporary directory it removes). Returns 0 or a negative errno
+ * with @why saying which step failed and how.
  */
 int ts_vm_kvm_usable(const char *qemu, struct ts_err *why);
 
-/*
- * ts_vm_kvm_probe - does /dev/kvm run a guest? Creates a VM with one vCPU
- * and runs four real-mode instructions (an OUT and a HLT) in a child
- * process with a 3 s limit. Returns 0 when both exits came back as
- * expected, else a negative errno with @why saying what failed.
- */
-int ts_vm_kvm_probe(struct ts_err *why);
+struct ts_vm_user;
 
 /*
- * ts_vm_kvm_probe_qemu - can QEMU (@qemu) boot a guest with accel=kvm, and
+ * ts_vm_kvm_probe - does /dev/kvm run a guest for @u? Creates a VM with one
+ * vCPU and runs four real-mode instructions (an OUT and a HLT) in a child
+ * process that becomes @u, with a 3 s limit. Returns 0 when both exits
+ * came back as expected, else a negative errno with @why saying what
+ * failed (-EACCES: @u may not open /dev/kvm).
+ */
+int ts_vm_kvm_probe(const struct ts_vm_user *u, struct ts_err *why);
+
+/*
+ * ts_vm_kvm_probe_qemu - can QEMU (@qemu, run as @u) boot a guest with accel=kvm, and
  * run it faster than its software emulation? Boots ts_vm_probe_image()
  * (written into directory @dir), each boot within 10 s; a KVM test boot
  * slower than TS_VM_KVM_QUICK_NS is timed under TCG, and when
@@ -152,7 +156,8 @@ int ts_vm_kvm_probe(struct ts_err *why);
  * disk cache is warm) before it is judged: at most three boots. Returns 0
  * when KVM will do, else -ENODEV with @why quoting QEMU or giving both times.
  */
-int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, struct ts_err *why);
+int ts_vm_kvm_probe_qemu(const char *qemu, const char *dir, const struct ts_vm_user *u,
+			 struct ts_err *why);
 
 /*
  * ts_vm_debian_kernel - Debian's stock kernel (the package linux-image-amd64

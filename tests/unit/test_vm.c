@@ -218,10 +218,17 @@ static void test_qemu_argv(void)
 	CU_ASSERT(argv_has(&a, "-fsdev",
 			   "local,id=fsroot,path=/,security_model=passthrough,"
 			   "readonly=on,multidevs=remap"));
-	/* The comma of the path is doubled, as QEMU's option parser wants. */
+	/*
+	 * The comma of the path is doubled, as QEMU's option parser wants. A writable share keeps
+	 * the guest's owners and modes in extended attributes, even when QEMU runs as root: a
+	 * set-id file the guest makes is a plain 0600 file on the host.
+	 */
 	CU_ASSERT(argv_has(&a, "-fsdev",
-			   "local,id=fscwd,path=/home/a,,b,security_model=passthrough,"
+			   "local,id=fscwd,path=/home/a,,b,security_model=mapped-xattr,"
 			   "multidevs=remap"));
+	CU_ASSERT(
+		argv_has(&a, "-fsdev",
+			 "local,id=fsctl,path=/t/ctl,security_model=mapped-xattr,multidevs=remap"));
 	CU_ASSERT(argv_has(&a, "-device", "virtio-9p-pci,fsdev=fsctl,mount_tag=tasctl"));
 	CU_ASSERT(!argv_has(&a, "-device", "virtio-9p-pci,fsdev=fsout,mount_tag=tasout"));
 	CU_ASSERT(argv_has(&a, "-chardev", "socket,id=cout,path=/t/out.sock"));
@@ -256,8 +263,12 @@ static void test_qemu_argv(void)
 	CU_ASSERT(argv_has(&a, "-machine", "pc,accel=kvm"));
 	CU_ASSERT(argv_has(&a, "-cpu", "host"));
 	CU_ASSERT(argv_has(&a, "-fsdev",
-			   "local,id=fsout,path=/results,security_model=none,"
+			   "local,id=fsout,path=/results,security_model=mapped-xattr,"
 			   "multidevs=remap"));
+	/* QEMU as the invoking user: the read-only root share cannot pass owners through. */
+	CU_ASSERT(
+		argv_has(&a, "-fsdev",
+			 "local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap"));
 	CU_ASSERT(!argv_has(&a, "-initrd", "/t/initrd.cpio"));
 	ts_vm_argv_free(&a);
 }
