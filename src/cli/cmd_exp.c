@@ -115,7 +115,7 @@ int exp_load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_m
 	if (ts_sha256_file(a->spec_path, sha) == 0)
 		spec->sha256 = sha;
 	if (ts_exp_spec_check_links(spec, err, sizeof(err)) < 0 ||
-	    (!a->in_guest && ts_exp_spec_check_kernels(spec, err, sizeof(err)) < 0)) {
+	    (a->kernel_files && ts_exp_spec_check_kernels(spec, err, sizeof(err)) < 0)) {
 		ts_exp_spec_free(spec);
 		return ts_cli_error("%s", err);
 	}

@@ -13,7 +13,7 @@
 struct plan_args {
 	const char *spec_path;
 	struct ts_exp_matrix_opts opts;
-	bool in_guest; /* exp-guest: the kernels' files are the host's, checked there */
+	bool kernel_files; /* exp run: read each [kernel] section's image and modules now */
 };
 
 /* The argp child reading them; its input is a struct plan_args. */
@@ -21,8 +21,9 @@ extern const struct argp exp_plan_argp;
 
 /*
  * Read the spec, build each link once as the wrapper would, read each
- * kernel's image and modules as a run would (not @a->in_guest), expand the
- * matrix. Prints the error and returns 1 when any of it fails (nothing
+ * kernel's image and modules as a run would (@a->kernel_files: exp run;
+ * exp list plans kernels not built yet, exp-guest has not the host's
+ * files), expand the matrix. Prints the error and returns 1 when any of it fails (nothing
  * to free then); @sha holds the spec's SHA-256 the spec points to.
  */
 int exp_load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_matrix *plan,

@@ -93,7 +93,6 @@ int cmd_exp_guest(int argc, char **argv)
 	a.opts.length = (ts_ns_t)len;
 	a.opts.delay = (ts_ns_t)delay;
 	a.opts.delay_set = 1;
-	a.in_guest = true;
 	if (exp_load_plan(&a, &spec, &plan, sha))
 		return 1;
 	for (i = 0; i < plan.nconfigs && strcmp(plan.configs[i].id, g.arg[A_CONFIG]); i++)

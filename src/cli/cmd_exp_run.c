@@ -378,6 +378,7 @@ int exp_run(int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return TS_EXIT_USAGE;
 	/* Everything that can be wrong with the request is found here, before any run. */
+	a.plan.kernel_files = true;
 	if (exp_load_plan(&a.plan, &spec, &plan, sha))
 		goto out;
 	have_plan = 1;

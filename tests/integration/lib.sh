@@ -51,6 +51,7 @@ TS_BG_PIDS=()  # background processes started with ts_bg
 TS_TAS_PIDS=() # pids of tasshape runs (their objects carry the pid in the name)
 TS_RUN_PID=    # pid of the last tasshape run started by ts_shape/ts_shape_bg
 TS_EXTRA_NS=() # namespaces made by ts_netns_add: checked for leftovers, deleted on exit
+TS_EXTRA_DIRS=() # directories a test made outside $TS_TMP: removed on exit, whatever the result
 
 ts_log() { printf '[%s] %s\n' "$TS_NAME" "$*"; }
 ts_skip() {
@@ -407,6 +408,9 @@ ts__exit() {
 	fi
 	for ns in "$TS_NS" "${TS_EXTRA_NS[@]}"; do
 		[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
+	done
+	for p in "${TS_EXTRA_DIRS[@]}"; do
+		rm -rf "$p"
 	done
 	# The namespaces are global: check again once the test namespace is gone.
 	if [ "$rc" -ne 77 ]; then

@@ -28,6 +28,8 @@
 #  - nothing is left: no QEMU process, no temporary file, no mount.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init exp_kernel "${1:-}" qemu-system-x86_64 iperf3 irtt ping jq pgrep apt-get dpkg-deb depmod
+# The test decides who the invoking user is (QEMU runs as that user); a sudo that started it does not.
+unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
 
 VMTMP=$TS_TMP/vmtmp
 WORK=$TS_TMP/work

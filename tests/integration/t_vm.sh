@@ -32,6 +32,8 @@
 # hypervisor), the run must say so on stderr and use TCG.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init vm "${1:-}" qemu-system-x86_64 iperf3 ps pgrep apt-get dpkg-deb depmod
+# The test decides who the invoking user is (QEMU runs as that user); a sudo that started it does not.
+unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
 
 VMTMP=$TS_TMP/vmtmp
 WORK=$TS_TMP/work

@@ -34,6 +34,8 @@
 #     at 20 Mbit/s, at least 30%.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init vtime "${1:-}" qemu-system-x86_64 iperf3 jq pgrep apt-get dpkg-deb depmod
+# The test decides who the invoking user is (QEMU runs as that user); a sudo that started it does not.
+unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
 
 VMTMP=$TS_TMP/vmtmp
 mkdir -p "$VMTMP" "$TS_TMP/run" "$TS_TMP/w1" "$TS_TMP/w2"
