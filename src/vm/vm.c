@@ -428,6 +428,7 @@ static int check_kernel(struct vm_run *v, struct ts_err *err)
  */
 static int check_user_reach(const struct vm_run *v, struct ts_err *err)
 {
+	size_t i;
 	int ret = 0;
 
 	if (!v->c->seal)
@@ -437,6 +438,14 @@ static int check_user_reach(const struct vm_run *v, struct ts_err *err)
 					err);
 	if (!ret && v->c->out)
 		ret = ts_vm_user_access(&v->user, "--out", v->outdir, R_OK | W_OK | X_OK, err);
+	/*
+	 * A sealed guest's files are packed by root: only those the user could give the guest
+	 * (a spec's traces, its kernel's modules), or a spec could put a root-only file there.
+	 */
+	for (i = 0; !ret && v->c->seal && v->c->seal_files && v->c->seal_files[i]; i++)
+		ret = ts_vm_user_access(&v->user, "packed file", v->c->seal_files[i], R_OK, err);
+	if (!ret && v->c->modules)
+		ret = ts_vm_user_access(&v->user, "--modules", v->moddir, R_OK | X_OK, err);
 	return ret;
 }
 
