@@ -11,9 +11,10 @@
 
 #include "io/proc.h"
 #include "vm/capture.h"
+#include "vm/qemuuser.h"
 
-int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stderr, char **out,
-		  size_t *len, struct ts_err *err)
+int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stderr,
+		  const struct ts_vm_user *as, char **out, size_t *len, struct ts_err *err)
 {
 	struct ts_proc p;
 	int ret;
@@ -22,6 +23,8 @@ int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stde
 	*len = 0;
 	ts_proc_init(&p, argv);
 	p.cwd = cwd;
+	if (as)
+		ts_vm_user_apply(as, &p);
 	if (in_fd >= 0) {
 		p.in.how = TS_PROC_FD;
 		p.in.fd = in_fd;

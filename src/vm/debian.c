@@ -59,7 +59,7 @@ static int image_package(const char *version, char *pkg, size_t len, struct ts_e
 
 	snprintf(what, sizeof(what), "linux-image-amd64%s%s", version ? "=" : "",
 		 version ? version : "");
-	st = ts_vm_capture(argv, NULL, -1, 1, &out, &olen, err);
+	st = ts_vm_capture(argv, NULL, -1, 1, NULL, &out, &olen, err);
 	if (st < 0)
 		return st;
 	if (st == 0 && ts_vm_apt_image(out, pkg, len) == 0) {
@@ -83,7 +83,7 @@ static size_t version_table(char v[][TS_VM_APT_VERSION_LEN], size_t max)
 	size_t olen, n = 0;
 
 	/* On a failure to run apt-cache, out stays NULL. */
-	if (ts_vm_capture(argv, NULL, -1, 1, &out, &olen, &e) == 0)
+	if (ts_vm_capture(argv, NULL, -1, 1, NULL, &out, &olen, &e) == 0)
 		n = ts_vm_apt_versions(out, v, max);
 	free(out);
 	return n;
@@ -126,7 +126,7 @@ static int run_tool(char *const argv[], const char *cwd, struct ts_err *err)
 	size_t len;
 	int st;
 
-	st = ts_vm_capture(argv, cwd, -1, 0, &out, &len, err);
+	st = ts_vm_capture(argv, cwd, -1, 0, NULL, &out, &len, err);
 	if (st < 0)
 		return st;
 	free(out);

@@ -65,10 +65,11 @@ static int load_busybox(char **img, size_t *len, struct ts_err *err)
 /*
  * A module's bytes, file @rel of the modules directory @dirfd (@dir), decompressed with xz,
  * zstd or gzip when its name says so: the file is opened here (beneath the directory, a regular
- * file) and given to the decompressor as its stdin, which never opens a name itself.
+ * file) and given as stdin to the decompressor, which never opens a name itself and runs as
+ * @as, the user QEMU runs as (it parses bytes anyone may have written).
  */
-static int load_module(int dirfd, const char *dir, const char *rel, char **img, size_t *len,
-		       struct ts_err *err)
+static int load_module(int dirfd, const char *dir, const char *rel, const struct ts_vm_user *as,
+		       char **img, size_t *len, struct ts_err *err)
 {
 	const char *tool = NULL;
 	int fd, ret;
@@ -87,7 +88,7 @@ static int load_module(int dirfd, const char *dir, const char *rel, char **img, 
 	{
 		char *argv[] = {(char *)tool, (char *)"-dc", NULL};
 
-		ret = ts_vm_capture(argv, NULL, fd, 0, img, len, err);
+		ret = ts_vm_capture(argv, NULL, fd, 0, as, img, len, err);
 		if (ret > 0) {
 			free(*img);
 			ts_err_set(err, "%s -dc <%s/%s failed (exit %d)", tool, dir, rel, ret);
@@ -134,8 +135,8 @@ static void add_skeleton(struct ts_cpio *c, const char *bb, size_t bblen, const 
 	ts_cpio_add(c, "init", S_IFREG | 0755, 0, script, strlen(script));
 }
 
-int ts_vm_initramfs_build(const char *modules, const char *init, const char *path, bool *needed,
-			  struct ts_err *err)
+int ts_vm_initramfs_build(const char *modules, const char *init, const char *path,
+			  const struct ts_vm_user *as, bool *needed, struct ts_err *err)
 {
 	struct ts_vm_modlist mods = {0};
 	char *dep = NULL, *builtin = NULL, *bb = NULL, *script = NULL;
@@ -185,7 +186,7 @@ int ts_vm_initramfs_build(const char *modules, const char *init, const char *pat
 		char *img, dst[400];
 		size_t ilen;
 
-		ret = load_module(dirfd, modules, mods.path[i], &img, &ilen, err);
+		ret = load_module(dirfd, modules, mods.path[i], as, &img, &ilen, err);
 		if (ret < 0)
 			goto out;
 		snprintf(dst, sizeof(dst), "lib/modules/%.299s", files[i]);

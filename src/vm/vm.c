@@ -253,8 +253,8 @@ static int choose_accel(const struct ts_vm_conf *c, const char *qemu, struct ts_
  * Virtual time or real, and the vCPU count that goes with it. Under icount QEMU 7.2
  * hangs bringing up a second vCPU: refused with the reason rather than left to hang.
  */
-static int choose_clock(const struct ts_vm_conf *c, const char *qemu, struct ts_vm_result *res,
-			struct ts_err *err)
+static int choose_clock(const struct ts_vm_conf *c, const char *qemu, const struct ts_vm_user *u,
+			struct ts_vm_result *res, struct ts_err *err)
 {
 	char *argv[] = {(char *)qemu, (char *)"-version", NULL}, *out = NULL;
 	unsigned major = 0, minor = 0;
@@ -272,7 +272,8 @@ static int choose_clock(const struct ts_vm_conf *c, const char *qemu, struct ts_
 	}
 	if (!res->vclock || res->cpus == 1)
 		return 0;
-	st = ts_vm_capture(argv, NULL, -1, 1, &out, &len, &e);
+	/* QEMU, or what --qemu names, runs as QEMU's user even to say its version. */
+	st = ts_vm_capture(argv, NULL, -1, 1, u, &out, &len, &e);
 	if (st == 0 && ts_vm_qemu_version(out, &major, &minor) == 0 &&
 	    ts_vm_icount_smp_ok(major, minor)) {
 		free(out);
@@ -536,7 +537,7 @@ static int run_accel(struct vm_run *v, struct ts_err *err)
 		cc.accel = TS_VM_ACCEL_TCG;
 	ret = choose_accel(&cc, qemu, v->res, err);
 	if (!ret)
-		ret = choose_clock(&cc, qemu, v->res, err);
+		ret = choose_clock(&cc, qemu, &v->user, v->res, err);
 	if (ret < 0)
 		return ret;
 	/* The caller writes CMD's --out as TS_VM_SEALED_OUT for a sealed guest: it must be one. */
@@ -567,7 +568,8 @@ static int run_files(struct vm_run *v, char *const argv[], struct ts_err *err)
 				       v->initrd, &v->res->image_bytes, v->res->image_sha256, err);
 		v->have_initrd = ret == 0;
 	} else if (c->modules) {
-		ret = ts_vm_initramfs_build(v->moddir, v->self, v->initrd, &v->have_initrd, err);
+		ret = ts_vm_initramfs_build(v->moddir, v->self, v->initrd, &v->user,
+					    &v->have_initrd, err);
 	}
 	if (ret < 0)
 		return ret;
