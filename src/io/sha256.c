@@ -56,30 +56,13 @@ int ts_sha256_fd(int fd, char hex[2 * TS_SHA256_LEN + 1])
 
 int ts_sha256_file(const char *path, char hex[2 * TS_SHA256_LEN + 1])
 {
-	uint8_t buf[65536], digest[TS_SHA256_LEN];
-	struct ts_sha256 s;
 	struct ts_err err;
 	/* A regular file only: a FIFO would never end the wait, /dev/zero the hash (io/infile.h). */
-	int fd = ts_in_open(path, &err), ret = 0;
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
-	size_t n;
+	int fd = ts_in_open(path, &err), ret;
 
 	if (fd < 0)
 		return fd;
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	ts_sha256_init(&s);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		ts_sha256_update(&s, buf, n);
-	if (ferror(f))
-		ret = -EIO;
-	fclose(f);
-	if (ret < 0)
-		return ret;
-	ts_sha256_final(&s, digest);
-	ts_sha256_hex(digest, hex);
-	return 0;
+	ret = ts_sha256_fd(fd, hex);
+	close(fd);
+	return ret;
 }

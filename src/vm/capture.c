@@ -2,7 +2,6 @@
 /* Process and file helpers of the VM runner (see capture.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,40 +62,4 @@ int ts_vm_mkdir_p(const char *path, unsigned mode)
 		p[i] = i < n ? '/' : '\0';
 	}
 	return 0;
-}
-
-/* Empties the directory @fd (closed here), descending only through directories it holds. */
-static void rm_under(int fd, int depth)
-{
-	DIR *d = fdopendir(fd);
-	struct dirent *de;
-
-	if (!d) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		int sub;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (unlinkat(fd, de->d_name, 0) == 0 || errno != EISDIR || depth > 64)
-			continue;
-		/* A directory: opened without following a link, so nothing outside is reached. */
-		sub = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub >= 0)
-			rm_under(sub, depth + 1);
-		unlinkat(fd, de->d_name, AT_REMOVEDIR);
-	}
-	closedir(d);
-}
-
-void ts_vm_rm_rf(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	rm_under(fd, 0);
-	rmdir(path);
 }

@@ -26,11 +26,4 @@ int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stde
 /* mkdir -p; returns 0 or a negative errno. */
 int ts_vm_mkdir_p(const char *path, unsigned mode);
 
-/*
- * rm -r of a directory tree this program made, which the user QEMU runs as may have written:
- * through descriptors (unlinkat, openat with O_NOFOLLOW), never by re-resolving a path, so a
- * name swapped for a link meanwhile cannot lead the removal out of the tree.
- */
-void ts_vm_rm_rf(const char *path);
-
 #endif

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/rmtree.h"
 #include "vm/apt.h"
 #include "vm/capture.h"
 #include "vm/vm.h"
@@ -206,6 +207,7 @@ static int fetch(const char *cache, const char *pkg, char *kernel, char *modules
 		 bool quiet, struct ts_err *err)
 {
 	char dir[4096], tmp[4200], root[4200];
+	struct ts_err e;
 	int ret;
 
 	snprintf(dir, sizeof(dir), "%s/%s", cache, pkg);
@@ -215,7 +217,7 @@ static int fetch(const char *cache, const char *pkg, char *kernel, char *modules
 	if (!quiet)
 		fprintf(stderr, "tasshape vm: downloading %s into %s (once)\n", pkg, cache);
 	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", cache, pkg, (int)getpid());
-	ts_vm_rm_rf(tmp);
+	ts_rmtree(tmp, &e);
 	if (mkdir(tmp, 0755) < 0) {
 		ret = -errno;
 		ts_err_set(err, "%s: %s", tmp, strerror(errno));
@@ -226,7 +228,7 @@ static int fetch(const char *cache, const char *pkg, char *kernel, char *modules
 		ret = -errno;
 		ts_err_set(err, "rename %s: %s", dir, strerror(errno));
 	}
-	ts_vm_rm_rf(tmp); /* left over when another run unpacked the same kernel first */
+	ts_rmtree(tmp, &e); /* left over when another run unpacked the same kernel first */
 	if (!ret && find_kernel(root, kernel, modules, len) < 0) {
 		ts_err_set(err, "%s: no kernel after unpacking", dir);
 		ret = -ENOENT;

@@ -24,6 +24,7 @@
 #include "run/clock.h"
 #include "vm/plan.h"
 #include "io/proc.h"
+#include "io/rmtree.h"
 #include "vm/capture.h"
 #include "vm/qemuuser.h"
 #include "vm/vm.h"
@@ -297,6 +298,7 @@ int ts_vm_kvm_usable(const char *qemu, struct ts_err *why)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct ts_vm_user *u = malloc(sizeof(*u));
+	struct ts_err rm;
 	char dir[4096];
 	int ret;
 
@@ -320,7 +322,7 @@ int ts_vm_kvm_usable(const char *qemu, struct ts_err *why)
 	ret = ts_vm_user_give(u, AT_FDCWD, dir, dir, why);
 	if (!ret)
 		ret = ts_vm_kvm_probe_qemu(qemu, dir, u, why);
-	ts_vm_rm_rf(dir);
+	ts_rmtree(dir, &rm);
 out:
 	free(u);
 	return ret;

@@ -28,6 +28,7 @@
 #include "io/infile.h"
 #include "io/invoker.h"
 #include "io/proc.h"
+#include "io/rmtree.h"
 #include "tasshape/units.h"
 #include "vm/capture.h"
 #include "vm/guestargs.h"
@@ -214,9 +215,9 @@ static void remove_stale(const char *tmpdir)
 		if (pid <= 0 || *end != '.' || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-		    (st.st_uid == geteuid() || st.st_uid == inv.uid))
-			ts_vm_rm_rf(path);
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode) && (st.st_uid == geteuid() || st.st_uid == inv.uid))
+			ts_rmtree_at(dirfd(d), de->d_name, path, &e);
 	}
 	if (d)
 		closedir(d);
@@ -765,6 +766,7 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 {
 	struct vm_run *v = calloc(1, sizeof(*v));
 	struct ts_vm_argv qa = {0};
+	struct ts_err rm;
 	int ret, i;
 
 	memset(res, 0, sizeof(*res));
@@ -808,7 +810,7 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 	if (v->tmpfd >= 0)
 		close(v->tmpfd);
 	if (v->tmpl[0])
-		ts_vm_rm_rf(v->tmpl);
+		ts_rmtree(v->tmpl, &rm);
 	free(v);
 	return ret;
 }
