@@ -39,6 +39,8 @@ int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct t
 	}
 	/* Booted from a sealed image (which one), or on the host's files over 9p. */
 	ts_json_put(o, "sealed", json_object_new_boolean(r->sealed), &nomem);
+	/* Only a sealed guest in virtual time gives the same bytes on any host under any load. */
+	ts_json_put(o, "reproducible", json_object_new_boolean(r->vclock && r->sealed), &nomem);
 	if (r->sealed) {
 		ts_json_put(o, "image_bytes", ts_json_count(r->image_bytes), &nomem);
 		ts_json_put_str(o, "image_sha256", r->image_sha256, &nomem);

@@ -547,6 +547,15 @@ static int run_accel(struct vm_run *v, struct ts_err *err)
 		return -EINVAL;
 	}
 	v->res->sealed = v->c->seal;
+	/*
+	 * Virtual time promises the same bytes only sealed: an unsealed guest's reads over
+	 * 9p complete when the host gets to them, at instants the host's load decides.
+	 */
+	if (v->res->vclock && !v->res->sealed && !v->c->quiet)
+		fprintf(stderr, "tasshape vm: note: virtual time without --seal is not "
+				"reproducible: the guest reads the host's files over 9p, and when "
+				"those reads complete depends on the host's load (--seal for runs "
+				"identical to the byte; docs/kernels.md)\n");
 	return v->res->kvm ? ts_vm_user_get(true, &v->user, err) : 0;
 }
 

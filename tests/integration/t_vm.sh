@@ -130,6 +130,11 @@ if [ "$(jq -r .accel "$TS_TMP/1.info.json")" = tcg ]; then
 	ts_true "--info-json: clock virtual, icount_shift 0, 1 vCPU, fidelity virtual" \
 		jqt '.clock == "virtual" and .icount_shift == 0 and .cpus == 1 and .fidelity == "virtual"' \
 		"$TS_TMP/1.info.json"
+	# Unsealed, virtual time does not promise the same bytes: the record and stderr say so.
+	ts_true "--info-json: an unsealed guest in virtual time is not reproducible" \
+		jqt '.sealed == false and .reproducible == false' "$TS_TMP/1.info.json"
+	ts_true "stderr: virtual time without --seal is said to be not reproducible" \
+		grep -q "virtual time without --seal is not reproducible" "$TS_TMP/1.err"
 else
 	ts_true "--info-json: clock real under KVM" jqt '.clock == "real"' "$TS_TMP/1.info.json"
 fi
