@@ -38,6 +38,7 @@
 
 #include "fuzz_common.h"
 #include "io/md.h"
+#include "io/rmtree.h"
 #include "results/done.h"
 #include "results/expdir.h"
 #include "results/merge.h"
@@ -54,13 +55,14 @@ static char dir[64];
 /* At exit (libFuzzer ends with exit()): the private directory and what the targets wrote. */
 static void remove_dir(void)
 {
+	struct ts_err rm;
 	static const char *const files[] = {
 		"c/rep-1/result.json", "c/rep-1/done", "experiment.json", "c/rep-1", "c", ""};
 	char path[128];
 	size_t i;
 
 	snprintf(path, sizeof(path), "%s/m", dir);
-	ts_rm_tree(path);
+	ts_rmtree(path, &rm);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
 		remove(path);
@@ -184,7 +186,11 @@ static void merge_dir(void)
 	}
 	CHECK(ts_expdir_read(out, &m, err, sizeof(err)) == 0);
 	ts_expdir_free(&m);
-	CHECK(ts_rm_tree(out) == 0);
+	{
+		struct ts_err rm;
+
+		CHECK(ts_rmtree(out, &rm) == 0);
+	}
 }
 
 static void experiment(const char *text, size_t size)
