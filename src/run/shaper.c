@@ -680,7 +680,6 @@ static int loop_setup(struct ts_shaper *sh, int sigfd, struct ts_err *err)
 	}
 	sh->armed = TS_NEVER; /* a new timerfd is disarmed */
 	ts_spin_init(&sh->spin, ts_clock_now());
-	sh->spun_for = TS_NEVER;
 	ret = epoll_add(sh, sh->tfd, TS_H__COUNT, err);
 	if (!ret)
 		ret = epoll_add(sh, sh->sfd, TS_H__COUNT + 1, err);
@@ -704,25 +703,17 @@ static int loop_setup(struct ts_shaper *sh, int sigfd, struct ts_err *err)
 static int loop_wait(struct ts_shaper *sh, struct ts_err *err)
 {
 	struct epoll_event evs[8];
-	ts_ns_t d = ts_shaper_deadline(sh), now = ts_clock_now(), lead;
+	ts_ns_t d = ts_shaper_deadline(sh), now = ts_clock_now(), arm;
 	int i, n, timeout = -1, ret = 0, ready = 0;
 	bool sleeps;
 	uint64_t ticks;
 
 	if (ts_spin_window_due(&sh->spin, now))
 		ts_spin_window(&sh->spin, now, ts_clock_thread_cpu());
-	lead = ts_spin_lead(&sh->spin);
-	/* A deadline's spin is paid once, for the whole wait, however many turns it takes. */
-	if (d != TS_NEVER && d - now <= lead &&
-	    (d == sh->spun_for || ts_spin_take(&sh->spin, now, d - now))) {
-		sh->spun_for = d;
+	if (ts_spin_wait(&sh->spin, now, d, &arm))
 		timeout = 0;
-	} else {
-		ret = arm_timer(sh,
-				d != TS_NEVER && d - now > lead && ts_spin_may(&sh->spin, now, lead)
-					? d - lead
-					: d);
-	}
+	else
+		ret = arm_timer(sh, arm);
 	if (ret < 0) {
 		ts_err_set(err, "timerfd: %s", strerror(-ret));
 		return ret;

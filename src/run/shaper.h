@@ -103,7 +103,6 @@ struct ts_shaper {
 	int epfd, tfd, sfd;
 	ts_ns_t armed;	     /* deadline the timerfd is armed for, TS_NEVER if none */
 	struct ts_spin spin; /* the poll spin's CPU bound (run/spin.h) */
-	ts_ns_t spun_for;    /* deadline whose spin is paid for, TS_NEVER if none */
 	pid_t child;
 	int child_status; /* wait status */
 	bool child_done;

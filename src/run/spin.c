@@ -17,6 +17,7 @@ void ts_spin_init(struct ts_spin *s, ts_ns_t now)
 	s->sec_work = 0;
 	s->work_max = -1;
 	s->polled = 0;
+	s->spun_for = TS_NEVER;
 }
 
 ts_ns_t ts_spin_lead(const struct ts_spin *s)
@@ -102,4 +103,17 @@ bool ts_spin_take(struct ts_spin *s, ts_ns_t now, ts_ns_t wait)
 bool ts_spin_may(const struct ts_spin *s, ts_ns_t now, ts_ns_t wait)
 {
 	return allowed(credit_at(s, now), wait < 0 ? 0 : wait);
+}
+
+bool ts_spin_wait(struct ts_spin *s, ts_ns_t now, ts_ns_t d, ts_ns_t *arm)
+{
+	ts_ns_t lead = ts_spin_lead(s);
+
+	if (d != TS_NEVER && d - now <= lead &&
+	    (d == s->spun_for || ts_spin_take(s, now, d - now))) {
+		s->spun_for = d;
+		return true;
+	}
+	*arm = d != TS_NEVER && d - now > lead && ts_spin_may(s, now, lead) ? d - lead : d;
+	return false;
 }

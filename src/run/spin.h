@@ -79,6 +79,7 @@ struct ts_spin {
 	ts_ns_t sec_start, sec_work;		/* the current second: since when, work so far */
 	int work_max;				/* the busiest second's work, permille; -1: none */
 	ts_ns_t polled;				/* every spin paid for, in all */
+	ts_ns_t spun_for;			/* the deadline whose spin is paid, or TS_NEVER */
 };
 
 /*
@@ -106,6 +107,26 @@ bool ts_spin_may(const struct ts_spin *s, ts_ns_t now, ts_ns_t wait);
 
 /* How far ahead of a deadline to wake: the lead, or TS_SPIN_LEAD_BUSY in a busy window. */
 ts_ns_t ts_spin_lead(const struct ts_spin *s);
+
+/*
+ * ts_spin_wait - how the loop waits at @now for its earliest deadline @d
+ * (TS_NEVER: none). Returns true when it polls: @d is within the lead and
+ * the spin is paid for (once per deadline, however many turns the wait
+ * takes). Otherwise sets *@arm to the time to arm the timer for: the lead
+ * before @d when the credit could poll the lead then, @d itself when it
+ * could not, and returns false.
+ *
+ * Every spin is time the CPU gives to nothing else: under SCHED_FIFO, not
+ * to the programs whose packets the loop releases. In a guest in virtual
+ * time, with one CPU and a timer that wakes within a few microseconds, a
+ * loop that polled whole gaps between releases held that CPU for a whole
+ * burst of packets, so the receiving program read each burst at once after
+ * its end; Linux's receive-buffer tuning then never grew the window
+ * (docs/benchmarks.md, "Sealed guests on a quiet host"). The lead learnt
+ * there is TS_SPIN_LEAD_MIN, which leaves most of such a gap asleep
+ * (tests/unit/test_spin.c).
+ */
+bool ts_spin_wait(struct ts_spin *s, ts_ns_t now, ts_ns_t d, ts_ns_t *arm);
 
 /* Is a window over at @now, so that the caller reads its CPU time for ts_spin_window? */
 bool ts_spin_window_due(const struct ts_spin *s, ts_ns_t now);
