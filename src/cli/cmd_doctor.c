@@ -336,7 +336,7 @@ static void check_tools(struct doctor *d)
 		snprintf(fix, sizeof(fix), "sudo apt-get install %s", tools[i].pkg);
 		dr_add(d, tools[i].prog, false, DR_WARN, fix,
 		       "not found in an absolute $PATH directory or %s: needed for %s%s",
-		       TS_WHICH_SYSTEM, tools[i].use, note);
+		       TS_WHICH_SBIN, tools[i].use, note);
 	}
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Finding a program by name (see which.h): absolute $PATH entries, then the system's directories. */
+/* Finding a program by name (see which.h): absolute $PATH entries, then the system's sbin. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -201,8 +201,10 @@ int ts_which_in(const char *name, const char *path_env, const struct ts_invoker 
 		snprintf(w->path, sizeof(w->path), "%s", name);
 		return 0;
 	}
+	if (!path_env)
+		return search_list(w, TS_WHICH_SYSTEM, NULL, name, inv) ? 0 : -ENOENT;
 	if (search_list(w, path_env, NULL, name, inv) ||
-	    search_list(w, TS_WHICH_SYSTEM, path_env, name, inv))
+	    search_list(w, TS_WHICH_SBIN, path_env, name, inv))
 		return 0;
 	return -ENOENT;
 }

@@ -10,8 +10,12 @@
  *   - the absolute directories of $PATH, in order. An empty entry, ".",
  *     "bin" or "./x" names a place under the current directory: never
  *     searched;
- *   - then the system's directories, TS_WHICH_SYSTEM: root tools live in
- *     sbin, and a $PATH inherited through sudo or cron may lack it;
+ *   - then the system's sbin directories, TS_WHICH_SBIN: root tools live
+ *     there, and a $PATH inherited through cron or `sudo -E` may lack them.
+ *     Only those: a program of bin that $PATH leaves out is not found, as
+ *     a shell would not find it (a user who narrows $PATH to hide gnuplot
+ *     or iperf3 gets "not found", not the system's copy);
+ *   - with no $PATH at all, TS_WHICH_SYSTEM (as execvp has a default);
  *   - a candidate is taken only when it is a regular executable file that
  *     nobody but root or the invoking user (io/invoker.h) can change: the
  *     file, the directory it was found in and, when the name is a symbolic
@@ -38,7 +42,9 @@
 #include "io/invoker.h"
 #include "tasshape/err.h"
 
-/* Searched after $PATH, in this order (the guest's init uses the same list as its $PATH). */
+/* Searched after $PATH, in this order. */
+#define TS_WHICH_SBIN "/usr/local/sbin:/usr/sbin:/sbin"
+/* Searched when there is no $PATH (the guest's init uses the same list as its $PATH). */
 #define TS_WHICH_SYSTEM "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 struct ts_which {
@@ -47,8 +53,8 @@ struct ts_which {
 };
 
 /*
- * ts_which_in - find @name in the $PATH value @path_env (NULL: none), then
- * in TS_WHICH_SYSTEM, trusting the owners root and @inv->uid. Fills @w
+ * ts_which_in - find @name in the $PATH value @path_env, then in
+ * TS_WHICH_SBIN (@path_env NULL: in TS_WHICH_SYSTEM alone), trusting the owners root and @inv->uid. Fills @w
  * (both fields, whatever the result). Returns 0 with @w->path set, -ENOENT
  * when no acceptable candidate exists (@w->skipped says which were
  * refused), -ENAMETOOLONG when a name with a '/' does not fit. Reads the

@@ -126,7 +126,7 @@ ts_true "exp report draws the other figures and report.md" \
 	eval 'is_png "$E/report/rrul-throughput-up.png" && is_png "$E/report/tcp_upload-scatter.png" &&
 		[ -s "$E/report/report.md" ]'
 n=$(find "$E/report" -name '*.png' | wc -l)
-ts_check "exp report: PNG figures of the three tests" "$n" == 24
+ts_check "exp report: PNG figures of the three tests (9 each)" "$n" == 27
 ts_true "the doctored test's figures are files of the report directory, their names made safe" \
 	is_png "$E/report/rrul___touch_MARK-test__-latency-cdf.png"
 ts_true "a data file row is not split by the id's newline" \

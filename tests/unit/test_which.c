@@ -210,6 +210,10 @@ static void test_exact(void)
 	/* Not in $PATH at all: the system's directories (sh is in /usr/bin or /bin). */
 	TSU_EQ(ts_which_in("sh", NULL, &me, &w), 0);
 	CU_ASSERT(!strcmp(w.path, "/usr/bin/sh") || !strcmp(w.path, "/bin/sh"));
+	/* A $PATH that leaves bin out: sh is not found, a root tool of sbin (ldconfig) is. */
+	TSU_EQ(ts_which_in("sh", "/nonexistent", &me, &w), -ENOENT);
+	TSU_EQ(ts_which_in("ldconfig", "/nonexistent", &me, &w), 0);
+	CU_ASSERT(!strcmp(w.path, "/usr/sbin/ldconfig") || !strcmp(w.path, "/sbin/ldconfig"));
 }
 
 /* A link leads to a file in a directory others may write: refused as that directory. */
