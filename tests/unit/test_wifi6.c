@@ -5,6 +5,7 @@
  * the PPDU limit, collisions and retries, the shared medium, the
  * hybrid link and determinism.
  */
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -865,6 +866,67 @@ static void test_other_stations(void)
 	teardown(&r, SEC / 2);
 }
 
+/*
+ * The station and the stations= contenders are the same station: with 7
+ * others, all saturated (mpdus=16, 1500-byte frames), over 24 seeds of 1 s,
+ * the station's channel accesses, A-MPDUs, delivered frames and collisions
+ * are each within 4 standard errors of the contenders' mean (the spread
+ * measured across the 7 x 24 contender runs). @spec: the keys.
+ */
+static void station_like_contenders(const char *spec)
+{
+	enum { SEEDS = 24, OTHERS = 7 };
+	double x[4][SEEDS * OTHERS], st[4][SEEDS], mean[4] = {0}, var[4] = {0}, sm[4] = {0};
+	static const char *const what[] = {"accesses", "A-MPDUs", "delivered", "collisions"};
+	size_t seed, i, k, n = SEEDS * OTHERS;
+	struct rig r;
+	uint32_t j;
+
+	for (seed = 0; seed < SEEDS; seed++) {
+		const struct ts_wifi6_medium_stats *ms;
+		const struct ts_wifi6_stats *su;
+
+		setup();
+		build(&r, spec, 100 + seed, true, false, NULL, NULL);
+		for (j = 0; j < 40000; j++)
+			put(up_in(&r), j, 1500, 0);
+		advance(&r, SEC);
+		su = ts_wifi6_stats(r.m, TS_WIFI6_UP);
+		ms = ts_wifi6_medium_stats(r.m);
+		st[0][seed] = (double)su->accesses;
+		st[1][seed] = (double)su->txops;
+		st[2][seed] = (double)sink_up.nrel;
+		st[3][seed] = (double)su->collisions;
+		for (i = 0; i < OTHERS; i++) {
+			x[0][seed * OTHERS + i] = (double)ms->others[i].accesses;
+			x[1][seed * OTHERS + i] = (double)ms->others[i].txops;
+			x[2][seed * OTHERS + i] = (double)ms->others[i].delivered;
+			x[3][seed * OTHERS + i] = (double)ms->others[i].collisions;
+		}
+		CU_ASSERT_FATAL(sink_up.nrel < 40000); /* saturated the whole second */
+		teardown(&r, SEC);
+	}
+	for (k = 0; k < 4; k++) {
+		for (i = 0; i < n; i++)
+			mean[k] += x[k][i] / (double)n;
+		for (i = 0; i < n; i++)
+			var[k] += (x[k][i] - mean[k]) * (x[k][i] - mean[k]) / (double)(n - 1);
+		for (seed = 0; seed < SEEDS; seed++)
+			sm[k] += st[k][seed] / SEEDS;
+		/* The station's mean over SEEDS runs against the contenders' (the latter's error is smaller). */
+		fprintf(stderr, "\n  %s: station %.1f, contenders %.1f (sd %.1f)", what[k], sm[k],
+			mean[k], sqrt(var[k]));
+		CU_ASSERT(fabs(sm[k] - mean[k]) < 4 * sqrt(var[k] / SEEDS + var[k] / (double)n));
+	}
+}
+
+/* With the defaults, and with the contention of the model before BARs, EIFS and beacons. */
+static void test_station_like_contenders(void)
+{
+	station_like_contenders("wifi6:mpdus=16,stations=7");
+	station_like_contenders("wifi6:mpdus=16,stations=7,bar=0,eifs=0,beacon=0,ba_timeout=56us");
+}
+
 static void put_unit(struct ts_pipe *pipe, uint32_t id, uint32_t segs, ts_ns_t t)
 {
 	struct ts_pkt *p = ts_pool_get(&pool);
@@ -1001,6 +1063,8 @@ static const struct tsu_test tests[] = {
 	{"hybrid link: the medium advances the downlink's hop", test_hybrid_and_pull},
 	{"PHY-rate trace changes the airtime", test_phy_trace},
 	{"other stations contend", test_other_stations},
+	{"the station and the contenders are statistically identical",
+	 test_station_like_contenders},
 	{"a GSO unit's segments are MPDUs: split across A-MPDUs", test_gso_split},
 	{"GSO units aggregate exactly as their packets one by one", test_gso_matches_packets},
 };
