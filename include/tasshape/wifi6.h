@@ -282,6 +282,22 @@ void ts_wifi6_advance(struct ts_wifi6 *m, ts_ns_t now);
 const struct ts_wifi6_stats *ts_wifi6_stats(const struct ts_wifi6 *m, enum ts_wifi6_side side);
 const struct ts_wifi6_medium_stats *ts_wifi6_medium_stats(const struct ts_wifi6 *m);
 
+/* What each station delivered: the measured one (the uplink side) and the stations= ones. */
+struct ts_wifi6_station_rates {
+	unsigned int n;			       /* 1 + stations= */
+	double bps[1 + TS_WIFI6_STATIONS_MAX]; /* IP bit/s; [0] the measured station */
+	double medium_bps;		       /* their sum */
+	double jain;			       /* Jain's index (sum x)^2 / (n sum x^2); 1 is fair */
+};
+
+/*
+ * ts_wifi6_station_rates - fill @r from the measured station's delivered
+ * IP bytes @station_bytes and the medium's statistics @ms over @dt (the
+ * contenders' frames are 1500-byte IP packets). Pure: for the summaries.
+ */
+void ts_wifi6_station_rates(struct ts_wifi6_station_rates *r, uint64_t station_bytes,
+			    const struct ts_wifi6_medium_stats *ms, ts_ns_t dt);
+
 /* Current contention window of side @side (for tests and logs). */
 uint32_t ts_wifi6_cw(const struct ts_wifi6 *m, enum ts_wifi6_side side);
 

@@ -927,6 +927,27 @@ static void test_station_like_contenders(void)
 	station_like_contenders("wifi6:mpdus=16,stations=7,bar=0,eifs=0,beacon=0,ba_timeout=56us");
 }
 
+/*
+ * Per-station rates for the summaries: the station delivered 1.5 MB in 1 s
+ * (12 Mbit/s), two others 1000 and 3000 frames of 1500 B (12 and 36
+ * Mbit/s): 60 Mbit/s in all, Jain's index 60^2 / (3 x (144 + 144 + 1296))
+ * = 0.7576.
+ */
+static void test_station_rates(void)
+{
+	struct ts_wifi6_medium_stats ms = {.stations = 2};
+	struct ts_wifi6_station_rates r;
+
+	ms.others[0].delivered = 1000;
+	ms.others[1].delivered = 3000;
+	ts_wifi6_station_rates(&r, 1500000, &ms, SEC);
+	TSU_EQ(r.n, 3);
+	CU_ASSERT_DOUBLE_EQUAL(r.bps[0], 12e6, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(r.bps[2], 36e6, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(r.medium_bps, 60e6, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(r.jain, 3600.0 / (3 * 1584.0), 1e-9);
+}
+
 static void put_unit(struct ts_pipe *pipe, uint32_t id, uint32_t segs, ts_ns_t t)
 {
 	struct ts_pkt *p = ts_pool_get(&pool);
@@ -1063,6 +1084,7 @@ static const struct tsu_test tests[] = {
 	{"hybrid link: the medium advances the downlink's hop", test_hybrid_and_pull},
 	{"PHY-rate trace changes the airtime", test_phy_trace},
 	{"other stations contend", test_other_stations},
+	{"per-station rates and Jain's index", test_station_rates},
 	{"the station and the contenders are statistically identical",
 	 test_station_like_contenders},
 	{"a GSO unit's segments are MPDUs: split across A-MPDUs", test_gso_split},
