@@ -175,6 +175,7 @@ struct ts_wifi6_stats {
 	uint64_t accesses;    /* channel accesses: A-MPDUs and BlockAckRequests */
 	uint64_t txops;	      /* channel accesses that sent an A-MPDU */
 	uint64_t bars;	      /* BlockAckRequests sent (bar=) */
+	uint64_t bars_lost;   /* of them, not answered (a tie or collision=) */
 	uint64_t mpdus;	      /* MPDUs sent, retransmissions included */
 	uint64_t collisions;  /* A-MPDUs lost because another contender chose the same slot */
 	uint64_t failures;    /* A-MPDUs lost whole to the collision= probability */
@@ -190,9 +191,10 @@ struct ts_wifi6_sta_stats {
 	uint64_t accesses;   /* channel accesses: A-MPDUs and BlockAckRequests */
 	uint64_t txops;	     /* A-MPDUs sent */
 	uint64_t delivered;  /* MPDUs acknowledged (each a 1500-byte IP packet) */
-	uint64_t collisions; /* A-MPDUs and BlockAckRequests lost to a tie */
-	uint64_t failures;   /* lost to the collision= probability */
+	uint64_t collisions; /* A-MPDUs lost to a tie */
+	uint64_t failures;   /* A-MPDUs lost to the collision= probability */
 	uint64_t bars;	     /* BlockAckRequests sent */
+	uint64_t bars_lost;  /* of them, not answered */
 	ts_ns_t airtime;
 };
 

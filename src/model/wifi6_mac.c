@@ -856,7 +856,9 @@ static bool side_finish(struct ts_wifi6 *m, unsigned int i, struct contender *c,
 	bool dropped;
 
 	s->stats.airtime += c->end - c->start;
-	if (!c->ok)
+	if (!c->ok && c->kind == TS_WIFI6_BAR)
+		s->stats.bars_lost++;
+	else if (!c->ok)
 		(*(m->collision ? &s->stats.collisions : &s->stats.failures))++;
 	if (c->kind == TS_WIFI6_BAR)
 		dropped = !c->ok && side_bar_lost(m, i, t);
@@ -885,7 +887,10 @@ static bool other_finish(struct ts_wifi6 *m, unsigned int i, struct contender *c
 		c->bar = false;
 		return false;
 	}
-	(*(m->collision ? &o->collisions : &o->failures))++;
+	if (c->kind == TS_WIFI6_BAR)
+		o->bars_lost++;
+	else
+		(*(m->collision ? &o->collisions : &o->failures))++;
 	/* Data or BlockAckRequest, each failed attempt counts towards the retry limit. */
 	if (++c->fails > m->conf.retry) {
 		c->fails = 0;

@@ -202,6 +202,7 @@ static struct json_object *json_other(const struct ts_wifi6_sta_stats *o, double
 	ts_json_put(j, "accesses", ts_json_count(o->accesses), nomem);
 	ts_json_put(j, "txops", ts_json_count(o->txops), nomem);
 	ts_json_put(j, "bars", ts_json_count(o->bars), nomem);
+	ts_json_put(j, "bars_lost", ts_json_count(o->bars_lost), nomem);
 	ts_json_put(j, "collisions", ts_json_count(o->collisions), nomem);
 	ts_json_put(j, "failures", ts_json_count(o->failures), nomem);
 	ts_json_put(j, "airtime_ns", jint(o->airtime), nomem);
@@ -283,6 +284,7 @@ static void json_wifi(struct json_object *out, const struct ts_summary *s, const
 	ts_json_put(o, "n_hist", hist, nomem);
 	ts_json_put(o, "accesses", ts_json_count(w->accesses), nomem);
 	ts_json_put(o, "bars", ts_json_count(w->bars), nomem);
+	ts_json_put(o, "bars_lost", ts_json_count(w->bars_lost), nomem);
 	ts_json_put(o, "beacons", ts_json_count(ms->beacons), nomem);
 	ts_json_put(o, "beacon_airtime_ns", jint(ms->beacon_airtime), nomem);
 	if (d->mac->place == TS_PLACE_SENDER) {
