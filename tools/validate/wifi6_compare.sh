@@ -8,10 +8,11 @@
 # and writes the table to docs/validation/wifi6-ns3.md (the text around it
 # is in tools/validate/wifi6-ns3.md.in). Needs jq and a built tasshape.
 #
-# Usage: tools/validate/wifi6_compare.sh [TASSHAPE] [KEYS]
+# Usage: [SEEDS=5] tools/validate/wifi6_compare.sh [TASSHAPE] [KEYS]
 #   TASSHAPE  the binary (default build/tasshape)
 #   KEYS      extra wifi6 keys for every run (default eifs=0: ns-3 applies no EIFS
 #             after these collisions, see the page)
+#   SEEDS     tasshape runs per scenario (seeds 1..SEEDS), averaged
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -65,6 +66,13 @@ ts_figures() {
 		awk '{ printf "%.1f %.1f %.1f %.1f %.1f %.1f %.3f %.0f\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
 }
 
+# The column means of lines of numbers.
+average() {
+	awk '{ for (i = 1; i <= NF; i++) s[i] += $i; n++ }
+	END { printf "%.1f %.1f %.1f %.1f %.1f %.1f %.3f %.0f\n", s[1] / n, s[2] / n, s[3] / n,
+		s[4] / n, s[5] / n, s[6] / n, s[7] / n, s[8] / n }'
+}
+
 rows=$tmp/rows
 : >"$rows"
 grep -v '^#' "$data" | while read -r line; do
@@ -76,13 +84,16 @@ grep -v '^#' "$data" | while read -r line; do
 	[ "$ns_up" = 1 ] && up=3gbit
 	[ "$ns_down" != 0 ] && down=3gbit
 	for k in "${keys:+,$keys}" ""; do
-		"$bin" sim --duration 10s --trace const:20gbit --mac "$base$k" --offered-up "$up" \
-			--offered-down "$down" --seed "$ns_run" --summary-json "$tmp/s$k.json" >/dev/null
+		for seed in $(seq 1 "${SEEDS:-5}"); do
+			"$bin" sim --duration 10s --trace const:20gbit --mac "$base$k" \
+				--offered-up "$up" --offered-down "$down" --seed "$seed" \
+				--summary-json "$tmp/s.json" >/dev/null
+			ts_figures "$tmp/s.json"
+		done | average >"$tmp/fig$k"
 	done
 	read -r n_tot n_mean n_min n_max n_down n_lost n_bars <<<"$(ns3_figures "$line")"
-	read -r t_tot t_mean t_min t_max t_down t_sta t_lost t_bars \
-		<<<"$(ts_figures "$tmp/s${keys:+,$keys}.json")"
-	read -r d_tot _ _ _ d_down _ <<<"$(ts_figures "$tmp/s.json")"
+	read -r t_tot t_mean t_min t_max t_down t_sta t_lost t_bars <"$tmp/fig${keys:+,$keys}"
+	read -r d_tot _ _ _ d_down _ <"$tmp/fig"
 	what="$ns_stations x ${ns_bw} MHz ${ns_ss} SS MCS $ns_mcs, M = $ns_mpdus"
 	[ "$ns_up" = 0 ] && what="$what, downlink only"
 	[ "$ns_up" = 1 ] && [ "$ns_down" != 0 ] && what="$what, + downlink to one"
@@ -102,7 +113,8 @@ done
 {
 	sed -n '1,/^<!-- table -->$/p' tools/validate/wifi6-ns3.md.in
 	echo
-	echo "tasshape keys added to every run: \`${keys:-none}\` (the last column: without them)."
+	echo "tasshape: the mean of seeds 1 to ${SEEDS:-5} (ns-3: one run each), keys added to every"
+	echo "run: \`${keys:-none}\` (the last column: without them, tasshape's defaults)."
 	echo
 	echo "| scenario | ns-3 up total | tasshape up total | ratio | ns-3 per station (min-max) | tasshape this station (all: min-max) | ns-3 down | tasshape down | ns-3 lost A-MPDUs | tasshape lost | ns-3 BAR/s | tasshape BAR/s | ratio, tasshape defaults |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
