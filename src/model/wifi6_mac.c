@@ -222,8 +222,8 @@ const struct ts_wifi6_conf *ts_wifi6_conf_of(const struct ts_wifi6 *m)
 
 static void draw_backoff(struct ts_wifi6 *m, struct contender *c)
 {
-	if (!c->cw)
-		c->bo = 0; /* the beacon */
+	if (c == &m->ct[m->beacon_i])
+		c->bo = 0; /* the beacon: no backoff */
 	else if (m->conf.backoff >= 0)
 		c->bo = (uint32_t)m->conf.backoff;
 	else
