@@ -23,12 +23,9 @@ page=docs/validation/wifi6-ns3.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# key=value words of one ns-3 line, read as shell variables prefixed ns_.
-parse() {
-	local w
-	for w in $1; do
-		printf 'ns_%s=%q\n' "${w%%=*}" "${w#*=}"
-	done
+# The value of KEY in an ns-3 line of key=value words.
+val() {
+	tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"
 }
 
 # The figures of one ns-3 line: total up, station mean/min/max up, total down, lost fraction, BAR/s.
@@ -76,7 +73,15 @@ average() {
 rows=$tmp/rows
 : >"$rows"
 grep -v '^#' "$data" | while read -r line; do
-	eval "$(parse "$line")"
+	ns_stations=$(val stations "$line")
+	ns_bw=$(val bw "$line")
+	ns_mcs=$(val mcs "$line")
+	ns_ss=$(val ss "$line")
+	ns_mpdus=$(val mpdus "$line")
+	ns_up=$(val up "$line")
+	ns_down=$(val down "$line")
+	ns_bar=$(val bar "$line")
+	ns_run=$(val run "$line")
 	base="wifi6:bw=$ns_bw,mcs=$ns_mcs,ss=$ns_ss,mpdus=$ns_mpdus,stations=$((ns_stations - 1))"
 	base="$base,bar=$ns_bar"
 	up=0mbit
@@ -98,15 +103,16 @@ grep -v '^#' "$data" | while read -r line; do
 	[ "$ns_up" = 0 ] && what="$what, downlink only"
 	[ "$ns_up" = 1 ] && [ "$ns_down" != 0 ] && what="$what, + downlink to one"
 	[ "$ns_bar" = 0 ] && what="$what, bar=0"
+	[ "$ns_run" != 1 ] && what="$what (ns-3 run $ns_run)"
 	awk -v w="$what" -v nt="$n_tot" -v tt="$t_tot" -v nm="$n_mean" -v nmin="$n_min" \
-		-v nmax="$n_max" -v ts="$t_sta" -v tmin="$t_min" -v tmax="$t_max" -v nd="$n_down" \
+		-v nmax="$n_max" -v ts="$t_sta" -v tm="$t_mean" -v tmin="$t_min" -v tmax="$t_max" -v nd="$n_down" \
 		-v td="$t_down" -v nl="$n_lost" -v tl="$t_lost" -v nb="$n_bars" -v tb="$t_bars" \
 		-v dt="$d_tot" -v dd="$d_down" \
 		'BEGIN {
-			r = nt > 0 ? tt / nt : (nd > 0 ? td / nd : 0);
-			rd = nt > 0 ? dt / nt : (nd > 0 ? dd / nd : 0);
-			printf "| %s | %s | %s | **%.3f** | %s (%s-%s) | %s (%s-%s) | %s | %s | %s | %s | %s | %s | %.3f |\n",
-				w, nt, tt, r, nm, nmin, nmax, ts, tmin, tmax, nd, td, nl, tl, nb, tb, rd;
+			r = nt + nd > 0 ? (tt + td) / (nt + nd) : 0;
+			rd = nt + nd > 0 ? (dt + dd) / (nt + nd) : 0;
+			printf "| %s | %s | %s | **%.3f** | %s (%s-%s) | %s (%s-%s), this one %s | %s | %s | %s | %s | %s | %s | %.3f |\n",
+				w, nt, tt, r, nm, nmin, nmax, tm, tmin, tmax, ts, nd, td, nl, tl, nb, tb, rd;
 		}' >>"$rows"
 done
 
@@ -116,7 +122,7 @@ done
 	echo "tasshape: the mean of seeds 1 to ${SEEDS:-5} (ns-3: one run each), keys added to every"
 	echo "run: \`${keys:-none}\` (the last column: without them, tasshape's defaults)."
 	echo
-	echo "| scenario | ns-3 up total | tasshape up total | ratio | ns-3 per station (min-max) | tasshape this station (all: min-max) | ns-3 down | tasshape down | ns-3 lost A-MPDUs | tasshape lost | ns-3 BAR/s | tasshape BAR/s | ratio, tasshape defaults |"
+	echo "| scenario | ns-3 up total | tasshape up total | ratio | ns-3 per station (min-max) | tasshape per station (min-max), the measured one | ns-3 down | tasshape down | ns-3 lost A-MPDUs | tasshape lost | ns-3 BAR/s | tasshape BAR/s | ratio, tasshape defaults |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	cat "$rows"
 	sed -n '/^<!-- table -->$/,$p' tools/validate/wifi6-ns3.md.in | tail -n +2
