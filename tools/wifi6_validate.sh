@@ -75,7 +75,7 @@ The airtime formula of docs/wifi6-model.md computed independently in floating po
 7.5 slots:
 
     T(N) = AIFS 43 us + 7.5 x 9 us + preamble 52 us + ceil((16 + 8 N S + 6) / 16333) x 13.6 us
-           + SIFS 16 us + BlockAck 40 us
+           + SIFS 16 us + BlockAck 40 us (N = 1: an Ack, 28 us)
     throughput(N) = N x 1500 x 8 / T(N)
 
 | N | model (Mbit/s) | formula (Mbit/s) | model - formula | netem slot (Mbit/s) |

@@ -48,6 +48,11 @@
 #define TS_WIFI6_PPDU_MAX_NS	   5484000LL /* HE PPDU duration limit */
 #define TS_WIFI6_STATIONS_MAX	   64u
 #define TS_WIFI6_SERVICE_TAIL_BITS 22u /* 16 service bits + 6 tail bits */
+#define TS_WIFI6_CTRL_MBPS	   24u /* control responses (Ack, BlockAck) and BlockAckRequests */
+#define TS_WIFI6_BASIC_MBPS	   6u  /* the lowest basic rate at 5 GHz: beacons, EIFS's Ack */
+#define TS_WIFI6_ACK_BYTES	   14u /* Ack frame */
+#define TS_WIFI6_BAR_BYTES	   24u /* compressed BlockAckRequest frame */
+#define TS_WIFI6_TU_NS		   1024000LL /* 802.11 time unit */
 
 /* The PHY of a transmission: how long N bits take on the air. */
 struct ts_wifi6_phy {
@@ -87,6 +92,13 @@ uint32_t ts_wifi6_subframe_bytes(uint32_t ip_len);
 ts_ns_t ts_wifi6_data_time(const struct ts_wifi6_phy *phy, uint64_t psdu_bytes);
 
 /*
+ * ts_wifi6_legacy_time - a non-HT (legacy OFDM) PPDU of @bytes at @mbps (6,
+ * 12, 24 ...): 20 us preamble + ceil((16 + 8 * bytes + 6) / (4 * mbps)) * 4 us.
+ * Ack at 24 Mbit/s: 28 us; BlockAckRequest: 32 us; Ack at 6 Mbit/s: 44 us.
+ */
+ts_ns_t ts_wifi6_legacy_time(uint64_t bytes, unsigned int mbps);
+
+/*
  * Compressed BlockAck of a @ba-bit bitmap (64 or 256) sent at the 24 Mbit/s
  * legacy rate: 20 us preamble + ceil((16 + 8 * (24 + ba / 8) + 6) / 96) * 4 us
  * (32 B: 32 us, 56 B: 40 us).
@@ -108,6 +120,12 @@ struct ts_wifi6_conf {
 	uint32_t mpdu_err_ppm;	 /* probability one MPDU of an acknowledged A-MPDU failed */
 	uint32_t stations;	 /* other saturated stations contending (0) */
 	int32_t backoff;	 /* fixed backoff in slots (calibration), or -1: random [0, CW] */
+	bool bar;		 /* a BlockAckRequest exchange after a missed BlockAck (on) */
+	bool lone_ack;		 /* an A-MPDU of one MPDU is answered by an Ack (on) */
+	bool eifs;		 /* EIFS, not AIFS, after hearing a collision (on) */
+	ts_ns_t ba_timeout;	 /* a sender's wait for a (Block)Ack that does not come (45 us) */
+	ts_ns_t beacon;		 /* the AP's beacon interval (100 TU), or 0: no beacons */
+	uint32_t beacon_bytes;	 /* beacon frame length (199) */
 	struct ts_tsq_conf tsq;	 /* pacing_shift=: the station's TSQ budget (tsq.h) */
 };
 
@@ -118,7 +136,8 @@ void ts_wifi6_conf_init(struct ts_wifi6_conf *c);
  * ts_wifi6_conf_parse - read the keys of a "wifi6:k=v,..." spec over the
  * defaults in @c: phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes,
  * ppdu_max, aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err,
- * stations, backoff, pacing_shift. Unknown keys and out-of-range values are -EINVAL
+ * stations, backoff, bar, lone_ack, eifs, ba_timeout, beacon, beacon_bytes,
+ * pacing_shift. Unknown keys and out-of-range values are -EINVAL
  * (or -ERANGE) with @err naming the key. The spec's name is not checked.
  */
 int ts_wifi6_conf_parse(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err);
@@ -153,7 +172,10 @@ enum ts_wifi6_side {
 
 /* Per side. Mean aggregate size = mpdus / txops. */
 struct ts_wifi6_stats {
+	uint64_t accesses;    /* channel accesses: A-MPDUs and BlockAckRequests */
 	uint64_t txops;	      /* channel accesses that sent an A-MPDU */
+	uint64_t bars;	      /* BlockAckRequests sent (bar=) */
+	uint64_t bars_lost;   /* of them, not answered (a tie or collision=) */
 	uint64_t mpdus;	      /* MPDUs sent, retransmissions included */
 	uint64_t collisions;  /* A-MPDUs lost because another contender chose the same slot */
 	uint64_t failures;    /* A-MPDUs lost whole to the collision= probability */
@@ -164,19 +186,44 @@ struct ts_wifi6_stats {
 	uint64_t n_hist[TS_WIFI6_MPDUS_MAX + 1]; /* A-MPDUs by their N */
 };
 
+/* One of the stations= contenders (saturated, 1500-byte frames). */
+struct ts_wifi6_sta_stats {
+	uint64_t accesses;   /* channel accesses: A-MPDUs and BlockAckRequests */
+	uint64_t txops;	     /* A-MPDUs sent */
+	uint64_t delivered;  /* MPDUs acknowledged (each a 1500-byte IP packet) */
+	uint64_t collisions; /* A-MPDUs lost to a tie */
+	uint64_t failures;   /* A-MPDUs lost to the collision= probability */
+	uint64_t bars;	     /* BlockAckRequests sent */
+	uint64_t bars_lost;  /* of them, not answered */
+	ts_ns_t airtime;
+};
+
 /* The medium as a whole. */
 struct ts_wifi6_medium_stats {
 	ts_ns_t busy;		   /* time some contender was transmitting */
 	ts_ns_t others_airtime;	   /* airtime of the stations= contenders */
 	uint64_t others_txops;	   /* their A-MPDUs */
 	uint64_t collision_events; /* TXOPs in which two or more contenders collided */
+	uint64_t beacons;	   /* beacons the AP sent (beacon=) */
+	ts_ns_t beacon_airtime;
+	uint32_t stations;					 /* stations= */
+	struct ts_wifi6_sta_stats others[TS_WIFI6_STATIONS_MAX]; /* each of them */
+};
+
+/* What a transmission was. */
+enum ts_wifi6_kind {
+	TS_WIFI6_DATA,	 /* an A-MPDU, answered by a BlockAck (or an Ack if lone_ack) */
+	TS_WIFI6_BAR,	 /* a BlockAckRequest, answered by a BlockAck */
+	TS_WIFI6_BEACON, /* the AP's beacon: no answer */
 };
 
 /* One transmission, for an observer (tests, logs). */
 struct ts_wifi6_txop {
-	unsigned int who; /* enum ts_wifi6_side, or 2 + i for other station i */
-	ts_ns_t start;	  /* first bit of the preamble */
-	ts_ns_t end;	  /* end of the BlockAck (or of its timeout) */
+	unsigned int who;  /* enum ts_wifi6_side, 2 + i for other station i, 2 + stations: beacon */
+	unsigned int kind; /* enum ts_wifi6_kind */
+	ts_ns_t start;	   /* first bit of the preamble */
+	ts_ns_t end;	   /* end of the BlockAck (or of its timeout) */
+	ts_ns_t ppdu_end;  /* last bit of the PPDU */
 	uint32_t mpdus;
 	uint64_t phy_bps;
 	bool ok;	/* acknowledged */
@@ -236,6 +283,22 @@ void ts_wifi6_advance(struct ts_wifi6 *m, ts_ns_t now);
 
 const struct ts_wifi6_stats *ts_wifi6_stats(const struct ts_wifi6 *m, enum ts_wifi6_side side);
 const struct ts_wifi6_medium_stats *ts_wifi6_medium_stats(const struct ts_wifi6 *m);
+
+/* What each station delivered: the measured one (the uplink side) and the stations= ones. */
+struct ts_wifi6_station_rates {
+	unsigned int n;			       /* 1 + stations= */
+	double bps[1 + TS_WIFI6_STATIONS_MAX]; /* IP bit/s; [0] the measured station */
+	double medium_bps;		       /* their sum */
+	double jain;			       /* Jain's index (sum x)^2 / (n sum x^2); 1 is fair */
+};
+
+/*
+ * ts_wifi6_station_rates - fill @r from the measured station's delivered
+ * IP bytes @station_bytes and the medium's statistics @ms over @dt (the
+ * contenders' frames are 1500-byte IP packets). Pure: for the summaries.
+ */
+void ts_wifi6_station_rates(struct ts_wifi6_station_rates *r, uint64_t station_bytes,
+			    const struct ts_wifi6_medium_stats *ms, ts_ns_t dt);
 
 /* Current contention window of side @side (for tests and logs). */
 uint32_t ts_wifi6_cw(const struct ts_wifi6 *m, enum ts_wifi6_side side);

@@ -18,17 +18,22 @@
 struct sim_args {
 	struct ts_linkcfg link;
 	ts_ns_t duration;
-	uint64_t offered; /* bit/s; 0: 120% of each direction's mean capacity */
+	uint64_t offered;	 /* bit/s; 0: 120% of each direction's mean capacity */
+	uint64_t offered_dir[2]; /* --offered-up, --offered-down: one direction's (0: no source) */
+	bool dir_given[2];
 	uint64_t pkt_size;
 	const char *json;
 };
 
-enum { OPT_DURATION = 0x200, OPT_OFFERED, OPT_PKT, OPT_JSON };
+enum { OPT_DURATION = 0x200, OPT_OFFERED, OPT_OFFERED_UP, OPT_OFFERED_DOWN, OPT_PKT, OPT_JSON };
 
 static const struct argp_option sim_options[] = {
 	{"duration", OPT_DURATION, "TIME", 0, "Simulated time (default 10s)", 0},
 	{"offered", OPT_OFFERED, "RATE", 0,
 	 "Constant bit rate offered to each direction (default 120% of its mean capacity)", 0},
+	{"offered-up", OPT_OFFERED_UP, "RATE", 0,
+	 "Rate offered to the uplink alone (0mbit: no uplink source; default: as --offered)", 0},
+	{"offered-down", OPT_OFFERED_DOWN, "RATE", 0, "The same for the downlink", 0},
 	{"packet-size", OPT_PKT, "SIZE", 0, "IP packet size of the source (default 1500B)", 0},
 	{"summary-json", OPT_JSON, "FILE", 0, "Also write the summary as JSON to FILE", 0},
 	{0}};
@@ -37,6 +42,7 @@ static error_t sim_parse(int key, char *arg, struct argp_state *state)
 {
 	struct sim_args *a = state->input;
 	struct ts_err err;
+	int i;
 
 	ts_cli_check_path(state, sim_options, key, arg);
 	switch (key) {
@@ -54,6 +60,13 @@ static error_t sim_parse(int key, char *arg, struct argp_state *state)
 	case OPT_OFFERED:
 		if (ts_parse_rate(arg, &a->offered, 0, &err) < 0)
 			argp_error(state, "--offered: %s", err.msg);
+		break;
+	case OPT_OFFERED_UP:
+	case OPT_OFFERED_DOWN:
+		i = key == OPT_OFFERED_DOWN;
+		if (ts_parse_rate(arg, &a->offered_dir[i], 1, &err) < 0)
+			argp_error(state, "--offered-%s: %s", i ? "down" : "up", err.msg);
+		a->dir_given[i] = true;
 		break;
 	case OPT_PKT:
 		if (ts_parse_size(arg, &a->pkt_size, &err) < 0 || a->pkt_size < 20 ||
@@ -143,10 +156,16 @@ static ts_ns_t sim_duration(const struct sim_args *a)
 	return ts_min(a->duration, longest);
 }
 
-/* Source rate of direction @i: --offered, or 120% of the mean capacity (100 Mbit/s if unlimited). */
+/*
+ * Source rate of direction @i (0 up, 1 down): --offered-up/--offered-down, --offered,
+ * or 120% of the mean capacity (100 Mbit/s if unlimited). 0: no source.
+ */
 static uint64_t sim_offered(const struct sim_args *a, int i)
 {
 	uint64_t rate = a->offered;
+
+	if (a->dir_given[i])
+		return a->offered_dir[i];
 
 	if (!rate && a->link.cap[i])
 		/* 128-bit: bytes * 8e9 overflows 64 bits past ~2.3 GB of capacity. */
@@ -174,6 +193,10 @@ static int sim_setup(struct sim_run *r, struct sim_args *a)
 			return -1;
 		}
 		r->built++;
+		if (!sim_offered(a, i)) {
+			r->gap[i] = TS_NEVER; /* no source in this direction */
+			continue;
+		}
 		r->gap[i] =
 			(ts_ns_t)(a->pkt_size * 8 * (uint64_t)TS_NSEC_PER_SEC / sim_offered(a, i));
 		if (r->gap[i] < 1)
@@ -213,6 +236,10 @@ static void sim_loop(struct sim_run *r, ts_ns_t duration, uint32_t pkt_size)
 	ts_ns_t next[2] = {0, 0}, now = 0;
 	uint64_t id = 0;
 	int i;
+
+	for (i = 0; i < 2; i++)
+		if (r->gap[i] == TS_NEVER)
+			next[i] = TS_NEVER;
 
 	while (now < duration) {
 		ts_ns_t t = ts_min(next[0], next[1]);

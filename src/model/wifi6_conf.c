@@ -12,7 +12,8 @@
 
 const char ts_wifi6_keys[] = "phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes, ppdu_max, "
 			     "aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err, stations, "
-			     "backoff, pacing_shift";
+			     "backoff, bar, lone_ack, eifs, ba_timeout, beacon, beacon_bytes, "
+			     "pacing_shift";
 
 #define UNSET UINT64_MAX
 
@@ -29,6 +30,13 @@ void ts_wifi6_conf_init(struct ts_wifi6_conf *c)
 	c->ba = 256;
 	c->retry = 7; /* 802.11 dot11ShortRetryLimit */
 	c->backoff = -1;
+	c->bar = true;	    /* ns-3 QosTxop::UseExplicitBarAfterMissedBlockAck */
+	c->lone_ack = true; /* 802.11-2020: an S-MPDU is answered by an Ack */
+	c->eifs = true;	    /* 802.11-2020 10.3.2.3.7 */
+	/* aSIFSTime + aSlotTime + the response's PHY start (its 20 us preamble), as ns-3. */
+	c->ba_timeout = TS_WIFI6_SIFS_NS + TS_WIFI6_SLOT_NS + 20 * TS_NSEC_PER_USEC;
+	c->beacon = 100 * TS_WIFI6_TU_NS; /* hostapd beacon_int */
+	c->beacon_bytes = 199;		  /* ns-3.37's HE access point */
 	ts_tsq_conf_init(&c->tsq);
 }
 
@@ -125,6 +133,70 @@ static int parse_phy(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_er
 				err);
 }
 
+/* beacon=INTERVAL, or 0 / off: no beacons. */
+static int get_beacon(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
+{
+	unsigned int i;
+
+	for (i = 0; i < spec->nargs; i++) {
+		if (strcmp(spec->arg[i].key, "beacon"))
+			continue;
+		if (!strcmp(spec->arg[i].val, "0") || !strcmp(spec->arg[i].val, "off")) {
+			spec->arg[i].used = true;
+			c->beacon = 0;
+			return 0;
+		}
+	}
+	return ts_spec_get_time(spec, "beacon", &c->beacon, err);
+}
+
+/* The on/off keys: bar, lone_ack, eifs (0 or 1). */
+static int get_switches(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
+{
+	uint64_t bar = c->bar, lone = c->lone_ack, eifs = c->eifs;
+	int ret;
+
+	ret = get_uint(spec, "bar", 0, 1, &bar, NULL, err);
+	if (!ret)
+		ret = get_uint(spec, "lone_ack", 0, 1, &lone, NULL, err);
+	if (!ret)
+		ret = get_uint(spec, "eifs", 0, 1, &eifs, NULL, err);
+	c->bar = bar;
+	c->lone_ack = lone;
+	c->eifs = eifs;
+	return ret;
+}
+
+/* The keys of what contention costs: switches, BlockAck timeout, beacons. */
+static int parse_contention(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
+{
+	uint64_t bytes = c->beacon_bytes;
+	int ret;
+
+	ret = get_switches(c, spec, err);
+	if (!ret)
+		ret = ts_spec_get_time(spec, "ba_timeout", &c->ba_timeout, err);
+	if (!ret)
+		ret = get_beacon(c, spec, err);
+	if (!ret)
+		ret = get_uint(spec, "beacon_bytes", 24, 2346, &bytes, NULL, err);
+	if (ret < 0)
+		return ret;
+	c->beacon_bytes = (uint32_t)bytes;
+	if (c->ba_timeout < 0 || c->ba_timeout > TS_WIFI6_PPDU_MAX_NS) {
+		ts_err_set(err, "%s: ba_timeout: expected 0 to 5484us", spec->name);
+		return -ERANGE;
+	}
+	/* A beacon must fit its interval, or the AP would do nothing else. */
+	if (c->beacon &&
+	    c->beacon < 10 * ts_wifi6_legacy_time(c->beacon_bytes, TS_WIFI6_BASIC_MBPS)) {
+		ts_err_set(err, "%s: beacon: an interval of at least 10 beacons' airtime expected",
+			   spec->name);
+		return -ERANGE;
+	}
+	return 0;
+}
+
 int ts_wifi6_conf_parse(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
 {
 	uint64_t mpdus = c->mpdus, ba = c->ba, aifsn = c->aifsn, cwmin = c->cwmin;
@@ -157,6 +229,8 @@ int ts_wifi6_conf_parse(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts
 		ret = get_uint(spec, "stations", 0, TS_WIFI6_STATIONS_MAX, &stations, NULL, err);
 	if (!ret)
 		ret = get_uint(spec, "backoff", 0, 32767, &backoff, &backoff_given, err);
+	if (!ret)
+		ret = parse_contention(c, spec, err);
 	if (!ret)
 		ret = get_pacing_shift(c, spec, err);
 	if (!ret)

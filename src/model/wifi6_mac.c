@@ -71,15 +71,22 @@ struct mpdu {
 	uint16_t tries; /* failed transmissions so far */
 };
 
-/* One contender: a side of the link or another (saturated) station. */
+/*
+ * One contender: a side of the link, another (saturated) station, or the
+ * AP's beacon (a queue of its own with AIFSN 1 and no backoff).
+ */
 struct contender {
 	bool has_bo;	/* counting down (or frozen) towards a transmission */
 	bool tx;	/* transmitting in the current TXOP */
+	bool ok;	/* the current transmission is answered (decided when it starts) */
+	bool bar;	/* a BlockAckRequest is due at its next access (bar=) */
+	uint8_t kind;	/* enum ts_wifi6_kind of the current transmission */
 	uint32_t bo;	/* idle slots still to count */
 	uint32_t cw;	/* contention window */
 	uint32_t fails; /* other stations: failed attempts of their current A-MPDU */
+	ts_ns_t aifs;	/* AIFS, or the beacon's PIFS */
 	ts_ns_t cs;	/* while the medium is idle: when its slot counting starts */
-	ts_ns_t start, end;
+	ts_ns_t start, ppdu_end, end;
 	uint32_t mpdus;
 	uint64_t bps;
 };
@@ -102,6 +109,10 @@ struct ts_wifi6 {
 	struct ts_trace *phy_trace; /* owned, or NULL */
 	struct ts_wifi6_phy phy;    /* the PHY of the last transmission */
 	ts_ns_t aifs, t_ba, origin;
+	ts_ns_t t_ack, t_bar, t_beacon; /* Ack and BlockAckRequest at 24 Mbit/s, beacon at 6 */
+	ts_ns_t eifs_extra;		/* EIFS - DIFS: SIFS + an Ack at 6 Mbit/s */
+	ts_ns_t tbtt;			/* the next beacon is due (TS_NEVER: no beacons) */
+	unsigned int beacon_i;		/* the beacon's contender, or ncont if none */
 	struct ts_rng rng;
 	unsigned int refs;
 	bool started, running, busy, collision;
@@ -129,7 +140,8 @@ int ts_wifi6_create(struct ts_wifi6 **out, const struct ts_wifi6_conf *conf, uin
 		goto nomem;
 	m->conf = *conf;
 	m->phy = conf->phy;
-	m->ncont = TS_WIFI6__SIDES + conf->stations;
+	m->ncont = TS_WIFI6__SIDES + conf->stations + (conf->beacon > 0);
+	m->beacon_i = conf->beacon > 0 ? m->ncont - 1 : m->ncont;
 	m->ct = calloc(m->ncont, sizeof(*m->ct));
 	if (!m->ct)
 		goto nomem;
@@ -149,9 +161,23 @@ int ts_wifi6_create(struct ts_wifi6 **out, const struct ts_wifi6_conf *conf, uin
 	}
 	m->aifs = TS_WIFI6_SIFS_NS + (ts_ns_t)conf->aifsn * TS_WIFI6_SLOT_NS;
 	m->t_ba = ts_wifi6_ba_time(conf->ba);
+	m->t_ack = ts_wifi6_legacy_time(TS_WIFI6_ACK_BYTES, TS_WIFI6_CTRL_MBPS);
+	m->t_bar = ts_wifi6_legacy_time(TS_WIFI6_BAR_BYTES, TS_WIFI6_CTRL_MBPS);
+	m->t_beacon = ts_wifi6_legacy_time(conf->beacon_bytes, TS_WIFI6_BASIC_MBPS);
+	m->eifs_extra =
+		TS_WIFI6_SIFS_NS + ts_wifi6_legacy_time(TS_WIFI6_ACK_BYTES, TS_WIFI6_BASIC_MBPS);
+	m->tbtt = TS_NEVER;
+	m->mstats.stations = conf->stations;
 	ts_rng_seed(&m->rng, seed);
-	for (i = 0; i < m->ncont; i++)
+	for (i = 0; i < m->ncont; i++) {
 		m->ct[i].cw = conf->cwmin;
+		m->ct[i].aifs = m->aifs;
+	}
+	if (m->beacon_i < m->ncont) {
+		/* PIFS and no backoff, as access points queue beacons (ath9k beacon.c, ns-3). */
+		m->ct[m->beacon_i].cw = 0;
+		m->ct[m->beacon_i].aifs = TS_WIFI6_SIFS_NS + TS_WIFI6_SLOT_NS;
+	}
 	for (i = 0; i < TS_WIFI6__SIDES; i++)
 		ts_fifo_init(&m->side[i].arr);
 	m->refs = 1;
@@ -196,23 +222,27 @@ const struct ts_wifi6_conf *ts_wifi6_conf_of(const struct ts_wifi6 *m)
 
 static void draw_backoff(struct ts_wifi6 *m, struct contender *c)
 {
-	c->bo = m->conf.backoff >= 0 ? (uint32_t)m->conf.backoff
-				     : (uint32_t)ts_rng_below(&m->rng, (uint64_t)c->cw + 1);
+	if (c == &m->ct[m->beacon_i])
+		c->bo = 0; /* the beacon: no backoff */
+	else if (m->conf.backoff >= 0)
+		c->bo = (uint32_t)m->conf.backoff;
+	else
+		c->bo = (uint32_t)ts_rng_below(&m->rng, (uint64_t)c->cw + 1);
 	c->has_bo = true;
 }
 
 /*
- * When a contender that starts waiting at @t (medium idle) begins counting
- * slots: AIFS after the medium went idle, or, arriving later, the first
+ * When contender @c that starts waiting at @t (medium idle) begins counting
+ * slots: its AIFS after the medium went idle, or, arriving later, the first
  * slot boundary of this idle period at least AIFS after @t.
  */
-static ts_ns_t countdown_start(const struct ts_wifi6 *m, ts_ns_t t)
+static ts_ns_t countdown_start(const struct ts_wifi6 *m, const struct contender *c, ts_ns_t t)
 {
 	ts_ns_t d = t - m->idle_since;
 
 	if (d <= 0)
-		return m->idle_since + m->aifs;
-	return m->idle_since + m->aifs +
+		return m->idle_since + c->aifs;
+	return m->idle_since + c->aifs +
 	       (d + TS_WIFI6_SLOT_NS - 1) / TS_WIFI6_SLOT_NS * TS_WIFI6_SLOT_NS;
 }
 
@@ -259,10 +289,12 @@ int ts_wifi6_attach(struct ts_wifi6 *m, enum ts_wifi6_side side, struct ts_stage
 		m->origin = origin;
 		m->t = origin;
 		m->idle_since = origin;
-		for (i = TS_WIFI6__SIDES; i < m->ncont; i++) {
+		for (i = TS_WIFI6__SIDES; i < TS_WIFI6__SIDES + m->conf.stations; i++) {
 			draw_backoff(m, &m->ct[i]);
-			m->ct[i].cs = countdown_start(m, origin);
+			m->ct[i].cs = countdown_start(m, &m->ct[i], origin);
 		}
+		if (m->beacon_i < m->ncont)
+			m->tbtt = origin + m->conf.beacon;
 	}
 	return 0;
 }
@@ -326,13 +358,15 @@ ts_ns_t ts_wifi6_next_deadline(const struct ts_wifi6 *m)
 	for (i = 0; i < TS_WIFI6__SIDES; i++)
 		if (m->side[i].arr.head)
 			d = ts_min(d, m->side[i].arr.head->t_enq);
-	return d;
+	return ts_min(d, m->tbtt);
 }
 
 static bool backlogged(const struct ts_wifi6 *m, unsigned int i)
 {
 	const struct side *s;
 
+	if (i == m->beacon_i)
+		return false; /* a beacon is due only at its TBTT */
 	if (i >= TS_WIFI6__SIDES)
 		return true; /* other stations are saturated */
 	s = &m->side[i];
@@ -350,7 +384,23 @@ static void take_arrival(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
 		return;
 	draw_backoff(m, c);
 	if (!m->busy)
-		c->cs = countdown_start(m, t);
+		c->cs = countdown_start(m, c, t);
+}
+
+/*
+ * A beacon is due (TBTT): the AP's beacon queue contends with PIFS and no
+ * backoff. A beacon still waiting when the next one is due is sent once.
+ */
+static void beacon_due(struct ts_wifi6 *m, ts_ns_t t)
+{
+	struct contender *c = &m->ct[m->beacon_i];
+
+	m->tbtt += m->conf.beacon;
+	if (c->has_bo || c->tx)
+		return;
+	draw_backoff(m, c);
+	if (!m->busy)
+		c->cs = countdown_start(m, c, t);
 }
 
 /* The PHY at time @t: the fixed one, or the PHY trace's rate then. */
@@ -536,37 +586,113 @@ static uint32_t build_other(const struct ts_wifi6 *m, struct agg *a)
 	return a->mpdus;
 }
 
+/*
+ * What contender @i sends at @t: the beacon, a BlockAckRequest that is due,
+ * or an A-MPDU. Returns its PPDU's duration, 0 if it has nothing to send.
+ */
+static ts_ns_t build_tx(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
+{
+	struct contender *c = &m->ct[i];
+	struct agg a;
+
+	c->mpdus = 0;
+	if (i == m->beacon_i) {
+		c->kind = TS_WIFI6_BEACON;
+		return m->t_beacon;
+	}
+	if (c->bar) {
+		c->kind = TS_WIFI6_BAR;
+		return m->t_bar;
+	}
+	c->kind = TS_WIFI6_DATA;
+	agg_init(m, &a);
+	if (i < TS_WIFI6__SIDES ? !build_side(m, i, t, &a) : !build_other(m, &a))
+		return 0; /* its queue emptied (an AQM dropped what it had) */
+	c->mpdus = a.mpdus;
+	return m->phy.t_pre + ts_wifi6_data_time(&m->phy, a.psdu);
+}
+
+/* The answer @c's transmission asks for: an Ack for a lone MPDU (lone_ack=), a BlockAck, none. */
+static ts_ns_t response_time(const struct ts_wifi6 *m, const struct contender *c)
+{
+	if (c->kind == TS_WIFI6_BEACON)
+		return 0;
+	if (c->kind == TS_WIFI6_DATA && c->mpdus == 1 && m->conf.lone_ack)
+		return m->t_ack;
+	return m->t_ba;
+}
+
+/* Count an access of contender @i when it starts. */
+static void count_access(struct ts_wifi6 *m, unsigned int i, const struct contender *c)
+{
+	struct ts_wifi6_sta_stats *o;
+	struct ts_wifi6_stats *st;
+
+	if (i < TS_WIFI6__SIDES) {
+		st = &m->side[i].stats;
+		st->accesses++;
+		st->bars += c->kind == TS_WIFI6_BAR;
+		if (c->kind != TS_WIFI6_DATA)
+			return;
+		st->txops++;
+		st->mpdus += c->mpdus;
+		st->n_hist[c->mpdus < TS_WIFI6_MPDUS_MAX ? c->mpdus : TS_WIFI6_MPDUS_MAX]++;
+	} else if (i != m->beacon_i) {
+		o = &m->mstats.others[i - TS_WIFI6__SIDES];
+		o->accesses++;
+		o->bars += c->kind == TS_WIFI6_BAR;
+		o->txops += c->kind == TS_WIFI6_DATA;
+		m->mstats.others_txops += c->kind == TS_WIFI6_DATA;
+	}
+}
+
+/*
+ * Whether each transmitter of the TXOP starting at @t is answered, and when
+ * its exchange ends: a BlockAck (or Ack) after SIFS, or for a lost one the
+ * end of its wait (ba_timeout after its PPDU). The medium is busy until the
+ * last answer or, when nobody answers, the last PPDU. Returns that time.
+ */
+static ts_ns_t settle(struct ts_wifi6 *m, ts_ns_t t)
+{
+	ts_ns_t end = t;
+	unsigned int i;
+
+	for (i = 0; i < m->ncont; i++) {
+		struct contender *c = &m->ct[i];
+		ts_ns_t r;
+
+		if (!c->tx)
+			continue;
+		r = response_time(m, c);
+		c->ok = !m->collision && (c->kind == TS_WIFI6_BEACON ||
+					  !ts_rng_chance_ppm(&m->rng, m->conf.collision_ppm));
+		c->end = c->ppdu_end + (!r ? 0 : c->ok ? TS_WIFI6_SIFS_NS + r : m->conf.ba_timeout);
+		end = ts_max(end, c->ok ? c->end : c->ppdu_end);
+	}
+	return end;
+}
+
 static void start_txop(struct ts_wifi6 *m, ts_ns_t t)
 {
 	unsigned int i, winners = 0;
-	ts_ns_t end = t;
 
 	phy_at(m, t);
 	for (i = 0; i < m->ncont; i++) {
 		struct contender *c = &m->ct[i];
-		struct agg a;
+		ts_ns_t ppdu;
 
 		if (!c->has_bo || tx_time(c) != t)
 			continue;
 		c->has_bo = false; /* this access is used, whatever happens */
-		agg_init(m, &a);
-		if (i < TS_WIFI6__SIDES ? !build_side(m, i, t, &a) : !build_other(m, &a))
-			continue; /* its queue emptied (an AQM dropped what it had) */
+		ppdu = build_tx(m, i, t);
+		if (!ppdu)
+			continue;
 		c->tx = true;
 		c->start = t;
-		c->end = t + m->phy.t_pre + ts_wifi6_data_time(&m->phy, a.psdu) + TS_WIFI6_SIFS_NS +
-			 m->t_ba;
-		c->mpdus = a.mpdus;
+		c->ppdu_end = t + ppdu;
 		c->bps = m->phy.bps;
-		end = ts_max(end, c->end);
 		winners++;
-		if (i < TS_WIFI6__SIDES) {
-			struct ts_wifi6_stats *st = &m->side[i].stats;
-
-			st->txops++;
-			st->mpdus += a.mpdus;
-			st->n_hist[a.mpdus < TS_WIFI6_MPDUS_MAX ? a.mpdus : TS_WIFI6_MPDUS_MAX]++;
-		}
+		count_access(m, i, c);
 	}
 	if (!winners)
 		return;
@@ -583,7 +709,7 @@ static void start_txop(struct ts_wifi6 *m, ts_ns_t t)
 	m->busy = true;
 	m->collision = winners > 1;
 	m->busy_start = t;
-	m->busy_until = end;
+	m->busy_until = settle(m, t);
 	if (m->collision)
 		m->mstats.collision_events++;
 }
@@ -668,6 +794,152 @@ static bool side_done(struct ts_wifi6 *m, unsigned int i, ts_ns_t t, bool ok)
 	return dropped;
 }
 
+/*
+ * A BlockAckRequest of side @i went unanswered at @t: it counts as one more
+ * failed transmission of every MPDU it asked about (those waiting to be
+ * sent again), so the retry limit still ends an exchange that keeps failing.
+ * Returns true if a unit was dropped.
+ */
+static bool side_bar_lost(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
+{
+	struct side *s = &m->side[i];
+	bool dropped = false;
+	uint32_t k, j;
+
+	for (k = 0; k < s->count; k++) {
+		struct win_ent *e = &s->win[(s->head + k) % m->conf.ba];
+		bool drop = false;
+
+		if (!e->p || !e->retx)
+			continue;
+		for (j = ent_live(s, e); j < e->sent; j++) {
+			struct mpdu *u = slot(m, s, e->first + j);
+
+			if (u->state == MPDU_RETX)
+				drop |= ++u->tries > m->conf.retry;
+		}
+		if (!drop)
+			continue;
+		s->npend -= ent_pending(e);
+		ent_drop(m, s, e, t);
+		s->npend += ent_pending(e);
+		dropped = true;
+	}
+	release_prefix(m, s, t);
+	return dropped;
+}
+
+/* Does side @s hold MPDUs that missed their BlockAck (what a BlockAckRequest asks about)? */
+static bool side_has_retx(const struct ts_wifi6 *m, const struct side *s)
+{
+	uint32_t k;
+
+	for (k = 0; k < s->count; k++) {
+		const struct win_ent *e = &s->win[(s->head + k) % m->conf.ba];
+
+		if (e->p && e->retx)
+			return true;
+	}
+	return false;
+}
+
+/* Was @c's A-MPDU one that asks for a BlockAck (not a lone MPDU answered by an Ack)? */
+static bool wants_ba(const struct ts_wifi6 *m, const struct contender *c)
+{
+	return c->kind == TS_WIFI6_DATA && !(c->mpdus == 1 && m->conf.lone_ack);
+}
+
+/* Side @i's exchange ended at @t. Returns true if a unit was dropped (CW back to CWmin). */
+static bool side_finish(struct ts_wifi6 *m, unsigned int i, struct contender *c, ts_ns_t t)
+{
+	struct side *s = &m->side[i];
+	bool dropped;
+
+	s->stats.airtime += c->end - c->start;
+	if (!c->ok && c->kind == TS_WIFI6_BAR)
+		s->stats.bars_lost++;
+	else if (!c->ok)
+		(*(m->collision ? &s->stats.collisions : &s->stats.failures))++;
+	if (c->kind == TS_WIFI6_BAR)
+		dropped = !c->ok && side_bar_lost(m, i, t);
+	else
+		dropped = side_done(m, i, t, c->ok);
+	/* A BlockAckRequest is due while a missed BlockAck's MPDUs wait. */
+	if (c->ok)
+		c->bar = false;
+	else if (c->kind == TS_WIFI6_BAR || (m->conf.bar && wants_ba(m, c)))
+		c->bar = side_has_retx(m, s);
+	return dropped;
+}
+
+/* Other station @i's exchange ended. Returns true if its A-MPDU was discarded. */
+static bool other_finish(struct ts_wifi6 *m, unsigned int i, struct contender *c)
+{
+	struct ts_wifi6_sta_stats *o = &m->mstats.others[i - TS_WIFI6__SIDES];
+
+	o->airtime += c->end - c->start;
+	m->mstats.others_airtime += c->end - c->start;
+	if (c->ok) {
+		if (c->kind == TS_WIFI6_DATA) {
+			o->delivered += c->mpdus;
+			c->fails = 0;
+		}
+		c->bar = false;
+		return false;
+	}
+	if (c->kind == TS_WIFI6_BAR)
+		o->bars_lost++;
+	else
+		(*(m->collision ? &o->collisions : &o->failures))++;
+	/* Data or BlockAckRequest, each failed attempt counts towards the retry limit. */
+	if (++c->fails > m->conf.retry) {
+		c->fails = 0;
+		c->bar = false;
+		return true;
+	}
+	if (m->conf.bar && wants_ba(m, c))
+		c->bar = true;
+	return false;
+}
+
+/* Contender @i's exchange ended at @t: its statistics, its CW and its next backoff. */
+static void finish(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
+{
+	struct contender *c = &m->ct[i];
+	struct ts_wifi6_txop tx;
+	bool reset = false;
+
+	if (i == m->beacon_i) {
+		m->mstats.beacons++;
+		m->mstats.beacon_airtime += c->end - c->start;
+	} else if (i < TS_WIFI6__SIDES) {
+		if (!m->side[i].st)
+			return; /* detached while on the air */
+		reset = side_finish(m, i, c, t);
+	} else {
+		reset = other_finish(m, i, c);
+	}
+	/* CW: back to CWmin after an answer or a discard, else doubled up to CWmax (not the beacon's). */
+	if (i != m->beacon_i && (c->ok || reset))
+		c->cw = m->conf.cwmin;
+	else if (i != m->beacon_i)
+		c->cw = 2 * c->cw + 1 < m->conf.cwmax ? 2 * c->cw + 1 : m->conf.cwmax;
+	if (m->obs) {
+		tx = (struct ts_wifi6_txop){.who = i,
+					    .kind = c->kind,
+					    .start = c->start,
+					    .end = c->end,
+					    .ppdu_end = c->ppdu_end,
+					    .mpdus = c->mpdus,
+					    .phy_bps = c->bps,
+					    .ok = c->ok,
+					    .collision = m->collision};
+		m->obs(m->obs_ctx, &tx);
+	}
+	if (backlogged(m, i))
+		draw_backoff(m, c);
+}
+
 static void end_txop(struct ts_wifi6 *m, ts_ns_t t)
 {
 	unsigned int i;
@@ -675,54 +947,26 @@ static void end_txop(struct ts_wifi6 *m, ts_ns_t t)
 	m->busy = false;
 	m->idle_since = t;
 	m->mstats.busy += t - m->busy_start;
+	for (i = 0; i < m->ncont; i++)
+		if (m->ct[i].tx)
+			finish(m, i, t);
+	/*
+	 * Counting resumes AIFS after the medium went idle; for a sender whose
+	 * answer did not come, AIFS after its wait ends; for those that heard a
+	 * collision (a frame they could not decode), EIFS - DIFS + AIFS (eifs=).
+	 */
 	for (i = 0; i < m->ncont; i++) {
 		struct contender *c = &m->ct[i];
-		struct ts_wifi6_txop tx;
-		bool ok, reset;
+		ts_ns_t at = t + c->aifs;
 
-		if (!c->tx)
-			continue;
+		if (c->tx && !c->ok)
+			at = ts_max(at, c->end + c->aifs);
+		else if (!c->tx && m->collision && m->conf.eifs)
+			at += m->eifs_extra;
 		c->tx = false;
-		ok = !m->collision && !ts_rng_chance_ppm(&m->rng, m->conf.collision_ppm);
-		if (i < TS_WIFI6__SIDES) {
-			struct ts_wifi6_stats *st = &m->side[i].stats;
-
-			if (!m->side[i].st)
-				continue; /* detached while on the air */
-			st->airtime += c->end - c->start;
-			if (!ok)
-				(*(m->collision ? &st->collisions : &st->failures))++;
-			reset = side_done(m, i, t, ok);
-		} else {
-			m->mstats.others_txops++;
-			m->mstats.others_airtime += c->end - c->start;
-			c->fails = ok ? 0 : c->fails + 1;
-			reset = c->fails > m->conf.retry; /* discarded */
-			if (reset)
-				c->fails = 0;
-		}
-		/* CW: back to CWmin after a BlockAck or a discard, else doubled up to CWmax. */
-		if (ok || reset)
-			c->cw = m->conf.cwmin;
-		else
-			c->cw = 2 * c->cw + 1 < m->conf.cwmax ? 2 * c->cw + 1 : m->conf.cwmax;
-		if (m->obs) {
-			tx = (struct ts_wifi6_txop){.who = i,
-						    .start = c->start,
-						    .end = c->end,
-						    .mpdus = c->mpdus,
-						    .phy_bps = c->bps,
-						    .ok = ok,
-						    .collision = m->collision};
-			m->obs(m->obs_ctx, &tx);
-		}
-		if (backlogged(m, i))
-			draw_backoff(m, c);
+		if (c->has_bo)
+			c->cs = at;
 	}
-	/* Counting resumes AIFS after the medium went idle. */
-	for (i = 0; i < m->ncont; i++)
-		if (m->ct[i].has_bo)
-			m->ct[i].cs = t + m->aifs;
 }
 
 /* Advance the stages in front of each side, so every arrival up to @now is recorded. */
@@ -760,8 +1004,11 @@ void ts_wifi6_advance(struct ts_wifi6 *m, ts_ns_t now)
 				from = i;
 			}
 		}
-		/* An arrival at the instant of an event is in the queue for it. */
-		if (ta <= te && ta <= now) {
+		/* An arrival (or a beacon due) at the instant of an event is in time for it. */
+		if (m->tbtt <= ta && m->tbtt <= te && m->tbtt <= now) {
+			m->t = ts_max(m->tbtt, m->t);
+			beacon_due(m, m->t);
+		} else if (ta <= te && ta <= now) {
 			m->t = ts_max(ta, m->t); /* never behind what was already decided */
 			take_arrival(m, from, m->t);
 		} else if (te <= now) {

@@ -129,12 +129,17 @@ ts_ns_t ts_wifi6_data_time(const struct ts_wifi6_phy *phy, uint64_t psdu_bytes)
 	return (ts_ns_t)syms * phy->t_sym;
 }
 
+ts_ns_t ts_wifi6_legacy_time(uint64_t bytes, unsigned int mbps)
+{
+	/* Non-HT OFDM: 4 us symbols of 4 x mbps data bits after a 20 us preamble. */
+	uint64_t bits = TS_WIFI6_SERVICE_TAIL_BITS + 8 * bytes, per_sym = 4ull * mbps;
+	uint64_t syms = (bits + per_sym - 1) / per_sym;
+
+	return (20 + 4 * (ts_ns_t)syms) * TS_NSEC_PER_USEC;
+}
+
 ts_ns_t ts_wifi6_ba_time(unsigned int ba)
 {
 	/* Compressed BlockAck: 24 bytes of header, control, SSC and FCS, plus the bitmap. */
-	uint64_t bits = TS_WIFI6_SERVICE_TAIL_BITS + 8 * (24 + ba / 8);
-	/* Legacy OFDM at 24 Mbit/s: 96 data bits per 4 us symbol, 20 us preamble. */
-	uint64_t syms = (bits + 95) / 96;
-
-	return (20 + 4 * (ts_ns_t)syms) * TS_NSEC_PER_USEC;
+	return ts_wifi6_legacy_time(24 + ba / 8, TS_WIFI6_CTRL_MBPS);
 }

@@ -118,6 +118,31 @@ static double share(ts_ns_t part, ts_ns_t dt)
 	return dt > 0 ? (double)part / (double)dt : 0.0;
 }
 
+/* The stations of the medium: this one (the uplink) and the stations= ones, and how fair. */
+static void print_stations(FILE *f, const struct ts_dir *d, const struct ts_wifi6_medium_stats *ms,
+			   ts_ns_t dt)
+{
+	const struct ts_wifi6_stats *w = ts_wifi6_stage_stats(d->mac);
+	struct ts_wifi6_station_rates r;
+	double lo = 0, hi = 0, acc = 0;
+	unsigned int i;
+
+	if (!ms->stations)
+		return;
+	ts_wifi6_station_rates(&r, d->mac->stats.bytes_out, ms, dt);
+	for (i = 1; i < r.n; i++) {
+		lo = i == 1 || r.bps[i] < lo ? r.bps[i] : lo;
+		hi = i == 1 || r.bps[i] > hi ? r.bps[i] : hi;
+		acc += (double)ms->others[i - 1].accesses / ms->stations;
+	}
+	fprintf(f,
+		"    stations        this one %.1f Mbit/s, %u others %.1f to %.1f, medium %.1f "
+		"Mbit/s, Jain %.3f\n",
+		r.bps[0] / 1e6, ms->stations, lo / 1e6, hi / 1e6, r.medium_bps / 1e6, r.jain);
+	fprintf(f, "    accesses        this one %" PRIu64 ", the others %.1f on average\n",
+		w->accesses, acc);
+}
+
 /* The Wi-Fi hop of a direction: aggregate sizes, airtime, collisions, retries. */
 static void print_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
 {
@@ -142,6 +167,12 @@ static void print_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
 		"    collisions %" PRIu64 ", failed A-MPDUs %" PRIu64 ", MPDU errors %" PRIu64
 		", retries %" PRIu64 ", mac drops %" PRIu64 "\n",
 		w->collisions, w->failures, w->mpdu_errors, w->retries, w->drops);
+	fprintf(f,
+		"    accesses        %" PRIu64 " (BlockAckRequests %" PRIu64 "), beacons %" PRIu64
+		" (%.2f%% of the run)\n",
+		w->accesses, w->bars, ms->beacons, 100.0 * share(ms->beacon_airtime, dt));
+	if (d->mac->place == TS_PLACE_SENDER)
+		print_stations(f, d, ms, dt);
 	/* Power-of-two buckets of N: 1, 2-3, 4-7, ..., 128-255, 256. */
 	fprintf(f, "    N histogram    ");
 	for (lo = 1; lo <= TS_WIFI6_MPDUS_MAX; lo *= 2) {
@@ -157,6 +188,54 @@ static void print_wifi(FILE *f, const struct ts_dir *d, ts_ns_t dt)
 		first = 0;
 	}
 	fprintf(f, "%s\n", first ? " (none)" : "");
+}
+
+/* One stations= contender. */
+static struct json_object *json_other(const struct ts_wifi6_sta_stats *o, double bps, bool *nomem)
+{
+	struct json_object *j = json_object_new_object();
+
+	if (!j) {
+		*nomem = true;
+		return NULL;
+	}
+	ts_json_put(j, "accesses", ts_json_count(o->accesses), nomem);
+	ts_json_put(j, "txops", ts_json_count(o->txops), nomem);
+	ts_json_put(j, "bars", ts_json_count(o->bars), nomem);
+	ts_json_put(j, "bars_lost", ts_json_count(o->bars_lost), nomem);
+	ts_json_put(j, "collisions", ts_json_count(o->collisions), nomem);
+	ts_json_put(j, "failures", ts_json_count(o->failures), nomem);
+	ts_json_put(j, "airtime_ns", jint(o->airtime), nomem);
+	ts_json_put(j, "delivered_bps", json_object_new_double(bps), nomem);
+	return j;
+}
+
+/*
+ * The stations of the medium: "stations_delivered_bps" ([0] this station,
+ * then each stations= one), their sum, Jain's index, and each other's counts.
+ */
+static void json_stations(struct json_object *o, const struct ts_dir *d,
+			  const struct ts_wifi6_medium_stats *ms, ts_ns_t dt, bool *nomem)
+{
+	struct json_object *rates = json_object_new_array(), *others = json_object_new_array();
+	struct ts_wifi6_station_rates r;
+	unsigned int i;
+
+	if (!rates || !others) {
+		json_object_put(rates);
+		json_object_put(others);
+		*nomem = true;
+		return;
+	}
+	ts_wifi6_station_rates(&r, d->mac->stats.bytes_out, ms, dt);
+	for (i = 0; i < r.n; i++)
+		ts_json_append(rates, json_object_new_double(r.bps[i]), nomem);
+	for (i = 0; i < ms->stations; i++)
+		ts_json_append(others, json_other(&ms->others[i], r.bps[1 + i], nomem), nomem);
+	ts_json_put(o, "stations_delivered_bps", rates, nomem);
+	ts_json_put(o, "medium_delivered_bps", json_object_new_double(r.medium_bps), nomem);
+	ts_json_put(o, "jain_fairness", json_object_new_double(r.jain), nomem);
+	ts_json_put(o, "others", others, nomem);
 }
 
 static void json_wifi(struct json_object *out, const struct ts_summary *s, const struct ts_dir *d,
@@ -203,8 +282,15 @@ static void json_wifi(struct json_object *out, const struct ts_summary *s, const
 		ts_json_put(hist, key, ts_json_count(w->n_hist[n]), nomem);
 	}
 	ts_json_put(o, "n_hist", hist, nomem);
-	if (d->mac->place == TS_PLACE_SENDER)
+	ts_json_put(o, "accesses", ts_json_count(w->accesses), nomem);
+	ts_json_put(o, "bars", ts_json_count(w->bars), nomem);
+	ts_json_put(o, "bars_lost", ts_json_count(w->bars_lost), nomem);
+	ts_json_put(o, "beacons", ts_json_count(ms->beacons), nomem);
+	ts_json_put(o, "beacon_airtime_ns", jint(ms->beacon_airtime), nomem);
+	if (d->mac->place == TS_PLACE_SENDER) {
+		json_stations(o, d, ms, dt, nomem);
 		ts_tsq_json(o, s->tsq, s->start, nomem);
+	}
 	ts_json_put(out, "wifi6", o, nomem);
 }
 

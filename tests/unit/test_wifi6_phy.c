@@ -75,6 +75,12 @@ static void test_airtime_pieces(void)
 	TSU_EQ(ts_wifi6_subframe_bytes(1498), 1540);
 	TSU_EQ(ts_wifi6_ba_time(64), 32 * US);
 	TSU_EQ(ts_wifi6_ba_time(256), 40 * US);
+	/* Ack 14 B at 24 Mbit/s: 134 bits = 2 symbols, 28 us; BAR 24 B: 214 bits = 3, 32 us. */
+	TSU_EQ(ts_wifi6_legacy_time(14, 24), 28 * US);
+	TSU_EQ(ts_wifi6_legacy_time(24, 24), 32 * US);
+	/* At 6 Mbit/s (24 bits a symbol): an Ack 6 symbols, 44 us; a 199 B beacon 68, 292 us. */
+	TSU_EQ(ts_wifi6_legacy_time(14, 6), 44 * US);
+	TSU_EQ(ts_wifi6_legacy_time(199, 6), 292 * US);
 	ts_wifi6_phy_mcs(&p, 80, 11, 2, 800, NULL);
 	TSU_EQ(ts_wifi6_data_time(&p, 1544), 13600);
 	TSU_EQ(ts_wifi6_data_time(&p, 256 * 1544), 194 * 13600);
@@ -112,6 +118,28 @@ static void test_conf_keys(void)
 	TSU_EQ(c.ba, 256);
 	TSU_EQ(c.retry, 7);
 	TSU_EQ(c.backoff, -1);
+	/* What contention costs: BAR, Ack for a lone MPDU, EIFS, 45 us timeout, 100 TU beacons. */
+	CU_ASSERT(c.bar && c.lone_ack && c.eifs);
+	TSU_EQ(c.ba_timeout, 45 * US);
+	TSU_EQ(c.beacon, 102400 * US);
+	TSU_EQ(c.beacon_bytes, 199);
+	TSU_EQ(parse(&c, "wifi6:bar=0,lone_ack=0,eifs=0,ba_timeout=56us,beacon=0,beacon_bytes=300",
+		     &err),
+	       0);
+	CU_ASSERT(!c.bar && !c.lone_ack && !c.eifs);
+	TSU_EQ(c.ba_timeout, 56 * US);
+	TSU_EQ(c.beacon, 0);
+	TSU_EQ(c.beacon_bytes, 300);
+	TSU_EQ(parse(&c, "wifi6:beacon=off", &err), 0);
+	TSU_EQ(c.beacon, 0);
+	TSU_EQ(parse(&c, "wifi6:beacon=50ms", &err), 0);
+	TSU_EQ(c.beacon, 50 * 1000 * US);
+	CU_ASSERT(parse(&c, "wifi6:bar=2", &err) < 0);
+	CU_ASSERT(parse(&c, "wifi6:ba_timeout=6ms", &err) < 0);
+	/* An interval shorter than 10 beacons' airtime (2.92 ms) is refused. */
+	CU_ASSERT(parse(&c, "wifi6:beacon=2ms", &err) < 0);
+	CU_ASSERT(strstr(err.msg, "beacon") != NULL);
+	CU_ASSERT(parse(&c, "wifi6:beacon_bytes=10", &err) < 0);
 	TSU_EQ(parse(&c,
 		     "wifi6:phy=286.8mbit,ss=1,mpdus=64,collision=1%,mpdu_err=0.5%,stations=3,"
 		     "backoff=0,retry=4",
