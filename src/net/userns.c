@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Entering a rootless run's user namespace (net/userns.h). The single map
+ * is written by the process itself; subordinate ranges need the setuid
+ * helpers newuidmap and newgidmap, which must run outside the new
+ * namespace (a setuid program started inside it would not gain root, as
+ * root is not mapped there): so a helper process is forked before the
+ * unshare, waits until the namespace exists and then runs both on the
+ * caller's pid.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "io/infile.h"
+#include "net/prog.h"
+#include "net/userns.h"
+
+/* A subordinate-id file is a few lines; a larger one is not read. */
+#define SUBID_FILE_MAX (1u << 20)
+/* argv of a helper: name, pid, then three numbers a line. */
+#define HELPER_ARGC (2 + 3 * TS_IDMAP_MAX)
+
+bool ts_userns_wanted(void)
+{
+	return geteuid() != 0;
+}
+
+/* Write @text to /proc/self/@name (uid_map, gid_map, setgroups). System calls only. */
+static int write_self(const char *name, const char *text)
+{
+	char path[64];
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n < 0 || (size_t)n != len)
+		ret = n < 0 ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
+/* The map for @id from @path; an absent file grants nothing. Returns lines or -errno. */
+static int read_map(const char *path, const char *name, uint32_t id, struct ts_idmap *m,
+		    struct ts_err *err)
+{
+	struct ts_err e;
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	ret = ts_in_read(path, SUBID_FILE_MAX, &text, &len, &e);
+	if (ret == -ENOENT)
+		return ts_idmap_build("", 0, path, name, id, m, err);
+	if (ret < 0) {
+		*err = e;
+		return ret;
+	}
+	ret = ts_idmap_build(text, len, path, name, id, m, err);
+	free(text);
+	return ret;
+}
+
+struct helper {
+	char prog[2][4096]; /* newuidmap, newgidmap */
+	char *argv[2][HELPER_ARGC + 1];
+	char num[2][HELPER_ARGC][12];
+};
+
+/* @h's argv for map @m with program @which (0: uid, 1: gid), for pid @pid. */
+static void helper_argv(struct helper *h, int which, pid_t pid, const struct ts_idmap *m)
+{
+	size_t i, k = 0;
+
+	h->argv[which][k++] = h->prog[which];
+	snprintf(h->num[which][0], sizeof(h->num[which][0]), "%ld", (long)pid);
+	h->argv[which][k++] = h->num[which][0];
+	for (i = 0; i < m->n; i++) {
+		snprintf(h->num[which][k], 12, "%u", m->r[i].inside);
+		h->argv[which][k] = h->num[which][k];
+		k++;
+		snprintf(h->num[which][k], 12, "%u", m->r[i].outside);
+		h->argv[which][k] = h->num[which][k];
+		k++;
+		snprintf(h->num[which][k], 12, "%u", m->r[i].count);
+		h->argv[which][k] = h->num[which][k];
+		k++;
+	}
+	h->argv[which][k] = NULL;
+}
+
+/* The helper process: wait for 'g' on @fd, then map. Never returns. */
+static void helper_main(struct helper *h, int fd)
+{
+	struct ts_err e;
+	struct ts_proc p;
+	char c = 0;
+	int i, st;
+
+	while (read(fd, &c, 1) < 0 && errno == EINTR)
+		;
+	if (c != 'g')
+		_exit(0); /* the unshare failed: nothing to map */
+	for (i = 0; i < 2; i++) {
+		ts_proc_init(&p, h->argv[i]);
+		p.file = h->prog[i];
+		p.err.how = TS_PROC_INHERIT; /* their own message says what they refused */
+		st = ts_proc_run(&p, 10000, &e);
+		ts_proc_release(&p);
+		if (st != 0) {
+			if (st < 0)
+				fprintf(stderr, "tasshape: %s\n", e.msg);
+			_exit(i + 1);
+		}
+	}
+	_exit(0);
+}
+
+/*
+ * Decide the maps: subordinate ranges through the helpers when both files
+ * grant some and both helpers are installed; else one id each. @h NULL
+ * on return: the single map.
+ */
+static int plan_maps(struct ts_userns *u, struct ts_idmap *um, struct ts_idmap *gm,
+		     struct helper *h, struct ts_err *err)
+{
+	const struct passwd *pw = getpwuid(u->uid);
+	const char *name = pw ? pw->pw_name : NULL;
+	int ret;
+
+	ret = read_map(TS_SUBUID_FILE, name, u->uid, um, err);
+	if (ret > 0)
+		ret = read_map(TS_SUBGID_FILE, name, u->gid, gm, err);
+	if (ret < 0)
+		return ret;
+	if (um->n == 1 || gm->n == 1) {
+		snprintf(u->note, sizeof(u->note), "no range for %s in %s and %s",
+			 name ? name : "this uid", TS_SUBUID_FILE, TS_SUBGID_FILE);
+	} else if (ts_prog_find("newuidmap", h->prog[0], sizeof(h->prog[0])) < 0 ||
+		   ts_prog_find("newgidmap", h->prog[1], sizeof(h->prog[1])) < 0) {
+		snprintf(u->note, sizeof(u->note),
+			 "newuidmap/newgidmap not found (Debian: apt install uidmap)");
+	} else {
+		u->helpers = true;
+		u->sub_uids = um->r[1].count;
+		u->sub_gids = gm->r[1].count;
+		for (size_t i = 2; i < um->n; i++)
+			u->sub_uids += um->r[i].count;
+		for (size_t i = 2; i < gm->n; i++)
+			u->sub_gids += gm->r[i].count;
+		return 0;
+	}
+	um->n = gm->n = 1;
+	return 0;
+}
+
+/* The single map, written by the process itself (setgroups must be denied first). */
+static int map_self(const struct ts_idmap *um, const struct ts_idmap *gm, struct ts_err *err)
+{
+	char text[64];
+	int ret;
+
+	ts_idmap_format(um, text, sizeof(text));
+	ret = write_self("uid_map", text);
+	if (ret == 0)
+		ret = write_self("setgroups", "deny");
+	if (ret == 0) {
+		ts_idmap_format(gm, text, sizeof(text));
+		ret = write_self("gid_map", text);
+	}
+	if (ret < 0)
+		ts_err_set(err, "cannot write the new user namespace's id maps: %s",
+			   strerror(-ret));
+	return ret;
+}
+
+/* Unshare; then tell the helper (@go, -1: none) to map, or to give up. */
+static int unshare_all(int go, struct ts_err *err)
+{
+	int ret = 0, e;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS) < 0) {
+		e = errno;
+		ts_err_set(err,
+			   "cannot create a user namespace: %s (rootless runs need "
+			   "user.max_user_namespaces > 0 and no policy that forbids "
+			   "unprivileged user namespaces; or run it with sudo)",
+			   strerror(e));
+		ret = -e;
+	}
+	if (go >= 0) {
+		if (ret == 0 && write(go, "g", 1) != 1)
+			ret = -EIO;
+		close(go);
+	}
+	return ret;
+}
+
+/* Wait for the helper process @pid; 0 when both maps were written. */
+static int helper_wait(pid_t pid, struct ts_err *err)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			ts_err_set(err, "waiting for newuidmap/newgidmap: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	ts_err_set(err, "%s refused the ranges of %s (its message is above)",
+		   WIFEXITED(st) && WEXITSTATUS(st) == 2 ? "newgidmap" : "newuidmap",
+		   WIFEXITED(st) && WEXITSTATUS(st) == 2 ? TS_SUBGID_FILE : TS_SUBUID_FILE);
+	return -EPERM;
+}
+
+/* Subordinate ranges: the helper maps from outside, after the unshare. */
+static int enter_helped(struct helper *h, const struct ts_idmap *um, const struct ts_idmap *gm,
+			struct ts_err *err)
+{
+	int fds[2], ret;
+	pid_t pid;
+
+	helper_argv(h, 0, getpid(), um);
+	helper_argv(h, 1, getpid(), gm);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		ts_err_set(err, "pipe: %s", strerror(errno));
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		ts_err_set(err, "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
+	}
+	if (pid == 0) {
+		close(fds[1]);
+		helper_main(h, fds[0]);
+	}
+	close(fds[0]);
+	ret = unshare_all(fds[1], err);
+	if (helper_wait(pid, ret < 0 ? NULL : err) < 0 && ret == 0)
+		ret = -EPERM;
+	return ret;
+}
+
+int ts_userns_enter(struct ts_userns *u, struct ts_err *err)
+{
+	struct ts_idmap um, gm;
+	struct helper *h;
+	int ret;
+
+	memset(u, 0, sizeof(*u));
+	u->uid = getuid();
+	u->gid = getgid();
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		ts_err_set(err, "out of memory");
+		return -ENOMEM;
+	}
+	ret = plan_maps(u, &um, &gm, h, err);
+	if (ret < 0)
+		goto out;
+	if (u->helpers) {
+		ret = enter_helped(h, &um, &gm, err);
+	} else {
+		ret = unshare_all(-1, err);
+		if (ret == 0)
+			ret = map_self(&um, &gm, err);
+	}
+	if (ret == 0 && (getuid() != 0 || getgid() != 0)) {
+		ts_err_set(err, "the new user namespace does not map this user to root");
+		ret = -EPERM;
+	}
+out:
+	free(h);
+	return ret;
+}
+
+int ts_userns_nest(uid_t uid, gid_t gid)
+{
+	char line[48];
+	int ret;
+
+	if (unshare(CLONE_NEWUSER) < 0)
+		return -errno;
+	/* One line mapping the writer's own id: allowed without privilege in the parent. */
+	snprintf(line, sizeof(line), "%u 0 1\n", (unsigned int)uid);
+	ret = write_self("uid_map", line);
+	if (ret == 0)
+		ret = write_self("setgroups", "deny");
+	if (ret == 0) {
+		snprintf(line, sizeof(line), "%u 0 1\n", (unsigned int)gid);
+		ret = write_self("gid_map", line);
+	}
+	return ret;
+}
