@@ -322,7 +322,7 @@ static int hub_create(struct exec *e, char *err, size_t errlen)
 		char name[TS_NETNS_NAME_MAX];
 
 		snprintf(name, sizeof(name), "tas-%d-%u", (int)getpid(), n);
-		ret = ts_netns_create_hashed(&e->hub, name, &terr);
+		ret = ts_netns_create_hashed(&e->hub, name, true, &terr);
 	}
 	if (ret < 0) {
 		snprintf(err, errlen, "far-side namespace: %.400s", terr.msg);

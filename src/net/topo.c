@@ -231,13 +231,13 @@ static int make_ns_and_veth(struct ts_topo *t, struct ts_rtnl *outer, struct ts_
 
 	for (n = 0; n < TOPO_MAX_INDEX; n++) {
 		snprintf(name, sizeof(name), "tas-%ld-%u", (long)t->owner, n);
-		ret = ts_netns_create_hashed(&t->inner, name, err);
+		ret = ts_netns_create_hashed(&t->inner, name, !t->private_outer, err);
 		if (ret == -EEXIST)
 			continue;
 		if (ret < 0)
 			return ret;
 		snprintf(name, sizeof(name), "tas-%ld-%u-link", (long)t->owner, n);
-		ret = ts_netns_create_hashed(&t->link, name, err);
+		ret = ts_netns_create_hashed(&t->link, name, !t->private_outer, err);
 		if (ret == 0) {
 			t->index = n;
 			ret = link_names(t, err);
@@ -399,6 +399,9 @@ static int setup_addresses(struct ts_topo *t, struct ts_rtnl *outer, struct ts_r
 	ret = lo_up(inner, err);
 	if (ret == 0)
 		ret = lo_up(link, err);
+	/* A private outer namespace is as new as the others: servers there may use lo too. */
+	if (ret == 0 && t->private_outer)
+		ret = lo_up(outer, err);
 	if (ret == 0)
 		ret = ts_rtnl_link_up(outer, t->ifindex_out, err);
 	if (ret == 0)
@@ -456,6 +459,7 @@ int ts_topo_create(struct ts_topo *t, unsigned int flags, struct ts_err *err)
 	int ret;
 
 	topo_init(t);
+	t->private_outer = flags & TS_TOPO_PRIVATE;
 	if (flags & (TS_TOPO_NAT_V4 | TS_TOPO_NAT_V6)) {
 		ret = ts_ipt_check((flags & TS_TOPO_NAT_V4) ? AF_INET : AF_INET6, err);
 		if (ret < 0)
