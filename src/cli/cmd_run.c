@@ -4,7 +4,8 @@
  * shell) in a fresh network namespace whose only way out is the emulated
  * link, as mahimahi's mm-link does, and exit with CMD's status. Unlike
  * mahimahi it needs no setuid binary: run it as root or through sudo, and
- * CMD runs as the invoking user unless --as-root.
+ * CMD runs as the invoking user unless --as-root; or as a user, in a user
+ * namespace of its own (net/userns.h, docs/rootless.md).
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include "cli/cli.h"
 #include "net/ipt.h"
 #include "net/topo.h"
+#include "net/userns.h"
 #include "run/child.h"
 #include "run/clock.h"
 #include "io/invoker.h"
@@ -35,7 +37,9 @@ enum { OPT_AS_ROOT = 0x300 };
 
 static const struct argp_option run_options[] = {
 	{"as-root", OPT_AS_ROOT, NULL, 0,
-	 "Run CMD as root even when tasshape was started through sudo", 0},
+	 "Run CMD as root even when tasshape was started through sudo (rootless: as root of "
+	 "the run's user namespace)",
+	 0},
 	{0}};
 
 static error_t run_parse(int key, char *arg, struct argp_state *state)
@@ -85,8 +89,9 @@ static const struct argp run_argp = {
 	"[-- CMD [ARGS...]]",
 	"Run CMD (default: your shell) in a new network namespace whose only way out is the "
 	"emulated link, and exit with its status. The outside is reachable at $TASSHAPE_BASE "
-	"(also $MAHIMAHI_BASE). Needs root; through sudo, CMD runs as you. TRACE names a "
-	"file or a bundled trace ('tasshape trace list').\v"
+	"(also $MAHIMAHI_BASE). Through sudo, CMD runs as you. Without root or sudo, the run "
+	"gets a user namespace of its own and the outside is a private namespace "
+	"(docs/rootless.md). TRACE names a file or a bundled trace ('tasshape trace list').\v"
 	"Examples:\n"
 	"  # A shell behind a 5G mmWave drive, 10 ms each way:\n"
 	"  sudo tasshape --trace 5g-mmwave-driving --delay 10ms\n"
@@ -110,6 +115,7 @@ int cmd_run(int argc, char **argv)
 	struct run_args a = {0};
 	struct ts_child_conf cc = {0};
 	struct ts_invoker inv;
+	struct ts_userns uns;
 	struct ts_session s;
 	char prompt[128];
 	struct ts_err err = {{0}};
@@ -123,9 +129,20 @@ int cmd_run(int argc, char **argv)
 	a.common.argv = argv;
 	a.common.interactive = !a.cmd || !a.cmd[0];
 	/* Before anything is set up: CMD would not run (ts_child_spawn refuses it too). */
-	if (!a.as_root && ts_invoker_get(&inv, &err) < 0) {
+	if (!ts_userns_wanted() && !a.as_root && ts_invoker_get(&inv, &err) < 0) {
 		ts_cli_error("refusing to run the command: %s; --as-root runs it as root", err.msg);
 		goto out;
+	}
+	/* Not root: the run gets a user namespace of its own (docs/rootless.md). */
+	if (ts_userns_wanted()) {
+		if (ts_userns_enter(&uns, &err) < 0) {
+			ts_cli_error("%s", err.msg);
+			goto out;
+		}
+		ts_invoker_set_rootless();
+		a.common.rootless = cc.rootless = true;
+		cc.user_uid = uns.uid;
+		cc.user_gid = uns.gid;
 	}
 
 	ret = ts_session_open(&s, &a.link, &a.common, &err);

@@ -110,8 +110,10 @@ static int check_privileges(struct ts_err *err)
 	int ret;
 
 	if (geteuid() != 0) {
-		ts_err_set(err, "needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to create namespaces "
-				"and NFQUEUE rules: run it with sudo");
+		ts_err_set(err,
+			   "needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to create namespaces "
+			   "and NFQUEUE rules: run it with sudo (only the wrapper runs without: "
+			   "docs/rootless.md)");
 		return -EPERM;
 	}
 	ret = ts_ipt_check(AF_INET, err);
@@ -312,6 +314,14 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 	if (ret < 0)
 		return ret;
 	/*
+	 * Rootless: everything is made in namespaces that only this process
+	 * and what it starts hold, and that go with them; nothing of another
+	 * run is reachable from here, and there is nothing a guard could
+	 * remove that the kernel does not (docs/rootless.md).
+	 */
+	if (common->rootless)
+		return 0;
+	/*
 	 * What runs started from this namespace left when they died with their
 	 * guard (a power cut, a kill of the whole process group): only objects
 	 * whose owner pid is not running; processes inside are killed first.
@@ -328,7 +338,10 @@ int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run
 	ret = session_begin(s, link, common, NULL, err);
 	if (ret < 0)
 		goto fail;
-	ret = ts_topo_create(&s->topo, TS_TOPO_FWD_V4 | TS_TOPO_NAT_V4, err);
+	/* A private outer namespace leads nowhere: nothing to forward or masquerade there. */
+	ret = ts_topo_create(&s->topo,
+			     common->rootless ? TS_TOPO_PRIVATE : TS_TOPO_FWD_V4 | TS_TOPO_NAT_V4,
+			     err);
 	if (ret < 0)
 		goto fail;
 	s->have_topo = true;
@@ -685,7 +698,8 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 		keep_first(&ret, ts_topo_destroy(&s->topo, &e), err, &e);
 		s->have_topo = false;
 		/* The last run from here: ip_forward as found; if it cannot, the next sweep does. */
-		ts_fwd_restore();
+		if (!s->common->rootless)
+			ts_fwd_restore();
 	}
 	ts_sockdiag_close(s->drain_sd);
 	s->drain_sd = NULL;
