@@ -134,11 +134,17 @@ ts_init_user() {
 	ts_log "tasshape $TS_BIN, temp $TS_TMP (no root needed)"
 }
 
-# ts_user_add NAME: creates a system user and group NAME, without a home
-# or a login shell, for a test that runs something unprivileged. On exit
-# every process of that uid is killed (by pid) and the user removed.
+# ts_user_add NAME [subids]: creates a user and group NAME, without a home
+# or a login shell, for a test that runs something unprivileged: a system
+# user, or with "subids" a regular one, to which useradd grants ranges in
+# /etc/subuid and /etc/subgid (login.defs SUB_UID_COUNT; userdel removes
+# them). On exit every process of that uid is killed (by pid) and the
+# user removed.
 ts_user_add() {
-	useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+	local kind=--system
+	[ "${2:-}" = subids ] && kind=
+	# shellcheck disable=SC2086 # $kind is one option or none
+	useradd $kind --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
 		--user-group "$1" 2>"$TS_TMP/useradd.err" ||
 		ts_skip "cannot create user $1: $(cat "$TS_TMP/useradd.err")"
 	TS_EXTRA_USERS+=("$1")

@@ -1,21 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# Rootless wrapper (docs/rootless.md): a user made for the test (no root,
-# no sudo, no /etc/subuid range: the single-id map) runs
-# `tasshape --trace const:20mbit -- CMD`; tasshape makes its own user
-# namespace, whose private outer namespace holds the iperf3 server,
-# started there by the same user with nsenter as docs/rootless.md shows.
-# CMD uploads for 3 s (the first one omitted: slow start).
+# Rootless wrapper (docs/rootless.md): users made for the test (no root,
+# no sudo) run `tasshape --trace const:20mbit -- CMD`; tasshape makes its
+# own user namespace, whose private outer namespace holds the iperf3
+# server, started there by the same user with nsenter as docs/rootless.md
+# shows. CMD uploads for 3 s (the first one omitted: slow start). Two
+# users: a system user without /etc/subuid ranges (the single-id map the
+# process writes itself) and a regular one to which useradd grants ranges
+# (mapped by newuidmap/newgidmap; skipped as a part when uidmap is not
+# installed).
 #
-# Asserted: the receiver's goodput is within 1% of the bound, 20 Mbit/s of
+# Asserted for each: the run's uid map (one line, or the user and the
+# range); the receiver's goodput is within 1% of the bound, 20 Mbit/s of
 # IP bytes carrying 1448 of every 1500 as payload (t_rate.sh says why):
-# 19.31 Mbit/s, accepted 19.11 .. 19.50. CMD runs as the user's own uid,
+# 19.31 Mbit/s, accepted 19.11 .. 19.50; CMD runs as the user's own uid,
 # not root; a file it writes and the summary tasshape writes belong to the
-# user outside. Nothing is left: no process of the user, no process in
-# the run's user or network namespaces (so the kernel has freed them),
-# and (lib.sh, on exit) no namespace, link or rule named after the run.
-# The whole run happens inside the test's own namespace $TS_NS.
+# user outside; nothing is left: no process of the user, no process in
+# the run's user or outer network namespace (so the kernel has freed
+# them), and (lib.sh, on exit) no namespace, link or rule named after the
+# run. Then --as-root: CMD is root of the run's namespace, and what it
+# writes is still the user's. Everything happens inside the test's own
+# namespace $TS_NS.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init rootless "${1:-}" iperf3 useradd userdel setpriv nsenter pgrep
 
@@ -24,86 +30,130 @@ LO=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.2f", e * 0.99 }')
 HI=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.2f", e * 1.01 }')
 ts_log "goodput expected $EXPECTED Mbit/s (20 * 1448/1500); accepted $LO .. $HI (1%)"
 
-U=tasrl$$
-ts_user_add "$U"
-UID_U=$(id -u "$U")
-GID_U=$(id -g "$U")
-# The build directory may be closed to other users: the binary goes to a
-# directory the user owns (removed on exit).
-D=$(mktemp -d /tmp/tastest-rootless-run.XXXXXX) || ts_die "mktemp failed"
-TS_EXTRA_DIRS+=("$D")
-cp "$TS_BIN" "$D/tasshape" && chmod 755 "$D" "$D/tasshape" && chown "$U:$U" "$D" ||
-	ts_die "cannot copy tasshape to $D"
-
-# $AS_USER CMD...: CMD as the test's user, in the test's namespace. A
-# simple command, not a function: `$AS_USER CMD &` sets $! to the pid
-# that becomes CMD (ip, setpriv and env each exec the next).
-AS_USER=(ip netns exec "$TS_NS" setpriv --reuid="$U" --regid="$U" --init-groups --
-	env HOME=/nonexistent USER="$U")
-
-# CMD waits until the server outside listens ($D/ready), then uploads.
-# shellcheck disable=SC2016 # expanded by the shell inside the namespace
-"${AS_USER[@]}" "$D/tasshape" --trace const:20mbit --quiet --summary-json "$D/sum.json" -- \
-	sh -c 'id -u >"$1/cmd.uid"; echo x >"$1/cmd.file"
-		while [ ! -e "$1/ready" ]; do sleep 0.05; done
-		exec iperf3 -c "$TASSHAPE_BASE" -p 5201 -t 3 -O 1 -J' sh "$D" \
-	>"$TS_TMP/iperf3.json" 2>"$TS_TMP/tasshape.err" &
-TS_RUN_PID=$!
-TS_TAS_PIDS+=("$TS_RUN_PID")
-ts__watchdog "$TS_RUN_PID" 30 &
-WD=$!
-
-# The run's namespaces exist once its user namespace differs from ours.
-MY_USERNS=$(readlink /proc/self/ns/user)
-RUN_USERNS= RUN_NETNS=
-for _ in $(seq 50); do
-	RUN_USERNS=$(readlink "/proc/$TS_RUN_PID/ns/user" 2>/dev/null)
-	if [ -n "$RUN_USERNS" ] && [ "$RUN_USERNS" != "$MY_USERNS" ]; then
-		RUN_NETNS=$(readlink "/proc/$TS_RUN_PID/ns/net")
-		break
+# user_dir USER: a directory USER owns, holding a copy of tasshape (the
+# build directory may be closed to other users); removed on exit.
+user_dir() {
+	local d
+	d=$(mktemp -d "/tmp/tastest-rootless-$1.XXXXXX") || ts_die "mktemp failed"
+	TS_EXTRA_DIRS+=("$d")
+	if ! cp "$TS_BIN" "$d/tasshape" || ! chmod 755 "$d" "$d/tasshape" || ! chown "$1:$1" "$d"; then
+		ts_die "cannot copy tasshape to $d"
 	fi
-	sleep 0.1
-done
-[ -n "$RUN_NETNS" ] || ts_die "tasshape made no user namespace: $(cat "$TS_TMP/tasshape.err")"
-ts_log "run $TS_RUN_PID: $RUN_USERNS, outer $RUN_NETNS"
+	echo "$d"
+}
 
-# The server, in the run's outer namespace, by the same user: no privilege.
-"${AS_USER[@]}" nsenter --preserve-credentials -U -n -t "$TS_RUN_PID" \
-	iperf3 -s -1 -p 5201 >"$TS_TMP/server.log" 2>&1 &
-SERVER=$!
-TS_BG_PIDS+=("$SERVER")
-for _ in $(seq 50); do
-	[ -n "$("${AS_USER[@]}" nsenter --preserve-credentials -U -n -t "$TS_RUN_PID" \
-		ss -Hltn 'sport = :5201' 2>/dev/null)" ] && break
-	sleep 0.1
-done
-touch "$D/ready"
+# wait_userns PID: sets RUN_USERNS and RUN_NETNS once run PID has left our user namespace.
+wait_userns() {
+	local me _
+	me=$(readlink /proc/self/ns/user)
+	RUN_USERNS=''
+	RUN_NETNS=''
+	for _ in $(seq 50); do
+		RUN_USERNS=$(readlink "/proc/$1/ns/user" 2>/dev/null)
+		if [ -n "$RUN_USERNS" ] && [ "$RUN_USERNS" != "$me" ]; then
+			RUN_NETNS=$(readlink "/proc/$1/ns/net")
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
 
-wait "$TS_RUN_PID"
-RC=$?
-wait "$WD"
-wait "$SERVER"
-if [ "$RC" -ne 0 ]; then
-	ts_fail "tasshape/iperf3 exited $RC"
-	ts_show "$TS_TMP/tasshape.err" "$TS_TMP/server.log"
-	jq -r '.error // empty' "$TS_TMP/iperf3.json" 2>/dev/null
+# held NS...: how many processes are in any of the namespaces NS (readlink form).
+held() {
+	local f l n=0 ns
+	for f in /proc/[0-9]*/ns/user /proc/[0-9]*/ns/net; do
+		l=$(readlink "$f" 2>/dev/null) || continue
+		for ns in "$@"; do
+			[ "$l" = "$ns" ] && n=$((n + 1))
+		done
+	done
+	echo "$n"
+}
+
+# flow USER MAPLINES: one rootless upload run of USER, whose run's uid map must have MAPLINES lines.
+flow() {
+	local u=$1 lines=$2 d uid gid pid wd server rc bps as_user map
+	d=$(user_dir "$u")
+	uid=$(id -u "$u")
+	gid=$(id -g "$u")
+	# A simple command, not a function: `"${as_user[@]}" CMD &` sets $! to
+	# the pid that becomes CMD (ip, setpriv and env each exec the next).
+	as_user=(ip netns exec "$TS_NS" setpriv --reuid="$u" --regid="$u" --init-groups --
+		env HOME=/nonexistent USER="$u")
+	# CMD waits until the server outside listens ($d/ready), then uploads.
+	# shellcheck disable=SC2016 # expanded by the shell inside the namespace
+	"${as_user[@]}" "$d/tasshape" --trace const:20mbit --quiet --summary-json "$d/sum.json" \
+		-- sh -c 'id -u >"$1/cmd.uid"; echo x >"$1/cmd.file"
+			while [ ! -e "$1/ready" ]; do sleep 0.05; done
+			exec iperf3 -c "$TASSHAPE_BASE" -p 5201 -t 3 -O 1 -J' sh "$d" \
+		>"$TS_TMP/$u.json" 2>"$TS_TMP/$u.err" &
+	pid=$!
+	TS_TAS_PIDS+=("$pid")
+	ts__watchdog "$pid" 30 &
+	wd=$!
+	wait_userns "$pid" || ts_die "$u: tasshape made no user namespace: $(cat "$TS_TMP/$u.err")"
+	map=$(cat "/proc/$pid/uid_map")
+	ts_log "$u: run $pid in $RUN_USERNS, outer $RUN_NETNS, uid map: ${map//$'\n'/; }"
+	ts_check "$u: lines of the run's uid map" "$(printf '%s\n' "$map" | wc -l)" == "$lines"
+	# The server, in the run's outer namespace, by the same user: no privilege.
+	"${as_user[@]}" nsenter --preserve-credentials -U -n -t "$pid" \
+		iperf3 -s -1 -p 5201 >"$TS_TMP/$u.server.log" 2>&1 &
+	server=$!
+	TS_BG_PIDS+=("$server")
+	for _ in $(seq 50); do
+		[ -n "$("${as_user[@]}" nsenter --preserve-credentials -U -n -t "$pid" \
+			ss -Hltn 'sport = :5201' 2>/dev/null)" ] && break
+		sleep 0.1
+	done
+	touch "$d/ready"
+	wait "$pid"
+	rc=$?
+	wait "$wd" "$server"
+	if [ "$rc" -ne 0 ]; then
+		ts_fail "$u: tasshape/iperf3 exited $rc"
+		ts_show "$TS_TMP/$u.err" "$TS_TMP/$u.server.log"
+		jq -r '.error // empty' "$TS_TMP/$u.json" 2>/dev/null
+	fi
+	bps=$(jq -r '.end.sum_received.bits_per_second' "$TS_TMP/$u.json" 2>/dev/null)
+	ts_range "$u: receiver goodput (s 1-3)" "$(ts_mbit "${bps:-0}")" "$LO" "$HI" "Mbit/s "
+	ts_check "$u: CMD's uid (the user's, $uid)" "$(cat "$d/cmd.uid" 2>/dev/null)" == "$uid"
+	ts_check "$u: owner of CMD's file" "$(stat -c %u "$d/cmd.file" 2>/dev/null)" == "$uid"
+	ts_check "$u: group of CMD's file" "$(stat -c %g "$d/cmd.file" 2>/dev/null)" == "$gid"
+	ts_check "$u: owner of the summary" "$(stat -c %u "$d/sum.json" 2>/dev/null)" == "$uid"
+	ts_check "$u: summary: uplink packets delivered" \
+		"$(jq -r '.directions[0].pkts_out // 0' "$d/sum.json" 2>/dev/null)" ">" 1000
+	# Nothing left: the user runs nothing, and no process holds the run's namespaces.
+	ts_check "$u: processes of the user after the run" "$(pgrep -c -u "$u")" == 0
+	ts_check "$u: processes in the run's user or outer namespace" \
+		"$(held "$RUN_USERNS" "$RUN_NETNS")" == 0
+
+	# --as-root: root of the run's namespace, still the user outside.
+	# shellcheck disable=SC2016 # expanded by the shell inside the namespace
+	"${as_user[@]}" "$d/tasshape" --trace const:20mbit --quiet --as-root -- \
+		sh -c 'id -u >"$1/root.uid"; echo x >"$1/root.file"' sh "$d" 2>"$TS_TMP/$u.root.err" &
+	pid=$!
+	TS_TAS_PIDS+=("$pid")
+	wait "$pid" || ts_fail "$u: --as-root run exited $?: $(cat "$TS_TMP/$u.root.err")"
+	ts_check "$u: --as-root: CMD's uid inside" "$(cat "$d/root.uid" 2>/dev/null)" == 0
+	ts_check "$u: --as-root: owner of CMD's file" "$(stat -c %u "$d/root.file" 2>/dev/null)" \
+		== "$uid"
+}
+
+U1=tasrl$$s
+ts_user_add "$U1"
+flow "$U1" 1
+if command -v newuidmap >/dev/null 2>&1 && command -v newgidmap >/dev/null 2>&1; then
+	U2=tasrl$$r
+	ts_user_add "$U2" subids
+	if grep -q "^$U2:" /etc/subuid && grep -q "^$U2:" /etc/subgid; then
+		flow "$U2" 2
+	else
+		ts_skip_part "useradd granted $U2 no /etc/subuid and /etc/subgid range" \
+			"(login.defs SUB_UID_COUNT): the subordinate-range map is not tested"
+	fi
+else
+	ts_skip_part "newuidmap/newgidmap are not installed (Debian: uidmap): the" \
+		"subordinate-range map is not tested"
 fi
-
-BPS=$(jq -r '.end.sum_received.bits_per_second' "$TS_TMP/iperf3.json" 2>/dev/null)
-ts_range "receiver goodput (s 1-3)" "$(ts_mbit "${BPS:-0}")" "$LO" "$HI" "Mbit/s "
-ts_check "CMD's uid (the user's, $UID_U)" "$(cat "$D/cmd.uid" 2>/dev/null)" == "$UID_U"
-ts_check "owner of CMD's file" "$(stat -c %u "$D/cmd.file" 2>/dev/null)" == "$UID_U"
-ts_check "group of CMD's file" "$(stat -c %g "$D/cmd.file" 2>/dev/null)" == "$GID_U"
-ts_check "owner of the summary" "$(stat -c %u "$D/sum.json" 2>/dev/null)" == "$UID_U"
-ts_check "summary: uplink packets delivered" \
-	"$(jq -r '.directions[0].pkts_out // 0' "$D/sum.json" 2>/dev/null)" ">" 1000
-
-# Nothing left: the user runs nothing, and no process holds the run's namespaces.
-ts_check "processes of user $U after the run" "$(pgrep -c -u "$U")" == 0
-HOLD=0
-for f in /proc/[0-9]*/ns/user /proc/[0-9]*/ns/net; do
-	l=$(readlink "$f" 2>/dev/null) || continue
-	[ "$l" = "$RUN_USERNS" ] || [ "$l" = "$RUN_NETNS" ] && HOLD=$((HOLD + 1))
-done
-ts_check "processes in the run's user or outer namespace" "$HOLD" == 0
 exit 0
