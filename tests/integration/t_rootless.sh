@@ -16,30 +16,32 @@
 # IP bytes carrying 1448 of every 1500 as payload (t_rate.sh says why):
 # 19.31 Mbit/s, accepted 19.11 .. 19.50; CMD runs as the user's own uid,
 # not root; a file it writes and the summary tasshape writes belong to the
-# user outside; nothing is left: no process of the user, no process in
+# user outside; the shaper ran SCHED_FIFO within the RLIMIT_RTPRIO the test
+# gives the user (and, without one, the summary says it was refused); nothing is left: no process of the user, no process in
 # the run's user or outer network namespace (so the kernel has freed
 # them), and (lib.sh, on exit) no namespace, link or rule named after the
 # run. Then --as-root: CMD is root of the run's namespace, and what it
-# writes is still the user's. Everything happens inside the test's own
+# writes is still the user's; and `tasshape doctor` as the first user
+# reports its rootless check ok. Everything happens inside the test's own
 # namespace $TS_NS.
 . "$(dirname "$0")/lib.sh" || exit 2
-ts_init rootless "${1:-}" iperf3 useradd userdel setpriv nsenter pgrep
+ts_init rootless "${1:-}" iperf3 useradd userdel setpriv nsenter pgrep prlimit
 
 EXPECTED=$(awk 'BEGIN { printf "%.4f", 20 * 1448 / 1500 }')
 LO=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.2f", e * 0.99 }')
 HI=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.2f", e * 1.01 }')
 ts_log "goodput expected $EXPECTED Mbit/s (20 * 1448/1500); accepted $LO .. $HI (1%)"
 
-# user_dir USER: a directory USER owns, holding a copy of tasshape (the
-# build directory may be closed to other users); removed on exit.
+# user_dir USER: UDIR, a new directory USER owns, holding a copy of
+# tasshape (the build directory may be closed to other users); removed on
+# exit.
 user_dir() {
-	local d
-	d=$(mktemp -d "/tmp/tastest-rootless-$1.XXXXXX") || ts_die "mktemp failed"
-	TS_EXTRA_DIRS+=("$d")
-	if ! cp "$TS_BIN" "$d/tasshape" || ! chmod 755 "$d" "$d/tasshape" || ! chown "$1:$1" "$d"; then
-		ts_die "cannot copy tasshape to $d"
+	UDIR=$(mktemp -d "/tmp/tastest-rootless-$1.XXXXXX") || ts_die "mktemp failed"
+	TS_EXTRA_DIRS+=("$UDIR")
+	if ! cp "$TS_BIN" "$UDIR/tasshape" || ! chmod 755 "$UDIR" "$UDIR/tasshape" ||
+		! chown "$1:$1" "$UDIR"; then
+		ts_die "cannot copy tasshape to $UDIR"
 	fi
-	echo "$d"
 }
 
 # wait_userns PID: sets RUN_USERNS and RUN_NETNS once run PID has left our user namespace.
@@ -74,7 +76,8 @@ held() {
 # flow USER MAPLINES: one rootless upload run of USER, whose run's uid map must have MAPLINES lines.
 flow() {
 	local u=$1 lines=$2 d uid gid pid wd server rc bps as_user map
-	d=$(user_dir "$u")
+	user_dir "$u"
+	d=$UDIR
 	uid=$(id -u "$u")
 	gid=$(id -g "$u")
 	# A simple command, not a function: `"${as_user[@]}" CMD &` sets $! to
@@ -83,7 +86,7 @@ flow() {
 		env HOME=/nonexistent USER="$u")
 	# CMD waits until the server outside listens ($d/ready), then uploads.
 	# shellcheck disable=SC2016 # expanded by the shell inside the namespace
-	"${as_user[@]}" "$d/tasshape" --trace const:20mbit --quiet --summary-json "$d/sum.json" \
+	"${rt[@]}" "${as_user[@]}" "$d/tasshape" --trace const:20mbit --quiet --summary-json "$d/sum.json" \
 		-- sh -c 'id -u >"$1/cmd.uid"; echo x >"$1/cmd.file"
 			while [ ! -e "$1/ready" ]; do sleep 0.05; done
 			exec iperf3 -c "$TASSHAPE_BASE" -p 5201 -t 3 -O 1 -J' sh "$d" \
@@ -123,14 +126,21 @@ flow() {
 	ts_check "$u: owner of the summary" "$(stat -c %u "$d/sum.json" 2>/dev/null)" == "$uid"
 	ts_check "$u: summary: uplink packets delivered" \
 		"$(jq -r '.directions[0].pkts_out // 0' "$d/sum.json" 2>/dev/null)" ">" 1000
+	if [ "${#rt[@]}" -gt 0 ]; then
+		ts_true "$u: summary: the shaper ran SCHED_FIFO 10 within RLIMIT_RTPRIO, memory locked" \
+			[ "$(jq -r '.scheduling | "\(.policy) \(.priority) \(.memory_locked)"' \
+				"$d/sum.json" 2>/dev/null)" = "SCHED_FIFO 10 true" ]
+	fi
 	# Nothing left: the user runs nothing, and no process holds the run's namespaces.
 	ts_check "$u: processes of the user after the run" "$(pgrep -c -u "$u")" == 0
 	ts_check "$u: processes in the run's user or outer namespace" \
 		"$(held "$RUN_USERNS" "$RUN_NETNS")" == 0
 
-	# --as-root: root of the run's namespace, still the user outside.
+	# --as-root: root of the run's namespace, still the user outside. No
+	# real-time budget (RLIMIT_RTPRIO 0): the summary says it ran without.
 	# shellcheck disable=SC2016 # expanded by the shell inside the namespace
-	"${as_user[@]}" "$d/tasshape" --trace const:20mbit --quiet --as-root -- \
+	prlimit --rtprio=0 -- "${as_user[@]}" "$d/tasshape" --trace const:20mbit --quiet --as-root \
+		--summary-json "$d/root.sum.json" -- \
 		sh -c 'id -u >"$1/root.uid"; echo x >"$1/root.file"' sh "$d" 2>"$TS_TMP/$u.root.err" &
 	pid=$!
 	TS_TAS_PIDS+=("$pid")
@@ -138,11 +148,30 @@ flow() {
 	ts_check "$u: --as-root: CMD's uid inside" "$(cat "$d/root.uid" 2>/dev/null)" == 0
 	ts_check "$u: --as-root: owner of CMD's file" "$(stat -c %u "$d/root.file" 2>/dev/null)" \
 		== "$uid"
+	ts_true "$u: RLIMIT_RTPRIO 0: the summary says SCHED_FIFO was refused" \
+		[ "$(jq -r '.scheduling | "\(.policy) \(.note | test("refused"))"' \
+			"$d/root.sum.json" 2>/dev/null)" = "SCHED_OTHER true" ]
 }
+
+# The users may run real-time up to priority 10 (limits.conf's rtprio, set
+# by prlimit before the drop): the shaper's SCHED_FIFO 10 is then granted
+# without root, and the goodput holds on a loaded host. Raising a limit
+# needs CAP_SYS_RESOURCE, which a container's root may lack.
+rt=(prlimit --rtprio=10 --memlock=unlimited --)
+if ! "${rt[@]}" true 2>/dev/null; then
+	rt=()
+	ts_skip_part "prlimit cannot raise RLIMIT_RTPRIO here (no CAP_SYS_RESOURCE): the runs" \
+		"have normal scheduling, and SCHED_FIFO within RLIMIT_RTPRIO is not tested"
+fi
 
 U1=tasrl$$s
 ts_user_add "$U1"
 flow "$U1" 1
+# doctor, as that user, tries a rootless run and says it works.
+user_dir "$U1"
+DR=$(ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- \
+	"$UDIR/tasshape" doctor --json | jq -r '.checks[] | select(.check == "rootless") | .status')
+ts_true "$U1: tasshape doctor's rootless check: $DR (want ok)" [ "$DR" = ok ]
 if command -v newuidmap >/dev/null 2>&1 && command -v newgidmap >/dev/null 2>&1; then
 	U2=tasrl$$r
 	ts_user_add "$U2" subids
