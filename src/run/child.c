@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,13 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 	p.in.how = p.out.how = p.err.how = TS_PROC_INHERIT;
 	p.child_fn = child_setup;
 	p.child_arg = &cs;
+	/*
+	 * Rootless runs have no guard (docs/rootless.md): should tasshape be
+	 * killed, the kernel ends CMD with it rather than leave it running in a
+	 * namespace whose link is gone.
+	 */
+	if (c->rootless)
+		p.pdeathsig = SIGKILL;
 	ret = ts_proc_start(&p, err);
 	return ret < 0 ? ret : p.pid;
 }

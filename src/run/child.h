@@ -22,6 +22,7 @@ struct ts_child_conf {
 	 * A rootless run (net/userns.h): unless as_root, the command runs in a
 	 * nested user namespace as @user_uid/@user_gid (the user's own ids,
 	 * outside), not as the wrapper's root; SUDO_UID/SUDO_GID are not read.
+	 * And it gets SIGKILL if tasshape dies (there is no guard).
 	 */
 	bool rootless;
 	uid_t user_uid;

@@ -22,8 +22,9 @@
 # them), and (lib.sh, on exit) no namespace, link or rule named after the
 # run. Then --as-root: CMD is root of the run's namespace, and what it
 # writes is still the user's; and `tasshape doctor` as the first user
-# reports its rootless check ok. Everything happens inside the test's own
-# namespace $TS_NS.
+# reports its rootless check ok; a SIGKILL of a rootless run (no guard)
+# takes CMD with it. Everything happens inside the test's own namespace
+# $TS_NS.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init rootless "${1:-}" iperf3 useradd userdel setpriv nsenter pgrep prlimit
 
@@ -167,6 +168,25 @@ fi
 U1=tasrl$$s
 ts_user_add "$U1"
 flow "$U1" 1
+# SIGKILL of a rootless run (which has no guard): CMD goes with it.
+user_dir "$U1"
+ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- \
+	"$UDIR/tasshape" --trace const:20mbit --quiet -- sleep 30 2>"$TS_TMP/killed.err" &
+KPID=$!
+TS_TAS_PIDS+=("$KPID")
+for _ in $(seq 50); do
+	[ "$(pgrep -c -u "$U1")" -ge 2 ] && break # tasshape and sleep
+	sleep 0.1
+done
+ts_check "killed run: processes of the user before SIGKILL" "$(pgrep -c -u "$U1")" == 2
+kill -KILL "$KPID"
+wait "$KPID" 2>/dev/null
+for _ in $(seq 20); do
+	[ "$(pgrep -c -u "$U1")" -eq 0 ] && break
+	sleep 0.1
+done
+ts_check "killed run: processes of the user 2 s after SIGKILL" "$(pgrep -c -u "$U1")" == 0
+
 # doctor, as that user, tries a rootless run and says it works.
 user_dir "$U1"
 DR=$(ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- \
