@@ -137,6 +137,16 @@ static void rootless_tried(struct doctor *d)
 	const char *fix;
 
 	if (ts_probe_rootless(&pr, &err) == 0) {
+		struct ts_which w;
+		const char *outside =
+			ts_which("pasta", &w) < 0
+				? "not available: pasta is not installed (Debian: "
+				  "apt install passt)"
+			: access("/dev/net/tun", R_OK | W_OK) < 0
+				? "not available: /dev/net/tun is not open to you (Debian makes it "
+				  "0666)"
+				: "available";
+
 		if (pr.helpers)
 			snprintf(map, sizeof(map),
 				 "your /etc/subuid and /etc/subgid ranges mapped "
@@ -145,12 +155,11 @@ static void rootless_tried(struct doctor *d)
 			snprintf(map, sizeof(map), "only your own ids mapped (%s)", pr.note);
 		dr_add(d, "rootless", false, DR_OK, NULL,
 		       "tasshape -- CMD runs without root or sudo here: a user namespace of its "
-		       "own "
-		       "(%s) held the namespaces, veth pairs and NFQUEUE rule, and a queued "
-		       "packet passed; CMD runs as you. Not rootless: attach, exp run, vm, "
-		       "cleanup; the outside is a private namespace, not the host's network "
-		       "(docs/rootless.md)",
-		       map);
+		       "own (%s) held the namespaces, veth pairs and NFQUEUE rule, and a queued "
+		       "packet passed; CMD runs as you. The outside is a private namespace; the "
+		       "host's network through --outside pasta: %s. Not rootless: attach, exp "
+		       "run, vm, cleanup (docs/rootless.md)",
+		       map, outside);
 		return;
 	}
 	fix = !pr.userns ? userns_fix() : NULL;

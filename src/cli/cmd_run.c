@@ -30,15 +30,21 @@ struct run_args {
 	struct ts_linkcfg link;
 	struct ts_run_common common;
 	bool as_root;
+	bool pasta; /* --outside pasta */
 	char **cmd;
 };
 
-enum { OPT_AS_ROOT = 0x300 };
+enum { OPT_AS_ROOT = 0x300, OPT_OUTSIDE };
 
 static const struct argp_option run_options[] = {
 	{"as-root", OPT_AS_ROOT, NULL, 0,
 	 "Run CMD as root even when tasshape was started through sudo (rootless: as root of "
 	 "the run's user namespace)",
+	 0},
+	{"outside", OPT_OUTSIDE, "MODE", 0,
+	 "Without root or sudo: how the run's private outer namespace reaches the host's network. "
+	 "none (the default): it does not; pasta: through pasta(1), with NAT, the host's own "
+	 "services at its default gateway's address (docs/rootless.md)",
 	 0},
 	{0}};
 
@@ -53,6 +59,11 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_AS_ROOT:
 		a->as_root = true;
+		break;
+	case OPT_OUTSIDE:
+		if (strcmp(arg, "none") != 0 && strcmp(arg, "pasta") != 0)
+			argp_error(state, "--outside '%s': expected none or pasta", arg);
+		a->pasta = !strcmp(arg, "pasta");
 		break;
 	case ARGP_KEY_ARG:
 		/* Everything from the first non-option on is the command. */
@@ -133,14 +144,21 @@ int cmd_run(int argc, char **argv)
 		ts_cli_error("refusing to run the command: %s; --as-root runs it as root", err.msg);
 		goto out;
 	}
+	if (a.pasta && !ts_userns_wanted()) {
+		ts_cli_error(
+			"--outside pasta is for runs without root or sudo: as root, the outside "
+			"is this host's network already");
+		goto out;
+	}
 	/* Not root: the run gets a user namespace of its own (docs/rootless.md). */
 	if (ts_userns_wanted()) {
-		if (ts_userns_enter(&uns, &err) < 0) {
+		if (ts_userns_enter(&uns, a.pasta, &err) < 0) {
 			ts_cli_error("%s", err.msg);
 			goto out;
 		}
 		ts_invoker_set_rootless();
 		a.common.rootless = cc.rootless = true;
+		a.common.outside = a.pasta;
 		cc.user_uid = uns.uid;
 		cc.user_gid = uns.gid;
 	}
@@ -181,6 +199,8 @@ int cmd_run(int argc, char **argv)
 	if (ts_session_close(&s, &err) < 0 && code == 0)
 		code = 1;
 out:
+	if (a.common.rootless)
+		ts_userns_leave(&uns);
 	ts_linkcfg_free(&a.link);
 	return code;
 }

@@ -240,7 +240,7 @@ static void rootless_child(int fd)
 	struct ts_userns u;
 
 	memset(&r, 0, sizeof(r));
-	r.ret = ts_userns_enter(&u, &r.err);
+	r.ret = ts_userns_enter(&u, false, &r.err);
 	if (r.ret == 0) {
 		r.out.userns = true;
 		r.out.helpers = u.helpers;

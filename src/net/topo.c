@@ -329,7 +329,12 @@ static int setup_sysctls(struct ts_topo *t, unsigned int flags, struct ts_err *e
 	if (ret < 0)
 		return ret;
 	t->v6 = out.v6 && in.v6 && link.v6;
-	if (flags & TS_TOPO_FWD_V4) {
+	if ((flags & TS_TOPO_FWD_V4) && t->private_outer) {
+		/* The run's own namespace: nothing to put back, it goes with the run. */
+		ret = ts_sysctl_write("net/ipv4/ip_forward", "1", err);
+		if (ret < 0)
+			return ret;
+	} else if (flags & TS_TOPO_FWD_V4) {
 		/* Restored after the last run from this namespace (net/fwd.h). */
 		ret = ts_fwd_raise(err);
 		if (ret < 0)

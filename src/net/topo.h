@@ -85,7 +85,9 @@
 /*
  * The outer namespace is the run's own (a rootless run, net/userns.h):
  * its lo is brought up, and the inner and link namespaces are not pinned
- * under /run/netns (ts_netns_create_anon), so they go with the run.
+ * under /run/netns (ts_netns_create_anon), so they go with the run; with
+ * TS_TOPO_FWD_V4, ip_forward is written there without a marker (nothing
+ * to restore).
  */
 #define TS_TOPO_PRIVATE (1u << 4)
 

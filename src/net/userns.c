@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "io/infile.h"
+#include "net/pasta.h"
 #include "net/prog.h"
 #include "net/userns.h"
 
@@ -73,7 +74,10 @@ static int read_map(const char *path, const char *name, uint32_t id, struct ts_i
 }
 
 struct helper {
-	char prog[2][4096]; /* newuidmap, newgidmap */
+	bool maps;	    /* run newuidmap and newgidmap */
+	bool pasta;	    /* then pasta (net/pasta.h) */
+	pid_t target;	    /* the process whose namespaces they are for */
+	char prog[3][4096]; /* newuidmap, newgidmap, pasta */
 	char *argv[2][HELPER_ARGC + 1];
 	char num[2][HELPER_ARGC][12];
 };
@@ -100,8 +104,12 @@ static void helper_argv(struct helper *h, int which, pid_t pid, const struct ts_
 	h->argv[which][k] = NULL;
 }
 
-/* The helper process: wait for 'g' on @fd, then map. Never returns. */
-static void helper_main(struct helper *h, int fd)
+/*
+ * The helper process: wait for 'g' on @fd, then map (exit status 1:
+ * newuidmap failed, 2: newgidmap), then start pasta and its keeper, which
+ * keeps @life (3). Never returns.
+ */
+static void helper_main(struct helper *h, int fd, int life)
 {
 	struct ts_err e;
 	struct ts_proc p;
@@ -112,7 +120,7 @@ static void helper_main(struct helper *h, int fd)
 		;
 	if (c != 'g')
 		_exit(0); /* the unshare failed: nothing to map */
-	for (i = 0; i < 2; i++) {
+	for (i = 0; h->maps && i < 2; i++) {
 		ts_proc_init(&p, h->argv[i]);
 		p.file = h->prog[i];
 		p.err.how = TS_PROC_INHERIT; /* their own message says what they refused */
@@ -123,6 +131,10 @@ static void helper_main(struct helper *h, int fd)
 				fprintf(stderr, "tasshape: %s\n", e.msg);
 			_exit(i + 1);
 		}
+	}
+	if (h->pasta && ts_pasta_start(h->prog[2], h->target, life, &e) < 0) {
+		fprintf(stderr, "tasshape: %s\n", e.msg);
+		_exit(3);
 	}
 	_exit(0);
 }
@@ -144,6 +156,10 @@ static int plan_maps(struct ts_userns *u, struct ts_idmap *um, struct ts_idmap *
 		ret = read_map(TS_SUBGID_FILE, name, u->gid, gm, err);
 	if (ret < 0)
 		return ret;
+	if (h->pasta && ts_prog_find("pasta", h->prog[2], sizeof(h->prog[2])) < 0) {
+		ts_err_set(err, "--outside pasta: pasta not found (Debian: apt install passt)");
+		return -ENOENT;
+	}
 	if (um->n == 1 || gm->n == 1) {
 		snprintf(u->note, sizeof(u->note), "no range for %s in %s and %s",
 			 name ? name : "this uid", TS_SUBUID_FILE, TS_SUBGID_FILE);
@@ -152,7 +168,7 @@ static int plan_maps(struct ts_userns *u, struct ts_idmap *um, struct ts_idmap *
 		snprintf(u->note, sizeof(u->note),
 			 "newuidmap/newgidmap not found (Debian: apt install uidmap)");
 	} else {
-		u->helpers = true;
+		u->helpers = h->maps = true;
 		u->sub_uids = um->r[1].count;
 		u->sub_gids = gm->r[1].count;
 		for (size_t i = 2; i < um->n; i++)
@@ -185,8 +201,12 @@ static int map_self(const struct ts_idmap *um, const struct ts_idmap *gm, struct
 	return ret;
 }
 
-/* Unshare; then tell the helper (@go, -1: none) to map, or to give up. */
-static int unshare_all(int go, struct ts_err *err)
+/*
+ * Unshare; write the single map unless the helper maps (@maps); then tell
+ * the helper (@go, -1: none) to go on, or to give up.
+ */
+static int unshare_all(int go, bool maps, const struct ts_idmap *um, const struct ts_idmap *gm,
+		       struct ts_err *err)
 {
 	int ret = 0, e;
 
@@ -199,6 +219,8 @@ static int unshare_all(int go, struct ts_err *err)
 			   strerror(e));
 		ret = -e;
 	}
+	if (ret == 0 && !maps)
+		ret = map_self(um, gm, err);
 	if (go >= 0) {
 		if (ret == 0 && write(go, "g", 1) != 1)
 			ret = -EIO;
@@ -220,24 +242,36 @@ static int helper_wait(pid_t pid, struct ts_err *err)
 	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
-	ts_err_set(err, "%s refused the ranges of %s (its message is above)",
-		   WIFEXITED(st) && WEXITSTATUS(st) == 2 ? "newgidmap" : "newuidmap",
-		   WIFEXITED(st) && WEXITSTATUS(st) == 2 ? TS_SUBGID_FILE : TS_SUBUID_FILE);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+		ts_err_set(err, "--outside pasta: pasta could not attach to the run's namespace "
+				"(its message is above)");
+	else
+		ts_err_set(err, "%s refused the ranges of %s (its message is above)",
+			   WIFEXITED(st) && WEXITSTATUS(st) == 2 ? "newgidmap" : "newuidmap",
+			   WIFEXITED(st) && WEXITSTATUS(st) == 2 ? TS_SUBGID_FILE : TS_SUBUID_FILE);
 	return -EPERM;
 }
 
-/* Subordinate ranges: the helper maps from outside, after the unshare. */
-static int enter_helped(struct helper *h, const struct ts_idmap *um, const struct ts_idmap *gm,
-			struct ts_err *err)
+/* Subordinate ranges or pasta: the helper maps and attaches from outside, after the unshare. */
+static int enter_helped(struct ts_userns *u, struct helper *h, const struct ts_idmap *um,
+			const struct ts_idmap *gm, struct ts_err *err)
 {
-	int fds[2], ret;
+	int fds[2], life[2] = {-1, -1}, ret;
 	pid_t pid;
 
-	helper_argv(h, 0, getpid(), um);
-	helper_argv(h, 1, getpid(), gm);
+	h->target = getpid();
+	helper_argv(h, 0, h->target, um);
+	helper_argv(h, 1, h->target, gm);
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		ts_err_set(err, "pipe: %s", strerror(errno));
 		return -errno;
+	}
+	if (h->pasta && pipe2(life, O_CLOEXEC) < 0) {
+		ret = -errno;
+		ts_err_set(err, "pipe: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
 	}
 	pid = fork();
 	if (pid < 0) {
@@ -245,26 +279,37 @@ static int enter_helped(struct helper *h, const struct ts_idmap *um, const struc
 		ts_err_set(err, "fork: %s", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
+		if (life[0] >= 0) {
+			close(life[0]);
+			close(life[1]);
+		}
 		return ret;
 	}
 	if (pid == 0) {
 		close(fds[1]);
-		helper_main(h, fds[0]);
+		if (life[1] >= 0)
+			close(life[1]);
+		helper_main(h, fds[0], life[0]);
 	}
 	close(fds[0]);
-	ret = unshare_all(fds[1], err);
+	if (life[0] >= 0)
+		close(life[0]);
+	/* Never closed but by ts_userns_leave or the process's end: either ends pasta's keeper. */
+	u->life = life[1];
+	ret = unshare_all(fds[1], h->maps, um, gm, err);
 	if (helper_wait(pid, ret < 0 ? NULL : err) < 0 && ret == 0)
 		ret = -EPERM;
 	return ret;
 }
 
-int ts_userns_enter(struct ts_userns *u, struct ts_err *err)
+int ts_userns_enter(struct ts_userns *u, bool pasta, struct ts_err *err)
 {
 	struct ts_idmap um, gm;
 	struct helper *h;
 	int ret;
 
 	memset(u, 0, sizeof(*u));
+	u->life = -1;
 	u->uid = getuid();
 	u->gid = getgid();
 	h = calloc(1, sizeof(*h));
@@ -272,16 +317,14 @@ int ts_userns_enter(struct ts_userns *u, struct ts_err *err)
 		ts_err_set(err, "out of memory");
 		return -ENOMEM;
 	}
+	h->pasta = u->pasta = pasta;
 	ret = plan_maps(u, &um, &gm, h, err);
 	if (ret < 0)
 		goto out;
-	if (u->helpers) {
-		ret = enter_helped(h, &um, &gm, err);
-	} else {
-		ret = unshare_all(-1, err);
-		if (ret == 0)
-			ret = map_self(&um, &gm, err);
-	}
+	if (h->maps || h->pasta)
+		ret = enter_helped(u, h, &um, &gm, err);
+	else
+		ret = unshare_all(-1, false, &um, &gm, err);
 	if (ret == 0 && (getuid() != 0 || getgid() != 0)) {
 		ts_err_set(err, "the new user namespace does not map this user to root");
 		ret = -EPERM;
@@ -289,6 +332,13 @@ int ts_userns_enter(struct ts_userns *u, struct ts_err *err)
 out:
 	free(h);
 	return ret;
+}
+
+void ts_userns_leave(struct ts_userns *u)
+{
+	if (u->life >= 0)
+		close(u->life);
+	u->life = -1;
 }
 
 int ts_userns_nest(uid_t uid, gid_t gid)

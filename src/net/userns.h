@@ -80,6 +80,8 @@ struct ts_userns {
 	bool helpers;	   /* newuidmap/newgidmap mapped subordinate ranges */
 	uint32_t sub_uids; /* ids mapped besides the user's own */
 	uint32_t sub_gids;
+	bool pasta;	/* pasta attached the run's outer namespace to the host's network */
+	int life;	/* with pasta: the pipe whose end stops it (net/pasta.h); -1 */
 	char note[256]; /* why the map is a single id, "" when it is not */
 };
 
@@ -96,11 +98,22 @@ bool ts_userns_wanted(void);
  * single-threaded (unshare(CLONE_NEWUSER) refuses otherwise). On success
  * the process is uid and gid 0 in the new namespace with every capability
  * there, in a fresh network namespace with only lo (down), and @u says
- * how it was mapped. Returns 0, or a negative errno with @err saying what
- * was refused and the usual cause (user.max_user_namespaces at 0, an
- * AppArmor or seccomp policy, newuidmap refusing the ranges).
+ * how it was mapped. With @pasta, the helper process then runs pasta(1)
+ * on the new namespaces (docs/rootless.md, "The outside world"): a tap
+ * interface with the host's addresses and routes is up in the new network
+ * namespace when this returns, and pasta is stopped by ts_userns_leave or
+ * when this process ends, however it ends.
+ * Returns 0, or a negative errno with @err saying what was refused and the
+ * usual cause (user.max_user_namespaces at 0, an AppArmor or seccomp
+ * policy, newuidmap refusing the ranges, pasta missing or failing).
  */
-int ts_userns_enter(struct ts_userns *u, struct ts_err *err);
+int ts_userns_enter(struct ts_userns *u, bool pasta, struct ts_err *err);
+
+/*
+ * ts_userns_leave - after the run: stop what ts_userns_enter started
+ * beside it (pasta, through its keeper). The process's end does the same.
+ */
+void ts_userns_leave(struct ts_userns *u);
 
 /*
  * ts_userns_nest - in a child before exec: a new user namespace nested in

@@ -333,15 +333,17 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run_common *common,
 		    struct ts_err *err)
 {
+	unsigned int flags;
 	int ret;
 
 	ret = session_begin(s, link, common, NULL, err);
 	if (ret < 0)
 		goto fail;
-	/* A private outer namespace leads nowhere: nothing to forward or masquerade there. */
-	ret = ts_topo_create(&s->topo,
-			     common->rootless ? TS_TOPO_PRIVATE : TS_TOPO_FWD_V4 | TS_TOPO_NAT_V4,
-			     err);
+	/* A private outer namespace leads nowhere unless pasta gave it a way out (--outside). */
+	flags = TS_TOPO_FWD_V4 | TS_TOPO_NAT_V4;
+	if (common->rootless)
+		flags = TS_TOPO_PRIVATE | (common->outside ? flags : 0);
+	ret = ts_topo_create(&s->topo, flags, err);
 	if (ret < 0)
 		goto fail;
 	s->have_topo = true;

@@ -39,7 +39,8 @@ struct ts_run_common {
 	 * names under /run/netns, no ip_forward marker (docs/rootless.md).
 	 */
 	bool rootless;
-	int argc; /* the full command line, for logs and the manifest */
+	bool outside; /* rootless with --outside pasta: the outer namespace forwards and NATs */
+	int argc;     /* the full command line, for logs and the manifest */
 	char **argv;
 };
 

@@ -16,15 +16,21 @@
 # IP bytes carrying 1448 of every 1500 as payload (t_rate.sh says why):
 # 19.31 Mbit/s, accepted 19.11 .. 19.50; CMD runs as the user's own uid,
 # not root; a file it writes and the summary tasshape writes belong to the
-# user outside; the shaper ran SCHED_FIFO within the RLIMIT_RTPRIO the test
-# gives the user (and, without one, the summary says it was refused); nothing is left: no process of the user, no process in
-# the run's user or outer network namespace (so the kernel has freed
-# them), and (lib.sh, on exit) no namespace, link or rule named after the
-# run. Then --as-root: CMD is root of the run's namespace, and what it
-# writes is still the user's; and `tasshape doctor` as the first user
-# reports its rootless check ok; a SIGKILL of a rootless run (no guard)
-# takes CMD with it. Everything happens inside the test's own namespace
-# $TS_NS.
+# user outside; the shaper ran SCHED_FIFO within the RLIMIT_RTPRIO the
+# test gives the user (and, without one, the summary says it was
+# refused); nothing is left: no process of the user, no process in the
+# run's user or outer network namespace (so the kernel has freed them),
+# and (lib.sh, on exit) no namespace, link or rule named after the run.
+# --as-root: CMD is root of the run's namespace, and what it writes is
+# still the user's.
+#
+# For the first user also: with --outside pasta, CMD reaches a server on
+# the test namespace's loopback at its gateway's address, within 1% of the
+# bound (pasta answers CMD's handshake without timestamps: 1460 bytes a
+# segment, 19.47 Mbit/s), and pasta leaves with the run; a SIGKILL of a rootless
+# run (no guard) takes CMD and pasta with it; `tasshape doctor` reports
+# its rootless check ok. Everything happens inside the test's own
+# namespace $TS_NS (and, for pasta, a gateway namespace next to it).
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init rootless "${1:-}" iperf3 useradd userdel setpriv nsenter pgrep prlimit
 
@@ -32,6 +38,9 @@ EXPECTED=$(awk 'BEGIN { printf "%.4f", 20 * 1448 / 1500 }')
 LO=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.2f", e * 0.99 }')
 HI=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.2f", e * 1.01 }')
 ts_log "goodput expected $EXPECTED Mbit/s (20 * 1448/1500); accepted $LO .. $HI (1%)"
+PEXP=$(awk 'BEGIN { printf "%.4f", 20 * 1460 / 1500 }')
+PLO=$(awk -v e="$PEXP" 'BEGIN { printf "%.2f", e * 0.99 }')
+PHI=$(awk -v e="$PEXP" 'BEGIN { printf "%.2f", e * 1.01 }')
 
 # user_dir USER: UDIR, a new directory USER owns, holding a copy of
 # tasshape (the build directory may be closed to other users); removed on
@@ -165,20 +174,87 @@ if ! "${rt[@]}" true 2>/dev/null; then
 		"have normal scheduling, and SCHED_FIFO within RLIMIT_RTPRIO is not tested"
 fi
 
+# pasta_flow USER: --outside pasta. The test namespace gets a route out (a
+# veth to a gateway namespace, 192.0.2.10 -> 192.0.2.1) for pasta to copy,
+# and an iperf3 server on its own loopback; CMD uploads to the gateway's
+# address, which pasta maps to that loopback. /dev/net/tun is 0666 on
+# Debian (udev); where it is not, a 0666 node is bind-mounted over it in a
+# mount namespace of this run only.
+pasta_flow() {
+	local u=$1 d gw=tastest-rootless-gw-$$ rc bps
+	user_dir "$u"
+	d=$UDIR
+	ts_netns_add "$gw"
+	if ! ip -n "$TS_NS" link add "trlg$$" type veth peer name "trlh$$" netns "$gw" ||
+		! ip -n "$TS_NS" addr add 192.0.2.10/24 dev "trlg$$" ||
+		! ip -n "$TS_NS" link set "trlg$$" up ||
+		! ip -n "$gw" addr add 192.0.2.1/24 dev "trlh$$" ||
+		! ip -n "$gw" link set "trlh$$" up ||
+		! ip -n "$TS_NS" route add default via 192.0.2.1; then
+		ts_die "cannot give $TS_NS a route out"
+	fi
+	mknod -m 666 "$d/tun" c 10 200 || ts_die "cannot make a tun node in $d"
+	ts_iperf_server 5202
+	# $WITH_TUN CMD...: CMD in the test namespace, with that tun node.
+	# shellcheck disable=SC2016 # expanded by the shell inside the namespace
+	WITH_TUN=(ip netns exec "$TS_NS" unshare -m sh -c
+		'mount --bind "$1" /dev/net/tun && shift && exec "$@"' sh "$d/tun")
+	"${rt[@]}" "${WITH_TUN[@]}" \
+		setpriv --reuid="$u" --regid="$u" --init-groups -- env HOME=/nonexistent USER="$u" \
+		"$d/tasshape" --trace const:20mbit --quiet --outside pasta -- \
+		iperf3 -c 192.0.2.1 -p 5202 -t 3 -O 1 -J >"$TS_TMP/$u.pasta.json" \
+		2>"$TS_TMP/$u.pasta.err" &
+	TS_TAS_PIDS+=("$!")
+	wait "$!"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		ts_fail "$u: --outside pasta: tasshape/iperf3 exited $rc"
+		ts_show "$TS_TMP/$u.pasta.err"
+		jq -r '.error // empty' "$TS_TMP/$u.pasta.json" 2>/dev/null
+	fi
+	bps=$(jq -r '.end.sum_received.bits_per_second' "$TS_TMP/$u.pasta.json" 2>/dev/null)
+	# CMD's TCP peer is pasta, which answers the handshake itself and offers
+	# no timestamps: a full segment carries 1460 bytes, so the bound is
+	# 20 * 1460 / 1500 = 19.47 Mbit/s (measured 19.41-19.47).
+	ts_check "$u: --outside pasta: iperf3's MSS (no TCP timestamps with pasta)" \
+		"$(jq -r '.start.tcp_mss_default // 0' "$TS_TMP/$u.pasta.json" 2>/dev/null)" == 1460
+	ts_range "$u: --outside pasta: goodput to the host's loopback (s 1-3)" \
+		"$(ts_mbit "${bps:-0}")" "$PLO" "$PHI" "Mbit/s "
+	# pasta notices that the run's process is gone and leaves (within a second here).
+	for _ in $(seq 30); do
+		[ "$(pgrep -c -u "$u")" -eq 0 ] && break
+		sleep 0.1
+	done
+	ts_check "$u: --outside pasta: processes of the user 3 s after the run (pasta too)" \
+		"$(pgrep -c -u "$u")" == 0
+}
+
 U1=tasrl$$s
 ts_user_add "$U1"
 flow "$U1" 1
-# SIGKILL of a rootless run (which has no guard): CMD goes with it.
+WITH_TUN=()
+if command -v pasta >/dev/null 2>&1; then
+	pasta_flow "$U1"
+else
+	ts_skip_part "pasta is not installed (Debian: passt): --outside pasta is not tested"
+fi
+# SIGKILL of a rootless run (which has no guard): CMD goes with it, and
+# so does pasta (stopped by its keeper) when the run has --outside pasta.
 user_dir "$U1"
-ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- \
-	"$UDIR/tasshape" --trace const:20mbit --quiet -- sleep 30 2>"$TS_TMP/killed.err" &
+if [ "${#WITH_TUN[@]}" -gt 0 ]; then
+	KILLED=("${WITH_TUN[@]}") OUTSIDE=(--outside pasta) NPROC=4 # tasshape, sleep, pasta, keeper
+else
+	KILLED=(ip netns exec "$TS_NS") OUTSIDE=() NPROC=2 # tasshape, sleep
+fi
+"${KILLED[@]}" setpriv --reuid="$U1" --regid="$U1" --init-groups -- "$UDIR/tasshape" \
+	--trace const:20mbit --quiet "${OUTSIDE[@]}" -- sleep 30 2>"$TS_TMP/killed.err" &
 KPID=$!
 TS_TAS_PIDS+=("$KPID")
 for _ in $(seq 50); do
-	[ "$(pgrep -c -u "$U1")" -ge 2 ] && break # tasshape and sleep
+	[ "$(pgrep -c -u "$U1")" -ge "$NPROC" ] && break
 	sleep 0.1
 done
-ts_check "killed run: processes of the user before SIGKILL" "$(pgrep -c -u "$U1")" == 2
+ts_check "killed run: processes of the user before SIGKILL" "$(pgrep -c -u "$U1")" == "$NPROC"
 kill -KILL "$KPID"
 wait "$KPID" 2>/dev/null
 for _ in $(seq 20); do
