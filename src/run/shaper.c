@@ -515,6 +515,11 @@ int ts_shaper_turn(struct ts_shaper *sh, ts_ns_t now, unsigned int ready, struct
 	if (sh->tsq)
 		ts_tsq_tick(sh->tsq, now);
 	ret = flush_all(sh);
+	/* The station's sockets are read after the releases; new budgets still act in this turn. */
+	if (ret >= 0 && !sh->fatal && sh->tsq && ts_tsq_sample(sh->tsq, now)) {
+		ts_tsq_tick(sh->tsq, now);
+		ret = flush_all(sh);
+	}
 	if (ret < 0 || sh->fatal) {
 		ret = ret < 0 ? ret : sh->fatal;
 		ts_err_set(err, "NFQUEUE verdicts: %s", strerror(-ret));
