@@ -173,9 +173,14 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 		return ret;
 	s->shaper.quiet = s->common->quiet;
 	s->shaper.check = ts_conservation_wanted();
-	/* In a guest in virtual time the CPU's instruction budget can pace a run (cpustat.h). */
-	if (ts_awake_in_vclock())
+	/*
+	 * In a guest in virtual time the CPU's instruction budget can pace a run (cpustat.h), and
+	 * polling ahead of a deadline only spends it (run/shaper.h).
+	 */
+	if (ts_awake_in_vclock()) {
 		s->shaper.cpustat = ts_cpustat_read;
+		s->shaper.no_poll = true;
+	}
 	for (i = 0; i < TS_H__COUNT; i++) {
 		int fd = s->hook_fd[i];
 		const char *dev = s->hook_dev[i];
