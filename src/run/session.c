@@ -580,8 +580,8 @@ static int defer_deliveries(struct ts_session *s, struct ts_err *err)
 	struct ts_err e;
 	int ret;
 
-	if (!s->have_topo || !s->link->gso || !s->shaper.hook[TS_H_DOWN_NETWORK].io ||
-	    !rt->prio || rt->pin == TS_SHAPER_CPU_OFF || !ts_awake_in_vclock())
+	if (!s->have_topo || !s->link->gso || !s->shaper.hook[TS_H_DOWN_NETWORK].io || !rt->prio ||
+	    rt->pin == TS_SHAPER_CPU_OFF || !ts_awake_in_vclock())
 		return 0;
 	ret = ts_topo_defer_rx(&s->topo, &e);
 	if (ret == -ENOTRECOVERABLE)
