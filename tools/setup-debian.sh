@@ -30,6 +30,9 @@ pkgs=(build-essential cmake pkg-config libmnl-dev libnetfilter-queue-dev libpcap
 # First-run experience and packaging: mandoc lints the man pages; lintian checks the .deb CPack
 # builds (json-c, for `tasshape doctor --json` too, is in the list above).
 pkgs+=(mandoc lintian)
+# universal-ctags finds where each function is declared, for tools/check-layers.sh (a prototype
+# belongs in a header of the library that defines it).
+pkgs+=(universal-ctags)
 # devscripts gives hardening-check, Debian's own reading of a binary's hardening (PIE, RELRO,
 # BIND_NOW, stack protector, fortify), the second opinion of tools/check-hardening.sh.
 pkgs+=(devscripts)

@@ -37,8 +37,8 @@ files=$(git ls-files '*.c' '*.h' 2>/dev/null || find src include tests tools -na
 clang-format --dry-run --Werror $files
 echo "clang-format: clean"
 
-echo "== layers: no include points up (docs/design.md) =="
-tools/check-layers.sh >/dev/null
+echo "== layers: no include or symbol points up, prototypes and CMake DEPS where they belong (docs/design.md) =="
+tools/check-layers.sh build >/dev/null
 echo "layers: ok"
 
 echo "== fuzzers: each harness 3 s on its seed corpus (long runs: tools/fuzz.sh, docs/reliability.md) =="

@@ -107,6 +107,11 @@ int gen_wifi_run(const struct ts_gen_model *m, const struct gen_args *a, struct 
 int gen_const_run(const struct ts_gen_model *m, const struct gen_args *a, struct ts_series *out,
 		  struct ts_err *err);
 
+/* The cellular models' presets (gen_cell.c), opaque to the table that names them (trace_gen.c). */
+struct gen_cell_preset;
+extern const struct gen_cell_preset gen_preset_lte_driving, gen_preset_5g_mid_walking,
+	gen_preset_5g_mid_driving, gen_preset_5g_mmwave_driving, gen_preset_geo;
+
 /*
  * Zero intervals (outages) laid over a series: @iv holds @n [start, end)
  * pairs sorted by start (they may overlap). Both rates are 0 inside, the

@@ -15,9 +15,6 @@
 /* Rows a generator may write: 10 million rows is about 250 MB of CSV. */
 #define GEN_MAX_STEPS 10000000LL
 
-extern const struct gen_cell_preset gen_preset_lte_driving, gen_preset_5g_mid_walking,
-	gen_preset_5g_mid_driving, gen_preset_5g_mmwave_driving, gen_preset_geo;
-
 /* Parameters of the Markov-modulated cellular models (gen_cell.c reads them by index). */
 #define CELL_PARAMS(step, coherence)                                                               \
 	{"scale", TS_GP_NUM, "1", "multiplies the median down and up rates of every state"},       \

@@ -110,17 +110,6 @@ int ts_netns_run(int fd, int (*fn)(void *arg), void *arg, struct ts_err *err);
 int ts_sysctl_write(const char *key, const char *value, struct ts_err *err);
 
 /*
- * ts_netdev_rps_cpus - write @mask (the kernel's bitmap text, "1") to the
- * rps_cpus of receive queue 0 of link @ifname in the calling thread's
- * network namespace: Receive Packet Steering then hands what the link
- * receives to those CPUs' backlogs (Documentation/networking/scaling.rst).
- * The file is reached through a sysfs mounted here for the occasion
- * (fsopen, never attached anywhere), so it is this namespace's link whatever
- * /sys shows the process. Returns 0 or a negative errno with @err set.
- */
-int ts_netdev_rps_cpus(const char *ifname, const char *mask, struct ts_err *err);
-
-/*
  * ts_netns_is_host - true when namespace @fd is the host's own (the
  * kernel's initial one): known by its fixed inode number on Linux >= 6.18,
  * else by comparing with pid 1's. False when it cannot be told.

@@ -349,13 +349,44 @@ uint16_t ts_nfq_gso_segs(const uint8_t *hdr, uint32_t hdrlen, uint32_t len, uint
 	return gso_split(hdr, hdrlen, len, mtu, &hdrs);
 }
 
+/*
+ * The attributes a packet message carries, by type, in one walk. libnetfilter_queue's
+ * nfq_nlmsg_parse validates every attribute through a callback; that walk cost about 700
+ * guest instructions a packet in a virtual-time guest (docs/benchmarks.md), so only the
+ * attributes read here are checked, each for the length it is read with.
+ */
+static int walk_attrs(const struct nlmsghdr *nlh, const struct nlattr **attr)
+{
+	static const uint16_t need[NFQA_MAX + 1] = {
+		[NFQA_PACKET_HDR] = sizeof(struct nfqnl_msg_packet_hdr),
+		[NFQA_CAP_LEN] = sizeof(uint32_t),
+		[NFQA_MARK] = sizeof(uint32_t),
+		[NFQA_IFINDEX_INDEV] = sizeof(uint32_t),
+		[NFQA_IFINDEX_OUTDEV] = sizeof(uint32_t),
+		[NFQA_SKB_INFO] = sizeof(uint32_t),
+	};
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+	{
+		uint16_t type = mnl_attr_get_type(a);
+
+		if (type > NFQA_MAX)
+			continue; /* a newer kernel's attribute */
+		if (mnl_attr_get_payload_len(a) < need[type])
+			return -EBADMSG;
+		attr[type] = a;
+	}
+	return attr[NFQA_PACKET_HDR] ? 0 : -EBADMSG;
+}
+
 static int parse_pkt(const struct ts_nfq *q, const struct nlmsghdr *nlh, struct ts_nfq_pkt *p)
 {
-	struct nlattr *attr[NFQA_MAX + 1] = {0};
+	const struct nlattr *attr[NFQA_MAX + 1] = {0};
 	const struct nfqnl_msg_packet_hdr *ph;
 	uint32_t skbinfo = 0;
 
-	if (nfq_nlmsg_parse(nlh, attr) < 0 || !attr[NFQA_PACKET_HDR])
+	if (walk_attrs(nlh, attr) < 0)
 		return -EBADMSG;
 	ph = mnl_attr_get_payload(attr[NFQA_PACKET_HDR]);
 	memset(p, 0, sizeof(*p));

@@ -5,6 +5,7 @@
  * when it sends one, which says far more than the errno alone.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -332,6 +333,50 @@ int ts_rtnl_link_up(struct ts_rtnl *r, int ifindex, struct ts_err *err)
 	ret = talk_run(r, nlh, &t);
 	if (ret < 0) {
 		snprintf(what, sizeof(what), "setting link %d up", ifindex);
+		talk_err(err, &t, ret, what, NULL);
+	}
+	return ret;
+}
+
+static int stats_attr_cb(const struct nlattr *a, void *data)
+{
+	uint64_t *drops = data;
+
+	if (mnl_attr_get_type(a) == IFLA_STATS64 &&
+	    mnl_attr_get_payload_len(a) >= sizeof(struct rtnl_link_stats64))
+		memcpy(drops,
+		       (const char *)mnl_attr_get_payload(a) +
+			       offsetof(struct rtnl_link_stats64, tx_dropped),
+		       sizeof(*drops));
+	return MNL_CB_OK;
+}
+
+static int stats_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct talk *t = data;
+
+	if (nlh->nlmsg_type == RTM_NEWLINK &&
+	    nlh->nlmsg_len >= mnl_nlmsg_size(sizeof(struct ifinfomsg)))
+		mnl_attr_parse(nlh, sizeof(struct ifinfomsg), stats_attr_cb, t->arg);
+	return MNL_CB_OK;
+}
+
+int ts_rtnl_link_tx_dropped(struct ts_rtnl *r, int ifindex, uint64_t *drops, struct ts_err *err)
+{
+	char buf[RTNL_TXBUF], what[64];
+	struct talk t = {.cb = stats_cb, .arg = drops};
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifm;
+	int ret;
+
+	*drops = 0;
+	nlh = put_req(buf, RTM_GETLINK, NLM_F_ACK);
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = ifindex;
+	ret = talk_run(r, nlh, &t);
+	if (ret < 0) {
+		snprintf(what, sizeof(what), "reading the counters of link %d", ifindex);
 		talk_err(err, &t, ret, what, NULL);
 	}
 	return ret;

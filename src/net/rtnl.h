@@ -58,6 +58,13 @@ int ts_rtnl_link_index(struct ts_rtnl *r, const char *name, struct ts_err *err);
 int ts_rtnl_link_up(struct ts_rtnl *r, int ifindex, struct ts_err *err);
 
 /*
+ * ts_rtnl_link_tx_dropped - the tx_dropped counter of @ifindex
+ * (IFLA_STATS64; for a veth, packets its peer could not take) into *@drops.
+ * Returns 0 or a negative errno with @err set.
+ */
+int ts_rtnl_link_tx_dropped(struct ts_rtnl *r, int ifindex, uint64_t *drops, struct ts_err *err);
+
+/*
  * ts_rtnl_addr_add - add address @addr (struct in_addr or struct in6_addr
  * by @family: AF_INET or AF_INET6) with prefix length @plen on @ifindex.
  * IPv6 addresses are added with IFA_F_NODAD so they are usable at once.

@@ -15,6 +15,7 @@
 #include "net/rtnl.h"
 #include "net/fwd.h"
 #include "net/netns_hash.h"
+#include "net/netdev.h"
 #include "net/topo.h"
 
 #define TOPO_MAX_INDEX 1000 /* keeps "tas<7-digit pid>-<n>o" within 15 characters */
@@ -577,6 +578,72 @@ int ts_topo_steer_rx(const struct ts_topo *t, const char *mask, struct ts_err *e
 			ret = ret2;
 		}
 	}
+	return ret;
+}
+
+struct rx_arg {
+	const struct ts_topo *t;
+	struct ts_err *err;
+};
+
+/* In the link namespace: without TSO on veth_ld, its packets take veth_in's NAPI path. */
+static int tso_off(void *arg)
+{
+	const struct rx_arg *a = arg;
+
+	return ts_netdev_offload(a->t->veth_ld, TS_NETDEV_TSO, false, a->err);
+}
+
+/* In the inner namespace: GRO on (a veth's NAPI), then NAPI run by its own thread. */
+static int napi_thread(void *arg)
+{
+	const struct rx_arg *a = arg;
+	int ret;
+
+	ret = ts_netdev_offload(a->t->veth_in, TS_NETDEV_GRO, true, a->err);
+	if (ret == 0)
+		ret = ts_netdev_sysfs_write(a->t->veth_in, "threaded", "1", a->err);
+	return ret;
+}
+
+int ts_topo_defer_rx(const struct ts_topo *t, struct ts_err *err)
+{
+	struct rx_arg a = {t, err};
+	int ret;
+
+	ret = ts_netns_run(t->link.fd, tso_off, &a, err);
+	if (ret == 0)
+		ret = ts_netns_run(t->inner.fd, napi_thread, &a, err);
+	return ret;
+}
+
+struct drops_arg {
+	int index;
+	uint64_t drops;
+	struct ts_err *err;
+};
+
+static int read_drops(void *arg)
+{
+	struct drops_arg *a = arg;
+	struct ts_rtnl r;
+	int ret;
+
+	ret = ts_rtnl_open(&r, -1, a->err);
+	if (ret == 0) {
+		ret = ts_rtnl_link_tx_dropped(&r, a->index, &a->drops, a->err);
+		ts_rtnl_close(&r);
+	}
+	return ret;
+}
+
+int ts_topo_rx_dropped(const struct ts_topo *t, uint64_t *drops, struct ts_err *err)
+{
+	struct drops_arg a = {.index = t->ifindex_ld, .err = err};
+	int ret;
+
+	ret = ts_netns_run(t->link.fd, read_drops, &a, err);
+	*drops = ret == 0 ? a.drops : 0;
 	return ret;
 }
 

@@ -189,7 +189,7 @@ int ts_rt_probe(char *why, size_t len)
 
 void ts_rt_describe(const struct ts_rt *rt, char *buf, size_t len)
 {
-	char pinned[32], list[160], steer[sizeof(rt->rps_note) + 32] = "";
+	char pinned[32], list[160], steer[sizeof(rt->napi) + sizeof(rt->napi_note) + 40] = "";
 
 	if (rt->cpu >= 0)
 		snprintf(pinned, sizeof(pinned), "on CPU %d", rt->cpu);
@@ -199,6 +199,11 @@ void ts_rt_describe(const struct ts_rt *rt, char *buf, size_t len)
 		snprintf(steer, sizeof(steer), ", deliveries on CPU %s", list);
 	else if (rt->rps_note[0])
 		snprintf(steer, sizeof(steer), ", deliveries not steered: %s", rt->rps_note);
+	else if (rt->napi[0])
+		snprintf(steer, sizeof(steer), ", deliveries in a NAPI thread (%s)%s%s", rt->napi,
+			 rt->napi_note[0] ? ": " : "", rt->napi_note);
+	else if (rt->napi_note[0])
+		snprintf(steer, sizeof(steer), ", deliveries in the loop: %s", rt->napi_note);
 	if (!rt->want)
 		snprintf(buf, len, "normal (--rt-priority off)");
 	else if (rt->prio)
@@ -241,6 +246,11 @@ struct json_object *ts_rt_json(const struct ts_rt *rt, bool *nomem)
 			ts_json_put(o, "rps_cpus", json_object_new_string(rt->rps_cpus), nomem);
 		else if (rt->rps_note[0])
 			ts_json_put(o, "rps_note", json_object_new_string(rt->rps_note), nomem);
+		/* One CPU in virtual time with --gso: the deliveries a NAPI thread runs, or why not. */
+		if (rt->napi[0])
+			ts_json_put(o, "napi_threads", json_object_new_string(rt->napi), nomem);
+		if (rt->napi_note[0])
+			ts_json_put(o, "napi_note", json_object_new_string(rt->napi_note), nomem);
 	}
 	if (rt->note[0])
 		ts_json_put(o, "note", json_object_new_string(rt->note), nomem);

@@ -46,6 +46,12 @@ struct ts_rt {
 	/* The veths' rps_cpus as written ("": not steered, run/cpupin.h) and why not ("": no note). */
 	char rps_cpus[TS_CPUMASK_HEX_MAX];
 	char rps_note[320];
+	/*
+	 * One CPU in virtual time with --gso: the deliveries run in a NAPI thread ("down",
+	 * net/topo.h; "": none), and why not or what went wrong ("": no note). By the session.
+	 */
+	char napi[48];
+	char napi_note[320];
 };
 
 /* --rt-priority as given (@want: 0 off, else the priority); nothing changes yet. */

@@ -319,7 +319,8 @@ struct ts_fidelity ts_summary_fidelity(const struct ts_summary *s, int i)
 	return (struct ts_fidelity){.have_release_err = x->have_release_err,
 				    .release_err_p99_ns = x->release_err_p99,
 				    .unexplained = x->unexplained,
-				    .kernel_drops = x->kernel_dropped + x->user_dropped};
+				    .kernel_drops =
+					    x->kernel_dropped + x->user_dropped + x->ring_dropped};
 }
 
 bool ts_summary_loop_saturated(const struct ts_summary *s)
@@ -391,11 +392,11 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 				"  WARNING: %" PRIu64 " packets dropped for want of descriptors "
 				"(raise --descriptors)\n",
 				x->no_descriptor);
-		if (x->kernel_dropped || x->user_dropped)
+		if (x->kernel_dropped || x->user_dropped || x->ring_dropped)
 			fprintf(f,
 				"  kernel drops      queue full %" PRIu64
-				", socket overrun %" PRIu64 "\n",
-				x->kernel_dropped, x->user_dropped);
+				", socket overrun %" PRIu64 ", NAPI ring full %" PRIu64 "\n",
+				x->kernel_dropped, x->user_dropped, x->ring_dropped);
 		if (x->have_release_err)
 			fprintf(f,
 				"  release timing    error p50 %" PRIu64 " us, p99 %" PRIu64
@@ -522,6 +523,7 @@ static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nom
 	json_wifi(o, s, d, dt, nomem);
 	ts_json_put(o, "kernel_dropped", ts_json_count(x->kernel_dropped), nomem);
 	ts_json_put(o, "socket_overrun", ts_json_count(x->user_dropped), nomem);
+	ts_json_put(o, "napi_ring_dropped", ts_json_count(x->ring_dropped), nomem);
 	ts_json_put(o, "no_descriptor", ts_json_count(x->no_descriptor), nomem);
 	ts_json_put(o, "unexplained_drops", ts_json_count(x->unexplained), nomem);
 	if (x->have_release_err)

@@ -20,6 +20,7 @@ struct ts_rt;
 struct ts_dir_extra {
 	uint64_t kernel_dropped;  /* dropped by the kernel before reaching us (queue full) */
 	uint64_t user_dropped;	  /* dropped by the kernel: netlink socket overrun */
+	uint64_t ring_dropped;	  /* lost between hooks: a veth's NAPI ring full (net/topo.h) */
 	uint64_t no_descriptor;	  /* dropped on arrival: the descriptor pool was empty */
 	uint64_t unexplained;	  /* packets seen but not accounted for: must be 0 */
 	uint64_t release_err_p50; /* ns: verdict handed to the kernel - model release time */

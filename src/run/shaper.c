@@ -515,6 +515,11 @@ int ts_shaper_turn(struct ts_shaper *sh, ts_ns_t now, unsigned int ready, struct
 	if (sh->tsq)
 		ts_tsq_tick(sh->tsq, now);
 	ret = flush_all(sh);
+	/* The station's sockets are read after the releases; new budgets still act in this turn. */
+	if (ret >= 0 && !sh->fatal && sh->tsq && ts_tsq_sample(sh->tsq, now)) {
+		ts_tsq_tick(sh->tsq, now);
+		ret = flush_all(sh);
+	}
 	if (ret < 0 || sh->fatal) {
 		ret = ret < 0 ? ret : sh->fatal;
 		ts_err_set(err, "NFQUEUE verdicts: %s", strerror(-ret));
@@ -710,9 +715,15 @@ static int loop_wait(struct ts_shaper *sh, struct ts_err *err)
 
 	if (ts_spin_window_due(&sh->spin, now))
 		ts_spin_window(&sh->spin, now, ts_clock_thread_cpu());
-	if (ts_spin_wait(&sh->spin, now, d, &arm))
+	/* In virtual time no poll ahead of a deadline (no_poll): the timer is armed for it. */
+	if (sh->no_poll) {
+		arm = d;
+		if (d != TS_NEVER && d <= now)
+			timeout = 0;
+	} else if (ts_spin_wait(&sh->spin, now, d, &arm)) {
 		timeout = 0;
-	else
+	}
+	if (timeout != 0)
 		ret = arm_timer(sh, arm);
 	if (ret < 0) {
 		ts_err_set(err, "timerfd: %s", strerror(-ret));
@@ -828,7 +839,7 @@ void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *t
 		s->timer_late_p50 = (uint64_t)ts_hist_quantile(&sh->timer_late, 0.5);
 		s->timer_late_p99 = (uint64_t)ts_hist_quantile(&sh->timer_late, 0.99);
 		s->timer_late_max = (uint64_t)sh->timer_late.max;
-		s->timer_lead = (uint64_t)sh->spin.lead;
+		s->timer_lead = sh->no_poll ? 0 : (uint64_t)sh->spin.lead;
 		s->polled = (uint64_t)sh->spin.polled;
 	}
 	s->have_loop_work = sh->spin.work_max >= 0;

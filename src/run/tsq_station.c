@@ -257,6 +257,12 @@ bool ts_tsq_wanted(const struct ts_linkcfg *cfg)
 	return cfg->wifi6 && ts_wifi6_conf_of(cfg->wifi6)->tsq.mode != TS_TSQ_KERNEL;
 }
 
+static void ignore_sock(void *ctx, const struct ts_sockstat *st)
+{
+	(void)ctx;
+	(void)st;
+}
+
 int ts_tsq_start(struct ts_tsq **out, struct ts_shaper *sh, int station_fd, struct ts_err *err)
 {
 	const struct ts_stage *mac = sh->dir[TS_UP].mac;
@@ -287,6 +293,13 @@ int ts_tsq_start(struct ts_tsq **out, struct ts_shaper *sh, int station_fd, stru
 	ret = ts_sockdiag_open(&t->sd, station_fd, err);
 	if (ret < 0)
 		goto fail;
+	/*
+	 * The kernel loads the TCP part of sock_diag (inet_diag, tcp_diag) at its first request,
+	 * running modprobe: 30 ms of a virtual-time guest's CPU during which the loop, waiting in
+	 * the request, released nothing (the run's first packet, a SYN, 30.8 ms late). So the
+	 * first request is made here, before the loop runs; its answer is not needed.
+	 */
+	ts_sockdiag_dump(t->sd, ignore_sock, NULL);
 	ret = lever_up(t, err);
 	if (ret < 0)
 		goto fail;
@@ -316,18 +329,32 @@ void ts_tsq_stop(struct ts_tsq *t)
 
 /* ---- packets ---- */
 
-/* FNV-1a over the headers, without what may change between the hooks. */
+/*
+ * FNV-1a over the IP and TCP headers, eight bytes a step, without what may change between the
+ * hooks (TTL or hop limit, the IPv4 header checksum, the TCP checksum), and the length. The
+ * payload adds nothing a packet in transit could be told apart by (IP ID, sequence and
+ * acknowledgement numbers, timestamps are in the headers) and hashing it byte by byte cost
+ * 1,200 guest instructions a packet at each of the two hooks (docs/benchmarks.md).
+ */
 static uint64_t header_key(const struct ts_nfq_pkt *kp, uint32_t l4, bool v4)
 {
-	uint64_t h = 1469598103934665603ULL;
-	uint32_t i, n = kp->hdrlen;
+	uint8_t b[TS_NFQ_COPY_RANGE + 8];
+	uint64_t h = 1469598103934665603ULL, w;
+	uint32_t n = l4 + (uint32_t)(kp->hdr[l4 + 12] >> 4) * 4, i;
 
-	for (i = 0; i < n; i++) {
-		if (v4 ? (i == 8 || i == 10 || i == 11) : i == 7)
-			continue; /* TTL / hop limit, IPv4 header checksum */
-		if (i == l4 + 16 || i == l4 + 17)
-			continue; /* TCP checksum */
-		h ^= kp->hdr[i];
+	if (n > kp->hdrlen)
+		n = kp->hdrlen;
+	memcpy(b, kp->hdr, n);
+	memset(b + n, 0, 8);
+	if (v4)
+		b[8] = b[10] = b[11] = 0; /* TTL, IPv4 header checksum */
+	else
+		b[7] = 0; /* hop limit */
+	if (l4 + 17 < n)
+		b[l4 + 16] = b[l4 + 17] = 0; /* TCP checksum */
+	for (i = 0; i < n; i += 8) {
+		memcpy(&w, b + i, sizeof(w));
+		h ^= w;
 		h *= 1099511628211ULL;
 	}
 	h ^= kp->len;
@@ -799,27 +826,33 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 	}
 }
 
+bool ts_tsq_sample(struct ts_tsq *t, ts_ns_t now)
+{
+	struct poll_ctx c = {t, now};
+	unsigned int i;
+
+	if (now < t->next_poll)
+		return false;
+	for (i = 0; i < t->nflows; i++) {
+		struct flow *f = &t->flows[i];
+		int ret;
+
+		/* Only flows with packets at the station: their sockets are looked up, not dumped. */
+		if (f->head < 0)
+			continue;
+		ret = ts_sockdiag_get(t->sd, f->family, f->saddr, f->sport, f->daddr, f->dport,
+				      on_sock, &c);
+		if (ret < 0 && !t->poll_err)
+			t->poll_err = ret;
+	}
+	t->next_poll = now + TS_TSQ_POLL_NS;
+	return true;
+}
+
 void ts_tsq_tick(struct ts_tsq *t, ts_ns_t now)
 {
 	unsigned int i;
 
-	if (now >= t->next_poll) {
-		struct poll_ctx c = {t, now};
-
-		for (i = 0; i < t->nflows; i++) {
-			struct flow *f = &t->flows[i];
-			int ret;
-
-			/* Only flows with packets at the station: their sockets are looked up, not dumped. */
-			if (f->head < 0)
-				continue;
-			ret = ts_sockdiag_get(t->sd, f->family, f->saddr, f->sport, f->daddr,
-					      f->dport, on_sock, &c);
-			if (ret < 0 && !t->poll_err)
-				t->poll_err = ret;
-		}
-		t->next_poll = now + TS_TSQ_POLL_NS;
-	}
 	if (t->conf.mode == TS_TSQ_KERNEL || !t->nflows)
 		return;
 	t->burst = 0;

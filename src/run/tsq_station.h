@@ -22,7 +22,7 @@
  *
  * Each flow's pacing rate, cwnd, MSS and BBR gains are read from the
  * kernel through sock_diag (net/sockdiag.h) every TS_TSQ_POLL_NS while
- * the station holds packets. With pacing_shift=kernel nothing is changed
+ * the station holds packets, after a turn's verdicts went out. With pacing_shift=kernel nothing is changed
  * and the flows are only observed (the same statistics, the kernel's own
  * budget).
  *
@@ -91,8 +91,19 @@ bool ts_tsq_drop(struct ts_tsq *t, struct ts_pkt *p, enum ts_drop_cause cause, t
  */
 void ts_tsq_in_transit(const struct ts_tsq *t, uint64_t *verdicts, uint64_t *held_out);
 
-/* Once per loop turn, before the verdicts go out: sample the sockets, release early. */
+/* Once per loop turn, before the verdicts go out: release early within the budgets. */
 void ts_tsq_tick(struct ts_tsq *t, ts_ns_t now);
+
+/*
+ * ts_tsq_sample - read the sockets of the flows with packets at the station
+ * (their pacing rates, cwnd, BBR gains) and update their budgets, at most
+ * every TS_TSQ_POLL_NS. The shaper calls it after a turn's verdicts went
+ * out: one sock_diag request per flow costs about 15 us of a virtual-time
+ * guest's CPU, which, done before the flush, delayed every release due in
+ * that turn. Returns true when it sampled (the caller then runs
+ * ts_tsq_tick again, so that new budgets act in the same turn).
+ */
+bool ts_tsq_sample(struct ts_tsq *t, ts_ns_t now);
 
 /* When the loop must turn again for early releases a turn's burst left over; TS_NEVER: none. */
 ts_ns_t ts_tsq_next_deadline(const struct ts_tsq *t);

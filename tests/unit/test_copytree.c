@@ -10,6 +10,7 @@
 
 #include "io/copytree.h"
 #include "tsu.h"
+#include "tsu_tmp.h"
 
 static char root[] = "/tmp/test_copytree.XXXXXX";
 
@@ -59,32 +60,49 @@ static void path(char *buf, size_t len, const char *rel)
 }
 
 /*
- * src/ holds a.txt, d/b.txt, a link to /etc/passwd, a FIFO and a chain of
- * directories 10 deep: the copy has the files, no link, no FIFO, and the
- * chain cut after TS_COPY_MAX_DEPTH (8) levels below the top.
+ * A source tree of its own for each test, @rel under the suite's
+ * directory: a.txt, d/b.txt, a link to /etc/passwd, a FIFO and a chain
+ * of directories l1/l2/.../l10.
+ */
+static void source(const char *rel)
+{
+	char p[512], sub[128];
+	int i;
+
+	path(p, sizeof(p), rel);
+	TSU_EQ(mkdir(p, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/a.txt", rel);
+	put(sub, "alpha");
+	snprintf(sub, sizeof(sub), "%s/d", rel);
+	path(p, sizeof(p), sub);
+	TSU_EQ(mkdir(p, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/d/b.txt", rel);
+	put(sub, "beta");
+	snprintf(sub, sizeof(sub), "%s/link", rel);
+	path(p, sizeof(p), sub);
+	TSU_EQ(symlink("/etc/passwd", p), 0);
+	snprintf(sub, sizeof(sub), "%s/fifo", rel);
+	path(p, sizeof(p), sub);
+	TSU_EQ(mkfifo(p, 0600), 0);
+	snprintf(sub, sizeof(sub), "%s", rel);
+	for (i = 1; i <= 10; i++) {
+		snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), "/l%d", i);
+		path(p, sizeof(p), sub);
+		TSU_EQ(mkdir(p, 0755), 0);
+	}
+}
+
+/*
+ * The copy has the files, no link, no FIFO, and the chain cut after
+ * TS_COPY_MAX_DEPTH (8) levels below the top.
  */
 static void test_tree(void)
 {
-	char src[512], dst[512], err[256], p[512], deep[512] = "src";
-	int i;
+	char src[512], dst[512], err[256];
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	source("src");
 	path(src, sizeof(src), "src");
 	path(dst, sizeof(dst), "dst");
-	TSU_EQ(mkdir(src, 0755), 0);
-	put("src/a.txt", "alpha");
-	path(p, sizeof(p), "src/d");
-	TSU_EQ(mkdir(p, 0755), 0);
-	put("src/d/b.txt", "beta");
-	path(p, sizeof(p), "src/link");
-	TSU_EQ(symlink("/etc/passwd", p), 0);
-	path(p, sizeof(p), "src/fifo");
-	TSU_EQ(mkfifo(p, 0600), 0);
-	for (i = 1; i <= 10; i++) {
-		snprintf(deep + strlen(deep), sizeof(deep) - strlen(deep), "/l%d", i);
-		path(p, sizeof(p), deep);
-		TSU_EQ(mkdir(p, 0755), 0);
-	}
 	TSU_EQ(ts_copy_tree(src, dst, TS_COPY_NEW, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(get("dst/a.txt"), "alpha");
 	CU_ASSERT_STRING_EQUAL(get("dst/d/b.txt"), "beta");
@@ -113,16 +131,17 @@ static void test_copy_not_link(void)
 	char src[512], dst[512], err[256], a[512], b[512];
 	struct stat sa, sb;
 
-	path(src, sizeof(src), "src");
+	source("src-own");
+	path(src, sizeof(src), "src-own");
 	path(dst, sizeof(dst), "copied");
 	TSU_EQ(ts_copy_tree(src, dst, TS_COPY_NEW | TS_COPY_OWN, err, sizeof(err)), 0);
-	path(a, sizeof(a), "src/d/b.txt");
+	path(a, sizeof(a), "src-own/d/b.txt");
 	path(b, sizeof(b), "copied/d/b.txt");
 	TSU_EQ(stat(a, &sa), 0);
 	TSU_EQ(stat(b, &sb), 0);
 	CU_ASSERT_NOT_EQUAL(sa.st_ino, sb.st_ino);
 	TSU_EQ(sb.st_nlink, 1);
-	put("src/d/b.txt", "changed by its author");
+	put("src-own/d/b.txt", "changed by its author");
 	CU_ASSERT_STRING_EQUAL(get("copied/d/b.txt"), "beta");
 }
 
@@ -131,30 +150,33 @@ static void test_file(void)
 {
 	char from[512], to[512], err[256];
 
-	path(from, sizeof(from), "src/link");
+	source("src-one");
+	path(from, sizeof(from), "src-one/link");
 	path(to, sizeof(to), "one.txt");
 	TSU_EQ(ts_copy_file(from, to, TS_COPY_NEW, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a regular file"));
 	CU_ASSERT_FALSE(exists("one.txt"));
-	path(from, sizeof(from), "src/a.txt");
+	path(from, sizeof(from), "src-one/a.txt");
 	TSU_EQ(ts_copy_file(from, to, TS_COPY_NEW, err, sizeof(err)), 0);
-	CU_ASSERT_STRING_EQUAL(get("one.txt"), "new");
+	CU_ASSERT_STRING_EQUAL(get("one.txt"), "alpha");
 	TSU_EQ(ts_copy_file(from, to, TS_COPY_NEW, err, sizeof(err)), -EEXIST);
 }
 
-static void test_cleanup(void)
+/* The suite's fixture: a private directory, each test's files under names of its own. */
+static int setup(void)
 {
-	char cmd[600];
+	return tsu_tmp_make(root);
+}
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	TSU_EQ(system(cmd), 0);
+static int teardown(void)
+{
+	return tsu_tmp_remove(root);
 }
 
 static const struct tsu_test tests[] = {
 	{"files and directories, no links, no FIFOs, 8 levels", test_tree},
 	{"copies, not hard links", test_copy_not_link},
 	{"one file", test_file},
-	{"cleanup", test_cleanup},
 };
 
-TSU_MAIN("copytree", tests)
+TSU_MAIN_FIXTURE("copytree", tests, setup, teardown)

@@ -18,8 +18,17 @@
 #include "results/expdir.h"
 #include "results/merge.h"
 #include "tsu.h"
+#include "tsu_tmp.h"
 
-static char root[] = "/tmp/test_exp_merge.XXXXXX";
+static char top[] = "/tmp/test_exp_merge.XXXXXX";
+static char root[PATH_MAX]; /* the current test's directory, below top */
+
+/* Make TOP/@name the current test's directory: each test starts from nothing. */
+static void use(const char *name)
+{
+	CU_ASSERT_FATAL(snprintf(root, sizeof(root), "%s/%s", top, name) < (int)sizeof(root));
+	TSU_EQ(mkdir(root, 0755), 0);
+}
 
 static void path(char *out, const char *rel)
 {
@@ -131,7 +140,7 @@ static void test_all_or_nothing(void)
 	char err[2048], p[PATH_MAX];
 	struct stat st;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	use("all-or-nothing");
 	shard("s1", 1, "9.5");
 	shard("s2", 2, "-Infinity");
 	/* The second shard's run does not read: named, and nothing is written. */
@@ -158,8 +167,13 @@ static void test_all_or_nothing(void)
 static void test_copies(void)
 {
 	char p[PATH_MAX], q[PATH_MAX];
+	char err[2048];
 	struct stat a, b;
 
+	use("copies");
+	shard("s1", 1, "9.5");
+	shard("s2", 2, "7.25");
+	TSU_EQ(merge("out", err, sizeof(err)), 0);
 	path(p, "s1/a/rep-1/result.json");
 	path(q, "out/a/rep-1/result.json");
 	TSU_EQ(stat(p, &a), 0);
@@ -171,18 +185,19 @@ static void test_copies(void)
 	CU_ASSERT_PTR_NULL(strstr(get("out/a/rep-1/result.json"), "999.5"));
 }
 
-static void test_cleanup(void)
+static int setup(void)
 {
-	char cmd[PATH_MAX + 16];
+	return tsu_tmp_make(top);
+}
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	TSU_EQ(system(cmd), 0);
+static int teardown(void)
+{
+	return tsu_tmp_remove(top);
 }
 
 static const struct tsu_test tests[] = {
 	{"a refused merge writes nothing; mended, it goes through", test_all_or_nothing},
 	{"merged files are copies", test_copies},
-	{"cleanup", test_cleanup},
 };
 
-TSU_MAIN("exp merge", tests)
+TSU_MAIN_FIXTURE("exp merge", tests, setup, teardown)

@@ -182,31 +182,33 @@ static void test_tmp(void)
 	TSU_EQ(errno, ENOENT);
 }
 
-static void setup(void)
+/* The suite's fixture: a private directory holding the stand-in, the only one on $PATH. */
+static int setup(void)
 {
-	if (!mkdtemp(bindir))
-		abort();
+	if (!mkdtemp(bindir)) {
+		perror("test_gnuplot_run: mkdtemp");
+		return -1;
+	}
 	/* Only the stand-in is found (the scripts run with the helper's own PATH). */
 	setenv("PATH", bindir, 1);
+	return 0;
 }
 
-static void test_first(void)
-{
-	setup();
-	CU_ASSERT_TRUE(1);
-}
-
-static void test_last(void)
+/* The directory held the stand-in alone: rmdir fails if a test left anything else. */
+static int teardown(void)
 {
 	char path[128];
 
 	snprintf(path, sizeof(path), "%s/gnuplot", bindir);
 	unlink(path);
-	TSU_EQ(rmdir(bindir), 0);
+	if (rmdir(bindir)) {
+		perror(bindir);
+		return -1;
+	}
+	return 0;
 }
 
 static const struct tsu_test tests[] = {
-	{"setup", test_first},
 	{"script in, image out", test_stdin_to_stdout},
 	{"a script larger than a pipe", test_large_script},
 	{"a fixed environment", test_environment},
@@ -214,7 +216,6 @@ static const struct tsu_test tests[] = {
 	{"found by the resolver, never in the current directory", test_relative_path},
 	{"an exit status is an error", test_failures},
 	{"private data directory", test_tmp},
-	{"cleanup", test_last},
 };
 
-TSU_MAIN("gnuplot_run", tests)
+TSU_MAIN_FIXTURE("gnuplot_run", tests, setup, teardown)

@@ -17,6 +17,7 @@
 #include "io/invoker.h"
 #include "io/outfile.h"
 #include "tsu.h"
+#include "tsu_tmp.h"
 
 static char dir[64];
 
@@ -333,33 +334,23 @@ static void test_dir_private(void)
 		strstr(err.msg, "other users may rename what is in open (mode 0777)"));
 }
 
-static void setup(void)
+/*
+ * The suite's fixture: no invoking user, a known umask (the modes tested
+ * follow from it), and a private directory the file tests share, each
+ * under names of its own.
+ */
+static int setup(void)
 {
 	unsetenv("SUDO_UID");
 	unsetenv("SUDO_GID");
 	umask(022);
 	snprintf(dir, sizeof(dir), "/tmp/ts-outfile-XXXXXX");
-	if (!mkdtemp(dir))
-		abort();
+	return tsu_tmp_make(dir);
 }
 
-static void teardown(void)
+static int teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
-}
-
-static void test_setup(void)
-{
-	setup();
-}
-
-static void test_teardown(void)
-{
-	teardown();
+	return tsu_tmp_remove(dir);
 }
 
 static const struct tsu_test tests[] = {
@@ -367,7 +358,6 @@ static const struct tsu_test tests[] = {
 	{"invoker: malformed ids refused, naming the variable", test_parse_refuses},
 	{"invoker: root and the invoker are trusted, no one else", test_trusts},
 	{"invoker: the credentials a program is dropped to", test_creds},
-	{"setup", test_setup},
 	{"a new file: created 0644, close-on-exec", test_new_file},
 	{"a link as the last component is refused", test_link_refused},
 	{"an existing file is replaced, not written through", test_replace},
@@ -376,7 +366,6 @@ static const struct tsu_test tests[] = {
 	{"whole-or-nothing outputs", test_atomic},
 	{"directories and their lock", test_mkdir_lock},
 	{"a directory others may write is not private", test_dir_private},
-	{"teardown", test_teardown},
 };
 
-TSU_MAIN("outfile", tests)
+TSU_MAIN_FIXTURE("outfile", tests, setup, teardown)

@@ -17,6 +17,7 @@
 #include "results/rjson.h"
 #include "results/summary.h"
 #include "tsu.h"
+#include "tsu_tmp.h"
 
 static char root[] = "/tmp/test_res_hostile.XXXXXX";
 
@@ -49,11 +50,6 @@ static void put_list(const char *name, const char *pre, const char *elem, size_t
 		fprintf(f, "%s%s", i ? "," : "", elem);
 	fprintf(f, "]%s", post);
 	fclose(f);
-}
-
-static void test_setup(void)
-{
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
 }
 
 /* result.json of one upload flow whose throughput is @thr (as written) and one ICMP sample. */
@@ -222,22 +218,23 @@ static void test_report_tests(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "more than 64 tests"));
 }
 
-static void test_cleanup(void)
+/* The suite's fixture: a private directory, each test writing the files it reads. */
+static int setup(void)
 {
-	char cmd[600];
+	return tsu_tmp_make(root);
+}
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	TSU_EQ(system(cmd), 0);
+static int teardown(void)
+{
+	return tsu_tmp_remove(root);
 }
 
 static const struct tsu_test tests[] = {
-	{"setup", test_setup},
 	{"NaN and infinities in result.json are named", test_nonfinite},
 	{"configurations and skipped controls beyond the limits", test_limits},
 	{"JSON objects beyond the limit", test_objects},
 	{"ids and names in summary.md are text", test_md_table},
 	{"tests beyond the limit", test_report_tests},
-	{"cleanup", test_cleanup},
 };
 
-TSU_MAIN("hostile results", tests)
+TSU_MAIN_FIXTURE("hostile results", tests, setup, teardown)

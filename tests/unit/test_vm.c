@@ -245,6 +245,8 @@ static void test_qemu_argv(void)
 	p.cpus = 1;
 	TSU_EQ(ts_vm_qemu_argv(&p, &a), 0);
 	CU_ASSERT(argv_has(&a, "-icount", "shift=0,sleep=off,align=off"));
+	/* In virtual time the guest's CPU has no ERMS/FSRM: TCG counts rep movsb per byte. */
+	CU_ASSERT(argv_has(&a, "-cpu", "max,erms=off,fsrm=off"));
 	CU_ASSERT(argv_has(&a, "-smp", "1"));
 	CU_ASSERT(argv_has(&a, "-rtc", "base=2000-01-01T00:00:00,clock=vm"));
 	CU_ASSERT(argv_has(&a, "-seed", "1"));

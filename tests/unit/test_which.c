@@ -17,6 +17,7 @@
 
 #include "io/which.h"
 #include "tsu.h"
+#include "tsu_tmp.h"
 
 #define PROG "tasshape-test-which-prog"
 
@@ -65,10 +66,8 @@ static void test_relative(void)
 
 	mkdir_mode("cwd", 0755);
 	mkdir_mode("cwd/sub", 0755);
-	mkdir_mode("abs", 0755);
 	program("cwd/" PROG, 0755);
 	program("cwd/sub/" PROG, 0755);
-	program("abs/" PROG, 0755);
 	CU_ASSERT_FATAL(chdir(at("cwd")) == 0);
 	snprintf(env, sizeof(env), ":.:sub:./sub::%s", at("abs"));
 	TSU_EQ(ts_which_in(PROG, env, &me, &w), 0);
@@ -128,24 +127,37 @@ static void test_writable_dir(void)
 }
 
 /*
+ * TOP/@dir/PROG owned by someone other than the invoking user @other: as
+ * root, chowned to 65534; as a user, @other is told it is someone else.
+ */
+static void other_owned(const char *dir, struct ts_invoker *other, struct stat *st)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "%s/" PROG, dir);
+	mkdir_mode(dir, 0755);
+	program(rel, 0755);
+	*other = me;
+	if (geteuid() == 0) {
+		CU_ASSERT_FATAL(chown(at(rel), 65534, 65534) == 0);
+	} else {
+		other->uid = getuid() + 1; /* the file's owner is then not the invoking user */
+	}
+	CU_ASSERT_FATAL(stat(at(rel), st) == 0);
+}
+
+/*
  * A program owned by neither root nor the invoking user is refused; the
  * same file is the invoking user's own program when they are its owner.
  */
 static void test_other_owner(void)
 {
-	struct ts_invoker other = me;
+	struct ts_invoker other;
 	char want[700];
 	struct ts_which w;
 	struct stat st;
 
-	mkdir_mode("own", 0755);
-	program("own/" PROG, 0755);
-	if (geteuid() == 0) {
-		CU_ASSERT_FATAL(chown(at("own/" PROG), 65534, 65534) == 0);
-	} else {
-		other.uid = getuid() + 1; /* the file's owner is then not the invoking user */
-	}
-	CU_ASSERT_FATAL(stat(at("own/" PROG), &st) == 0);
+	other_owned("own", &other, &st);
 	TSU_EQ(ts_which_in(PROG, at("own"), &other, &w), -ENOENT);
 	snprintf(want, sizeof(want),
 		 "found %s but it is owned by uid %u (neither root nor the invoking user)",
@@ -166,14 +178,15 @@ static void test_env_invoker(void)
 	char path[600], uid[32], want[700];
 	char *good[] = {path, uid, "SUDO_GID=0", NULL};
 	char *bad[] = {path, "SUDO_UID=12x", "SUDO_GID=0", NULL};
+	struct ts_invoker other;
 	struct ts_which w;
 	struct stat st;
 
-	CU_ASSERT_FATAL(stat(at("own/" PROG), &st) == 0);
-	snprintf(path, sizeof(path), "PATH=%s", at("own"));
+	other_owned("env", &other, &st);
+	snprintf(path, sizeof(path), "PATH=%s", at("env"));
 	snprintf(uid, sizeof(uid), "SUDO_UID=%u", (unsigned)st.st_uid);
 	TSU_EQ(ts_which_env(PROG, good, &w), 0);
-	CU_ASSERT_STRING_EQUAL(w.path, at("own/" PROG));
+	CU_ASSERT_STRING_EQUAL(w.path, at("env/" PROG));
 	if (geteuid() != 0) {
 		TSU_EQ(ts_which_env(PROG, bad, &w), 0);
 		return;
@@ -181,7 +194,7 @@ static void test_env_invoker(void)
 	TSU_EQ(ts_which_env(PROG, bad, &w), -ENOENT);
 	snprintf(want, sizeof(want),
 		 "found %s but it is owned by uid %u (neither root nor the invoking user)",
-		 at("own/" PROG), (unsigned)st.st_uid);
+		 at("env/" PROG), (unsigned)st.st_uid);
 	CU_ASSERT_STRING_EQUAL(w.skipped, want);
 }
 
@@ -249,23 +262,39 @@ static void test_slash(void)
 	TSU_EQ(ts_which_in("", "/usr/bin", &me, &w), -ENOENT);
 }
 
-static void test_setup(void)
+/*
+ * The suite's fixture: a private directory (each test under names of its
+ * own) holding abs/PROG, an acceptable program the tests find after the
+ * ones refused; the directory to come back to after a test changed it;
+ * this process's user as the invoking user.
+ */
+static int setup(void)
 {
-	CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd0, sizeof(cwd0)));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(top));
+	FILE *f;
+
+	if (!getcwd(cwd0, sizeof(cwd0))) {
+		perror("getcwd");
+		return -1;
+	}
 	me = (struct ts_invoker){.uid = geteuid(), .gid = getegid()};
+	if (tsu_tmp_make(top) || mkdir(at("abs"), 0755))
+		return -1;
+	f = fopen(at("abs/" PROG), "w");
+	if (f) {
+		fputs("#!/bin/sh\nexit 0\n", f);
+		if (!fclose(f) && !chmod(at("abs/" PROG), 0755))
+			return 0;
+	}
+	perror(at("abs/" PROG));
+	return -1;
 }
 
-static void test_cleanup(void)
+static int teardown(void)
 {
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	TSU_EQ(system(cmd), 0);
+	return tsu_tmp_remove(top);
 }
 
 static const struct tsu_test tests[] = {
-	{"setup", test_setup},
 	{"relative $PATH entries are never searched, and named", test_relative},
 	{"a directory others may write is refused unless sticky", test_writable_dir},
 	{"a program of another user is refused", test_other_owner},
@@ -273,7 +302,6 @@ static const struct tsu_test tests[] = {
 	{"the path found is exact", test_exact},
 	{"a link's target directory is checked too", test_link},
 	{"a name with a slash is taken as given", test_slash},
-	{"cleanup", test_cleanup},
 };
 
-TSU_MAIN("which", tests)
+TSU_MAIN_FIXTURE("which", tests, setup, teardown)
