@@ -271,6 +271,7 @@ static int make_ns_and_veth(struct ts_topo *t, struct ts_rtnl *outer, struct ts_
 struct sysctl_arg {
 	const char *ifname[2]; /* links of one namespace; NULL when unused */
 	bool router;	       /* the link namespace: forwarding on, rp_filter off */
+	bool ping_group;       /* the inner namespace of a private topology: ICMP echo sockets */
 	struct ts_err *err;
 	bool v6; /* out: IPv6 is enabled on the links */
 };
@@ -298,6 +299,13 @@ static int ns_sysctls(void *arg)
 			ret = 0;
 		}
 	}
+	/*
+	 * A rootless run's CMD is a user in a user namespace, where ping's file
+	 * capability (cap_net_raw) means nothing: ICMP echo sockets for the
+	 * group 0 of the run's namespace (the user's own group) let it ping.
+	 */
+	if (ret == 0 && a->ping_group)
+		ret = ts_sysctl_write("net/ipv4/ping_group_range", "0 0", a->err);
 	if (ret < 0 || !a->router)
 		return ret;
 	ret = ts_sysctl_write("net/ipv4/ip_forward", "1", a->err);
@@ -318,7 +326,7 @@ static int setup_sysctls(struct ts_topo *t, unsigned int flags, struct ts_err *e
 {
 	struct sysctl_arg out = {.ifname = {t->veth_out}, .err = err};
 	struct sysctl_arg link = {.ifname = {t->veth_lu, t->veth_ld}, .router = true, .err = err};
-	struct sysctl_arg in = {.ifname = {t->veth_in}, .err = err};
+	struct sysctl_arg in = {.ifname = {t->veth_in}, .ping_group = t->private_outer, .err = err};
 	int ret;
 
 	ret = ns_sysctls(&out);

@@ -88,7 +88,9 @@
  * its lo is brought up, and the inner and link namespaces are not pinned
  * under /run/netns (ts_netns_create_anon), so they go with the run; with
  * TS_TOPO_FWD_V4, ip_forward is written there without a marker (nothing
- * to restore).
+ * to restore). The inner namespace's net.ipv4.ping_group_range is "0 0":
+ * the group 0 of the run's user namespace (the user's) may open ICMP echo
+ * sockets, so ping works for a CMD without capabilities.
  */
 #define TS_TOPO_PRIVATE (1u << 4)
 

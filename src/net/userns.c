@@ -140,9 +140,9 @@ static void helper_main(struct helper *h, int fd, int life)
 }
 
 /*
- * Decide the maps: subordinate ranges through the helpers when both files
- * grant some and both helpers are installed; else one id each. @h NULL
- * on return: the single map.
+ * Decide the maps: subordinate ranges through the helpers (@h->maps) when
+ * both files grant some and both helpers are installed; else one id each,
+ * written by this process (@u->note says why). With @h->pasta, find pasta.
  */
 static int plan_maps(struct ts_userns *u, struct ts_idmap *um, struct ts_idmap *gm,
 		     struct helper *h, struct ts_err *err)

@@ -24,7 +24,8 @@
 # --as-root: CMD is root of the run's namespace, and what it writes is
 # still the user's.
 #
-# For the first user also: with --outside pasta, CMD reaches a server on
+# For the first user also: ping works as the user (ICMP echo sockets),
+# with the RTT of the link; with --outside pasta, CMD reaches a server on
 # the test namespace's loopback at its gateway's address, within 1% of the
 # bound (pasta answers CMD's handshake without timestamps: 1460 bytes a
 # segment, 19.47 Mbit/s), and pasta leaves with the run; a SIGKILL of a rootless
@@ -232,6 +233,19 @@ pasta_flow() {
 U1=tasrl$$s
 ts_user_add "$U1"
 flow "$U1" 1
+# ping as the user (its file capability means nothing in a user namespace):
+# through ICMP echo sockets; 10 ms each way, so an RTT of 20 ms.
+user_dir "$U1"
+# shellcheck disable=SC2016 # expanded by the shell inside the namespace
+ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- "$UDIR/tasshape" \
+	--quiet --delay 10ms -- sh -c 'ping -c 3 -i 0.2 "$TASSHAPE_BASE"' >"$TS_TMP/ping.out" \
+	2>&1 &
+TS_TAS_PIDS+=("$!")
+wait "$!" || ts_fail "ping as $U1: exit $?: $(tail -n 3 "$TS_TMP/ping.out")"
+read -r _ rx mn _ < <(ts_ping_stats "$TS_TMP/ping.out" || echo "0 0 - -")
+ts_check "ping as $U1: replies of 3" "$rx" == 3
+ts_range "ping as $U1: minimum RTT (2 x 10 ms)" "$mn" 20 21.5 "ms "
+
 WITH_TUN=()
 if command -v pasta >/dev/null 2>&1; then
 	pasta_flow "$U1"
