@@ -121,6 +121,46 @@ static const struct argp run_argp = {
 	run_help,
 	NULL};
 
+/*
+ * Not root: the run gets a user namespace of its own (docs/rootless.md).
+ * Root inside a rootless run's namespace (a nested run under --as-root)
+ * is rootless too, in the namespace it is in. Returns 0 (a->common.rootless
+ * says which; @uns holds the user's ids) or a negative errno with @err.
+ */
+static int rootless_begin(struct run_args *a, struct ts_userns *uns, struct ts_err *err)
+{
+	bool rootless = true;
+	int ret;
+
+	memset(uns, 0, sizeof(*uns));
+	uns->life = -1;
+	if (ts_userns_wanted()) {
+		ret = ts_userns_enter(uns, a->pasta, err);
+	} else {
+		ret = ts_userns_inherited(uns, err);
+		rootless = ret > 0;
+		if (ret >= 0 && a->pasta) {
+			ts_err_set(err,
+				   rootless
+					   ? "--outside pasta: this run is inside another "
+					     "rootless run's namespace, where pasta cannot be "
+					     "started; give it to the outermost run"
+					   : "--outside pasta is for runs without root or sudo: as "
+					     "root, the outside is this host's network already");
+			ret = -EINVAL;
+		}
+	}
+	if (ret < 0)
+		return ret;
+	if (rootless) {
+		ts_invoker_set_rootless();
+		a->common.rootless = true;
+		/* Inside another run, the outer namespace is its CMD's: it leads out through that link. */
+		a->common.outside = a->pasta || !ts_userns_wanted();
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a = {0};
@@ -139,29 +179,19 @@ int cmd_run(int argc, char **argv)
 	a.common.argc = argc;
 	a.common.argv = argv;
 	a.common.interactive = !a.cmd || !a.cmd[0];
-	/* Before anything is set up: CMD would not run (ts_child_spawn refuses it too). */
-	if (!ts_userns_wanted() && !a.as_root && ts_invoker_get(&inv, &err) < 0) {
+	/* A user namespace made here is the process's own: nothing outlives an error below. */
+	if (rootless_begin(&a, &uns, &err) < 0) {
+		ts_cli_error("%s", err.msg);
+		goto out;
+	}
+	/* Before the run is set up: CMD would not run (ts_child_spawn refuses it too). */
+	if (!a.common.rootless && !a.as_root && ts_invoker_get(&inv, &err) < 0) {
 		ts_cli_error("refusing to run the command: %s; --as-root runs it as root", err.msg);
 		goto out;
 	}
-	if (a.pasta && !ts_userns_wanted()) {
-		ts_cli_error(
-			"--outside pasta is for runs without root or sudo: as root, the outside "
-			"is this host's network already");
-		goto out;
-	}
-	/* Not root: the run gets a user namespace of its own (docs/rootless.md). */
-	if (ts_userns_wanted()) {
-		if (ts_userns_enter(&uns, a.pasta, &err) < 0) {
-			ts_cli_error("%s", err.msg);
-			goto out;
-		}
-		ts_invoker_set_rootless();
-		a.common.rootless = cc.rootless = true;
-		a.common.outside = a.pasta;
-		cc.user_uid = uns.uid;
-		cc.user_gid = uns.gid;
-	}
+	cc.rootless = a.common.rootless;
+	cc.user_uid = uns.uid;
+	cc.user_gid = uns.gid;
 
 	ret = ts_session_open(&s, &a.link, &a.common, &err);
 	if (ret < 0) {
@@ -200,7 +230,7 @@ int cmd_run(int argc, char **argv)
 		code = 1;
 out:
 	if (a.common.rootless)
-		ts_userns_leave(&uns);
+		ts_userns_leave(&uns); /* uns.life is -1 unless this run started pasta */
 	ts_linkcfg_free(&a.link);
 	return code;
 }

@@ -329,9 +329,52 @@ int ts_userns_enter(struct ts_userns *u, bool pasta, struct ts_err *err)
 		ts_err_set(err, "the new user namespace does not map this user to root");
 		ret = -EPERM;
 	}
+	if (ret == 0) {
+		char v[32];
+
+		/* For what the run starts: a tasshape among it is rootless too. */
+		snprintf(v, sizeof(v), "%u:%u", (unsigned int)u->uid, (unsigned int)u->gid);
+		setenv(TS_ROOTLESS_ENV, v, 1);
+	}
 out:
 	free(h);
 	return ret;
+}
+
+/*
+ * Whether this process is in a user namespace other than the initial one,
+ * whose map is the one line "0 0 4294967295" (NS_GET_PARENT cannot tell:
+ * it refuses a parent outside the caller's own namespace, as every
+ * namespace's parent is to a process inside it).
+ */
+static bool in_child_userns(void)
+{
+	unsigned long long in, out, count;
+	char buf[128] = "";
+	ssize_t n;
+	int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC), used = 0;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu %llu %n", &in, &out, &count, &used) != 3)
+		return true; /* not the initial map's one line */
+	return in != 0 || out != 0 || count != 4294967295ull || buf[used] != '\0';
+}
+
+int ts_userns_inherited(struct ts_userns *u, struct ts_err *err)
+{
+	const char *v = getenv(TS_ROOTLESS_ENV);
+	int ret;
+
+	if (!v || !in_child_userns())
+		return 0;
+	ret = ts_userns_env_parse(v, &u->uid, &u->gid, err);
+	return ret < 0 ? ret : 1;
 }
 
 void ts_userns_leave(struct ts_userns *u)

@@ -73,6 +73,22 @@ int ts_idmap_build(const char *text, size_t len, const char *path, const char *n
  */
 int ts_idmap_format(const struct ts_idmap *m, char *buf, size_t size);
 
+/*
+ * Set by ts_userns_enter for everything the run starts: "UID:GID", the
+ * user's ids outside. A tasshape started inside the run's user namespace
+ * as its root (a nested run under --as-root, exp's wrappers) reads it to
+ * know that it is rootless too (ts_userns_inherited).
+ */
+#define TS_ROOTLESS_ENV "TASSHAPE_ROOTLESS"
+
+/*
+ * ts_userns_env_parse - TS_ROOTLESS_ENV's value @v: two decimal ids
+ * separated by ':', each below 4294967295, nothing else. Returns 0 with
+ * *@uid and *@gid set, or -EINVAL with @err naming the variable, its value
+ * and what was expected. Pure.
+ */
+int ts_userns_env_parse(const char *v, uid_t *uid, gid_t *gid, struct ts_err *err);
+
 /* What ts_userns_enter did, for messages, doctor and the summary. */
 struct ts_userns {
 	uid_t uid; /* the user's ids, outside */
@@ -108,6 +124,16 @@ bool ts_userns_wanted(void);
  * policy, newuidmap refusing the ranges, pasta missing or failing).
  */
 int ts_userns_enter(struct ts_userns *u, bool pasta, struct ts_err *err);
+
+/*
+ * ts_userns_inherited - whether this process is already inside a rootless
+ * run's user namespace: TS_ROOTLESS_ENV is set and the process is not in
+ * the initial user namespace (so a variable left in a real root's
+ * environment changes nothing). Returns 1 with @u's ids set from the
+ * variable (nothing else of @u), 0 when not, or -EINVAL with @err set when
+ * the variable does not parse.
+ */
+int ts_userns_inherited(struct ts_userns *u, struct ts_err *err);
 
 /*
  * ts_userns_leave - after the run: stop what ts_userns_enter started

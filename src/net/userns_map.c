@@ -129,3 +129,29 @@ int ts_idmap_format(const struct ts_idmap *m, char *buf, size_t size)
 	}
 	return (int)off;
 }
+
+/* One id of @s .. @end into *@out: digits only, at most ID_LAST. 0 or -EINVAL. */
+static int parse_id(const char *s, const char *end, uint32_t *out)
+{
+	uint64_t v;
+
+	if (parse_num(s, end, &v) < 0 || v > ID_LAST)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int ts_userns_env_parse(const char *v, uid_t *uid, gid_t *gid, struct ts_err *err)
+{
+	const char *colon = strchr(v, ':');
+	uint32_t u, g;
+
+	if (!colon || parse_id(v, colon, &u) < 0 || parse_id(colon + 1, v + strlen(v), &g) < 0) {
+		ts_err_set(err, "%s='%.40s': expected UID:GID, two decimal ids", TS_ROOTLESS_ENV,
+			   v);
+		return -EINVAL;
+	}
+	*uid = (uid_t)u;
+	*gid = (gid_t)g;
+	return 0;
+}

@@ -39,8 +39,13 @@ struct ts_run_common {
 	 * names under /run/netns, no ip_forward marker (docs/rootless.md).
 	 */
 	bool rootless;
-	bool outside; /* rootless with --outside pasta: the outer namespace forwards and NATs */
-	int argc;     /* the full command line, for logs and the manifest */
+	/*
+	 * Rootless, and the outer namespace leads further (--outside pasta, or
+	 * a nested run's, which is its parent run's CMD namespace): it forwards
+	 * and masquerades the run's block.
+	 */
+	bool outside;
+	int argc; /* the full command line, for logs and the manifest */
 	char **argv;
 };
 

@@ -25,7 +25,8 @@
 # still the user's.
 #
 # For the first user also: ping works as the user (ICMP echo sockets),
-# with the RTT of the link; with --outside pasta, CMD reaches a server on
+# with the RTT of the link; a run nested in a rootless one (--as-root) is
+# rootless too and the delays add up; with --outside pasta, CMD reaches a server on
 # the test namespace's loopback at its gateway's address, within 1% of the
 # bound (pasta answers CMD's handshake without timestamps: 1460 bytes a
 # segment, 19.47 Mbit/s), and pasta leaves with the run; a SIGKILL of a rootless
@@ -245,6 +246,18 @@ wait "$!" || ts_fail "ping as $U1: exit $?: $(tail -n 3 "$TS_TMP/ping.out")"
 read -r _ rx mn _ < <(ts_ping_stats "$TS_TMP/ping.out" || echo "0 0 - -")
 ts_check "ping as $U1: replies of 3" "$rx" == 3
 ts_range "ping as $U1: minimum RTT (2 x 10 ms)" "$mn" 20 21.5 "ms "
+
+# A run nested in a rootless run (--as-root, README's example): rootless
+# too, in the outer run's namespace; the delays add up, 2 x (10 + 15) ms.
+# shellcheck disable=SC2016 # expanded by the shell inside the namespace
+ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- "$UDIR/tasshape" \
+	--quiet --as-root --delay 10ms -- "$UDIR/tasshape" --quiet --delay 15ms -- \
+	sh -c 'ping -c 3 -i 0.2 "$TASSHAPE_BASE"' >"$TS_TMP/nested.out" 2>&1 &
+TS_TAS_PIDS+=("$!")
+wait "$!" || ts_fail "nested run as $U1: exit $?: $(tail -n 3 "$TS_TMP/nested.out")"
+read -r _ rx mn _ < <(ts_ping_stats "$TS_TMP/nested.out" || echo "0 0 - -")
+ts_check "nested run as $U1: replies of 3" "$rx" == 3
+ts_range "nested run as $U1: minimum RTT (2 x (10 + 15) ms)" "$mn" 50 51.5 "ms "
 
 WITH_TUN=()
 if command -v pasta >/dev/null 2>&1; then

@@ -103,11 +103,33 @@ static void test_limit(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "more than"));
 }
 
+/* TASSHAPE_ROOTLESS: exactly UID:GID, each a decimal id below 4294967295. */
+static void test_env(void)
+{
+	struct ts_err e;
+	uid_t u = 1;
+	gid_t g = 1;
+
+	TSU_EQ(ts_userns_env_parse("1000:1001", &u, &g, &e), 0);
+	TSU_EQ(u, 1000);
+	TSU_EQ(g, 1001);
+	TSU_EQ(ts_userns_env_parse("0:4294967294", &u, &g, &e), 0);
+	TSU_EQ(g, 4294967294u);
+	TSU_EQ(ts_userns_env_parse("0:4294967295", &u, &g, &e), -EINVAL);
+	TSU_EQ(ts_userns_env_parse("1000", &u, &g, &e), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "TASSHAPE_ROOTLESS='1000'"));
+	TSU_EQ(ts_userns_env_parse("1000:", &u, &g, &e), -EINVAL);
+	TSU_EQ(ts_userns_env_parse(":5", &u, &g, &e), -EINVAL);
+	TSU_EQ(ts_userns_env_parse("-1:5", &u, &g, &e), -EINVAL);
+	TSU_EQ(ts_userns_env_parse("1:2:3", &u, &g, &e), -EINVAL);
+	TSU_EQ(ts_userns_env_parse("1: 2", &u, &g, &e), -EINVAL);
+	TSU_EQ(u, 0); /* untouched by the refusals */
+}
+
 static const struct tsu_test tests[] = {
-	{"single id", test_single},
-	{"subordinate ranges", test_ranges},
-	{"broken lines", test_bad},
-	{"range limit", test_limit},
+	{"single id", test_single},	 {"subordinate ranges", test_ranges},
+	{"broken lines", test_bad},	 {"range limit", test_limit},
+	{"TASSHAPE_ROOTLESS", test_env},
 };
 
 TSU_MAIN("userns", tests)
