@@ -377,6 +377,13 @@ int ts_userns_inherited(struct ts_userns *u, struct ts_err *err)
 	return ret < 0 ? ret : 1;
 }
 
+bool ts_userns_rootless(void)
+{
+	struct ts_userns u;
+
+	return ts_userns_inherited(&u, NULL) > 0;
+}
+
 void ts_userns_leave(struct ts_userns *u)
 {
 	if (u->life >= 0)

@@ -135,6 +135,9 @@ int ts_userns_enter(struct ts_userns *u, bool pasta, struct ts_err *err);
  */
 int ts_userns_inherited(struct ts_userns *u, struct ts_err *err);
 
+/* ts_userns_rootless - ts_userns_inherited, as a yes or no (a bad variable: no). */
+bool ts_userns_rootless(void);
+
 /*
  * ts_userns_leave - after the run: stop what ts_userns_enter started
  * beside it (pasta, through its keeper). The process's end does the same.
