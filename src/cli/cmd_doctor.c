@@ -189,7 +189,8 @@ static void check_rootless(struct doctor *d)
 	}
 	ts_probe_read("/proc/sys/user/max_user_namespaces", v, sizeof(v));
 	maps = ts_which("newuidmap", &w) == 0 && ts_which("newgidmap", &w) == 0;
-	dr_add(d, "rootless", false, DR_INFO, userns_fix(),
+	dr_add(d, "rootless", false, DR_INFO,
+	       userns_fix() ? userns_fix() : "tasshape doctor  # as a user, to try a rootless run",
 	       "root: the run is not rootless. A user without sudo gets a user namespace of its "
 	       "own (user.max_user_namespaces %s%s); %s (run tasshape doctor as that user to "
 	       "try it)",
