@@ -91,13 +91,13 @@ static void helper_argv(struct helper *h, int which, pid_t pid, const struct ts_
 	snprintf(h->num[which][0], sizeof(h->num[which][0]), "%ld", (long)pid);
 	h->argv[which][k++] = h->num[which][0];
 	for (i = 0; i < m->n; i++) {
-		snprintf(h->num[which][k], 12, "%u", m->r[i].inside);
+		snprintf(h->num[which][k], sizeof(h->num[which][k]), "%u", m->r[i].inside);
 		h->argv[which][k] = h->num[which][k];
 		k++;
-		snprintf(h->num[which][k], 12, "%u", m->r[i].outside);
+		snprintf(h->num[which][k], sizeof(h->num[which][k]), "%u", m->r[i].outside);
 		h->argv[which][k] = h->num[which][k];
 		k++;
-		snprintf(h->num[which][k], 12, "%u", m->r[i].count);
+		snprintf(h->num[which][k], sizeof(h->num[which][k]), "%u", m->r[i].count);
 		h->argv[which][k] = h->num[which][k];
 		k++;
 	}
