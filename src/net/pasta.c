@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/pidfd.h>
 #include <unistd.h>
 
@@ -18,7 +19,7 @@
 static const char *const pasta_opts[] = {"--config-net", "--quiet", "-t",   "none", "-u",
 					 "none",	 "-T",	    "none", "-U",   "none"};
 
-#define PASTA_ARGC (sizeof(pasta_opts) / sizeof(pasta_opts[0]) + 4)
+#define PASTA_ARGC (sizeof(pasta_opts) / sizeof(pasta_opts[0]) + 6)
 
 /* The pid pasta wrote to @path: decimal, one line. Returns it or a negative errno. */
 static pid_t read_pid(const char *path, struct ts_err *err)
@@ -52,6 +53,9 @@ static pid_t run_pasta(const char *prog, pid_t target, const char *pidfile, stru
 	argv[k++] = (char *)prog;
 	for (i = 0; i < sizeof(pasta_opts) / sizeof(pasta_opts[0]); i++)
 		argv[k++] = (char *)pasta_opts[i];
+	/* A resolver on the host's loopback is reached at this address (ts_pasta_resolv_mount). */
+	argv[k++] = "--dns-forward";
+	argv[k++] = TS_PASTA_DNS;
 	argv[k++] = "--pid";
 	argv[k++] = (char *)pidfile;
 	snprintf(num, sizeof(num), "%ld", (long)target);
@@ -130,4 +134,62 @@ int ts_pasta_start(const char *prog, pid_t target, int life, struct ts_err *err)
 	}
 	close(pidfd);
 	return ret;
+}
+
+/* @text (@len bytes) as the file @dir/resolv.conf, new. Returns 0 or -errno with @err. */
+static int write_resolv(const char *dir, const char *text, size_t len, char *path, size_t plen,
+			struct ts_err *err)
+{
+	ssize_t n;
+	int fd, ret = 0;
+
+	snprintf(path, plen, "%s/resolv.conf", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		ts_err_set(err, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	n = write(fd, text, len);
+	if (n < 0 || (size_t)n != len) {
+		ret = n < 0 ? -errno : -EIO;
+		ts_err_set(err, "%s: %s", path, strerror(-ret));
+	}
+	close(fd);
+	return ret;
+}
+
+int ts_pasta_resolv_mount(struct ts_err *err)
+{
+	char dir[] = "/tmp/tasshape-resolv.XXXXXX", path[sizeof(dir) + 16], out[16384];
+	char *text = NULL;
+	size_t len = 0;
+	int n, ret;
+
+	ret = ts_in_read("/etc/resolv.conf", sizeof(out) / 2, &text, &len, err);
+	if (ret == -ENOENT)
+		return 0; /* no resolver configured: nothing to map */
+	if (ret < 0)
+		return ret;
+	n = ts_pasta_resolv(text, len, TS_PASTA_DNS, out, sizeof(out));
+	free(text);
+	if (n <= 0) {
+		if (n < 0)
+			ts_err_set(err, "/etc/resolv.conf: more than %zu bytes once rewritten",
+				   sizeof(out) - 1);
+		return n;
+	}
+	if (!mkdtemp(dir)) {
+		ts_err_set(err, "resolv.conf for pasta: %s", strerror(errno));
+		return -errno;
+	}
+	ret = write_resolv(dir, out, (size_t)n, path, sizeof(path), err);
+	/* The mount follows a link (/etc/resolv.conf -> ../run/...): the file it leads to. */
+	if (ret == 0 && mount(path, "/etc/resolv.conf", NULL, MS_BIND, NULL) < 0) {
+		ret = -errno;
+		ts_err_set(err, "cannot mount a resolv.conf for pasta over /etc/resolv.conf: %s",
+			   strerror(errno));
+	}
+	ts_rmtree(dir, NULL); /* the mount keeps the file */
+	return ret < 0 ? ret : 1;
 }

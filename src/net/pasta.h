@@ -17,6 +17,8 @@
 #ifndef TS_NET_PASTA_H
 #define TS_NET_PASTA_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "tasshape/err.h"
@@ -33,5 +35,32 @@
  * to stderr).
  */
 int ts_pasta_start(const char *prog, pid_t target, int life, struct ts_err *err);
+
+/*
+ * The address pasta maps to the host's first name server (--dns-forward):
+ * link-local, so it is no one's LAN and routes out through pasta's tap.
+ */
+#define TS_PASTA_DNS "169.254.1.1"
+
+/*
+ * ts_pasta_resolv - the resolv.conf text @text (@len bytes) for a CMD
+ * behind pasta: each "nameserver" line naming a loopback address
+ * (127.0.0.0/8, ::1: a resolver on the host's loopback, which is not
+ * CMD's) is replaced, once, by "nameserver @dns"; every other line is kept.
+ * Writes into @out (@size bytes, NUL-terminated). Returns the length
+ * written, 0 when nothing named a loopback server (use the host's file as
+ * it is), or -ENOSPC. Pure.
+ */
+int ts_pasta_resolv(const char *text, size_t len, const char *dns, char *out, size_t size);
+
+/*
+ * ts_pasta_resolv_mount - in the run's own mount namespace, after pasta
+ * attached: when /etc/resolv.conf names a loopback server, bind-mount the
+ * text ts_pasta_resolv makes of it over /etc/resolv.conf (the file it
+ * leads to), so CMD's lookups go to TS_PASTA_DNS. The file is written in a
+ * private directory that is removed once mounted. Returns 1 when mounted,
+ * 0 when the host's file serves as it is, or a negative errno with @err.
+ */
+int ts_pasta_resolv_mount(struct ts_err *err);
 
 #endif

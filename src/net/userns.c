@@ -329,6 +329,11 @@ int ts_userns_enter(struct ts_userns *u, bool pasta, struct ts_err *err)
 		ts_err_set(err, "the new user namespace does not map this user to root");
 		ret = -EPERM;
 	}
+	/* After pasta attached: a resolver on the host's loopback, through pasta's forwarder. */
+	if (ret == 0 && pasta) {
+		ret = ts_pasta_resolv_mount(err);
+		ret = ret > 0 ? 0 : ret;
+	}
 	if (ret == 0) {
 		char v[32];
 

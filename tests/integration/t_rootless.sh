@@ -30,7 +30,9 @@
 # upload, no failed run, throughput above 15 Mbit/s, results the user's); with --outside pasta, CMD reaches a server on
 # the test namespace's loopback at its gateway's address, within 1% of the
 # bound (pasta answers CMD's handshake without timestamps: 1460 bytes a
-# segment, 19.47 Mbit/s), and pasta leaves with the run; a SIGKILL of a rootless
+# segment, 19.47 Mbit/s), a name resolves through pasta's DNS forwarder
+# when the host's resolver is on its loopback, and pasta leaves with the
+# run; a SIGKILL of a rootless
 # run (no guard) takes CMD and pasta with it; `tasshape doctor` reports
 # its rootless check ok. Everything happens inside the test's own
 # namespace $TS_NS (and, for pasta, a gateway namespace next to it).
@@ -177,6 +179,16 @@ if ! "${rt[@]}" true 2>/dev/null; then
 		"have normal scheduling, and SCHED_FIFO within RLIMIT_RTPRIO is not tested"
 fi
 
+# user_idle USER LABEL: asserts that USER runs nothing within 3 s (pasta's
+# keeper stops pasta once the run has ended).
+user_idle() {
+	for _ in $(seq 30); do
+		[ "$(pgrep -c -u "$1")" -eq 0 ] && break
+		sleep 0.1
+	done
+	ts_check "$1: $2" "$(pgrep -c -u "$1")" == 0
+}
+
 # pasta_flow USER: --outside pasta. The test namespace gets a route out (a
 # veth to a gateway namespace, 192.0.2.10 -> 192.0.2.1) for pasta to copy,
 # and an iperf3 server on its own loopback; CMD uploads to the gateway's
@@ -198,10 +210,13 @@ pasta_flow() {
 	fi
 	mknod -m 666 "$d/tun" c 10 200 || ts_die "cannot make a tun node in $d"
 	ts_iperf_server 5202
-	# $WITH_TUN CMD...: CMD in the test namespace, with that tun node.
+	printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:2\n' >"$d/resolv.conf"
+	# $WITH_TUN CMD...: CMD in the test namespace, with that tun node and a
+	# resolv.conf naming a resolver on the loopback.
 	# shellcheck disable=SC2016 # expanded by the shell inside the namespace
 	WITH_TUN=(ip netns exec "$TS_NS" unshare -m sh -c
-		'mount --bind "$1" /dev/net/tun && shift && exec "$@"' sh "$d/tun")
+		'mount --bind "$1" /dev/net/tun && mount --bind "$2" /etc/resolv.conf &&
+		shift 2 && exec "$@"' sh "$d/tun" "$d/resolv.conf")
 	"${rt[@]}" "${WITH_TUN[@]}" \
 		setpriv --reuid="$u" --regid="$u" --init-groups -- env HOME=/nonexistent USER="$u" \
 		"$d/tasshape" --trace const:20mbit --quiet --outside pasta -- \
@@ -223,13 +238,44 @@ pasta_flow() {
 		"$(jq -r '.start.tcp_mss_default // 0' "$TS_TMP/$u.pasta.json" 2>/dev/null)" == 1460
 	ts_range "$u: --outside pasta: goodput to the host's loopback (s 1-3)" \
 		"$(ts_mbit "${bps:-0}")" "$PLO" "$PHI" "Mbit/s "
-	# pasta notices that the run's process is gone and leaves (within a second here).
-	for _ in $(seq 30); do
-		[ "$(pgrep -c -u "$u")" -eq 0 ] && break
-		sleep 0.1
-	done
-	ts_check "$u: --outside pasta: processes of the user 3 s after the run (pasta too)" \
-		"$(pgrep -c -u "$u")" == 0
+	user_idle "$u" "--outside pasta: processes of the user 3 s after the run (pasta too)"
+	# DNS: the host's resolver on its loopback (as systemd-resolved's
+	# 127.0.0.53), here a responder on the test namespace's loopback that
+	# answers every A query with 192.0.2.77; CMD's resolv.conf then names
+	# pasta's forwarder instead.
+	if command -v python3 >/dev/null 2>&1; then
+		printf '%s\n' 'import socket, sys' \
+			's = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)' \
+			's.bind(("127.0.0.1", 53)); s.settimeout(20)' \
+			'open(sys.argv[1], "w").close()' \
+			'while True:' \
+			'    try: q, a = s.recvfrom(512)' \
+			'    except socket.timeout: break' \
+			'    e = 12' \
+			'    while q[e]: e += q[e] + 1' \
+			'    e += 5' \
+			'    an = b"\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x3c\x00\x04" + bytes([192, 0, 2, 77])' \
+			'    a4 = q[e - 4:e - 2] == b"\x00\x01"' \
+			'    s.sendto(q[:2] + b"\x81\x80" + q[4:6] + bytes([0, int(a4)]) + bytes(4) + q[12:e] + (an if a4 else b""), a)' \
+			>"$TS_TMP/dns.py"
+		ts_bg python3 "$TS_TMP/dns.py" "$TS_TMP/dns.ready"
+		for _ in $(seq 50); do
+			[ -e "$TS_TMP/dns.ready" ] && break
+			sleep 0.1
+		done
+		"${WITH_TUN[@]}" setpriv --reuid="$u" --regid="$u" --init-groups -- \
+			"$d/tasshape" --trace const:20mbit --quiet --outside pasta -- \
+			sh -c 'getent ahostsv4 probe.tasshape.test | head -n 1; cat /etc/resolv.conf' \
+			>"$TS_TMP/$u.dns.out" 2>&1 &
+		TS_TAS_PIDS+=("$!")
+		wait "$!" || ts_fail "$u: --outside pasta DNS run exited $?"
+		ts_show "$TS_TMP/$u.dns.out"
+		ts_true "$u: --outside pasta: a name resolved through pasta's forwarder" \
+			grep -q '^192\.0\.2\.77 ' "$TS_TMP/$u.dns.out"
+		user_idle "$u" "--outside pasta: processes of the user 3 s after the DNS run"
+	else
+		ts_skip_part "python3 is not installed: the DNS forwarder is not tested"
+	fi
 }
 
 U1=tasrl$$s
