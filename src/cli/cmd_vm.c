@@ -14,6 +14,7 @@
 #include "exec/exec_warm.h"
 #include "tasshape/units.h"
 #include "vm/guestargs.h"
+#include "vm/mode.h"
 #include "vm/vm.h"
 
 /* Exit statuses of tasshape vm itself, as timeout(1) and container runners use them. */
@@ -255,12 +256,8 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "no command: tasshape vm --kernel K -- CMD [ARGS...]");
 		if (!a->conf.seal && (a->nseal_tools || a->nseal_files))
 			argp_error(state, "--seal-tool and --seal-file need --seal");
-		if (a->conf.seal && a->conf.clock == TS_VM_CLOCK_REAL)
-			argp_error(state, "--seal: a sealed guest runs in virtual time only "
-					  "(--clock virtual)");
-		if (a->conf.seal && a->conf.accel == TS_VM_ACCEL_KVM)
-			argp_error(state, "--seal: a sealed guest runs in virtual time, which only "
-					  "TCG counts (--accel tcg or auto)");
+		if (ts_vm_mode_check(&a->conf, &err) < 0)
+			argp_error(state, "%s", err.msg);
 		if (a->conf.seal && a->cmd) {
 			a->seal_tools[0] = a->cmd[0];
 			a->conf.seal_tools = a->seal_tools;

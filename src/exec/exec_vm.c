@@ -16,6 +16,7 @@
 #include "exec/exec_seal.h"
 #include "exec/exec_warm.h"
 #include "exec/exec_vm.h"
+#include "vm/mode.h"
 #include "vm/plan.h"
 #include "vm/vm.h"
 
@@ -133,11 +134,30 @@ static void kvm_probe(void)
 			kvm_why.msg);
 }
 
+/*
+ * ts_vm_mode_decide's probe for the [kernel] section @ctx: accel = auto asks kvm_probe, once
+ * per process; accel = kvm is taken as usable, since ts_vm_run probes it for the run itself
+ * and refuses the run there when it fails.
+ */
+static int kvm_usable(void *ctx, struct ts_err *why)
+{
+	const struct ts_exp_kernel *k = ctx;
+
+	if (accel_of(k->accel) == TS_VM_ACCEL_KVM)
+		return 0;
+	pthread_once(&kvm_once, kvm_probe);
+	if (kvm_ok)
+		return 0;
+	*why = kvm_why;
+	return -ENODEV;
+}
+
 int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, size_t errlen)
 {
 	const struct ts_exp_kernel *k = run->vm;
 	struct ts_vm_conf conf;
 	struct ts_vm_result res;
+	struct ts_vm_mode mode;
 	struct ts_err terr;
 	char kernel[4096], modules[4096], self[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 16];
 	char spec[PATH_MAX], specdir[PATH_MAX], *slash;
@@ -183,14 +203,14 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 	}
 	conf.accel = accel_of(k->accel);
 	conf.clock = clock_of(k->clock);
-	/* Virtual time runs under TCG: no KVM probe for it. */
-	if (conf.accel == TS_VM_ACCEL_AUTO && conf.clock == TS_VM_CLOCK_VIRTUAL)
-		conf.accel = TS_VM_ACCEL_TCG;
-	if (conf.accel == TS_VM_ACCEL_AUTO) {
-		pthread_once(&kvm_once, kvm_probe);
-		conf.accel = kvm_ok ? TS_VM_ACCEL_KVM : TS_VM_ACCEL_TCG;
-	}
 	conf.cpus = k->cpus;
+	ret = ts_vm_mode_decide(&conf, kvm_usable, (void *)k, &mode, &terr);
+	if (ret < 0) {
+		snprintf(err, errlen, "kernel %s: %s", k->name, terr.msg);
+		return ret;
+	}
+	/* The accelerator decided here (auto: by the probe of this process), for ts_vm_run. */
+	conf.accel = mode.kvm ? TS_VM_ACCEL_KVM : TS_VM_ACCEL_TCG;
 	conf.memory = k->memory;
 	conf.append = k->append;
 	for (i = 0; i < k->nmodprobe && i < TS_VM_MAX_MODPROBE; i++)
@@ -205,8 +225,7 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 	 * In virtual time a guest second costs wall seconds, the more the busier the host
 	 * (10-40 measured here, docs/kernels.md): the bound is wall time, so it grows with it.
 	 */
-	if (conf.clock == TS_VM_CLOCK_VIRTUAL ||
-	    (conf.clock == TS_VM_CLOCK_AUTO && conf.accel == TS_VM_ACCEL_TCG))
+	if (mode.vclock)
 		conf.timeout = 100 * (run->length + 2 * run->delay) + 600 * TS_NSEC_PER_SEC;
 
 	/*
@@ -214,8 +233,7 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 	 * needs and writes the run directory in its RAM at a path of its own, the same for
 	 * every run, so that two runs of one configuration boot the same image.
 	 */
-	conf.seal = conf.clock == TS_VM_CLOCK_VIRTUAL ||
-		    (conf.clock == TS_VM_CLOCK_AUTO && conf.accel == TS_VM_ACCEL_TCG);
+	conf.seal = mode.vclock;
 	if (conf.seal) {
 		ret = ts_exp_seal_files(run, spec, &files, err, errlen);
 		if (ret < 0)
