@@ -36,6 +36,8 @@ pkgs+=(universal-ctags)
 # devscripts gives hardening-check, Debian's own reading of a binary's hardening (PIE, RELRO,
 # BIND_NOW, stack protector, fortify), the second opinion of tools/check-hardening.sh.
 pkgs+=(devscripts)
+# universal-ctags: tools/func-lengths.sh measures every function of src/ with it (its end: field).
+pkgs+=(universal-ctags)
 # slurm-wlm and munge: tests/integration/t_slurm.sh runs docs/scale-out.md's Slurm example on a
 # single-node cluster of its own (munged, slurmctld and slurmd with its own configuration,
 # started and stopped by the test; the services the packages install are not used).

@@ -41,6 +41,9 @@ echo "== layers: no include or symbol points up, prototypes and CMake DEPS where
 tools/check-layers.sh build >/dev/null
 echo "layers: ok"
 
+echo "== function lengths: none in src/ over 80 lines (docs/design.md) =="
+tools/func-lengths.sh
+
 echo "== fuzzers: each harness 3 s on its seed corpus (long runs: tools/fuzz.sh, docs/reliability.md) =="
 tools/fuzz.sh 3
 

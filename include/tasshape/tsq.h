@@ -97,6 +97,38 @@ unsigned int ts_tsq_shift(const struct ts_tsq_conf *c, enum ts_bbr_phase phase);
 uint32_t ts_tsq_ratio(uint32_t ratio, unsigned int shift);
 
 /*
+ * With --gso the station's units reach the hook whole, and the kernel
+ * charges a unit of n segments one skb head H: H + n * mss. A station
+ * that segments (mac80211's ieee80211_xmit_fast() calls
+ * skb_gso_segment(); tcp_gso_segment() moves the charge to the segments)
+ * charges each segment a head: n * (H + mss), as tasshape per packet does.
+ * So the same budget holds more frames with --gso, by the ratio
+ * (H + mss) / (mss + H / n). H, measured (docs/kernels.md, "The paper's
+ * Wi-Fi regime": sk_wmem_alloc of tbf-held queues): 1280 bytes on Linux
+ * 6.1 (a 640-byte head from kmalloc-1024), 896 from 6.3 (the small-head
+ * cache of 640 bytes), for Debian's configurations.
+ */
+#define TS_TSQ_HEAD_OLD 1280u /* before 6.3 */
+#define TS_TSQ_HEAD	896u  /* 6.3 and later */
+
+/* ts_tsq_head - the skb head truesize H of Linux @major.@minor. */
+uint32_t ts_tsq_head(unsigned int major, unsigned int minor);
+
+/*
+ * ts_tsq_gso_scale - the factor that makes a budget in a segmenting
+ * station's charge one in GSO units of @segs segments of @mss bytes, as
+ * @num / @den: (segs * mss + head) / (segs * (mss + head)). @segs 0: the
+ * most a unit holds, TS_TSQ_GSO_MAX / mss. 1 / 1 when @mss or @head is 0.
+ */
+void ts_tsq_gso_scale(uint32_t mss, uint32_t head, uint32_t segs, uint64_t *num, uint64_t *den);
+
+/*
+ * ts_tsq_ratio_scaled - ts_tsq_ratio times @num / @den (GSO units), before
+ * the sysctl's bounds: at most TS_TSQ_RATIO_MAX, at least 1.
+ */
+uint32_t ts_tsq_ratio_scaled(uint32_t ratio, unsigned int shift, uint64_t num, uint64_t den);
+
+/*
  * ts_tsq_tso_truesize - truesize of the TSO skb a socket with pacing rate
  * @rate (bytes/s) and shift @shift builds, as tcp_tso_autosize() sizes it
  * with tcp_tso_rtt_log 9 and tcp_min_tso_segs 2: bytes = min(rate >> shift
@@ -127,6 +159,8 @@ struct ts_tsq_env {
 	uint32_t ss_ratio, ca_ratio;	 /* as found (200, 120 by default) */
 	uint32_t ss_applied, ca_applied; /* in force (scaled for the shift, or as found) */
 	uint64_t limit_output_bytes;	 /* tcp_limit_output_bytes */
+	uint64_t gso_num, gso_den;	 /* --gso: ts_tsq_gso_scale of the applied ratios (0: 1) */
+	uint64_t lob_applied; /* tcp_limit_output_bytes in force, scaled with --gso (0: as found) */
 };
 
 /* One socket's budget at one sample. All byte counts are truesize units except the target. */
@@ -145,7 +179,8 @@ struct ts_tsq_plan {
  * times cwnd * mss / srtt, so the station's rate is the kernel's scaled
  * back by found / applied ratio. The uncharged target is the difference
  * of the limits, never negative, converted from truesize to wire bytes
- * (mss + 52 wire bytes per mss + 88 of truesize).
+ * (mss + 52 wire bytes per mss + 88 of truesize). With @env->gso_den the
+ * station's budget is in GSO units: times gso_num / gso_den.
  */
 void ts_tsq_plan(const struct ts_tsq_sock *s, const struct ts_tsq_env *env, unsigned int shift,
 		 struct ts_tsq_plan *out);

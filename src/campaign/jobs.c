@@ -110,29 +110,31 @@ static pid_t start_job(struct ts_campaign *c, const struct ts_exp_run *run, cons
 	return pid;
 }
 
-int ts_campaign_jobs(struct ts_campaign *c, size_t total)
-{
-	static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	enum { NSTOP = sizeof(stop_sigs) / sizeof(stop_sigs[0]) };
-	static const volatile sig_atomic_t never;
-	const volatile sig_atomic_t *stop = c->o.stop ? c->o.stop : &never;
-	const struct ts_exp_matrix *plan = c->plan;
-	unsigned jobs = c->o.jobs;
-	struct sigaction saved[NSTOP];
-	int cpu[CPU_SETSIZE];
-	struct slot *slots;
-	size_t i, next = 0, pos = 0, running = 0, k;
-	bool forwarded = false;
-	int ret = 0;
+static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+enum { NSTOP = sizeof(stop_sigs) / sizeof(stop_sigs[0]) };
 
-	ts_campaign_cpus(c, cpu, CPU_SETSIZE);
-	slots = calloc(jobs, sizeof(*slots));
-	if (!slots)
-		return ts_campaign_fail(c, -ENOMEM, "out of memory");
-	/*
-	 * The stop signals interrupt waitpid below (no SA_RESTART while the jobs run), so that
-	 * they are passed on to the jobs at once, not when the next job ends by itself.
-	 */
+/* The jobs under way: a slot per job, the runs started so far, the stop asked. */
+struct pool {
+	struct ts_campaign *c;
+	struct slot *slots;
+	unsigned jobs;
+	int cpu[CPU_SETSIZE];
+	size_t next;	/* the next run of the plan to look at */
+	size_t pos;	/* runs started, for the progress report */
+	size_t running; /* slots with a worker */
+	size_t total;
+	const volatile sig_atomic_t *stop;
+	bool forwarded; /* the stop signal passed on to the workers */
+};
+
+/*
+ * The stop signals interrupt waitpid (no SA_RESTART while the jobs run), so that they are
+ * passed on to the jobs at once, not when the next job ends by itself. @saved: as they were.
+ */
+static void stop_interrupts(struct sigaction saved[NSTOP])
+{
+	size_t i;
+
 	for (i = 0; i < NSTOP; i++) {
 		struct sigaction sa;
 
@@ -142,73 +144,118 @@ int ts_campaign_jobs(struct ts_campaign *c, size_t total)
 		if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
 			sigaction(stop_sigs[i], &sa, NULL);
 	}
-	for (;;) {
-		int status;
-		pid_t pid;
+}
 
-		/* Fill the free slots, in run order, unless stopped or a run could not start. */
-		for (k = 0; k < jobs && !*stop && !ret; k++) {
-			if (slots[k].pid)
-				continue;
-			while (next < plan->nruns && !ts_campaign_selected(c, &plan->runs[next]))
-				next++;
-			if (next == plan->nruns)
-				break;
-			slots[k].run = &plan->runs[next++];
-			slots[k].pos = ++pos;
-			slots[k].start = ts_campaign_now(c);
-			slots[k].pid = start_job(c, slots[k].run, cpu, k);
-			if (slots[k].pid < 0) {
-				ret = ts_campaign_fail(c, -errno, "--jobs: fork: %s",
-						       strerror(errno));
-				slots[k].pid = 0;
-				break;
-			}
-			running++;
-		}
-		if (!running)
+/* Fill the free slots, in run order, unless stopped; a fork that fails ends the filling. */
+static int fill_slots(struct pool *p)
+{
+	const struct ts_exp_matrix *plan = p->c->plan;
+	struct slot *s;
+	size_t k;
+
+	for (k = 0; k < p->jobs && !*p->stop; k++) {
+		s = &p->slots[k];
+		if (s->pid)
+			continue;
+		while (p->next < plan->nruns && !ts_campaign_selected(p->c, &plan->runs[p->next]))
+			p->next++;
+		if (p->next == plan->nruns)
 			break;
-		if (*stop && !forwarded) {
-			/*
-			 * A signal sent to tasshape alone (kill PID, not a terminal's ^C to the
-			 * group) must still end the runs under way, guests included.
-			 */
-			for (k = 0; k < jobs; k++)
-				if (slots[k].pid > 0)
-					kill(slots[k].pid, (int)*stop);
-			forwarded = true;
+		s->run = &plan->runs[p->next++];
+		s->pos = ++p->pos;
+		s->start = ts_campaign_now(p->c);
+		s->pid = start_job(p->c, s->run, p->cpu, k);
+		if (s->pid < 0) {
+			s->pid = 0;
+			return ts_campaign_fail(p->c, -errno, "--jobs: fork: %s", strerror(errno));
 		}
+		p->running++;
+	}
+	return 0;
+}
+
+/*
+ * A signal sent to tasshape alone (kill PID, not a terminal's ^C to the group) must still
+ * end the runs under way, guests included.
+ */
+static void forward_stop(struct pool *p)
+{
+	size_t k;
+
+	for (k = 0; k < p->jobs; k++)
+		if (p->slots[k].pid > 0)
+			kill(p->slots[k].pid, (int)*p->stop);
+	p->forwarded = true;
+}
+
+/* Worker @pid ended with @status: its slot freed, its run counted and reported. */
+static int reap(struct pool *p, pid_t pid, int status)
+{
+	struct ts_campaign *c = p->c;
+	struct slot *s;
+	size_t k;
+	int ret = 0;
+
+	for (k = 0; k < p->jobs && p->slots[k].pid != pid; k++)
+		;
+	if (k == p->jobs)
+		return 0; /* not one of the jobs */
+	s = &p->slots[k];
+	p->running--;
+	s->pid = 0;
+	if (*p->stop && WIFSIGNALED(status) && WTERMSIG(status) == (int)*p->stop)
+		; /* stopped as asked: its run is recorded as not run, or not at all */
+	else if (!WIFEXITED(status) || WEXITSTATUS(status))
+		ret = ts_campaign_fail(c, -EIO,
+				       "--jobs: run %u (%s rep %u) could not be carried out",
+				       s->run->index, s->run->config_id, s->run->rep);
+	c->v->carried++;
+	if (c->rep && c->rep->run_end) {
+		char result[4096];
+
+		snprintf(result, sizeof(result), "%.2000s/%.1000s/rep-%u/result.json", c->o.out,
+			 s->run->config_id, s->run->rep);
+		c->rep->run_end(c->rep->ctx, s->run, s->pos, p->total, result,
+				ts_campaign_now(c) - s->start);
+	}
+	return ret;
+}
+
+int ts_campaign_jobs(struct ts_campaign *c, size_t total)
+{
+	static const volatile sig_atomic_t never;
+	struct sigaction saved[NSTOP];
+	struct pool p = {.c = c, .jobs = c->o.jobs, .total = total};
+	int ret = 0, r, status;
+	pid_t pid;
+	size_t i;
+
+	p.stop = c->o.stop ? c->o.stop : &never;
+	ts_campaign_cpus(c, p.cpu, CPU_SETSIZE);
+	p.slots = calloc(p.jobs, sizeof(*p.slots));
+	if (!p.slots)
+		return ts_campaign_fail(c, -ENOMEM, "out of memory");
+	stop_interrupts(saved);
+	for (;;) {
+		if (!ret)
+			ret = fill_slots(&p);
+		if (!p.running)
+			break;
+		if (*p.stop && !p.forwarded)
+			forward_stop(&p);
 		pid = waitpid(-1, &status, 0);
 		if (pid < 0) {
 			if (errno == EINTR)
-				continue; /* a stop signal: the loop above starts nothing more */
+				continue; /* a stop signal: fill_slots starts nothing more */
 			ret = ts_campaign_fail(c, -errno, "--jobs: waitpid: %s", strerror(errno));
 			break;
 		}
-		for (k = 0; k < jobs && slots[k].pid != pid; k++)
-			;
-		if (k == jobs)
-			continue; /* not one of the jobs */
-		running--;
-		slots[k].pid = 0;
-		if (*stop && WIFSIGNALED(status) && WTERMSIG(status) == (int)*stop)
-			; /* stopped as asked: its run is recorded as not run, or not at all */
-		else if (!WIFEXITED(status) || WEXITSTATUS(status))
-			ret = ts_campaign_fail(
-				c, -EIO, "--jobs: run %u (%s rep %u) could not be carried out",
-				slots[k].run->index, slots[k].run->config_id, slots[k].run->rep);
-		c->v->carried++;
-		if (c->rep && c->rep->run_end) {
-			char result[4096];
-
-			snprintf(result, sizeof(result), "%.2000s/%.1000s/rep-%u/result.json",
-				 c->o.out, slots[k].run->config_id, slots[k].run->rep);
-			c->rep->run_end(c->rep->ctx, slots[k].run, slots[k].pos, total, result,
-					ts_campaign_now(c) - slots[k].start);
-		}
+		r = reap(&p, pid, status);
+		if (r)
+			ret = r;
 	}
 	for (i = 0; i < NSTOP; i++)
 		sigaction(stop_sigs[i], &saved[i], NULL);
-	free(slots);
+	free(p.slots);
 	return ret;
 }

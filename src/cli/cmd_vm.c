@@ -14,6 +14,7 @@
 #include "exec/exec_warm.h"
 #include "tasshape/units.h"
 #include "vm/guestargs.h"
+#include "vm/mode.h"
 #include "vm/vm.h"
 
 /* Exit statuses of tasshape vm itself, as timeout(1) and container runners use them. */
@@ -147,12 +148,95 @@ static void guest_arg(struct vm_args *a, int key, char *arg, struct argp_state *
 	a->conf.modprobe[a->conf.nmodprobe++] = arg;
 }
 
-static error_t vm_parse(int key, char *arg, struct argp_state *state)
+/* --accel and --clock: the guest's mode, decided at the run (vm/mode.h). */
+static void mode_arg(struct vm_args *a, int key, const char *arg, struct argp_state *state)
 {
-	struct vm_args *a = state->input;
+	if (key == OPT_ACCEL) {
+		if (!strcmp(arg, "kvm"))
+			a->conf.accel = TS_VM_ACCEL_KVM;
+		else if (!strcmp(arg, "tcg"))
+			a->conf.accel = TS_VM_ACCEL_TCG;
+		else if (!strcmp(arg, "auto"))
+			a->conf.accel = TS_VM_ACCEL_AUTO;
+		else
+			argp_error(state, "--accel: expected kvm, tcg or auto, got '%s'", arg);
+		return;
+	}
+	if (!strcmp(arg, "virtual"))
+		a->conf.clock = TS_VM_CLOCK_VIRTUAL;
+	else if (!strcmp(arg, "real"))
+		a->conf.clock = TS_VM_CLOCK_REAL;
+	else
+		argp_error(state, "--clock: expected virtual or real, got '%s'", arg);
+}
+
+/* --cpus, --memory and --timeout: numbers with units, each within its bounds. */
+static void bound_arg(struct vm_args *a, int key, const char *arg, struct argp_state *state)
+{
 	struct ts_err err = {{0}};
 	uint64_t v;
 	ts_ns_t t;
+
+	if (key == OPT_CPUS) {
+		if (ts_parse_u64(arg, &v, &err) < 0 || v < 1 || v > 64)
+			argp_error(state, "--cpus: expected 1 to 64, got '%s'", arg);
+		a->conf.cpus = (unsigned)v;
+	} else if (key == OPT_MEMORY) {
+		if (ts_parse_size(arg, &v, &err) < 0)
+			argp_error(state, "--memory: %s", err.msg);
+		if (v < (128ULL << 20) || v > (64ULL << 30))
+			argp_error(state, "--memory: expected 128m to 64g, got '%s'", arg);
+		a->conf.memory = v;
+	} else {
+		if (ts_parse_time(arg, &t, &err) < 0)
+			argp_error(state, "--timeout: %s", err.msg);
+		if (t <= 0)
+			argp_error(state, "--timeout: expected a positive time, got '%s'", arg);
+		a->conf.timeout = t;
+	}
+}
+
+/* --seal-tool and --seal-file: what a sealed image packs besides CMD's program. */
+static void seal_arg(struct vm_args *a, int key, char *arg, struct argp_state *state)
+{
+	if (key == OPT_SEAL_TOOL) {
+		if (a->nseal_tools >= VM_MAX_SEAL_TOOLS)
+			argp_error(state, "--seal-tool: at most %d", VM_MAX_SEAL_TOOLS);
+		/* Slot 0 is CMD's program, set at the end. */
+		a->seal_tools[1 + a->nseal_tools++] = arg;
+		return;
+	}
+	if (a->nseal_files >= VM_MAX_SEAL_FILES)
+		argp_error(state, "--seal-file: at most %d", VM_MAX_SEAL_FILES);
+	a->seal_files[a->nseal_files++] = arg;
+}
+
+/* The options together: what is required, what needs what, and the seal's lists. */
+static void vm_end(struct vm_args *a, struct argp_state *state)
+{
+	struct ts_err err = {{0}};
+
+	if (!a->guest_init && !a->conf.kernel)
+		argp_error(state, "--kernel BZIMAGE|debian is required");
+	if (a->fetch_only && strcmp(a->conf.kernel, "debian"))
+		argp_error(state, "--fetch-only: only --kernel debian is fetched");
+	if (!a->guest_init && !a->fetch_only && (!a->cmd || !a->cmd[0]))
+		argp_error(state, "no command: tasshape vm --kernel K -- CMD [ARGS...]");
+	if (!a->conf.seal && (a->nseal_tools || a->nseal_files))
+		argp_error(state, "--seal-tool and --seal-file need --seal");
+	if (ts_vm_mode_check(&a->conf, &err) < 0)
+		argp_error(state, "%s", err.msg);
+	if (a->conf.seal && a->cmd) {
+		a->seal_tools[0] = a->cmd[0];
+		a->conf.seal_tools = a->seal_tools;
+		a->conf.seal_modules = ts_exp_warm_modules;
+		a->conf.seal_files = a->seal_files;
+	}
+}
+
+static error_t vm_parse(int key, char *arg, struct argp_state *state)
+{
+	struct vm_args *a = state->input;
 
 	ts_cli_check_path(state, vm_options, key, arg);
 	switch (key) {
@@ -163,45 +247,17 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 		a->conf.modules = arg;
 		break;
 	case OPT_ACCEL:
-		if (!strcmp(arg, "kvm"))
-			a->conf.accel = TS_VM_ACCEL_KVM;
-		else if (!strcmp(arg, "tcg"))
-			a->conf.accel = TS_VM_ACCEL_TCG;
-		else if (!strcmp(arg, "auto"))
-			a->conf.accel = TS_VM_ACCEL_AUTO;
-		else
-			argp_error(state, "--accel: expected kvm, tcg or auto, got '%s'", arg);
-		break;
 	case OPT_CLOCK:
-		if (!strcmp(arg, "virtual"))
-			a->conf.clock = TS_VM_CLOCK_VIRTUAL;
-		else if (!strcmp(arg, "real"))
-			a->conf.clock = TS_VM_CLOCK_REAL;
-		else
-			argp_error(state, "--clock: expected virtual or real, got '%s'", arg);
+		mode_arg(a, key, arg, state);
 		break;
 	case OPT_CPUS:
-		if (ts_parse_u64(arg, &v, &err) < 0 || v < 1 || v > 64)
-			argp_error(state, "--cpus: expected 1 to 64, got '%s'", arg);
-		a->conf.cpus = (unsigned)v;
-		break;
 	case OPT_MEMORY:
-		if (ts_parse_size(arg, &v, &err) < 0)
-			argp_error(state, "--memory: %s", err.msg);
-		if (v < (128ULL << 20) || v > (64ULL << 30))
-			argp_error(state, "--memory: expected 128m to 64g, got '%s'", arg);
-		a->conf.memory = v;
+	case OPT_TIMEOUT:
+		bound_arg(a, key, arg, state);
 		break;
 	case OPT_APPEND:
 	case OPT_MODPROBE:
 		guest_arg(a, key, arg, state);
-		break;
-	case OPT_TIMEOUT:
-		if (ts_parse_time(arg, &t, &err) < 0)
-			argp_error(state, "--timeout: %s", err.msg);
-		if (t <= 0)
-			argp_error(state, "--timeout: expected a positive time, got '%s'", arg);
-		a->conf.timeout = t;
 		break;
 	case OPT_OUT:
 		if (access(arg, W_OK) < 0)
@@ -232,41 +288,15 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 		a->conf.seal = true;
 		break;
 	case OPT_SEAL_TOOL:
-		if (a->nseal_tools >= VM_MAX_SEAL_TOOLS)
-			argp_error(state, "--seal-tool: at most %d", VM_MAX_SEAL_TOOLS);
-		/* Slot 0 is CMD's program, set at the end. */
-		a->seal_tools[1 + a->nseal_tools++] = arg;
-		break;
 	case OPT_SEAL_FILE:
-		if (a->nseal_files >= VM_MAX_SEAL_FILES)
-			argp_error(state, "--seal-file: at most %d", VM_MAX_SEAL_FILES);
-		a->seal_files[a->nseal_files++] = arg;
+		seal_arg(a, key, arg, state);
 		break;
 	case ARGP_KEY_ARG:
 		a->cmd = &state->argv[state->next - 1];
 		state->next = state->argc;
 		break;
 	case ARGP_KEY_END:
-		if (!a->guest_init && !a->conf.kernel)
-			argp_error(state, "--kernel BZIMAGE|debian is required");
-		if (a->fetch_only && strcmp(a->conf.kernel, "debian"))
-			argp_error(state, "--fetch-only: only --kernel debian is fetched");
-		if (!a->guest_init && !a->fetch_only && (!a->cmd || !a->cmd[0]))
-			argp_error(state, "no command: tasshape vm --kernel K -- CMD [ARGS...]");
-		if (!a->conf.seal && (a->nseal_tools || a->nseal_files))
-			argp_error(state, "--seal-tool and --seal-file need --seal");
-		if (a->conf.seal && a->conf.clock == TS_VM_CLOCK_REAL)
-			argp_error(state, "--seal: a sealed guest runs in virtual time only "
-					  "(--clock virtual)");
-		if (a->conf.seal && a->conf.accel == TS_VM_ACCEL_KVM)
-			argp_error(state, "--seal: a sealed guest runs in virtual time, which only "
-					  "TCG counts (--accel tcg or auto)");
-		if (a->conf.seal && a->cmd) {
-			a->seal_tools[0] = a->cmd[0];
-			a->conf.seal_tools = a->seal_tools;
-			a->conf.seal_modules = ts_exp_warm_modules;
-			a->conf.seal_files = a->seal_files;
-		}
+		vm_end(a, state);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -106,20 +106,13 @@ static const char *path_arg(struct argp_state *state, const char *opt, const cha
 	return arg;
 }
 
-static error_t common_parse(int key, char *arg, struct argp_state *state)
+/* --linger, --duration, --kernel-queue and --descriptors: the run's bounds and sizes. */
+static void run_arg(struct ts_run_common *c, int key, const char *arg, struct argp_state *state)
 {
-	struct ts_run_common *c = state->input;
 	struct ts_err err;
 	uint64_t v;
 
-	ts_cli_check_path(state, common_options, key, arg);
 	switch (key) {
-	case OPT_JSON:
-		c->summary_json = path_arg(state, "summary-json", arg);
-		break;
-	case OPT_QUIET:
-		c->quiet = true;
-		break;
 	case OPT_LINGER:
 		if (ts_parse_time(arg, &c->linger, &err) < 0)
 			argp_error(state, "--linger: %s", err.msg);
@@ -135,8 +128,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 				   "--duration: '%s': expected more than 0 and at most 366 days",
 				   arg);
 		break;
-	case OPT_KQUEUE:
-	case OPT_POOL:
+	default: /* OPT_KQUEUE, OPT_POOL */
 		if (ts_parse_u64(arg, &v, &err) < 0 || v < 16 || v > 16777216)
 			argp_error(state, "--%s: expected a count from 16 to 16777216, got '%s'",
 				   key == OPT_KQUEUE ? "kernel-queue" : "descriptors", arg);
@@ -145,62 +137,96 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		else
 			c->pool = (uint32_t)v;
 		break;
+	}
+}
+
+/* What a run records: --out, the captures, the logs, the samplers and the progress line. */
+static error_t obs_arg(struct ts_obs_opts *o, int key, const char *arg, struct argp_state *state)
+{
+	struct ts_err err;
+	uint64_t v;
+
+	switch (key) {
 	case OPT_OUT:
-		c->obs.out_dir = path_arg(state, "out", arg);
+		o->out_dir = path_arg(state, "out", arg);
 		break;
 	case OPT_OUT_PCAP:
-		c->obs.out_pcap = true;
+		o->out_pcap = true;
 		break;
 	case OPT_PCAP_UP:
 	case OPT_PCAP_DOWN:
-		c->obs.pcap[key == OPT_PCAP_DOWN] =
+		o->pcap[key == OPT_PCAP_DOWN] =
 			path_arg(state, key == OPT_PCAP_DOWN ? "pcap-down" : "pcap-up", arg);
 		break;
 	case OPT_PCAP_INGRESS:
-		c->obs.pcap_ingress = path_arg(state, "pcap-ingress", arg);
+		o->pcap_ingress = path_arg(state, "pcap-ingress", arg);
 		break;
 	case OPT_PCAP_DROPS:
-		c->obs.pcap_drops = path_arg(state, "pcap-drops", arg);
+		o->pcap_drops = path_arg(state, "pcap-drops", arg);
 		break;
 	case OPT_SNAPLEN:
 		/* NFQUEUE copies only TS_NFQ_COPY_RANGE bytes: more cannot be captured. */
 		if (ts_parse_u64(arg, &v, &err) < 0 || v < 20 || v > TS_NFQ_COPY_RANGE)
 			argp_error(state, "--pcap-snaplen: expected 20 to %d bytes, got '%s'",
 				   TS_NFQ_COPY_RANGE, arg);
-		c->obs.snaplen = (uint32_t)v;
+		o->snaplen = (uint32_t)v;
 		break;
 	case OPT_UP_LOG:
 	case OPT_DOWN_LOG:
-		c->obs.mmlog[key == OPT_DOWN_LOG] =
+		o->mmlog[key == OPT_DOWN_LOG] =
 			path_arg(state, key == OPT_DOWN_LOG ? "downlink-log" : "uplink-log", arg);
 		break;
 	case OPT_LOG_DROPS:
-		c->obs.log_drops = true;
+		o->log_drops = true;
 		break;
 	case OPT_STATS:
-		c->obs.stats = path_arg(state, "stats", arg);
+		o->stats = path_arg(state, "stats", arg);
 		break;
 	case OPT_INTERVAL:
-		parse_period(state, "interval", arg, &c->obs.interval);
+		parse_period(state, "interval", arg, &o->interval);
 		break;
 	case OPT_SOCKSTATS:
-		c->obs.sockstats = path_arg(state, "sockstats", arg);
+		o->sockstats = path_arg(state, "sockstats", arg);
 		break;
 	case OPT_SOCK_INTERVAL:
-		parse_period(state, "sockstats-interval", arg, &c->obs.sock_interval);
+		parse_period(state, "sockstats-interval", arg, &o->sock_interval);
 		break;
 	case OPT_PROGRESS:
-		c->obs.progress = 1;
+		o->progress = 1;
 		break;
 	case OPT_NO_PROGRESS:
-		c->obs.progress = -1;
+		o->progress = -1;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static error_t common_parse(int key, char *arg, struct argp_state *state)
+{
+	struct ts_run_common *c = state->input;
+
+	ts_cli_check_path(state, common_options, key, arg);
+	switch (key) {
+	case OPT_JSON:
+		c->summary_json = path_arg(state, "summary-json", arg);
+		break;
+	case OPT_QUIET:
+		c->quiet = true;
+		break;
+	case OPT_LINGER:
+	case OPT_DURATION:
+	case OPT_KQUEUE:
+	case OPT_POOL:
+		run_arg(c, key, arg, state);
 		break;
 	case ARGP_KEY_END:
 		if (c->obs.out_pcap && !c->obs.out_dir)
 			argp_error(state, "--out-pcap needs --out DIR");
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return obs_arg(&c->obs, key, arg, state);
 	}
 	return 0;
 }

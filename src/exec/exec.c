@@ -376,82 +376,102 @@ static double measure_rtt(struct exec *e, unsigned i)
 	return mn;
 }
 
+/* Server @i started (directly, or behind a nested wrapper of its delay) and its report read. */
+static int start_server(struct exec *e, unsigned i, json_object **rep, char *err, size_t errlen)
+{
+	char jobname[64], repname[64], job[4096], report[4096], log[4096], sum[4096];
+	char delay[32];
+	char *direct[] = {EXE, "exp-agent", job, NULL};
+	/*
+	 * The far-side wrappers carry no capacity and run beside the client's:
+	 * not pinned, so the client's loop keeps its CPU (run/cpupin.h).
+	 */
+	char *nested[] = {EXE,
+			  "--delay",
+			  delay,
+			  "--shaper-cpu",
+			  "off",
+			  "--as-root",
+			  "--no-progress",
+			  "--summary-json",
+			  sum,
+			  "--",
+			  EXE,
+			  "exp-agent",
+			  job,
+			  NULL};
+	struct ts_err terr;
+	int ret;
+
+	snprintf(jobname, sizeof(jobname), "job-server-%u.json", i + 1);
+	snprintf(repname, sizeof(repname), "server-%u-report.json", i + 1);
+	path_in(e, job, sizeof(job), jobname);
+	path_in(e, report, sizeof(report), repname);
+	snprintf(log, sizeof(log), "%s/server-%u.log", e->dir, i + 1);
+	snprintf(sum, sizeof(sum), "%s/server-%u-summary.json", e->dir, i + 1);
+	snprintf(delay, sizeof(delay), "%lldus",
+		 (long long)(e->run->server_delay[i] / TS_NSEC_PER_USEC));
+	ret = write_job(e, jobname, server_job(e, i, report), err, errlen);
+	if (ret < 0)
+		return ret;
+	/* Started one after the other: each nested wrapper picks its addresses knowing
+	 * the ones before it. */
+	ret = spawn(&e->server[i], e->hub.fd, e->plan.nservers > 1 ? nested : direct, NULL, log,
+		    &terr);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot start server %u: %.400s", i + 1, terr.msg);
+		return ret;
+	}
+	*rep = wait_report(e, repname, &e->server[i], 15);
+	if (!*rep) {
+		snprintf(err, errlen, "server %u did not come up (see %.300s)", i + 1, log);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Server @i's base RTT, by ping, within 1 ms of the one asked; into @rtt. */
+static int check_rtt(struct exec *e, unsigned i, double *rtt, char *err, size_t errlen)
+{
+	double want = 2 * e->run->server_delay[i] / 1e6;
+	int tries;
+
+	/* Up to three rounds of pings: a busy host can delay one round. */
+	for (tries = 0; tries < 3; tries++) {
+		*rtt = measure_rtt(e, i);
+		if (*rtt >= want - 1 && *rtt <= want + 1)
+			break;
+	}
+	if (*rtt < 0 || *rtt < want - 1 || *rtt > want + 1) {
+		snprintf(err, errlen,
+			 "server %u: base RTT %.3f ms measured by ping, %.3f ms "
+			 "asked "
+			 "(tolerance 1 ms)",
+			 i + 1, *rtt, want);
+		return -EIO;
+	}
+	return 0;
+}
+
 static int start_servers(struct exec *e, char *err, size_t errlen)
 {
 	unsigned i;
 
 	for (i = 0; i < e->plan.nservers; i++) {
-		char jobname[64], repname[64], job[4096], report[4096], log[4096], sum[4096];
-		char delay[32];
-		char *direct[] = {EXE, "exp-agent", job, NULL};
-		/*
-		 * The far-side wrappers carry no capacity and run beside the client's:
-		 * not pinned, so the client's loop keeps its CPU (run/cpupin.h).
-		 */
-		char *nested[] = {EXE,
-				  "--delay",
-				  delay,
-				  "--shaper-cpu",
-				  "off",
-				  "--as-root",
-				  "--no-progress",
-				  "--summary-json",
-				  sum,
-				  "--",
-				  EXE,
-				  "exp-agent",
-				  job,
-				  NULL};
-		json_object *rep, *v;
-		struct ts_err terr;
+		json_object *rep = NULL, *v;
 		double rtt = -1;
 		int ret;
 
-		snprintf(jobname, sizeof(jobname), "job-server-%u.json", i + 1);
-		snprintf(repname, sizeof(repname), "server-%u-report.json", i + 1);
-		path_in(e, job, sizeof(job), jobname);
-		path_in(e, report, sizeof(report), repname);
-		snprintf(log, sizeof(log), "%s/server-%u.log", e->dir, i + 1);
-		snprintf(sum, sizeof(sum), "%s/server-%u-summary.json", e->dir, i + 1);
-		snprintf(delay, sizeof(delay), "%lldus",
-			 (long long)(e->run->server_delay[i] / TS_NSEC_PER_USEC));
-		ret = write_job(e, jobname, server_job(e, i, report), err, errlen);
+		ret = start_server(e, i, &rep, err, errlen);
 		if (ret < 0)
 			return ret;
-		/* Started one after the other: each nested wrapper picks its addresses knowing
-		 * the ones before it. */
-		ret = spawn(&e->server[i], e->hub.fd, e->plan.nservers > 1 ? nested : direct, NULL,
-			    log, &terr);
-		if (ret < 0) {
-			snprintf(err, errlen, "cannot start server %u: %.400s", i + 1, terr.msg);
-			return ret;
-		}
-		rep = wait_report(e, repname, &e->server[i], 15);
-		if (!rep) {
-			snprintf(err, errlen, "server %u did not come up (see %.300s)", i + 1, log);
-			return -EIO;
-		}
 		if (json_object_object_get_ex(rep, "addr", &v))
 			snprintf(e->addr[i], sizeof(e->addr[i]), "%s", json_object_get_string(v));
 		if (e->plan.nservers > 1) {
-			double want = 2 * e->run->server_delay[i] / 1e6;
-
-			int tries;
-
-			/* Up to three rounds of pings: a busy host can delay one round. */
-			for (tries = 0; tries < 3; tries++) {
-				rtt = measure_rtt(e, i);
-				if (rtt >= want - 1 && rtt <= want + 1)
-					break;
-			}
-			if (rtt < 0 || rtt < want - 1 || rtt > want + 1) {
-				snprintf(err, errlen,
-					 "server %u: base RTT %.3f ms measured by ping, %.3f ms "
-					 "asked "
-					 "(tolerance 1 ms)",
-					 i + 1, rtt, want);
+			ret = check_rtt(e, i, &rtt, err, errlen);
+			if (ret < 0) {
 				json_object_put(rep);
-				return -EIO;
+				return ret;
 			}
 		}
 		note_servers(e, i, rep, rtt);

@@ -16,6 +16,7 @@
 #include "exec/exec_seal.h"
 #include "exec/exec_warm.h"
 #include "exec/exec_vm.h"
+#include "vm/mode.h"
 #include "vm/plan.h"
 #include "vm/vm.h"
 
@@ -133,116 +134,181 @@ static void kvm_probe(void)
 			kvm_why.msg);
 }
 
-int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, size_t errlen)
+/*
+ * ts_vm_mode_decide's probe for the [kernel] section @ctx: accel = auto asks kvm_probe, once
+ * per process; accel = kvm is taken as usable, since ts_vm_run probes it for the run itself
+ * and refuses the run there when it fails.
+ */
+static int kvm_usable(void *ctx, struct ts_err *why)
 {
-	const struct ts_exp_kernel *k = run->vm;
-	struct ts_vm_conf conf;
-	struct ts_vm_result res;
-	struct ts_err terr;
-	char kernel[4096], modules[4096], self[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 16];
-	char spec[PATH_MAX], specdir[PATH_MAX], *slash;
-	char rep[16], idx[16], seed[24], len[24], delay[24];
-	char *argv[12];
-	struct ts_exp_seal_files files = {0};
-	json_object *vm = NULL;
-	ssize_t n;
-	size_t i;
-	int ret;
+	const struct ts_exp_kernel *k = ctx;
 
-	memset(&conf, 0, sizeof(conf));
-	memset(&res, 0, sizeof(res));
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0 || !realpath(rundir, dir) || !run->spec_path ||
-	    !realpath(run->spec_path, spec)) {
+	if (accel_of(k->accel) == TS_VM_ACCEL_KVM)
+		return 0;
+	pthread_once(&kvm_once, kvm_probe);
+	if (kvm_ok)
+		return 0;
+	*why = kvm_why;
+	return -ENODEV;
+}
+
+/* One run in its VM: what it is given, what it ran with, and what came back. */
+struct vm_job {
+	const struct ts_exp_run *run;
+	const struct ts_exp_kernel *k;
+	struct ts_vm_conf conf;
+	struct ts_vm_mode mode;
+	struct ts_vm_result res;
+	struct ts_exp_seal_files files;
+	char kernel[4096], modules[4096]; /* image = debian: where the cache has it */
+	char self[PATH_MAX], dir[PATH_MAX], spec[PATH_MAX], specdir[PATH_MAX];
+	char rep[16], idx[16], seed[24], len[24], delay[24]; /* exp-guest's arguments */
+	char *argv[12];
+};
+
+/* This tasshape, the run directory and the spec, resolved: the guest sees them there. */
+static int job_paths(struct vm_job *j, const char *rundir, char *err, size_t errlen)
+{
+	ssize_t n = readlink("/proc/self/exe", j->self, sizeof(j->self) - 1);
+	char *slash;
+
+	if (n <= 0 || !realpath(rundir, j->dir) || !j->run->spec_path ||
+	    !realpath(j->run->spec_path, j->spec)) {
 		snprintf(err, errlen, "kernel %s: cannot find this tasshape, %s or the spec",
-			 k->name, rundir);
+			 j->k->name, rundir);
 		return -ENOENT;
 	}
-	self[n] = '\0';
+	j->self[n] = '\0';
 	/*
 	 * The guest has its own /tmp and /run: the spec's directory is shared (as the guest's
 	 * current directory), so the spec and the files beside it are where the host has them.
 	 */
-	snprintf(specdir, sizeof(specdir), "%s", spec);
-	slash = strrchr(specdir, '/');
-	if (slash == specdir)
+	snprintf(j->specdir, sizeof(j->specdir), "%s", j->spec);
+	slash = strrchr(j->specdir, '/');
+	if (slash == j->specdir)
 		slash[1] = '\0';
 	else if (slash)
 		*slash = '\0';
-	if (!strcmp(k->image, "debian")) {
-		ret = ts_vm_debian_kernel(kernel, modules, sizeof(kernel), true, &terr);
-		if (ret < 0) {
-			snprintf(err, errlen, "kernel %s: image = debian: %s", k->name, terr.msg);
-			return ret;
-		}
-		conf.kernel = kernel;
-		conf.modules = k->modules ? k->modules : modules;
-	} else {
-		conf.kernel = k->image;
-		conf.modules = k->modules;
+	return 0;
+}
+
+/* The section's image and modules, or Debian's stock kernel from the cache. */
+static int job_kernel(struct vm_job *j, char *err, size_t errlen)
+{
+	const struct ts_exp_kernel *k = j->k;
+	struct ts_err terr;
+	int ret;
+
+	if (strcmp(k->image, "debian")) {
+		j->conf.kernel = k->image;
+		j->conf.modules = k->modules;
+		return 0;
 	}
-	conf.accel = accel_of(k->accel);
-	conf.clock = clock_of(k->clock);
-	/* Virtual time runs under TCG: no KVM probe for it. */
-	if (conf.accel == TS_VM_ACCEL_AUTO && conf.clock == TS_VM_CLOCK_VIRTUAL)
-		conf.accel = TS_VM_ACCEL_TCG;
-	if (conf.accel == TS_VM_ACCEL_AUTO) {
-		pthread_once(&kvm_once, kvm_probe);
-		conf.accel = kvm_ok ? TS_VM_ACCEL_KVM : TS_VM_ACCEL_TCG;
+	ret = ts_vm_debian_kernel(j->kernel, j->modules, sizeof(j->kernel), true, &terr);
+	if (ret < 0) {
+		snprintf(err, errlen, "kernel %s: image = debian: %s", k->name, terr.msg);
+		return ret;
 	}
-	conf.cpus = k->cpus;
-	conf.memory = k->memory;
-	conf.append = k->append;
+	j->conf.kernel = j->kernel;
+	j->conf.modules = k->modules ? k->modules : j->modules;
+	return 0;
+}
+
+/* The guest's mode (vm/mode.h), its resources, shares and time bound. */
+static int job_conf(struct vm_job *j, char *err, size_t errlen)
+{
+	const struct ts_exp_kernel *k = j->k;
+	const struct ts_exp_run *run = j->run;
+	struct ts_vm_conf *conf = &j->conf;
+	struct ts_err terr;
+	size_t i;
+	int ret;
+
+	conf->accel = accel_of(k->accel);
+	conf->clock = clock_of(k->clock);
+	conf->cpus = k->cpus;
+	ret = ts_vm_mode_decide(conf, kvm_usable, (void *)k, &j->mode, &terr);
+	if (ret < 0) {
+		snprintf(err, errlen, "kernel %s: %s", k->name, terr.msg);
+		return ret;
+	}
+	/* The accelerator decided here (auto: by the probe of this process), for ts_vm_run. */
+	conf->accel = j->mode.kvm ? TS_VM_ACCEL_KVM : TS_VM_ACCEL_TCG;
+	conf->memory = k->memory;
+	conf->append = k->append;
 	for (i = 0; i < k->nmodprobe && i < TS_VM_MAX_MODPROBE; i++)
-		conf.modprobe[i] = k->modprobe[i];
-	conf.nmodprobe = (unsigned)i;
-	conf.out = dir;
-	conf.cwd = specdir;
-	conf.quiet = true;
+		conf->modprobe[i] = k->modprobe[i];
+	conf->nmodprobe = (unsigned)i;
+	conf->out = j->dir;
+	conf->cwd = j->specdir;
+	conf->quiet = true;
 	/* The run's own bound (the wrapper's) plus a boot under TCG with room to spare. */
-	conf.timeout = run->length + 2 * run->delay + 300 * TS_NSEC_PER_SEC;
+	conf->timeout = run->length + 2 * run->delay + 300 * TS_NSEC_PER_SEC;
 	/*
 	 * In virtual time a guest second costs wall seconds, the more the busier the host
 	 * (10-40 measured here, docs/kernels.md): the bound is wall time, so it grows with it.
 	 */
-	if (conf.clock == TS_VM_CLOCK_VIRTUAL ||
-	    (conf.clock == TS_VM_CLOCK_AUTO && conf.accel == TS_VM_ACCEL_TCG))
-		conf.timeout = 100 * (run->length + 2 * run->delay) + 600 * TS_NSEC_PER_SEC;
+	if (j->mode.vclock)
+		conf->timeout = 100 * (run->length + 2 * run->delay) + 600 * TS_NSEC_PER_SEC;
+	return 0;
+}
 
-	/*
-	 * In virtual time the guest is sealed (vm.h): it runs from an image of every file it
-	 * needs and writes the run directory in its RAM at a path of its own, the same for
-	 * every run, so that two runs of one configuration boot the same image.
-	 */
-	conf.seal = conf.clock == TS_VM_CLOCK_VIRTUAL ||
-		    (conf.clock == TS_VM_CLOCK_AUTO && conf.accel == TS_VM_ACCEL_TCG);
-	if (conf.seal) {
-		ret = ts_exp_seal_files(run, spec, &files, err, errlen);
-		if (ret < 0)
-			return ret;
-		conf.seal_tools = ts_exp_seal_tools;
-		conf.seal_tools_opt = ts_exp_seal_tools_opt;
-		conf.seal_modules = ts_exp_warm_modules;
-		conf.seal_files = (const char *const *)files.path;
-	}
-	snprintf(rep, sizeof(rep), "%u", run->rep);
-	snprintf(idx, sizeof(idx), "%u", run->index);
-	snprintf(seed, sizeof(seed), "%" PRIu64, run->seed);
-	snprintf(len, sizeof(len), "%" PRId64, (int64_t)run->length);
-	snprintf(delay, sizeof(delay), "%" PRId64, (int64_t)run->delay);
-	argv[0] = self;
-	argv[1] = (char *)TS_EXP_GUEST_CMD;
-	argv[2] = spec;
-	argv[3] = (char *)run->config_id;
-	argv[4] = rep;
-	argv[5] = idx;
-	argv[6] = seed;
-	argv[7] = len;
-	argv[8] = delay;
-	argv[9] = conf.seal ? (char *)TS_VM_SEALED_OUT : dir;
-	argv[10] = NULL;
-	ret = ts_vm_run(&conf, argv, &res, &terr);
-	ts_exp_seal_files_free(&files);
+/*
+ * In virtual time the guest is sealed (vm.h): it runs from an image of every file it
+ * needs and writes the run directory in its RAM at a path of its own, the same for
+ * every run, so that two runs of one configuration boot the same image.
+ */
+static int job_seal(struct vm_job *j, char *err, size_t errlen)
+{
+	struct ts_vm_conf *conf = &j->conf;
+	int ret;
+
+	conf->seal = j->mode.vclock;
+	if (!conf->seal)
+		return 0;
+	ret = ts_exp_seal_files(j->run, j->spec, &j->files, err, errlen);
+	if (ret < 0)
+		return ret;
+	conf->seal_tools = ts_exp_seal_tools;
+	conf->seal_tools_opt = ts_exp_seal_tools_opt;
+	conf->seal_modules = ts_exp_warm_modules;
+	conf->seal_files = (const char *const *)j->files.path;
+	return 0;
+}
+
+/* `tasshape exp-guest SPEC CONFIG REP INDEX SEED LENGTH DELAY OUT`: this one run, re-planned. */
+static void job_argv(struct vm_job *j)
+{
+	const struct ts_exp_run *run = j->run;
+
+	snprintf(j->rep, sizeof(j->rep), "%u", run->rep);
+	snprintf(j->idx, sizeof(j->idx), "%u", run->index);
+	snprintf(j->seed, sizeof(j->seed), "%" PRIu64, run->seed);
+	snprintf(j->len, sizeof(j->len), "%" PRId64, (int64_t)run->length);
+	snprintf(j->delay, sizeof(j->delay), "%" PRId64, (int64_t)run->delay);
+	j->argv[0] = j->self;
+	j->argv[1] = (char *)TS_EXP_GUEST_CMD;
+	j->argv[2] = j->spec;
+	j->argv[3] = (char *)run->config_id;
+	j->argv[4] = j->rep;
+	j->argv[5] = j->idx;
+	j->argv[6] = j->seed;
+	j->argv[7] = j->len;
+	j->argv[8] = j->delay;
+	j->argv[9] = j->conf.seal ? (char *)TS_VM_SEALED_OUT : j->dir;
+	j->argv[10] = NULL;
+}
+
+/* Boot the guest and run exp-guest in it; then the VM runner's record, vm.json. */
+static int job_boot(struct vm_job *j, char *err, size_t errlen)
+{
+	const struct ts_exp_kernel *k = j->k;
+	char path[PATH_MAX + 16];
+	struct ts_err terr;
+	int ret;
+
+	job_argv(j);
+	ret = ts_vm_run(&j->conf, j->argv, &j->res, &terr);
 	if (ret < 0) {
 		snprintf(err, errlen, "kernel %s: %s", k->name, terr.msg);
 		/*
@@ -250,41 +316,88 @@ int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, 
 		 * ended the guest; the campaign's own handler never saw it and would start the
 		 * next run. Now that the signal is unblocked again, deliver it once more.
 		 */
-		if (res.signal)
-			raise(res.signal);
+		if (j->res.signal)
+			raise(j->res.signal);
 		return ret;
 	}
-	if (accel_of(k->accel) == TS_VM_ACCEL_AUTO && !kvm_ok && !res.kvm && !res.accel_note[0])
-		snprintf(res.accel_note, sizeof(res.accel_note), "%s", kvm_why.msg);
-	snprintf(path, sizeof(path), "%s/%s", dir, TS_EXP_F_VM);
-	if (ts_vm_info_json(path, &conf, &res, &terr) < 0) {
+	if (accel_of(k->accel) == TS_VM_ACCEL_AUTO && !kvm_ok && !j->res.kvm &&
+	    !j->res.accel_note[0])
+		snprintf(j->res.accel_note, sizeof(j->res.accel_note), "%s", kvm_why.msg);
+	snprintf(path, sizeof(path), "%s/%s", j->dir, TS_EXP_F_VM);
+	if (ts_vm_info_json(path, &j->conf, &j->res, &terr) < 0) {
 		snprintf(err, errlen, "kernel %s: %s", k->name, terr.msg);
 		return -EIO;
 	}
-	snprintf(path, sizeof(path), "%s/%s", dir, TS_EXP_F_RESULT);
+	return 0;
+}
+
+/* Did exp-guest carry the run out? A result.json it wrote, and its exit status 0. */
+static int job_check(const struct vm_job *j, char *err, size_t errlen)
+{
+	const char *name = j->k->name;
+	char path[PATH_MAX + 16];
+	json_object *r, *e = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", j->dir, TS_EXP_F_RESULT);
 	if (access(path, F_OK) < 0) {
 		snprintf(err, errlen,
 			 "kernel %s: the run in the guest wrote no result (its exit status %d%s)",
-			 k->name, res.status, res.timed_out ? ", timed out" : "");
+			 name, j->res.status, j->res.timed_out ? ", timed out" : "");
 		return -EIO;
 	}
-	if (res.status != 0) {
-		/* exp-guest could not carry the run out: not done, so resume tries it again. */
-		json_object *r = json_object_from_file(path), *e = NULL;
+	if (j->res.status == 0)
+		return 0;
+	/* exp-guest could not carry the run out: not done, so resume tries it again. */
+	r = json_object_from_file(path);
+	json_object_object_get_ex(r, "error", &e);
+	snprintf(err, errlen, "kernel %s: in the guest: %s", name,
+		 e && json_object_get_string(e) ? json_object_get_string(e) : "exp-guest failed");
+	json_object_put(r);
+	return -EIO;
+}
 
-		json_object_object_get_ex(r, "error", &e);
-		snprintf(err, errlen, "kernel %s: in the guest: %s", k->name,
-			 e && json_object_get_string(e) ? json_object_get_string(e)
-							: "exp-guest failed");
-		json_object_put(r);
-		return -EIO;
-	}
-	vm = vm_json(k, conf.kernel, &res);
+/* What only the host knows, added to the guest-written result.json and manifest.json. */
+static int job_record(const struct vm_job *j, char *err, size_t errlen)
+{
 	/* In virtual time the timing is exact in guest time: the release-timing rule judges it. */
-	ret = annotate(dir, TS_EXP_F_RESULT, vm, !res.kvm && !res.vclock, err, errlen);
-	snprintf(path, sizeof(path), "%s/%s", dir, TS_EXP_F_MANIFEST);
+	bool tcg = !j->res.kvm && !j->res.vclock;
+	json_object *vm = vm_json(j->k, j->conf.kernel, &j->res);
+	char path[PATH_MAX + 16];
+	int ret;
+
+	ret = annotate(j->dir, TS_EXP_F_RESULT, vm, tcg, err, errlen);
+	snprintf(path, sizeof(path), "%s/%s", j->dir, TS_EXP_F_MANIFEST);
 	if (!ret && access(path, F_OK) == 0)
-		ret = annotate(dir, TS_EXP_F_MANIFEST, vm, !res.kvm && !res.vclock, err, errlen);
+		ret = annotate(j->dir, TS_EXP_F_MANIFEST, vm, tcg, err, errlen);
 	json_object_put(vm);
+	return ret;
+}
+
+int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, size_t errlen)
+{
+	struct vm_job *j = calloc(1, sizeof(*j));
+	int ret;
+
+	if (!j) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	j->run = run;
+	j->k = run->vm;
+	ret = job_paths(j, rundir, err, errlen);
+	if (!ret)
+		ret = job_kernel(j, err, errlen);
+	if (!ret)
+		ret = job_conf(j, err, errlen);
+	if (!ret)
+		ret = job_seal(j, err, errlen);
+	if (!ret)
+		ret = job_boot(j, err, errlen);
+	if (!ret)
+		ret = job_check(j, err, errlen);
+	if (!ret)
+		ret = job_record(j, err, errlen);
+	ts_exp_seal_files_free(&j->files);
+	free(j);
 	return ret;
 }

@@ -152,20 +152,12 @@ static int parse_rt_priority(const char *arg, int *out)
 	return parse_int_in(arg, 1, TS_RT_PRIO_MAX, out);
 }
 
-/* Check @arg for key @id into @v; the message names the option as the user wrote it. */
-static int check_value(enum ts_linkkey_id id, const char *arg, struct value *v, struct ts_err *err)
+/* The keys whose value is a number or a place: parsed into @v. */
+static int check_scalar(enum ts_linkkey_id id, const char *arg, struct value *v, struct ts_err *err)
 {
-	const char *opt = ts_link_keys[id].name;
-	char path[PATH_MAX];
 	struct ts_err e;
 
 	switch (id) {
-	case TS_LINKKEY_TRACE:
-	case TS_LINKKEY_UP_TRACE:
-	case TS_LINKKEY_DOWN_TRACE:
-		/* A bundled trace's name becomes its path now; the file is opened by load. */
-		v->str = strdup(ts_trace_resolve(arg, path, sizeof(path)));
-		break;
 	case TS_LINKKEY_DELAY:
 		if (ts_parse_time(arg, &v->delay, &e) < 0) {
 			ts_err_set(err, "--delay: %s", e.msg);
@@ -176,18 +168,6 @@ static int check_value(enum ts_linkkey_id id, const char *arg, struct value *v, 
 			return -EINVAL;
 		}
 		return 0;
-	case TS_LINKKEY_LOSS:
-	case TS_LINKKEY_UP_LOSS:
-	case TS_LINKKEY_DOWN_LOSS:
-		return check_loss(opt, arg, v, err);
-	case TS_LINKKEY_QUEUE:
-	case TS_LINKKEY_UP_QUEUE:
-	case TS_LINKKEY_DOWN_QUEUE:
-	case TS_LINKKEY_MAC_QUEUE:
-		if (check_queue(opt, arg, err) < 0)
-			return -EINVAL;
-		v->str = strdup(arg);
-		break;
 	case TS_LINKKEY_UP_AT:
 		/* Only the uplink has a sending host inside the emulated namespace. */
 		if (!strcmp(arg, "sender")) {
@@ -199,20 +179,12 @@ static int check_value(enum ts_linkkey_id id, const char *arg, struct value *v, 
 			return -EINVAL;
 		}
 		return 0;
-	case TS_LINKKEY_ONCE:
-	case TS_LINKKEY_GSO:
-		return 0;
 	case TS_LINKKEY_SEED:
 		if (ts_parse_u64(arg, &v->seed, &e) < 0) {
 			ts_err_set(err, "--seed: %s", e.msg);
 			return -EINVAL;
 		}
 		return 0;
-	case TS_LINKKEY_MAC:
-		if (check_mac(arg, err) < 0)
-			return -EINVAL;
-		v->str = strdup(arg);
-		break;
 	case TS_LINKKEY_RT_PRIO:
 		if (parse_rt_priority(arg, &v->rt_priority) < 0) {
 			ts_err_set(err, "--rt-priority: '%s' (expected off or a priority 1-%d)",
@@ -227,7 +199,38 @@ static int check_value(enum ts_linkkey_id id, const char *arg, struct value *v, 
 			return -EINVAL;
 		}
 		return 0;
-	case TS_LINKKEY_COUNT:
+	default: /* --once, --gso: flags */
+		return 0;
+	}
+}
+
+/* The keys whose value is kept as a string: checked, then copied into @v->str. */
+static int check_string(enum ts_linkkey_id id, const char *arg, struct value *v, struct ts_err *err)
+{
+	const char *opt = ts_link_keys[id].name;
+	char path[PATH_MAX];
+
+	switch (id) {
+	case TS_LINKKEY_TRACE:
+	case TS_LINKKEY_UP_TRACE:
+	case TS_LINKKEY_DOWN_TRACE:
+		/* A bundled trace's name becomes its path now; the file is opened by load. */
+		v->str = strdup(ts_trace_resolve(arg, path, sizeof(path)));
+		break;
+	case TS_LINKKEY_QUEUE:
+	case TS_LINKKEY_UP_QUEUE:
+	case TS_LINKKEY_DOWN_QUEUE:
+	case TS_LINKKEY_MAC_QUEUE:
+		if (check_queue(opt, arg, err) < 0)
+			return -EINVAL;
+		v->str = strdup(arg);
+		break;
+	case TS_LINKKEY_MAC:
+		if (check_mac(arg, err) < 0)
+			return -EINVAL;
+		v->str = strdup(arg);
+		break;
+	default:
 		break;
 	}
 	if (!v->str) {
@@ -235,6 +238,27 @@ static int check_value(enum ts_linkkey_id id, const char *arg, struct value *v, 
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Check @arg for key @id into @v; the message names the option as the user wrote it. */
+static int check_value(enum ts_linkkey_id id, const char *arg, struct value *v, struct ts_err *err)
+{
+	switch (id) {
+	case TS_LINKKEY_LOSS:
+	case TS_LINKKEY_UP_LOSS:
+	case TS_LINKKEY_DOWN_LOSS:
+		return check_loss(ts_link_keys[id].name, arg, v, err);
+	case TS_LINKKEY_DELAY:
+	case TS_LINKKEY_UP_AT:
+	case TS_LINKKEY_ONCE:
+	case TS_LINKKEY_GSO:
+	case TS_LINKKEY_SEED:
+	case TS_LINKKEY_RT_PRIO:
+	case TS_LINKKEY_SHAPER_CPU:
+		return check_scalar(id, arg, v, err);
+	default: /* traces, queues, the MAC */
+		return check_string(id, arg, v, err);
+	}
 }
 
 /* Store a checked value; the key's string (if any) replaces its earlier one. */

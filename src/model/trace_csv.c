@@ -543,24 +543,15 @@ static void *csv_dup(const void *p, size_t size)
 	return q;
 }
 
-int tr_csv_finish(struct ts_trace_reader *r, struct ts_trace **down, struct ts_trace **up,
-		  struct ts_err *err)
+/* The trace's period: its '# duration=' line, else the last row plus the median row length. */
+static int csv_period(struct ts_trace_reader *r, const struct ts_trace_row *any, ts_ns_t *period,
+		      struct ts_err *err)
 {
-	struct tr_csv *c = r->csv;
-	struct ts_trace *t[2] = {NULL, NULL}, *first = NULL;
-	const struct ts_trace_row *any;
-	ts_ns_t period, last, median = 0;
+	const struct tr_csv *c = r->csv;
+	ts_ns_t last = any[c->n - 1].t, median = 0;
 	char b1[48], b2[48];
-	int ret, i;
+	int ret;
 
-	if (!c)
-		return tr_fail_file(r, err, -EINVAL,
-				    "empty trace: expected a CSV header such as "
-				    "'time_s,down_mbps,up_mbps'");
-	if (!c->n)
-		return tr_fail_at(r, err, -EINVAL, c->header_line, "no data rows after the header");
-	any = c->rows[c->rows[TS_DIR_DOWN] ? TS_DIR_DOWN : TS_DIR_UP];
-	last = any[c->n - 1].t;
 	if (r->duration_line) {
 		if (r->duration <= last)
 			return tr_fail_at(r, err, -EINVAL, r->duration_line,
@@ -568,28 +559,33 @@ int tr_csv_finish(struct ts_trace_reader *r, struct ts_trace **down, struct ts_t
 					  "starts %s after the first",
 					  csv_fmt_s(b1, sizeof(b1), r->duration),
 					  csv_fmt_s(b2, sizeof(b2), last));
-		period = r->duration;
-	} else {
-		if (c->n == 1)
-			return tr_fail_file(r, err, -EINVAL,
-					    "a single data row needs a '# duration=' line (for "
-					    "example '# duration=60s') to say how long it lasts");
-		ret = csv_median(r, any, c->n, &median, err);
-		if (ret)
-			return ret;
-		period = last + median;
-		if (period > TR_PERIOD_MAX)
-			return tr_fail_file(r, err, -ERANGE, "trace longer than 49.7 days");
+		*period = r->duration;
+		return 0;
 	}
-	for (i = 0; i < 2; i++) {
-		enum ts_trace_dir d = csv_dirs[i];
+	if (c->n == 1)
+		return tr_fail_file(r, err, -EINVAL,
+				    "a single data row needs a '# duration=' line (for "
+				    "example '# duration=60s') to say how long it lasts");
+	ret = csv_median(r, any, c->n, &median, err);
+	if (ret)
+		return ret;
+	*period = last + median;
+	if (*period > TR_PERIOD_MAX)
+		return tr_fail_file(r, err, -ERANGE, "trace longer than 49.7 days");
+	return 0;
+}
 
-		if (c->rows[d] && !c->nonzero[d])
-			return tr_fail_file(r, err, -EINVAL,
-					    "%s is 0 in every row: a link that never delivers",
-					    c->col[csv_dir_col(d)]->name);
-	}
-	ret = -ENOMEM;
+/*
+ * The traces of the directions read, taking the reader's arrays: the first direction takes
+ * the delay and loss columns, the second a copy, so each can be freed alone. Returns 0 or
+ * -ENOMEM (@t then holds what was made).
+ */
+static int csv_traces(struct ts_trace_reader *r, ts_ns_t period, struct ts_trace *t[2])
+{
+	struct tr_csv *c = r->csv;
+	struct ts_trace *first = NULL;
+	int i;
+
 	for (i = 0; i < 2; i++) {
 		enum ts_trace_dir d = csv_dirs[i];
 		struct ts_trace *tr;
@@ -598,14 +594,13 @@ int tr_csv_finish(struct ts_trace_reader *r, struct ts_trace **down, struct ts_t
 			continue;
 		tr = t[d] = tr_trace_new(r->name, TS_TRACE_RATE);
 		if (!tr)
-			goto out;
+			return -ENOMEM;
 		tr->n = c->n;
 		tr->cap = c->n;
 		tr->period = period;
 		tr->rows = csv_shrink(c->rows[d], c->n * sizeof(*tr->rows));
 		c->rows[d] = NULL;
 		if (!first) {
-			/* The first direction takes the arrays... */
 			if (c->delay)
 				tr->delay = csv_shrink(c->delay, c->n * sizeof(*c->delay));
 			if (c->loss)
@@ -615,23 +610,54 @@ int tr_csv_finish(struct ts_trace_reader *r, struct ts_trace **down, struct ts_t
 			first = tr;
 			continue;
 		}
-		/* ...and the second a copy, so each can be freed alone. */
 		if (first->delay) {
 			tr->delay = csv_dup(first->delay, c->n * sizeof(*tr->delay));
 			if (!tr->delay)
-				goto out;
+				return -ENOMEM;
 		}
 		if (first->loss_ppm) {
 			tr->loss_ppm = csv_dup(first->loss_ppm, c->n * sizeof(*tr->loss_ppm));
 			if (!tr->loss_ppm)
-				goto out;
+				return -ENOMEM;
 		}
+	}
+	return 0;
+}
+
+int tr_csv_finish(struct ts_trace_reader *r, struct ts_trace **down, struct ts_trace **up,
+		  struct ts_err *err)
+{
+	struct tr_csv *c = r->csv;
+	struct ts_trace *t[2] = {NULL, NULL};
+	const struct ts_trace_row *any;
+	ts_ns_t period = 0;
+	int ret, i;
+
+	if (!c)
+		return tr_fail_file(r, err, -EINVAL,
+				    "empty trace: expected a CSV header such as "
+				    "'time_s,down_mbps,up_mbps'");
+	if (!c->n)
+		return tr_fail_at(r, err, -EINVAL, c->header_line, "no data rows after the header");
+	any = c->rows[c->rows[TS_DIR_DOWN] ? TS_DIR_DOWN : TS_DIR_UP];
+	ret = csv_period(r, any, &period, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < 2; i++) {
+		enum ts_trace_dir d = csv_dirs[i];
+
+		if (c->rows[d] && !c->nonzero[d])
+			return tr_fail_file(r, err, -EINVAL,
+					    "%s is 0 in every row: a link that never delivers",
+					    c->col[csv_dir_col(d)]->name);
+	}
+	ret = csv_traces(r, period, t);
+	if (ret < 0) {
+		ts_trace_free(t[0]);
+		ts_trace_free(t[1]);
+		return tr_fail_file(r, err, ret, "out of memory");
 	}
 	*down = t[TS_DIR_DOWN];
 	*up = t[TS_DIR_UP];
 	return 0;
-out:
-	ts_trace_free(t[0]);
-	ts_trace_free(t[1]);
-	return tr_fail_file(r, err, ret, "out of memory");
 }

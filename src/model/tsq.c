@@ -111,15 +111,39 @@ unsigned int ts_tsq_shift(const struct ts_tsq_conf *c, enum ts_bbr_phase phase)
 
 uint32_t ts_tsq_ratio(uint32_t ratio, unsigned int shift)
 {
+	return ts_tsq_ratio_scaled(ratio, shift, 1, 1);
+}
+
+uint32_t ts_tsq_ratio_scaled(uint32_t ratio, unsigned int shift, uint64_t num, uint64_t den)
+{
 	uint64_t r = ratio;
 
 	if (shift <= TS_TSQ_KERNEL_SHIFT)
 		r <<= TS_TSQ_KERNEL_SHIFT - shift;
 	else
 		r >>= shift - TS_TSQ_KERNEL_SHIFT;
+	if (num && den)
+		r = (r * num + den / 2) / den; /* ratios are at most 1000 << 9: no overflow */
 	if (r > TS_TSQ_RATIO_MAX)
 		r = TS_TSQ_RATIO_MAX;
 	return r ? (uint32_t)r : 1;
+}
+
+uint32_t ts_tsq_head(unsigned int major, unsigned int minor)
+{
+	return major < 6 || (major == 6 && minor < 3) ? TS_TSQ_HEAD_OLD : TS_TSQ_HEAD;
+}
+
+void ts_tsq_gso_scale(uint32_t mss, uint32_t head, uint32_t segs, uint64_t *num, uint64_t *den)
+{
+	if (!mss || !head) {
+		*num = *den = 1;
+		return;
+	}
+	if (!segs)
+		segs = TS_TSQ_GSO_MAX / mss ? TS_TSQ_GSO_MAX / mss : 1;
+	*num = (uint64_t)segs * mss + head;
+	*den = (uint64_t)segs * (mss + head);
 }
 
 uint64_t ts_tsq_tso_truesize(uint64_t rate, unsigned int shift, uint32_t mss, uint32_t min_rtt_us)
@@ -170,9 +194,13 @@ void ts_tsq_plan(const struct ts_tsq_sock *s, const struct ts_tsq_env *env, unsi
 	out->shift = shift;
 	ts_k = ts_tsq_tso_truesize(s->pacing_rate, s->kernel_shift, s->mss, s->min_rtt_us);
 	ts_s = ts_tsq_tso_truesize(rate, shift, s->mss, s->min_rtt_us);
-	out->kernel_budget = ts_tsq_limit(s->pacing_rate, s->kernel_shift, ts_k, unpaced,
-					  env->limit_output_bytes);
+	out->kernel_budget =
+		ts_tsq_limit(s->pacing_rate, s->kernel_shift, ts_k, unpaced,
+			     env->lob_applied ? env->lob_applied : env->limit_output_bytes);
 	out->budget = ts_tsq_limit(rate, shift, ts_s, unpaced, env->limit_output_bytes);
+	if (env->gso_num && env->gso_den)
+		out->budget =
+			(uint64_t)((unsigned __int128)out->budget * env->gso_num / env->gso_den);
 	if (out->budget > out->kernel_budget && s->mss)
 		out->uncharged = (out->budget - out->kernel_budget) *
 				 (s->mss + TS_TSQ_WIRE_OVERHEAD) / (s->mss + TS_TSQ_SEG_OVERHEAD);

@@ -735,6 +735,79 @@ static int check_link_tests(struct parse_ctx *c)
 	return 1;
 }
 
+/* A cca value: a kernel name of [a-z0-9_], or bpf:FILE.bpf.o. */
+static int check_cca(struct parse_ctx *c, const char *v)
+{
+	const char *p = v;
+
+	if (!strncmp(v, "bpf:", 4)) {
+		size_t n = strlen(v);
+
+		if (n < 4 + 6 || strcmp(v + n - 6, ".bpf.o"))
+			return fail(c, "cca: '%s': expected bpf:FILE.bpf.o", v);
+		return 1;
+	}
+	for (; *p; p++)
+		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '_')
+			return fail(c,
+				    "cca: '%s': expected a congestion control name (cubic, bbr, "
+				    "bbr3, tas, ...) or bpf:FILE.bpf.o",
+				    v);
+	return 1;
+}
+
+/* Value @v of axis @a: a section that exists, a known test, a well-formed cca or shift. */
+static int check_axis_value(struct parse_ctx *c, const struct ts_exp_axis *a, const char *v)
+{
+	const struct ts_exp_spec *s = c->spec;
+
+	if (!strcmp(a->name, "link") && !ts_exp_spec_link(s, v))
+		return fail(c,
+			    "link: no section [link %s] (expected one of the [link NAME] sections)",
+			    v);
+	if (!strcmp(a->name, "test") && !ts_exp_test_find(v)) {
+		char names[512];
+
+		test_names(names, sizeof(names));
+		return fail(c, "test: unknown test '%s' (expected %s)", v, names);
+	}
+	if (!strcmp(a->name, "cca"))
+		return check_cca(c, v);
+	if (!strcmp(a->name, "tas_shift")) {
+		unsigned st, ss;
+		char tail;
+
+		if (sscanf(v, "%u/%u%c", &st, &ss, &tail) != 2 || st > 31 || ss > 31)
+			return fail(c,
+				    "tas_shift: '%s': expected STARTUP/STEADY pacing shifts from 0 "
+				    "to 31, e.g. 9/10",
+				    v);
+	}
+	if (!strcmp(a->name, "kernel") && strcmp(v, "host") && !ts_exp_spec_kernel(s, v))
+		return fail(c,
+			    "kernel: no section [kernel %s] (expected host or the name of a "
+			    "[kernel NAME] section)",
+			    v);
+	return 1;
+}
+
+/* A tas_shift axis only with tas among the congestion controls. */
+static int check_tas_shift(struct parse_ctx *c)
+{
+	const struct ts_exp_axis *a = ts_exp_spec_axis(c->spec, "tas_shift");
+	const struct ts_exp_axis *cca = ts_exp_spec_axis(c->spec, "cca");
+	size_t j;
+
+	if (!a)
+		return 1;
+	for (j = 0; j < cca->nvalues && strcmp(cca->values[j], "tas"); j++)
+		;
+	if (j < cca->nvalues)
+		return 1;
+	c->line = a->line;
+	return fail(c, "tas_shift: applies to cca=tas only, and the cca axis has no tas");
+}
+
 static int check_axis_values(struct parse_ctx *c)
 {
 	struct ts_exp_spec *s = c->spec;
@@ -744,60 +817,9 @@ static int check_axis_values(struct parse_ctx *c)
 	for (i = 0; i < s->naxes; i++) {
 		a = &s->axes[i];
 		c->line = a->line;
-		for (j = 0; j < a->nvalues; j++) {
-			const char *v = a->values[j];
-
-			if (!strcmp(a->name, "link") && !ts_exp_spec_link(s, v))
-				return fail(c,
-					    "link: no section [link %s] (expected one of the [link "
-					    "NAME] sections)",
-					    v);
-			if (!strcmp(a->name, "test") && !ts_exp_test_find(v)) {
-				char names[512];
-
-				test_names(names, sizeof(names));
-				return fail(c, "test: unknown test '%s' (expected %s)", v, names);
-			}
-			if (!strcmp(a->name, "cca")) {
-				const char *p = v;
-
-				if (!strncmp(v, "bpf:", 4)) {
-					size_t n = strlen(v);
-
-					if (n < 4 + 6 || strcmp(v + n - 6, ".bpf.o"))
-						return fail(c, "cca: '%s': expected bpf:FILE.bpf.o",
-							    v);
-					continue;
-				}
-				for (; *p; p++)
-					if (!islower((unsigned char)*p) &&
-					    !isdigit((unsigned char)*p) && *p != '_')
-						return fail(
-							c,
-							"cca: '%s': expected a congestion control "
-							"name (cubic, bbr, bbr3, tas, ...) or "
-							"bpf:FILE.bpf.o",
-							v);
-			}
-			if (!strcmp(a->name, "tas_shift")) {
-				unsigned st, ss;
-				char tail;
-
-				if (sscanf(v, "%u/%u%c", &st, &ss, &tail) != 2 || st > 31 ||
-				    ss > 31)
-					return fail(
-						c,
-						"tas_shift: '%s': expected STARTUP/STEADY pacing "
-						"shifts from 0 to 31, e.g. 9/10",
-						v);
-			}
-			if (!strcmp(a->name, "kernel") && strcmp(v, "host") &&
-			    !ts_exp_spec_kernel(s, v))
-				return fail(c,
-					    "kernel: no section [kernel %s] (expected host or the "
-					    "name of a [kernel NAME] section)",
-					    v);
-		}
+		for (j = 0; j < a->nvalues; j++)
+			if (!check_axis_value(c, a, a->values[j]))
+				return 0;
 	}
 	for (i = 0; i < s->nkernels; i++)
 		if (!s->kernels[i].image) {
@@ -816,20 +838,7 @@ static int check_axis_values(struct parse_ctx *c)
 		}
 	if (!check_link_tests(c))
 		return 0;
-	a = ts_exp_spec_axis(s, "tas_shift");
-	if (a) {
-		const struct ts_exp_axis *cca = ts_exp_spec_axis(s, "cca");
-
-		for (j = 0; j < cca->nvalues && strcmp(cca->values[j], "tas"); j++)
-			;
-		if (j == cca->nvalues) {
-			c->line = a->line;
-			return fail(c,
-				    "tas_shift: applies to cca=tas only, and the cca axis has no "
-				    "tas");
-		}
-	}
-	return 1;
+	return check_tas_shift(c);
 }
 
 int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *text, char *err,

@@ -328,93 +328,94 @@ bool ts_summary_loop_saturated(const struct ts_summary *s)
 	return s->have_loop_work && ts_loop_saturated((int)s->loop_work_max_permille);
 }
 
-void ts_summary_print(FILE *f, const struct ts_summary *s)
+/* What a direction offered and carried, what it dropped and why, and its delays. */
+static void print_traffic(FILE *f, const struct ts_dir *d, const struct dir_tot *t, ts_ns_t dt)
 {
-	ts_ns_t dt = s->end - s->start;
 	char b1[32];
-	int i, c, p;
+	int c;
+
+	if (d->trace)
+		fprintf(f, "  capacity offered  %" PRIu64 " bytes (%s)\n", t->offered,
+			ts_fmt_rate(b1, sizeof(b1), (uint64_t)rate_of(t->offered, dt)));
+	else
+		fprintf(f, "  capacity offered  unlimited\n");
+	fprintf(f, "  delivered         %" PRIu64 " bytes (%s)", t->out_bytes,
+		ts_fmt_rate(b1, sizeof(b1), (uint64_t)rate_of(t->out_bytes, dt)));
+	if (d->trace && t->offered)
+		fprintf(f, ", utilisation %.1f%%",
+			100.0 * (double)t->out_bytes / (double)t->offered);
+	fprintf(f,
+		"\n  packets           in %" PRIu64 ", out %" PRIu64 ", dropped %" PRIu64
+		", held %" PRIu64 "\n",
+		t->in_pkts, t->out_pkts, t->drop_total, t->held_pkts);
+	for (c = 0; c < TS_DROP__COUNT; c++)
+		if (t->drops[c])
+			fprintf(f, "    dropped %-10s%" PRIu64 "\n", ts_drop_name(c), t->drops[c]);
+	if (t->qdelay)
+		print_hist(f, "queueing delay", t->qdelay);
+	print_hist(f, "one-way delay", &t->sojourn);
+}
+
+/* Each stage's peak queue (a rate server's always, others' when they held a packet). */
+static void print_peaks(FILE *f, const struct ts_dir *d)
+{
 	unsigned int k;
-	bool behind = false;
+	int p;
 
-	fprintf(f, "== %s: %s ==\n", s->title, ts_fmt_time(b1, sizeof(b1), dt));
-	for (i = 0; i < 2; i++) {
-		const struct ts_dir *d = s->dir[i];
-		const struct ts_dir_extra *x = &s->extra[i];
-		struct ts_fidelity fid = ts_summary_fidelity(s, i);
-		char why[96];
-		struct dir_tot t;
+	for (p = 0; p < 2; p++) {
+		const struct ts_pipe *pipe = &d->pipe[p];
 
-		if (!d)
-			continue;
-		dir_totals(s, d, &t);
-		fprintf(f, "%s:\n", d->name);
-		if (d->trace)
-			fprintf(f, "  capacity offered  %" PRIu64 " bytes (%s)\n", t.offered,
-				ts_fmt_rate(b1, sizeof(b1), (uint64_t)rate_of(t.offered, dt)));
-		else
-			fprintf(f, "  capacity offered  unlimited\n");
-		fprintf(f, "  delivered         %" PRIu64 " bytes (%s)", t.out_bytes,
-			ts_fmt_rate(b1, sizeof(b1), (uint64_t)rate_of(t.out_bytes, dt)));
-		if (d->trace && t.offered)
-			fprintf(f, ", utilisation %.1f%%",
-				100.0 * (double)t.out_bytes / (double)t.offered);
-		fprintf(f,
-			"\n  packets           in %" PRIu64 ", out %" PRIu64 ", dropped %" PRIu64
-			", held %" PRIu64 "\n",
-			t.in_pkts, t.out_pkts, t.drop_total, t.held_pkts);
-		for (c = 0; c < TS_DROP__COUNT; c++)
-			if (t.drops[c])
-				fprintf(f, "    dropped %-10s%" PRIu64 "\n", ts_drop_name(c),
-					t.drops[c]);
-		if (t.qdelay)
-			print_hist(f, "queueing delay", t.qdelay);
-		print_hist(f, "one-way delay", &t.sojourn);
-		for (p = 0; p < 2; p++) {
-			const struct ts_pipe *pipe = &d->pipe[p];
+		for (k = 0; k < pipe->nstages; k++) {
+			const struct ts_stage *st = pipe->stage[k];
 
-			for (k = 0; k < pipe->nstages; k++) {
-				const struct ts_stage *st = pipe->stage[k];
-
-				if (!st->stats.peak_pkts && st->ops != &ts_s_rate)
-					continue;
-				fprintf(f,
-					"  peak queue        %-6s (%s)  %" PRIu64
-					" bytes, %u packets\n",
-					st->ops->name, ts_place_name(st->place),
-					st->stats.peak_bytes, st->stats.peak_pkts);
-			}
-		}
-		print_wifi(f, d, dt);
-		if (d->mac && d->mac->place == TS_PLACE_SENDER)
-			ts_tsq_print(f, s->tsq, s->start);
-		if (x->no_descriptor)
-			fprintf(f,
-				"  WARNING: %" PRIu64 " packets dropped for want of descriptors "
-				"(raise --descriptors)\n",
-				x->no_descriptor);
-		if (x->kernel_dropped || x->user_dropped || x->ring_dropped)
-			fprintf(f,
-				"  kernel drops      queue full %" PRIu64
-				", socket overrun %" PRIu64 ", NAPI ring full %" PRIu64 "\n",
-				x->kernel_dropped, x->user_dropped, x->ring_dropped);
-		if (x->have_release_err)
-			fprintf(f,
-				"  release timing    error p50 %" PRIu64 " us, p99 %" PRIu64
-				" us, max %" PRIu64 " us\n",
-				x->release_err_p50 / 1000, x->release_err_p99 / 1000,
-				x->release_err_max / 1000);
-		if (x->unexplained)
-			fprintf(f, "  WARNING: unexplained drops: %" PRIu64 "\n", x->unexplained);
-		else
-			fprintf(f, "  unexplained drops: 0\n");
-		if (ts_fell_behind(&fid, why, sizeof(why))) {
-			fprintf(f,
-				"  WARNING: the emulator fell behind (%s): "
-				"this run's timing is not trustworthy\n",
-				why);
-			behind = true;
+			if (!st->stats.peak_pkts && st->ops != &ts_s_rate)
+				continue;
+			fprintf(f, "  peak queue        %-6s (%s)  %" PRIu64 " bytes, %u packets\n",
+				st->ops->name, ts_place_name(st->place), st->stats.peak_bytes,
+				st->stats.peak_pkts);
 		}
 	}
+}
+
+/* Whether the emulator kept up with direction @i: drops it did not choose, release timing. */
+static bool print_fidelity(FILE *f, const struct ts_summary *s, int i)
+{
+	const struct ts_dir_extra *x = &s->extra[i];
+	struct ts_fidelity fid = ts_summary_fidelity(s, i);
+	char why[96];
+
+	if (x->no_descriptor)
+		fprintf(f,
+			"  WARNING: %" PRIu64 " packets dropped for want of descriptors "
+			"(raise --descriptors)\n",
+			x->no_descriptor);
+	if (x->kernel_dropped || x->user_dropped || x->ring_dropped)
+		fprintf(f,
+			"  kernel drops      queue full %" PRIu64 ", socket overrun %" PRIu64
+			", NAPI ring full %" PRIu64 "\n",
+			x->kernel_dropped, x->user_dropped, x->ring_dropped);
+	if (x->have_release_err)
+		fprintf(f,
+			"  release timing    error p50 %" PRIu64 " us, p99 %" PRIu64
+			" us, max %" PRIu64 " us\n",
+			x->release_err_p50 / 1000, x->release_err_p99 / 1000,
+			x->release_err_max / 1000);
+	if (x->unexplained)
+		fprintf(f, "  WARNING: unexplained drops: %" PRIu64 "\n", x->unexplained);
+	else
+		fprintf(f, "  unexplained drops: 0\n");
+	if (!ts_fell_behind(&fid, why, sizeof(why)))
+		return false;
+	fprintf(f,
+		"  WARNING: the emulator fell behind (%s): "
+		"this run's timing is not trustworthy\n",
+		why);
+	return true;
+}
+
+/* The shaper's loop: its CPU, its scheduling, its timer; @behind: a direction fell behind. */
+static void print_loop(FILE *f, const struct ts_summary *s, bool behind)
+{
 	/* The loop serves both directions: said once, however many fell behind. */
 	if (behind && ts_summary_loop_saturated(s))
 		fprintf(f,
@@ -435,6 +436,33 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 	if (s->have_cpu_idle)
 		fprintf(f, "virtual CPU idle %u.%u%% of the run's busiest second\n",
 			s->cpu_idle_permille / 10, s->cpu_idle_permille % 10);
+}
+
+void ts_summary_print(FILE *f, const struct ts_summary *s)
+{
+	ts_ns_t dt = s->end - s->start;
+	bool behind = false;
+	char b1[32];
+	int i;
+
+	fprintf(f, "== %s: %s ==\n", s->title, ts_fmt_time(b1, sizeof(b1), dt));
+	for (i = 0; i < 2; i++) {
+		const struct ts_dir *d = s->dir[i];
+		struct dir_tot t;
+
+		if (!d)
+			continue;
+		dir_totals(s, d, &t);
+		fprintf(f, "%s:\n", d->name);
+		print_traffic(f, d, &t, dt);
+		print_peaks(f, d);
+		print_wifi(f, d, dt);
+		if (d->mac && d->mac->place == TS_PLACE_SENDER)
+			ts_tsq_print(f, s->tsq, s->start);
+		if (print_fidelity(f, s, i))
+			behind = true;
+	}
+	print_loop(f, s, behind);
 }
 
 static struct json_object *json_stages(const struct ts_dir *d, bool *nomem)

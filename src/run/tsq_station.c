@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "net/netns.h"
@@ -186,6 +187,22 @@ static unsigned int lever_shift(const struct ts_tsq_conf *c)
 	return c->mode == TS_TSQ_TAS ? c->steady : c->shift;
 }
 
+/*
+ * With --gso, what makes the budget one of GSO units (tasshape/tsq.h,
+ * ts_tsq_gso_scale): the running kernel's skb head, a full unit of 1448-byte
+ * segments (the ratios are one value for every socket of the namespace).
+ */
+static void gso_scale(struct ts_tsq *t)
+{
+	unsigned int major = 0, minor = 0;
+	struct utsname u;
+
+	t->env.gso_num = t->env.gso_den = 0;
+	if (!t->sh->cfg->gso || uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return;
+	ts_tsq_gso_scale(1448, ts_tsq_head(major, minor), 0, &t->env.gso_num, &t->env.gso_den);
+}
+
 static int lever_up(struct ts_tsq *t, struct ts_err *err)
 {
 	uint64_t ss, ca, lob;
@@ -203,12 +220,20 @@ static int lever_up(struct ts_tsq *t, struct ts_err *err)
 	t->env.limit_output_bytes = lob;
 	if (t->conf.mode == TS_TSQ_KERNEL)
 		return 0;
-	t->env.ss_applied = ts_tsq_ratio((uint32_t)ss, lever_shift(&t->conf));
-	t->env.ca_applied = ts_tsq_ratio((uint32_t)ca, lever_shift(&t->conf));
+	gso_scale(t);
+	t->env.ss_applied = ts_tsq_ratio_scaled((uint32_t)ss, lever_shift(&t->conf), t->env.gso_num,
+						t->env.gso_den);
+	t->env.ca_applied = ts_tsq_ratio_scaled((uint32_t)ca, lever_shift(&t->conf), t->env.gso_num,
+						t->env.gso_den);
 	t->lever = true;
 	ret = sysctl_set(t->station_fd, "tcp_pacing_ss_ratio", t->env.ss_applied, err);
 	if (!ret)
 		ret = sysctl_set(t->station_fd, "tcp_pacing_ca_ratio", t->env.ca_applied, err);
+	/* The cap of an unpaced socket's limit, in GSO units too. */
+	if (!ret && t->env.gso_den) {
+		t->env.lob_applied = lob * t->env.gso_num / t->env.gso_den;
+		ret = sysctl_set(t->station_fd, "tcp_limit_output_bytes", t->env.lob_applied, err);
+	}
 	return ret;
 }
 
@@ -220,6 +245,9 @@ static void lever_down(struct ts_tsq *t)
 		return;
 	sysctl_set(t->station_fd, "tcp_pacing_ss_ratio", t->env.ss_ratio, &err);
 	sysctl_set(t->station_fd, "tcp_pacing_ca_ratio", t->env.ca_ratio, &err);
+	if (t->env.lob_applied)
+		sysctl_set(t->station_fd, "tcp_limit_output_bytes", t->env.limit_output_bytes,
+			   &err);
 	t->lever = false;
 }
 
@@ -904,6 +932,9 @@ void ts_tsq_print(FILE *f, const struct ts_tsq *t, ts_ns_t origin)
 		t->env.ca_applied);
 	if (t->lever)
 		fprintf(f, " (were %u%%, %u%%)", t->env.ss_ratio, t->env.ca_ratio);
+	if (t->lever && t->env.gso_den)
+		fprintf(f, "; in GSO units x%.3f (a segmenting station charges a head per segment)",
+			(double)t->env.gso_num / (double)t->env.gso_den);
 	fprintf(f, "\n");
 	for (i = 0; i < t->nflows; i++) {
 		const struct flow *fl = &t->flows[i];
@@ -1002,6 +1033,11 @@ void ts_tsq_json(struct json_object *wifi6, const struct ts_tsq *t, ts_ns_t orig
 	ts_json_put(r, "ca_found", json_object_new_int((int)t->env.ca_ratio), nomem);
 	ts_json_put(o, "pacing_ratios", r, nomem);
 	ts_json_put(o, "limit_output_bytes", ts_json_count(t->env.limit_output_bytes), nomem);
+	/* The budget in GSO units (absent per packet): applied ratios and limit, station budgets. */
+	if (t->lever && t->env.gso_den)
+		ts_json_put(o, "gso_scale",
+			    json_object_new_double((double)t->env.gso_num / (double)t->env.gso_den),
+			    nomem);
 	ts_json_put(o, "untracked_pkts", ts_json_count(t->untracked_pkts), nomem);
 	ts_json_put(o, "lost", ts_json_count(t->lost), nomem);
 	ts_json_put(o, "deferred", ts_json_count(t->ring_full), nomem);

@@ -34,96 +34,129 @@
 /* Each test boot's bound: QEMU hanging in KVM_RUN must not hang tasshape. */
 #define PROBE_LIMIT_MS 10000
 
-/* Runs in the child; writes one line to @fd on failure and returns its exit code. */
-static int probe_child(int fd)
+/*
+ * A step of the probe: done; failed in the call *what names, errno saying why; or failed
+ * with its reason written to the child's pipe already.
+ */
+enum probe_step { STEP_OK, STEP_ERRNO, STEP_SAID };
+
+/* A VM with one page of guest memory at 0x1000 holding the test code. */
+static enum probe_step probe_vm(int fd, int *kvm, int *vm, const char **what)
 {
 	static const unsigned char code[] = {0xba, 0xf8,       0x03, /* mov dx, 0x3f8 */
 					     0xb0, PROBE_BYTE,	     /* mov al, 42 */
 					     0xee,		     /* out dx, al */
 					     0xf4};		     /* hlt */
 	struct kvm_userspace_memory_region region;
-	struct kvm_sregs sregs;
-	struct kvm_regs regs;
-	struct kvm_run *run;
-	int kvm, vm, vcpu, ver;
 	unsigned char *mem;
-	long mmap_size;
-	const char *what;
+	int ver;
 
-	what = "open /dev/kvm";
-	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (kvm < 0)
-		goto fail;
-	what = "KVM_GET_API_VERSION";
-	ver = ioctl(kvm, KVM_GET_API_VERSION, 0);
+	*what = "open /dev/kvm";
+	*kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (*kvm < 0)
+		return STEP_ERRNO;
+	*what = "KVM_GET_API_VERSION";
+	ver = ioctl(*kvm, KVM_GET_API_VERSION, 0);
 	if (ver != KVM_API_VERSION) {
 		dprintf(fd, "KVM API version %d, expected %d", ver, KVM_API_VERSION);
-		return 1;
+		return STEP_SAID;
 	}
-	what = "KVM_CREATE_VM";
-	vm = ioctl(kvm, KVM_CREATE_VM, 0UL);
-	if (vm < 0)
-		goto fail;
-	what = "guest memory";
+	*what = "KVM_CREATE_VM";
+	*vm = ioctl(*kvm, KVM_CREATE_VM, 0UL);
+	if (*vm < 0)
+		return STEP_ERRNO;
+	*what = "guest memory";
 	mem = mmap(NULL, 0x1000, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
-		goto fail;
+		return STEP_ERRNO;
 	memcpy(mem, code, sizeof(code));
 	region = (struct kvm_userspace_memory_region){.slot = 0,
 						      .guest_phys_addr = 0x1000,
 						      .memory_size = 0x1000,
 						      .userspace_addr = (unsigned long)mem};
-	what = "KVM_SET_USER_MEMORY_REGION";
-	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region) < 0)
-		goto fail;
-	what = "KVM_CREATE_VCPU";
-	vcpu = ioctl(vm, KVM_CREATE_VCPU, 0UL);
-	if (vcpu < 0)
-		goto fail;
-	what = "KVM_GET_VCPU_MMAP_SIZE";
+	*what = "KVM_SET_USER_MEMORY_REGION";
+	if (ioctl(*vm, KVM_SET_USER_MEMORY_REGION, &region) < 0)
+		return STEP_ERRNO;
+	return STEP_OK;
+}
+
+/* Its vCPU, in real mode at the code's first instruction, and the vCPU's shared run page. */
+static enum probe_step probe_vcpu(int kvm, int vm, int *vcpu, struct kvm_run **run,
+				  const char **what)
+{
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+	long mmap_size;
+
+	*what = "KVM_CREATE_VCPU";
+	*vcpu = ioctl(vm, KVM_CREATE_VCPU, 0UL);
+	if (*vcpu < 0)
+		return STEP_ERRNO;
+	*what = "KVM_GET_VCPU_MMAP_SIZE";
 	mmap_size = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, NULL);
-	if (mmap_size < (long)sizeof(*run))
-		goto fail;
-	run = mmap(NULL, (size_t)mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu, 0);
-	if (run == MAP_FAILED)
-		goto fail;
-	what = "KVM_GET_SREGS";
-	if (ioctl(vcpu, KVM_GET_SREGS, &sregs) < 0)
-		goto fail;
+	if (mmap_size < (long)sizeof(**run))
+		return STEP_ERRNO;
+	*run = mmap(NULL, (size_t)mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, *vcpu, 0);
+	if (*run == MAP_FAILED)
+		return STEP_ERRNO;
+	*what = "KVM_GET_SREGS";
+	if (ioctl(*vcpu, KVM_GET_SREGS, &sregs) < 0)
+		return STEP_ERRNO;
 	sregs.cs.base = 0;
 	sregs.cs.selector = 0;
-	what = "KVM_SET_SREGS";
-	if (ioctl(vcpu, KVM_SET_SREGS, &sregs) < 0)
-		goto fail;
+	*what = "KVM_SET_SREGS";
+	if (ioctl(*vcpu, KVM_SET_SREGS, &sregs) < 0)
+		return STEP_ERRNO;
 	memset(&regs, 0, sizeof(regs));
 	regs.rip = 0x1000;
 	regs.rflags = 0x2;
-	what = "KVM_SET_REGS";
-	if (ioctl(vcpu, KVM_SET_REGS, &regs) < 0)
-		goto fail;
-	what = "KVM_RUN";
+	*what = "KVM_SET_REGS";
+	if (ioctl(*vcpu, KVM_SET_REGS, &regs) < 0)
+		return STEP_ERRNO;
+	return STEP_OK;
+}
+
+/* Run it: an I/O exit with PROBE_BYTE out to PROBE_PORT, then a HLT exit. */
+static enum probe_step probe_run(int fd, int vcpu, const struct kvm_run *run, const char **what)
+{
+	*what = "KVM_RUN";
 	if (ioctl(vcpu, KVM_RUN, NULL) < 0)
-		goto fail;
+		return STEP_ERRNO;
 	if (run->exit_reason != KVM_EXIT_IO || run->io.direction != KVM_EXIT_IO_OUT ||
 	    run->io.port != PROBE_PORT ||
-	    *((unsigned char *)run + run->io.data_offset) != PROBE_BYTE) {
+	    *((const unsigned char *)run + run->io.data_offset) != PROBE_BYTE) {
 		dprintf(fd,
 			"the test guest's first exit was reason %u, not the expected OUT to "
 			"port 0x%x",
 			run->exit_reason, PROBE_PORT);
-		return 1;
+		return STEP_SAID;
 	}
 	if (ioctl(vcpu, KVM_RUN, NULL) < 0)
-		goto fail;
+		return STEP_ERRNO;
 	if (run->exit_reason != KVM_EXIT_HLT) {
 		dprintf(fd, "the test guest's second exit was reason %u, not HLT",
 			run->exit_reason);
-		return 1;
+		return STEP_SAID;
 	}
-	return 0;
-fail:
-	dprintf(fd, "%s: %s", what, strerror(errno));
-	return 1;
+	return STEP_OK;
+}
+
+/* Runs in the child; writes one line to @fd on failure and returns its exit code. */
+static int probe_child(int fd)
+{
+	struct kvm_run *run = NULL;
+	const char *what = "";
+	int kvm = -1, vm = -1, vcpu = -1;
+	enum probe_step st;
+
+	st = probe_vm(fd, &kvm, &vm, &what);
+	if (st == STEP_OK)
+		st = probe_vcpu(kvm, vm, &vcpu, &run, &what);
+	if (st == STEP_OK)
+		st = probe_run(fd, vcpu, run, &what);
+	if (st == STEP_ERRNO)
+		dprintf(fd, "%s: %s", what, strerror(errno));
+	return st == STEP_OK ? 0 : 1;
 }
 
 int ts_vm_kvm_probe(const struct ts_vm_user *u, struct ts_err *why)

@@ -139,9 +139,9 @@ static int add_port(struct ts_vm_argv *a, const char *id, const char *sock, cons
 	return ret;
 }
 
-int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a)
+/* The machine: nothing QEMU would add by itself, the accelerator and the CPU model. */
+static int qemu_machine(const struct ts_vm_plan *p, struct ts_vm_argv *a)
 {
-	char *con = NULL;
 	int ret;
 
 	ret = ts_vm_argv_add(a, p->qemu);
@@ -175,34 +175,50 @@ int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a)
 	 * station (docs/kernels.md, "Where a guest's instructions go").
 	 */
 	if (!ret)
-		ret = ts_vm_argv_add(a, p->kvm ? "host" : p->icount ? "max,erms=off,fsrm=off" : "max");
+		ret = ts_vm_argv_add(a, p->kvm	    ? "host"
+					: p->icount ? "max,erms=off,fsrm=off"
+						    : "max");
+	return ret;
+}
+
+/* Virtual time (@p->icount): the instruction counter, and what the guest takes from the host. */
+static int qemu_icount(const struct ts_vm_plan *p, struct ts_vm_argv *a)
+{
+	int ret;
+
+	if (!p->icount)
+		return 0;
 	/*
 	 * Virtual time: the guest's clock advances by its executed instructions, 2^shift ns
 	 * each; sleep=off jumps it ahead when every vCPU is idle instead of waiting on the
 	 * host's clock, align=off never slows the guest down to the host's pace.
 	 */
-	if (!ret && p->icount) {
-		ret = ts_vm_argv_add(a, "-icount");
-		if (!ret)
-			ret = ts_vm_argv_addf(a, "shift=%u,sleep=off,align=off", p->icount_shift);
-	}
+	ret = ts_vm_argv_add(a, "-icount");
+	if (!ret)
+		ret = ts_vm_argv_addf(a, "shift=%u,sleep=off,align=off", p->icount_shift);
 	/*
 	 * What the guest would otherwise take from the host at boot, fixed in virtual time: its
 	 * real-time clock (the kernel mixes the time of day into its random pool at boot, and
 	 * with clock=vm the RTC then counts guest time, not the host's), and the random numbers
 	 * QEMU's TCG returns for RDRAND and RDSEED (host randomness unless -seed is given).
 	 */
-	if (!ret && p->icount) {
-		ret = ts_vm_argv_add(a, "-rtc");
-		if (!ret)
-			ret = ts_vm_argv_add(a, "base=" TS_VM_RTC_BASE ",clock=vm");
-		if (!ret)
-			ret = ts_vm_argv_add(a, "-seed");
-		if (!ret)
-			ret = ts_vm_argv_addf(a, "%u", TS_VM_QEMU_SEED);
-	}
 	if (!ret)
-		ret = ts_vm_argv_add(a, "-smp");
+		ret = ts_vm_argv_add(a, "-rtc");
+	if (!ret)
+		ret = ts_vm_argv_add(a, "base=" TS_VM_RTC_BASE ",clock=vm");
+	if (!ret)
+		ret = ts_vm_argv_add(a, "-seed");
+	if (!ret)
+		ret = ts_vm_argv_addf(a, "%u", TS_VM_QEMU_SEED);
+	return ret;
+}
+
+/* vCPUs, memory, and what the guest boots: kernel, initramfs, command line. */
+static int qemu_boot(const struct ts_vm_plan *p, struct ts_vm_argv *a)
+{
+	int ret;
+
+	ret = ts_vm_argv_add(a, "-smp");
 	if (!ret)
 		ret = ts_vm_argv_addf(a, "%u", p->cpus);
 	if (!ret)
@@ -222,12 +238,18 @@ int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a)
 		ret = ts_vm_argv_add(a, "-append");
 	if (!ret)
 		ret = ts_vm_argv_add(a, p->cmdline);
-	if (!ret) {
-		con = qemu_escape(p->console);
-		ret = con ? 0 : -ENOMEM;
-	}
-	if (!ret)
-		ret = ts_vm_argv_add(a, "-chardev");
+	return ret;
+}
+
+/* The guest's console on its first serial port: a socket, or a file. */
+static int qemu_console(const struct ts_vm_plan *p, struct ts_vm_argv *a)
+{
+	char *con = qemu_escape(p->console);
+	int ret;
+
+	if (!con)
+		return -ENOMEM;
+	ret = ts_vm_argv_add(a, "-chardev");
 	if (!ret)
 		ret = p->console_is_socket ? ts_vm_argv_addf(a, "socket,id=con,path=%s", con)
 					   : ts_vm_argv_addf(a, "file,id=con,path=%s", con);
@@ -235,8 +257,17 @@ int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a)
 		ret = ts_vm_argv_add(a, "-serial");
 	if (!ret)
 		ret = ts_vm_argv_add(a, "chardev:con");
+	free(con);
+	return ret;
+}
+
+/* The 9p shares, and the virtio serial ports of CMD's stdout and stderr. */
+static int qemu_devices(const struct ts_vm_plan *p, struct ts_vm_argv *a)
+{
+	int ret = 0;
+
 	/* A sealed guest's root is its initramfs, and its current directory a packed copy. */
-	if (!ret && !p->sealed)
+	if (!p->sealed)
 		ret = add_share(a, "fsroot", TS_VM_TAG_ROOT, "/", true, p->passthrough);
 	if (!ret)
 		ret = add_share(a, "fsctl", TS_VM_TAG_CTL, p->ctl, false, p->passthrough);
@@ -252,7 +283,22 @@ int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a)
 		ret = add_port(a, "cout", p->sock_out, TS_VM_PORT_STDOUT);
 	if (!ret)
 		ret = add_port(a, "cerr", p->sock_err, TS_VM_PORT_STDERR);
-	free(con);
+	return ret;
+}
+
+int ts_vm_qemu_argv(const struct ts_vm_plan *p, struct ts_vm_argv *a)
+{
+	int ret;
+
+	ret = qemu_machine(p, a);
+	if (!ret)
+		ret = qemu_icount(p, a);
+	if (!ret)
+		ret = qemu_boot(p, a);
+	if (!ret)
+		ret = qemu_console(p, a);
+	if (!ret)
+		ret = qemu_devices(p, a);
 	return ret;
 }
 

@@ -128,11 +128,86 @@ static int join(char *cur, size_t len, const char *comp, size_t n)
 }
 
 static int walk(struct ts_seal *s, const char *path, int depth, char *real, size_t reallen,
+		struct ts_err *err);
+
+/* The next component of *@p, slashes before it skipped: at @c, of the length returned (0: none). */
+static size_t next_comp(const char **p, const char **c)
+{
+	size_t n;
+
+	while (**p == '/')
+		(*p)++;
+	*c = *p;
+	n = strcspn(*p, "/");
+	*p += n;
+	return n;
+}
+
+/*
+ * @cur (at @host on the host) is a link: packed as one, then the walk goes on from its target
+ * with @rest, the components after it. A relative target is relative to the link's
+ * directory, resolved already.
+ */
+static int follow_link(struct ts_seal *s, char *cur, const char *host, const char *rest, int depth,
+		       char *real, size_t reallen, struct ts_err *err)
+{
+	char t[PATH_MAX], next[2 * PATH_MAX + 2], *slash;
+	ssize_t tl = readlink(host, t, sizeof(t) - 1);
+	int ret;
+
+	if (tl <= 0) {
+		ret = tl < 0 ? -errno : -EINVAL;
+		ts_err_set(err, "%s: cannot read the link", cur);
+		return ret;
+	}
+	t[tl] = '\0';
+	if (!add(s, cur + 1, TS_SEAL_LINK, 0777, 0, strdup(t), &ret, err))
+		return ret;
+	slash = strrchr(cur, '/');
+	*slash = '\0';
+	if (t[0] == '/')
+		snprintf(next, sizeof(next), "%s%s", t, rest);
+	else
+		snprintf(next, sizeof(next), "%s/%s%s", cur, t, rest);
+	return walk(s, next, depth + 1, real, reallen, err);
+}
+
+/* @cur (@st) packed: a directory, or a regular file when it is the path's @last component. */
+static int add_node(struct ts_seal *s, const char *cur, const struct stat *st, bool last,
+		    struct ts_err *err)
+{
+	struct ts_seal_entry *e;
+	int ret;
+
+	if (S_ISDIR(st->st_mode))
+		return add(s, cur + 1, TS_SEAL_DIR, st->st_mode, 0, NULL, &ret, err) ? 0 : ret;
+	if (!S_ISREG(st->st_mode) || !last) {
+		ts_err_set(err, "%s: %s", cur,
+			   !last ? "not a directory" : "not a regular file, directory or link");
+		return -EINVAL;
+	}
+	e = add(s, cur + 1, TS_SEAL_FILE, st->st_mode, (uint64_t)st->st_size, NULL, &ret, err);
+	if (!e)
+		return ret;
+	if (!e->src && !(e->src = strdup(cur))) {
+		ts_err_set(err, "%s: out of memory", cur);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * @path resolved component by component under @s->root as the guest will see it, each
+ * directory, link (followed, at most MAX_LINKS deep) and the file packed; @real: where it led.
+ */
+static int walk(struct ts_seal *s, const char *path, int depth, char *real, size_t reallen,
 		struct ts_err *err)
 {
 	char cur[PATH_MAX] = "", host[PATH_MAX + 4096];
-	const char *p = path;
-	int ret = 0;
+	const char *p = path, *c;
+	struct stat st;
+	size_t n;
+	int ret;
 
 	if (path[0] != '/') {
 		ts_err_set(err, "%s: expected an absolute path", path);
@@ -142,19 +217,7 @@ static int walk(struct ts_seal *s, const char *path, int depth, char *real, size
 		ts_err_set(err, "%s: more than %d symbolic links", path, MAX_LINKS);
 		return -ELOOP;
 	}
-	while (*p) {
-		const char *c, *rest;
-		struct stat st;
-		size_t n;
-
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		c = p;
-		n = strcspn(c, "/");
-		rest = c + n;
-		p = rest;
+	while ((n = next_comp(&p, &c))) {
 		if (n == 1 && c[0] == '.')
 			continue;
 		if (n == 2 && c[0] == '.' && c[1] == '.') {
@@ -174,49 +237,11 @@ static int walk(struct ts_seal *s, const char *path, int depth, char *real, size
 			ts_err_set(err, "%s: %s", cur, strerror(errno));
 			return ret;
 		}
-		if (S_ISLNK(st.st_mode)) {
-			char t[PATH_MAX], next[2 * PATH_MAX + 2], *slash;
-			ssize_t tl = readlink(host, t, sizeof(t) - 1);
-
-			if (tl <= 0) {
-				ret = tl < 0 ? -errno : -EINVAL;
-				ts_err_set(err, "%s: cannot read the link", cur);
-				return ret;
-			}
-			t[tl] = '\0';
-			if (!add(s, cur + 1, TS_SEAL_LINK, 0777, 0, strdup(t), &ret, err))
-				return ret;
-			/* A relative target is relative to the link's directory, resolved already. */
-			slash = strrchr(cur, '/');
-			*slash = '\0';
-			if (t[0] == '/')
-				snprintf(next, sizeof(next), "%s%s", t, rest);
-			else
-				snprintf(next, sizeof(next), "%s/%s%s", cur, t, rest);
-			return walk(s, next, depth + 1, real, reallen, err);
-		}
-		if (S_ISDIR(st.st_mode)) {
-			if (!add(s, cur + 1, TS_SEAL_DIR, st.st_mode, 0, NULL, &ret, err))
-				return ret;
-			continue;
-		}
-		if (!S_ISREG(st.st_mode) || *rest) {
-			ts_err_set(err, "%s: %s", cur,
-				   *rest ? "not a directory"
-					 : "not a regular file, directory or link");
-			return -EINVAL;
-		}
-		{
-			struct ts_seal_entry *e = add(s, cur + 1, TS_SEAL_FILE, st.st_mode,
-						      (uint64_t)st.st_size, NULL, &ret, err);
-
-			if (!e)
-				return ret;
-			if (!e->src && !(e->src = strdup(cur))) {
-				ts_err_set(err, "%s: out of memory", cur);
-				return -ENOMEM;
-			}
-		}
+		if (S_ISLNK(st.st_mode))
+			return follow_link(s, cur, host, p, depth, real, reallen, err);
+		ret = add_node(s, cur, &st, !*p, err);
+		if (ret < 0)
+			return ret;
 	}
 	if (real)
 		snprintf(real, reallen, "%s", cur[0] ? cur : "/");

@@ -25,20 +25,21 @@
 #include "vm/sealed.h"
 
 /*
- * Files the packed tools read besides their libraries: user and group names (iperf3, kmod),
- * protocol and service names (iptables, ping), the loader's cache.
+ * Files the packed tools read besides their libraries: protocol and service names (iptables,
+ * ping), the loader's cache. User and group names (iperf3, kmod) are the fixed ones below.
  */
-static const char *const etc_files[] = {"/etc/passwd",
-					"/etc/group",
-					"/etc/nsswitch.conf",
-					"/etc/protocols",
-					"/etc/services",
-					"/etc/ld.so.cache",
-					"/etc/hosts",
-					"/etc/host.conf",
-					"/etc/ethertypes",
-					"/etc/xtables.conf",
-					NULL};
+static const char *const etc_files[] = {"/etc/nsswitch.conf", "/etc/protocols",	   "/etc/services",
+					"/etc/ld.so.cache",   "/etc/hosts",	   "/etc/host.conf",
+					"/etc/ethertypes",    "/etc/xtables.conf", NULL};
+
+/*
+ * The guest's users and groups: root, who runs in it, and nobody. Not the host's: a sealed
+ * image holds the same bytes whatever accounts the host gains or loses (a user added between
+ * two runs changed the image by one passwd line, and a sealed run must not depend on that).
+ */
+static const char etc_passwd[] = "root:x:0:0:root:/root:/bin/sh\n"
+				 "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
+static const char etc_group[] = "root:x:0:\nnogroup:x:65534:\n";
 
 /* Where iptables's extensions (libxt_*.so, opened by name when a rule needs one) live. */
 static const char *const xtables_dirs[] = {"/usr/lib/x86_64-linux-gnu/xtables", "/usr/lib/xtables",
@@ -279,6 +280,12 @@ static int add_all(struct ts_seal *s, const struct ts_vm_conf *c, const char *se
 		ret = add_tool(s, c->seal_tools_opt[i], false, cwd, err);
 	for (i = 0; !ret && xtables_dirs[i]; i++)
 		ret = add_so_dir(s, xtables_dirs[i], err);
+	if (!ret)
+		ret = ts_seal_add_data(s, "/etc/passwd", 0644, etc_passwd, sizeof(etc_passwd) - 1,
+				       err);
+	if (!ret)
+		ret = ts_seal_add_data(s, "/etc/group", 0644, etc_group, sizeof(etc_group) - 1,
+				       err);
 	for (i = 0; !ret && etc_files[i]; i++) {
 		struct stat st;
 

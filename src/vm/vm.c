@@ -34,6 +34,7 @@
 #include "vm/guestargs.h"
 #include "vm/initramfs.h"
 #include "vm/kimage.h"
+#include "vm/mode.h"
 #include "vm/moddir.h"
 #include "vm/plan.h"
 #include "vm/qemuuser.h"
@@ -223,39 +224,18 @@ static void remove_stale(const char *tmpdir)
 		closedir(d);
 }
 
-static int choose_accel(const struct ts_vm_conf *c, const char *qemu, struct ts_vm_result *res,
-			struct ts_err *err)
+/* ts_vm_mode_decide's probe: can QEMU (@ctx) run a guest on /dev/kvm? */
+static int kvm_usable(void *ctx, struct ts_err *why)
 {
-	struct ts_err why = {{0}};
-
-	if (c->accel == TS_VM_ACCEL_TCG) {
-		res->kvm = false;
-		return 0;
-	}
-	if (ts_vm_kvm_usable(qemu, &why) == 0) {
-		res->kvm = true;
-		return 0;
-	}
-	if (c->accel == TS_VM_ACCEL_KVM) {
-		ts_err_set(err, "--accel kvm: KVM cannot run a guest here: %s", why.msg);
-		return -ENODEV;
-	}
-	res->kvm = false;
-	snprintf(res->accel_note, sizeof(res->accel_note), "%s", why.msg);
-	fprintf(stderr,
-		"tasshape vm: warning: KVM is not usable (%s); running under TCG, QEMU's software "
-		"emulation: boots take seconds, and in real time (--clock real) timer precision "
-		"is about 10-20 times coarser than the host's (docs/kernels.md)\n",
-		why.msg);
-	return 0;
+	return ts_vm_kvm_usable(ctx, why);
 }
 
 /*
- * Virtual time or real, and the vCPU count that goes with it. Under icount QEMU 7.2
- * hangs bringing up a second vCPU: refused with the reason rather than left to hang.
+ * Under icount QEMU 7.2 hangs bringing up a second vCPU: refused with the reason rather
+ * than left to hang.
  */
-static int choose_clock(const struct ts_vm_conf *c, const char *qemu, const struct ts_vm_user *u,
-			struct ts_vm_result *res, struct ts_err *err)
+static int check_icount_cpus(const char *qemu, const struct ts_vm_user *u, unsigned cpus,
+			     struct ts_err *err)
 {
 	char *argv[] = {(char *)qemu, (char *)"-version", NULL}, *out = NULL;
 	unsigned major = 0, minor = 0;
@@ -263,16 +243,6 @@ static int choose_clock(const struct ts_vm_conf *c, const char *qemu, const stru
 	size_t len;
 	int st;
 
-	res->vclock =
-		c->clock == TS_VM_CLOCK_VIRTUAL || (c->clock == TS_VM_CLOCK_AUTO && !res->kvm);
-	res->cpus = c->cpus ? c->cpus : res->vclock ? 1 : 2;
-	if (res->vclock && res->kvm) {
-		ts_err_set(err, "--clock virtual needs TCG (QEMU counts instructions only in its "
-				"software emulation): use --accel tcg, or --clock real");
-		return -EINVAL;
-	}
-	if (!res->vclock || res->cpus == 1)
-		return 0;
 	/* QEMU, or what --qemu names, runs as QEMU's user even to say its version. */
 	st = ts_vm_capture(argv, NULL, -1, 1, u, &out, &len, &e);
 	if (st == 0 && ts_vm_qemu_version(out, &major, &minor) == 0 &&
@@ -286,13 +256,13 @@ static int choose_clock(const struct ts_vm_conf *c, const char *qemu, const stru
 			   "--cpus %u: QEMU %u.%u cannot bring up a second vCPU in virtual time "
 			   "(under -icount the guest hangs at \"x86: Booting SMP configuration\"): "
 			   "use --cpus 1, or --clock real",
-			   res->cpus, major, minor);
+			   cpus, major, minor);
 	else
 		ts_err_set(
 			err,
 			"--cpus %u: cannot tell %s's version (%s -version), and QEMU 7.2 hangs "
 			"bringing up a second vCPU in virtual time: use --cpus 1, or --clock real",
-			res->cpus, qemu, qemu);
+			cpus, qemu, qemu);
 	return -EINVAL;
 }
 
@@ -523,40 +493,49 @@ static int run_tmpdir(struct vm_run *v, struct ts_err *err)
 	return ret;
 }
 
-/* KVM or TCG, virtual time or real; then QEMU's user, with /dev/kvm's group under KVM. */
+/*
+ * KVM or TCG, virtual time or real, sealed, vCPUs (vm/mode.h); then QEMU's user, with
+ * /dev/kvm's group under KVM. The caller writes CMD's --out as TS_VM_SEALED_OUT for a sealed
+ * guest, so a seal must hold: the mode refuses one outside virtual time.
+ */
 static int run_accel(struct vm_run *v, struct ts_err *err)
 {
 	const char *qemu = v->c->qemu ? v->c->qemu : "qemu-system-x86_64";
-	struct ts_vm_conf cc = *v->c;
+	struct ts_vm_result *res = v->res;
+	struct ts_vm_mode m;
 	int ret;
 
-	/* A sealed guest runs in virtual time only: no clock named means that one. */
-	if (cc.seal && cc.clock == TS_VM_CLOCK_AUTO)
-		cc.clock = TS_VM_CLOCK_VIRTUAL;
-	/* Virtual time asked for: TCG, without probing KVM (its icount needs TCG). */
-	if (cc.clock == TS_VM_CLOCK_VIRTUAL && cc.accel == TS_VM_ACCEL_AUTO)
-		cc.accel = TS_VM_ACCEL_TCG;
-	ret = choose_accel(&cc, qemu, v->res, err);
-	if (!ret)
-		ret = choose_clock(&cc, qemu, &v->user, v->res, err);
+	ret = ts_vm_mode_decide(v->c, kvm_usable, (void *)qemu, &m, err);
+	if (m.fallback) {
+		snprintf(res->accel_note, sizeof(res->accel_note), "%s", m.accel_note);
+		fprintf(stderr,
+			"tasshape vm: warning: KVM is not usable (%s); running under TCG, QEMU's "
+			"software emulation: boots take seconds, and in real time (--clock real) "
+			"timer precision is about 10-20 times coarser than the host's "
+			"(docs/kernels.md)\n",
+			m.accel_note);
+	}
 	if (ret < 0)
 		return ret;
-	/* The caller writes CMD's --out as TS_VM_SEALED_OUT for a sealed guest: it must be one. */
-	if (v->c->seal && !v->res->vclock) {
-		ts_err_set(err, "a sealed guest runs in virtual time only (--clock virtual)");
-		return -EINVAL;
+	res->kvm = m.kvm;
+	res->vclock = m.vclock;
+	res->cpus = m.cpus;
+	res->sealed = m.sealed;
+	if (res->vclock && res->cpus > 1) {
+		ret = check_icount_cpus(qemu, &v->user, res->cpus, err);
+		if (ret < 0)
+			return ret;
 	}
-	v->res->sealed = v->c->seal;
 	/*
 	 * Virtual time promises the same bytes only sealed: an unsealed guest's reads over
 	 * 9p complete when the host gets to them, at instants the host's load decides.
 	 */
-	if (v->res->vclock && !v->res->sealed && !v->c->quiet)
+	if (res->vclock && !res->sealed && !v->c->quiet)
 		fprintf(stderr, "tasshape vm: note: virtual time without --seal is not "
 				"reproducible: the guest reads the host's files over 9p, and when "
 				"those reads complete depends on the host's load (--seal for runs "
 				"identical to the byte; docs/kernels.md)\n");
-	return v->res->kvm ? ts_vm_user_get(true, &v->user, err) : 0;
+	return res->kvm ? ts_vm_user_get(true, &v->user, err) : 0;
 }
 
 /* The control files, the initramfs (or sealed image) and the copy of the kernel QEMU boots. */

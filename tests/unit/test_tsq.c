@@ -225,6 +225,81 @@ static void test_plan_unpaced(void)
 }
 
 /*
+ * GSO units (6.12: head 896): 45 segments of 1448 are charged 45 * 1448 +
+ * 896 = 66056 as one unit, 45 * (1448 + 896) = 105480 as segments. 6.1's
+ * head is 1280: 66440 / 122760.
+ */
+static void test_gso_scale(void)
+{
+	uint64_t num, den;
+
+	TSU_EQ(ts_tsq_head(6, 1), 1280);
+	TSU_EQ(ts_tsq_head(5, 15), 1280);
+	TSU_EQ(ts_tsq_head(6, 3), 896);
+	TSU_EQ(ts_tsq_head(6, 12), 896);
+	TSU_EQ(ts_tsq_head(7, 0), 896);
+	ts_tsq_gso_scale(1448, 896, 0, &num, &den);
+	TSU_EQ(num, 66056);
+	TSU_EQ(den, 105480);
+	ts_tsq_gso_scale(1448, 1280, 45, &num, &den);
+	TSU_EQ(num, 66440);
+	TSU_EQ(den, 122760);
+	ts_tsq_gso_scale(1448, 896, 2, &num, &den);
+	TSU_EQ(num, 3792);
+	TSU_EQ(den, 4688);
+	ts_tsq_gso_scale(0, 896, 0, &num, &den);
+	TSU_EQ(num, 1);
+	TSU_EQ(den, 1);
+	/* ca 120 at shift 7: 960 * 66056 / 105480 = 601.2 -> 601; ss 1600 * 0.626 = 1002 -> 1000. */
+	TSU_EQ(ts_tsq_ratio_scaled(120, 7, 66056, 105480), 601);
+	TSU_EQ(ts_tsq_ratio_scaled(200, 7, 66056, 105480), 1000);
+	TSU_EQ(ts_tsq_ratio_scaled(200, 8, 66056, 105480), 501);
+	TSU_EQ(ts_tsq_ratio_scaled(120, 7, 0, 0), 960);
+}
+
+/*
+ * CUBIC in congestion avoidance with --gso on 6.12 (ca 120 -> 601): the
+ * kernel reports 100e6 * 601 / 120 = 500833333 B/s, the station's rate is
+ * that * 120 / 601 = 99999999 (rounded down), its budget 781249 in a
+ * segmenting station's charge, 781249 * 66056 / 105480 = 489250 in GSO
+ * units; the kernel's limit 500833333 >> 10 = 489095: 155 bytes short,
+ * held uncharged (155 * 1500 / 1536 = 151). BBR at 100 MB/s: kernel
+ * 138240, station 781250 * 66056 / 105480 = 489251 in GSO units, uncharged
+ * (489251 - 138240) * 1500 / 1536 = 342784.
+ */
+static void test_plan_gso(void)
+{
+	struct ts_tsq_sock s = {.pacing_rate = 500833333,
+				.mss = 1448,
+				.min_rtt_us = 2000,
+				.cwnd = 100,
+				.ssthresh = 50,
+				.paced = false,
+				.kernel_shift = 10};
+	struct ts_tsq_env env = {.ss_ratio = 200,
+				 .ca_ratio = 120,
+				 .ss_applied = 1000,
+				 .ca_applied = 601,
+				 .limit_output_bytes = 4194304,
+				 .gso_num = 66056,
+				 .gso_den = 105480,
+				 .lob_applied = 4194304ull * 66056 / 105480};
+	struct ts_tsq_plan p;
+
+	ts_tsq_plan(&s, &env, 7, &p);
+	TSU_EQ(p.rate, 99999999);
+	TSU_EQ(p.budget, 489250);
+	TSU_EQ(p.kernel_budget, 489095);
+	TSU_EQ(p.uncharged, 151);
+	s.paced = true;
+	s.pacing_rate = 100000000;
+	ts_tsq_plan(&s, &env, 7, &p);
+	TSU_EQ(p.kernel_budget, 138240);
+	TSU_EQ(p.budget, 489251);
+	TSU_EQ(p.uncharged, 342784);
+}
+
+/*
  * 1000 bytes for 1 ms then 3000 bytes for 2 ms: mean (1000 * 1 + 3000 *
  * 2) / 3 = 2333.33 bytes; at 1 MB/s that is 1 ms and 3 ms of data, mean
  * 7/3 ms, peak 3 ms.
@@ -254,6 +329,8 @@ static const struct tsu_test tests[] = {
 	{"tcp_small_queue_check limit", test_limit},
 	{"plan: a paced socket (BBR)", test_plan_paced},
 	{"plan: an unpaced socket (CUBIC) under the ratio lever", test_plan_unpaced},
+	{"GSO units: the skb head per kernel, the scale, the scaled ratios", test_gso_scale},
+	{"plan with --gso: budgets in GSO units", test_plan_gso},
 	{"station queue statistics", test_qstat},
 };
 
