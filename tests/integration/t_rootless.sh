@@ -306,11 +306,11 @@ read -r _ rx mn _ < <(ts_ping_stats "$TS_TMP/nested.out" || echo "0 0 - -")
 ts_check "nested run as $U1: replies of 3" "$rx" == 3
 ts_range "nested run as $U1: minimum RTT (2 x (10 + 15) ms)" "$mn" 50 51.5 "ms "
 
-# exp run as the user: one 3 s upload, its far side and agents in the
+# exp run as the user: one 2 s upload, its far side and agents in the
 # campaign's user namespace. Not asserted tightly: the campaign's own
 # fidelity flags say whether the host kept the timing.
 user_dir "$U1"
-printf '%s\n' '[experiment]' 'name = tiny' 'length = 3s' 'delay = 1s' 'seed = 1' '' \
+printf '%s\n' '[experiment]' 'name = tiny' 'length = 2s' 'delay = 1s' 'seed = 1' '' \
 	'[matrix]' 'cca = cubic' 'link = c20' 'test = tcp_upload' '' \
 	'[link c20]' 'trace = const:20mbit' 'delay = 20ms' >"$UDIR/tiny.ini"
 chown "$U1:$U1" "$UDIR/tiny.ini"
