@@ -163,8 +163,8 @@ flow() {
 	ts_check "$u: --as-root: CMD's uid inside" "$(cat "$d/root.uid" 2>/dev/null)" == 0
 	ts_check "$u: --as-root: owner of CMD's file" "$(stat -c %u "$d/root.file" 2>/dev/null)" \
 		== "$uid"
-	ts_true "$u: RLIMIT_RTPRIO 0: the summary says SCHED_FIFO was refused" \
-		[ "$(jq -r '.scheduling | "\(.policy) \(.note | test("refused"))"' \
+	ts_true "$u: RLIMIT_RTPRIO 0: the summary says SCHED_FIFO was refused, and why" \
+		[ "$(jq -r '.scheduling | "\(.policy) \(.note | test("refused.*RLIMIT_RTPRIO is 0"))"' \
 			"$d/root.sum.json" 2>/dev/null)" = "SCHED_OTHER true" ]
 }
 
