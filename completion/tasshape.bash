@@ -56,6 +56,7 @@ _tasshape_value() {
 	--accel) COMPREPLY=($(compgen -W "auto kvm tcg" -- "$cur")) ;;
 	--rt-priority) COMPREPLY=($(compgen -W "off 10" -- "$cur")) ;;
 	--shaper-cpu) COMPREPLY=($(compgen -W "auto off" -- "$cur")) ;;
+	--outside) COMPREPLY=($(compgen -W "none pasta" -- "$cur")) ;;
 	--delay | --duration | --interval | --sockstats-interval | --seed | --bin | --rate | \
 		--descriptors | --kernel-queue | --pcap-snaplen | --size | --title | --pid)
 		;; # a number, a time or a rate: nothing to offer

@@ -17,13 +17,16 @@
 # For the experiments' results: zlib1g-dev gzips the Flent data files (<test>.flent.gz); flent
 # and python3-matplotlib (its plotting) are the real Flent that CI opens, summarises and plots
 # those files with; python3-yaml parses the CI and Kubernetes examples of docs/scale-out.md.
+# uidmap gives newuidmap/newgidmap, which map a rootless run's /etc/subuid ranges
+# (docs/rootless.md; without it the run maps the user alone); passt gives pasta, a rootless
+# run's way to the host's network (--outside pasta).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config libmnl-dev libnetfilter-queue-dev libpcap-dev libcunit1-dev
       clang clang-format iperf3 iputils-ping iproute2 iptables jq gnuplot-nox procps
       libclang-rt-14-dev kmod libjson-c-dev libmd-dev libinih-dev libbpf-dev bpftool irtt
-      qemu-system-x86 busybox-static zlib1g-dev flent python3-matplotlib python3-yaml)
+      qemu-system-x86 busybox-static zlib1g-dev flent python3-matplotlib python3-yaml uidmap passt)
 # First-run experience and packaging: mandoc lints the man pages; lintian checks the .deb CPack
 # builds (json-c, for `tasshape doctor --json` too, is in the list above).
 pkgs+=(mandoc lintian)

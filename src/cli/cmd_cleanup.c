@@ -82,7 +82,9 @@ int cmd_cleanup(int argc, char **argv)
 	argp_parse(&cleanup_argp, argc, argv, 0, NULL, &a);
 	if (geteuid() != 0)
 		return ts_cli_error(
-			"cleanup: needs root to remove namespaces, interfaces and rules");
+			"cleanup: needs root to remove namespaces, interfaces and rules "
+			"(a run started without root leaves none: the kernel removes "
+			"them with it, docs/rootless.md)");
 	o.force = a.force;
 	o.only_pid = a.pid;
 	if (a.verbose)

@@ -103,9 +103,100 @@ static void check_privileges(struct doctor *d)
 	else
 		dr_add(d, "privileges", true, DR_FAIL, "sudo tasshape doctor",
 		       "missing %s%s%s: namespaces, veth pairs, iptables rules and NFQUEUE need "
-		       "root (run tasshape through sudo; CMD still runs as you)",
+		       "root (run tasshape through sudo; CMD still runs as you); the wrapper "
+		       "alone can run without: see rootless",
 		       net ? "" : "CAP_NET_ADMIN", net || sys ? "" : " and ",
 		       sys ? "" : "CAP_SYS_ADMIN");
+}
+
+/* The sysctl that forbids a user's user namespaces, as a fix line, or NULL when none does. */
+static const char *userns_fix(void)
+{
+	char v[32];
+
+	if (ts_probe_read("/proc/sys/user/max_user_namespaces", v, sizeof(v)) >= 0 &&
+	    !strcmp(v, "0"))
+		return "sudo sysctl -w user.max_user_namespaces=15000";
+	/* Debian's kernels before 6.1 and Ubuntu's: a switch of their own. */
+	if (ts_probe_read("/proc/sys/kernel/unprivileged_userns_clone", v, sizeof(v)) >= 0 &&
+	    !strcmp(v, "0"))
+		return "sudo sysctl -w kernel.unprivileged_userns_clone=1";
+	if (ts_probe_read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", v, sizeof(v)) >=
+		    0 &&
+	    !strcmp(v, "1"))
+		return "an AppArmor profile for tasshape allowing userns, or sudo";
+	return NULL;
+}
+
+/* The rootless line of a user who tried it (ts_probe_rootless). */
+static void rootless_tried(struct doctor *d)
+{
+	struct ts_probe_rootless pr;
+	struct ts_err err = {{0}};
+	char map[320];
+	const char *fix;
+
+	if (ts_probe_rootless(&pr, &err) == 0) {
+		struct ts_which w;
+		const char *outside =
+			ts_which("pasta", &w) < 0
+				? "not available: pasta is not installed (Debian: "
+				  "apt install passt)"
+			: access("/dev/net/tun", R_OK | W_OK) < 0
+				? "not available: /dev/net/tun is not open to you (Debian makes it "
+				  "0666)"
+				: "available";
+
+		if (pr.helpers)
+			snprintf(map, sizeof(map),
+				 "your /etc/subuid and /etc/subgid ranges mapped "
+				 "by newuidmap/newgidmap");
+		else
+			snprintf(map, sizeof(map), "only your own ids mapped (%s)", pr.note);
+		dr_add(d, "rootless", false, DR_OK, NULL,
+		       "tasshape -- CMD runs without root or sudo here: a user namespace of its "
+		       "own (%s) held the namespaces, veth pairs and NFQUEUE rule, and a queued "
+		       "packet passed; CMD runs as you. The outside is a private namespace; the "
+		       "host's network through --outside pasta: %s. Not rootless: attach, exp "
+		       "run, vm, cleanup (docs/rootless.md)",
+		       map, outside);
+		return;
+	}
+	fix = !pr.userns ? userns_fix() : NULL;
+	dr_add(d, "rootless", false, DR_FAIL,
+	       fix	    ? fix
+	       : !pr.userns ? "sudo tasshape ..."
+	       : pr.link.topo && !pr.link.nfq
+		       ? "sudo modprobe nfnetlink_queue xt_NFQUEUE nft_compat"
+		       : "sudo tasshape ...",
+	       "a run without root would fail%s: %s", !pr.userns ? " (user namespace)" : "",
+	       err.msg);
+}
+
+/*
+ * Rootless runs (docs/rootless.md): a user tries one; root is told what a
+ * user would get, as far as it can be read from here.
+ */
+static void check_rootless(struct doctor *d)
+{
+	char v[32] = "?";
+	struct ts_which w;
+	bool maps;
+
+	if (geteuid() != 0) {
+		rootless_tried(d);
+		return;
+	}
+	ts_probe_read("/proc/sys/user/max_user_namespaces", v, sizeof(v));
+	maps = ts_which("newuidmap", &w) == 0 && ts_which("newgidmap", &w) == 0;
+	dr_add(d, "rootless", false, DR_INFO,
+	       userns_fix() ? userns_fix() : "tasshape doctor  # as a user, to try a rootless run",
+	       "root: the run is not rootless. A user without sudo gets a user namespace of its "
+	       "own (user.max_user_namespaces %s%s); %s (run tasshape doctor as that user to "
+	       "try it)",
+	       v, userns_fix() ? ", but refused: see the fix" : "",
+	       maps ? "newuidmap/newgidmap map their /etc/subuid ranges"
+		    : "no newuidmap/newgidmap (apt install uidmap): only their own ids are mapped");
 }
 
 static void check_iptables(struct doctor *d)
@@ -378,8 +469,11 @@ static void check_rt(struct doctor *d)
 
 	if (ts_rt_probe(why, sizeof(why)) < 0) {
 		dr_add(d, "realtime", false, DR_WARN,
-		       budget == 0
-			       ? "sudo sysctl -w kernel.sched_rt_runtime_us=950000"
+		       budget == 0 ? "sudo sysctl -w kernel.sched_rt_runtime_us=950000"
+		       : geteuid() != 0
+			       ? "a rootless run gets SCHED_FIFO within RLIMIT_RTPRIO and "
+				 "RLIMIT_MEMLOCK "
+				 "(limits.conf: rtprio 10, memlock unlimited), or run through sudo"
 			       : "run as root (CAP_SYS_NICE, CAP_IPC_LOCK) outside an RT-limited "
 				 "container",
 		       "%s: the shaper will run with normal scheduling, and other processes can "
@@ -458,8 +552,8 @@ static void check_preempt(struct doctor *d)
 }
 
 static void (*const checks[])(struct doctor *) = {
-	check_privileges, check_iptables, check_link, check_ipv6, check_cca,	 check_bpf,
-	check_vm,	  check_tools,	  check_cpus, check_rt,	  check_preempt,
+	check_privileges, check_iptables, check_link,  check_rootless, check_ipv6, check_cca,
+	check_bpf,	  check_vm,	  check_tools, check_cpus,     check_rt,   check_preempt,
 };
 
 /* ---- output ---------------------------------------------------------------- */

@@ -20,6 +20,8 @@
 #include "cli/cmd_exp_results.h"
 #include "campaign/campaign.h"
 #include "campaign/progress.h"
+#include "io/invoker.h"
+#include "net/userns.h"
 #include "results/result.h"
 #include "results/stats.h"
 
@@ -137,6 +139,26 @@ static void live_erase(struct progress *p)
 		fputs("\r\033[K", stderr);
 		fflush(stderr);
 	}
+}
+
+/*
+ * A user without root or sudo: enter a user namespace before the first
+ * run (single-threaded still), as the wrapper does; every run's wrapper
+ * and agents then run rootless inside it. 0, or 1 after the message.
+ */
+static int exp_rootless(void)
+{
+	struct ts_userns uns;
+	struct ts_err err = {{0}};
+
+	if (!ts_userns_wanted())
+		return 0;
+	if (ts_userns_enter(&uns, false, &err) < 0) {
+		ts_cli_error("%s", err.msg);
+		return 1;
+	}
+	ts_invoker_set_rootless();
+	return 0;
 }
 
 /* The live line is redrawn once a second while the executor works. */
@@ -403,6 +425,9 @@ int exp_run(int argc, char **argv)
 	rep.every_line = a.res.jobs > 1;
 	rep.p.live = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
 	rep.p.planned = plan.runs[0].length + 2 * plan.runs[0].delay + 3 * TS_NSEC_PER_SEC;
+	/* Not root: the campaign runs in a user namespace of its own (docs/rootless.md). */
+	if (exp_rootless())
+		goto out;
 	if (ts_campaign_run(&plan, &o, &ts_campaign_exec, &cb, &v)) {
 		ret = ts_cli_error("%s", v.msg);
 		goto out;

@@ -4,7 +4,8 @@
  * shell) in a fresh network namespace whose only way out is the emulated
  * link, as mahimahi's mm-link does, and exit with CMD's status. Unlike
  * mahimahi it needs no setuid binary: run it as root or through sudo, and
- * CMD runs as the invoking user unless --as-root.
+ * CMD runs as the invoking user unless --as-root; or as a user, in a user
+ * namespace of its own (net/userns.h, docs/rootless.md).
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include "cli/cli.h"
 #include "net/ipt.h"
 #include "net/topo.h"
+#include "net/userns.h"
 #include "run/child.h"
 #include "run/clock.h"
 #include "io/invoker.h"
@@ -28,14 +30,22 @@ struct run_args {
 	struct ts_linkcfg link;
 	struct ts_run_common common;
 	bool as_root;
+	bool pasta; /* --outside pasta */
 	char **cmd;
 };
 
-enum { OPT_AS_ROOT = 0x300 };
+enum { OPT_AS_ROOT = 0x300, OPT_OUTSIDE };
 
 static const struct argp_option run_options[] = {
 	{"as-root", OPT_AS_ROOT, NULL, 0,
-	 "Run CMD as root even when tasshape was started through sudo", 0},
+	 "Run CMD as root even when tasshape was started through sudo (rootless: as root of "
+	 "the run's user namespace)",
+	 0},
+	{"outside", OPT_OUTSIDE, "MODE", 0,
+	 "Without root or sudo: how the run's private outer namespace reaches the host's network. "
+	 "none (the default): it does not; pasta: through pasta(1), with NAT, the host's own "
+	 "services at its default gateway's address (docs/rootless.md)",
+	 0},
 	{0}};
 
 static error_t run_parse(int key, char *arg, struct argp_state *state)
@@ -49,6 +59,11 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_AS_ROOT:
 		a->as_root = true;
+		break;
+	case OPT_OUTSIDE:
+		if (strcmp(arg, "none") != 0 && strcmp(arg, "pasta") != 0)
+			argp_error(state, "--outside '%s': expected none or pasta", arg);
+		a->pasta = !strcmp(arg, "pasta");
 		break;
 	case ARGP_KEY_ARG:
 		/* Everything from the first non-option on is the command. */
@@ -85,8 +100,9 @@ static const struct argp run_argp = {
 	"[-- CMD [ARGS...]]",
 	"Run CMD (default: your shell) in a new network namespace whose only way out is the "
 	"emulated link, and exit with its status. The outside is reachable at $TASSHAPE_BASE "
-	"(also $MAHIMAHI_BASE). Needs root; through sudo, CMD runs as you. TRACE names a "
-	"file or a bundled trace ('tasshape trace list').\v"
+	"(also $MAHIMAHI_BASE). Through sudo, CMD runs as you. Without root or sudo, the run "
+	"gets a user namespace of its own and the outside is a private namespace "
+	"(docs/rootless.md). TRACE names a file or a bundled trace ('tasshape trace list').\v"
 	"Examples:\n"
 	"  # A shell behind a 5G mmWave drive, 10 ms each way:\n"
 	"  sudo tasshape --trace 5g-mmwave-driving --delay 10ms\n"
@@ -105,11 +121,52 @@ static const struct argp run_argp = {
 	run_help,
 	NULL};
 
+/*
+ * Not root: the run gets a user namespace of its own (docs/rootless.md).
+ * Root inside a rootless run's namespace (a nested run under --as-root)
+ * is rootless too, in the namespace it is in. Returns 0 (a->common.rootless
+ * says which; @uns holds the user's ids) or a negative errno with @err.
+ */
+static int rootless_begin(struct run_args *a, struct ts_userns *uns, struct ts_err *err)
+{
+	bool rootless = true;
+	int ret;
+
+	memset(uns, 0, sizeof(*uns));
+	uns->life = -1;
+	if (ts_userns_wanted()) {
+		ret = ts_userns_enter(uns, a->pasta, err);
+	} else {
+		ret = ts_userns_inherited(uns, err);
+		rootless = ret > 0;
+		if (ret >= 0 && a->pasta) {
+			ts_err_set(err,
+				   rootless
+					   ? "--outside pasta: this run is inside another "
+					     "rootless run's namespace, where pasta cannot be "
+					     "started; give it to the outermost run"
+					   : "--outside pasta is for runs without root or sudo: as "
+					     "root, the outside is this host's network already");
+			ret = -EINVAL;
+		}
+	}
+	if (ret < 0)
+		return ret;
+	if (rootless) {
+		ts_invoker_set_rootless();
+		a->common.rootless = true;
+		/* Inside another run, the outer namespace is its CMD's: it leads out through that link. */
+		a->common.outside = a->pasta || !ts_userns_wanted();
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a = {0};
 	struct ts_child_conf cc = {0};
 	struct ts_invoker inv;
+	struct ts_userns uns;
 	struct ts_session s;
 	char prompt[128];
 	struct ts_err err = {{0}};
@@ -122,11 +179,19 @@ int cmd_run(int argc, char **argv)
 	a.common.argc = argc;
 	a.common.argv = argv;
 	a.common.interactive = !a.cmd || !a.cmd[0];
-	/* Before anything is set up: CMD would not run (ts_child_spawn refuses it too). */
-	if (!a.as_root && ts_invoker_get(&inv, &err) < 0) {
+	/* A user namespace made here is the process's own: nothing outlives an error below. */
+	if (rootless_begin(&a, &uns, &err) < 0) {
+		ts_cli_error("%s", err.msg);
+		goto out;
+	}
+	/* Before the run is set up: CMD would not run (ts_child_spawn refuses it too). */
+	if (!a.common.rootless && !a.as_root && ts_invoker_get(&inv, &err) < 0) {
 		ts_cli_error("refusing to run the command: %s; --as-root runs it as root", err.msg);
 		goto out;
 	}
+	cc.rootless = a.common.rootless;
+	cc.user_uid = uns.uid;
+	cc.user_gid = uns.gid;
 
 	ret = ts_session_open(&s, &a.link, &a.common, &err);
 	if (ret < 0) {
@@ -164,6 +229,8 @@ int cmd_run(int argc, char **argv)
 	if (ts_session_close(&s, &err) < 0 && code == 0)
 		code = 1;
 out:
+	if (a.common.rootless)
+		ts_userns_leave(&uns); /* uns.life is -1 unless this run started pasta */
 	ts_linkcfg_free(&a.link);
 	return code;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "net/userns.h"
 #include "io/invoker.h"
 #include "run/manifest.h"
 #include "tasshape/qdisc.h"
@@ -141,6 +142,12 @@ int main(int argc, char **argv)
 	 * another user could otherwise edit a result a later root run reads.
 	 */
 	ts_invoker_umask_harden();
+	/*
+	 * Started inside a rootless run's user namespace (an exp agent, a nested
+	 * wrapper): the system's programs show as the overflow uid there.
+	 */
+	if (ts_userns_rootless())
+		ts_invoker_set_rootless();
 	if (argc < 2 || argv[1][0] == '-')
 		return cmd_run(argc, argv);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {

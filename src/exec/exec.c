@@ -54,6 +54,7 @@
 #include "net/netns.h"
 #include "net/netns_hash.h"
 #include "net/sockdiag.h"
+#include "net/userns.h"
 #include "record/sockstats_out.h"
 #include "net/rtnl.h"
 #include "run/guard.h"
@@ -322,7 +323,8 @@ static int hub_create(struct exec *e, char *err, size_t errlen)
 		char name[TS_NETNS_NAME_MAX];
 
 		snprintf(name, sizeof(name), "tas-%d-%u", (int)getpid(), n);
-		ret = ts_netns_create_hashed(&e->hub, name, &terr);
+		/* Rootless (docs/rootless.md): not pinned, it goes with the run's namespace. */
+		ret = ts_netns_create_hashed(&e->hub, name, !ts_userns_rootless(), &terr);
 	}
 	if (ret < 0) {
 		snprintf(err, errlen, "far-side namespace: %.400s", terr.msg);
@@ -657,8 +659,9 @@ int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, char *err,
 	 * Should this process die without its teardown (SIGKILL, the OOM
 	 * killer), the guard removes the hub and what the wrappers in it made,
 	 * as the wrapper's own guard does for its namespaces (run/guard.h).
+	 * Rootless, the kernel does: nothing is pinned outside the processes.
 	 */
-	if (ts_guard_start(&guard, NULL, &terr) < 0) {
+	if (!ts_userns_rootless() && ts_guard_start(&guard, NULL, &terr) < 0) {
 		snprintf(e.out.error, sizeof(e.out.error), "%s", terr.msg);
 		goto result;
 	}

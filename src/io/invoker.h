@@ -74,8 +74,21 @@ int ts_invoker_creds(const struct ts_invoker *inv, gid_t extra, struct ts_invoke
  */
 int ts_invoker_become(const struct ts_invoker_creds *c);
 
-/* ts_invoker_trusts - whether a file owned by @owner may be used: root's or the invoker's. */
+/*
+ * ts_invoker_trusts - whether a file owned by @owner may be used: root's or
+ * the invoker's; after ts_invoker_set_rootless also the overflow uid.
+ */
 bool ts_invoker_trusts(const struct ts_invoker *inv, uid_t owner);
+
+/*
+ * ts_invoker_set_rootless - once, in a rootless run's user namespace
+ * (net/userns.h), where root is the user and every file of an owner not
+ * mapped there (the system's own, root's, outside) shows as the overflow
+ * uid (/proc/sys/kernel/overflowuid, 65534 when unreadable): such files
+ * are trusted too. That admits nothing the user could not run anyway: a
+ * rootless tasshape has no right outside its namespaces beyond the user's.
+ */
+void ts_invoker_set_rootless(void);
 
 /*
  * ts_invoker_umask_harden - once, at start: keep the user's umask (for

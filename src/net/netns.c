@@ -179,6 +179,43 @@ out:
 	return ret;
 }
 
+int ts_netns_create_anon(struct ts_netns *ns, const char *name, struct ts_err *err)
+{
+	int ret, self;
+
+	ts_netns_init(ns);
+	ret = check_name(name, err);
+	if (ret < 0)
+		return ret;
+	self = ts_netns_current(err);
+	if (self < 0)
+		return self;
+	if (unshare(CLONE_NEWNET) < 0) {
+		ret = -errno;
+		ts_err_set(err, "unshare(CLONE_NEWNET) failed: %s", strerror(errno));
+		goto out;
+	}
+	/* Opened before returning: this fd is now all that keeps the namespace. */
+	ret = ts_netns_current(err);
+	if (setns(self, CLONE_NEWNET) < 0) {
+		if (ret >= 0)
+			close(ret);
+		ret = -ENOTRECOVERABLE;
+		ts_err_set(err, "cannot return to the original network namespace: %s",
+			   strerror(errno));
+		goto out;
+	}
+	if (ret < 0)
+		goto out;
+	ns->fd = ret;
+	ns->owned = true;
+	snprintf(ns->name, sizeof(ns->name), "%s", name);
+	ret = 0;
+out:
+	close(self);
+	return ret;
+}
+
 int ts_netns_open(struct ts_netns *ns, const char *name, struct ts_err *err)
 {
 	int ret;

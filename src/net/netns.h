@@ -45,6 +45,16 @@ void ts_netns_init(struct ts_netns *ns);
 int ts_netns_create(struct ts_netns *ns, const char *name, struct ts_err *err);
 
 /*
+ * ts_netns_create_anon - create a new network namespace that is not pinned
+ * under /run/netns: only the fd in @ns (and the processes that enter it)
+ * keep it, so it goes when they do. For rootless runs (net/userns.h),
+ * which cannot write /run/netns and whose namespaces are private to the
+ * run anyway. @name is kept for messages only. owned = true; destroy
+ * closes the fd. Returns 0 or a negative errno with @err set.
+ */
+int ts_netns_create_anon(struct ts_netns *ns, const char *name, struct ts_err *err);
+
+/*
  * ts_netns_open - open the existing namespace /run/netns/@name (for
  * `attach --netns NAME`). owned = false: destroy only closes the fd.
  * Returns 0, or negative errno (-ENOENT when no such namespace) with @err set.

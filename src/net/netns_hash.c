@@ -14,7 +14,13 @@
 
 #define CHILD_EHASH_KEY "net/ipv4/tcp_child_ehash_entries"
 
-int ts_netns_create_hashed(struct ts_netns *ns, const char *name, struct ts_err *err)
+/* The namespace, pinned under /run/netns or not. */
+static int create(struct ts_netns *ns, const char *name, bool pinned, struct ts_err *err)
+{
+	return pinned ? ts_netns_create(ns, name, err) : ts_netns_create_anon(ns, name, err);
+}
+
+int ts_netns_create_hashed(struct ts_netns *ns, const char *name, bool pinned, struct ts_err *err)
 {
 	char value[16];
 	struct ts_err e;
@@ -28,7 +34,7 @@ int ts_netns_create_hashed(struct ts_netns *ns, const char *name, struct ts_err 
 		snprintf(value, sizeof(value), "%d", TS_NETNS_EHASH_ENTRIES);
 		/* -ENOENT before Linux 5.19: then the namespace is made from the caller's below. */
 		if (ts_sysctl_write(CHILD_EHASH_KEY, value, &e) == 0)
-			ret = ts_netns_create(ns, name, err);
+			ret = create(ns, name, pinned, err);
 		if (setns(self, CLONE_NEWNET) < 0) {
 			ts_err_set(err, "cannot return to the original network namespace: %s",
 				   strerror(errno));
@@ -39,6 +45,6 @@ int ts_netns_create_hashed(struct ts_netns *ns, const char *name, struct ts_err 
 	}
 	close(self);
 	if (ret == 1)
-		ret = ts_netns_create(ns, name, err);
+		ret = create(ns, name, pinned, err);
 	return ret;
 }

@@ -15,13 +15,16 @@
 #ifndef TS_NET_NETNS_HASH_H
 #define TS_NET_NETNS_HASH_H
 
+#include <stdbool.h>
+
 #include "net/netns.h"
 
 /* Buckets of the namespace's own table (a power of two; the kernel rounds up). */
 #define TS_NETNS_EHASH_ENTRIES 8192
 
 /*
- * ts_netns_create_hashed - ts_netns_create(), but the new namespace gets
+ * ts_netns_create_hashed - ts_netns_create() (@pinned) or
+ * ts_netns_create_anon() (not @pinned), but the new namespace gets
  * its own TCP established hash of TS_NETNS_EHASH_ENTRIES buckets: it is
  * created from an anonymous namespace (gone when the calling thread
  * leaves it) whose children get one. Where the kernel has no such
@@ -31,6 +34,6 @@
  * -ENOTRECOVERABLE with @err set when the thread could not return to
  * its namespace (the caller must not go on).
  */
-int ts_netns_create_hashed(struct ts_netns *ns, const char *name, struct ts_err *err);
+int ts_netns_create_hashed(struct ts_netns *ns, const char *name, bool pinned, struct ts_err *err);
 
 #endif

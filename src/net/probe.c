@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* Host probes for `tasshape doctor` (probe.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "io/invoker.h"
 #include "net/nfq.h"
 #include "net/prog.h"
 #include "net/topo.h"
 #include "net/probe.h"
+#include "net/userns.h"
 
 int ts_probe_caps(uint64_t *eff)
 {
@@ -190,7 +194,8 @@ static int probe_steps(struct ts_topo *t, struct probe_ctx *c, struct ts_probe_l
 	return pass_probe(c, out, err);
 }
 
-int ts_probe_link(struct ts_probe_link *out, struct ts_err *err)
+/* ts_probe_link, with the topology's flags (TS_TOPO_PRIVATE in a user namespace of its own). */
+static int probe_link(struct ts_probe_link *out, unsigned int flags, struct ts_err *err)
 {
 	struct probe_ctx c = {.q = NULL, .sock = -1, .err = err};
 	struct ts_topo t;
@@ -198,7 +203,7 @@ int ts_probe_link(struct ts_probe_link *out, struct ts_err *err)
 	int ret, dret;
 
 	memset(out, 0, sizeof(*out));
-	ret = ts_topo_create(&t, 0, err);
+	ret = ts_topo_create(&t, flags, err);
 	if (ret < 0)
 		return ret;
 	out->topo = true;
@@ -214,4 +219,74 @@ int ts_probe_link(struct ts_probe_link *out, struct ts_err *err)
 		ret = dret;
 	}
 	return ret;
+}
+
+int ts_probe_link(struct ts_probe_link *out, struct ts_err *err)
+{
+	return probe_link(out, 0, err);
+}
+
+/* What the child sends back: the result, how far it got, and why it stopped. */
+struct rootless_report {
+	int ret;
+	struct ts_probe_rootless out;
+	struct ts_err err;
+};
+
+/* The child: enter, probe, report on @fd. Never returns. */
+static void rootless_child(int fd)
+{
+	struct rootless_report r;
+	struct ts_userns u;
+
+	memset(&r, 0, sizeof(r));
+	r.ret = ts_userns_enter(&u, false, &r.err);
+	if (r.ret == 0) {
+		r.out.userns = true;
+		r.out.helpers = u.helpers;
+		snprintf(r.out.note, sizeof(r.out.note), "%s", u.note);
+		ts_invoker_set_rootless(); /* iptables shows as the overflow uid's now */
+		r.ret = probe_link(&r.out.link, TS_TOPO_PRIVATE, &r.err);
+	}
+	_exit(write(fd, &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
+}
+
+int ts_probe_rootless(struct ts_probe_rootless *out, struct ts_err *err)
+{
+	struct rootless_report r;
+	int fds[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	memset(out, 0, sizeof(*out));
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		ts_err_set(err, "pipe: %s", strerror(errno));
+		return -errno;
+	}
+	fflush(NULL); /* the child exits with _exit: nothing buffered is written twice */
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		rootless_child(fds[1]);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		ts_err_set(err, "fork: %s", strerror(errno));
+		return -EAGAIN;
+	}
+	do
+		n = read(fds[0], &r, sizeof(r));
+	while (n < 0 && errno == EINTR);
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(r)) {
+		ts_err_set(err, "the probe's child process ended without a report");
+		return -EPROTO;
+	}
+	*out = r.out;
+	if (r.ret < 0)
+		*err = r.err;
+	return r.ret;
 }

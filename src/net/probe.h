@@ -55,4 +55,23 @@ struct ts_probe_link {
  */
 int ts_probe_link(struct ts_probe_link *out, struct ts_err *err);
 
+/* What ts_probe_rootless established. */
+struct ts_probe_rootless {
+	bool userns;		   /* the user namespace was made and mapped */
+	struct ts_probe_link link; /* then, inside it, as ts_probe_link */
+	bool helpers;		   /* the map was /etc/subuid ranges through newuidmap/newgidmap */
+	char note[256];		   /* why the map is a single id ("" when it is not) */
+};
+
+/*
+ * ts_probe_rootless - what a rootless run (net/userns.h) would get: a
+ * child process enters a user namespace as a run does, then makes
+ * ts_probe_link's throw-away topology there (a private outer namespace);
+ * it reports back through a pipe and exits, so the caller's credentials
+ * and namespaces never change, and everything made goes with the child.
+ * Returns 0 when every step worked, else a negative errno with @err
+ * naming the step; @out says how far it got.
+ */
+int ts_probe_rootless(struct ts_probe_rootless *out, struct ts_err *err);
+
 #endif

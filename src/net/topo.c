@@ -232,13 +232,13 @@ static int make_ns_and_veth(struct ts_topo *t, struct ts_rtnl *outer, struct ts_
 
 	for (n = 0; n < TOPO_MAX_INDEX; n++) {
 		snprintf(name, sizeof(name), "tas-%ld-%u", (long)t->owner, n);
-		ret = ts_netns_create_hashed(&t->inner, name, err);
+		ret = ts_netns_create_hashed(&t->inner, name, !t->private_outer, err);
 		if (ret == -EEXIST)
 			continue;
 		if (ret < 0)
 			return ret;
 		snprintf(name, sizeof(name), "tas-%ld-%u-link", (long)t->owner, n);
-		ret = ts_netns_create_hashed(&t->link, name, err);
+		ret = ts_netns_create_hashed(&t->link, name, !t->private_outer, err);
 		if (ret == 0) {
 			t->index = n;
 			ret = link_names(t, err);
@@ -271,6 +271,7 @@ static int make_ns_and_veth(struct ts_topo *t, struct ts_rtnl *outer, struct ts_
 struct sysctl_arg {
 	const char *ifname[2]; /* links of one namespace; NULL when unused */
 	bool router;	       /* the link namespace: forwarding on, rp_filter off */
+	bool ping_group;       /* the inner namespace of a private topology: ICMP echo sockets */
 	struct ts_err *err;
 	bool v6; /* out: IPv6 is enabled on the links */
 };
@@ -298,6 +299,13 @@ static int ns_sysctls(void *arg)
 			ret = 0;
 		}
 	}
+	/*
+	 * A rootless run's CMD is a user in a user namespace, where ping's file
+	 * capability (cap_net_raw) means nothing: ICMP echo sockets for the
+	 * group 0 of the run's namespace (the user's own group) let it ping.
+	 */
+	if (ret == 0 && a->ping_group)
+		ret = ts_sysctl_write("net/ipv4/ping_group_range", "0 0", a->err);
 	if (ret < 0 || !a->router)
 		return ret;
 	ret = ts_sysctl_write("net/ipv4/ip_forward", "1", a->err);
@@ -318,7 +326,7 @@ static int setup_sysctls(struct ts_topo *t, unsigned int flags, struct ts_err *e
 {
 	struct sysctl_arg out = {.ifname = {t->veth_out}, .err = err};
 	struct sysctl_arg link = {.ifname = {t->veth_lu, t->veth_ld}, .router = true, .err = err};
-	struct sysctl_arg in = {.ifname = {t->veth_in}, .err = err};
+	struct sysctl_arg in = {.ifname = {t->veth_in}, .ping_group = t->private_outer, .err = err};
 	int ret;
 
 	ret = ns_sysctls(&out);
@@ -330,7 +338,12 @@ static int setup_sysctls(struct ts_topo *t, unsigned int flags, struct ts_err *e
 	if (ret < 0)
 		return ret;
 	t->v6 = out.v6 && in.v6 && link.v6;
-	if (flags & TS_TOPO_FWD_V4) {
+	if ((flags & TS_TOPO_FWD_V4) && t->private_outer) {
+		/* The run's own namespace: nothing to put back, it goes with the run. */
+		ret = ts_sysctl_write("net/ipv4/ip_forward", "1", err);
+		if (ret < 0)
+			return ret;
+	} else if (flags & TS_TOPO_FWD_V4) {
 		/* Restored after the last run from this namespace (net/fwd.h). */
 		ret = ts_fwd_raise(err);
 		if (ret < 0)
@@ -400,6 +413,9 @@ static int setup_addresses(struct ts_topo *t, struct ts_rtnl *outer, struct ts_r
 	ret = lo_up(inner, err);
 	if (ret == 0)
 		ret = lo_up(link, err);
+	/* A private outer namespace is as new as the others: servers there may use lo too. */
+	if (ret == 0 && t->private_outer)
+		ret = lo_up(outer, err);
 	if (ret == 0)
 		ret = ts_rtnl_link_up(outer, t->ifindex_out, err);
 	if (ret == 0)
@@ -457,6 +473,7 @@ int ts_topo_create(struct ts_topo *t, unsigned int flags, struct ts_err *err)
 	int ret;
 
 	topo_init(t);
+	t->private_outer = flags & TS_TOPO_PRIVATE;
 	if (flags & (TS_TOPO_NAT_V4 | TS_TOPO_NAT_V6)) {
 		ret = ts_ipt_check((flags & TS_TOPO_NAT_V4) ? AF_INET : AF_INET6, err);
 		if (ret < 0)

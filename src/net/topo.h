@@ -83,6 +83,16 @@
 /* MASQUERADE the /29 (subnets A and B) in the outer namespace when leaving by other links */
 #define TS_TOPO_NAT_V4 (1u << 2)
 #define TS_TOPO_NAT_V6 (1u << 3) /* same for the /61 (ip6tables nat) */
+/*
+ * The outer namespace is the run's own (a rootless run, net/userns.h):
+ * its lo is brought up, and the inner and link namespaces are not pinned
+ * under /run/netns (ts_netns_create_anon), so they go with the run; with
+ * TS_TOPO_FWD_V4, ip_forward is written there without a marker (nothing
+ * to restore). The inner namespace's net.ipv4.ping_group_range is "0 0":
+ * the group 0 of the run's user namespace (the user's) may open ICMP echo
+ * sockets, so ping works for a CMD without capabilities.
+ */
+#define TS_TOPO_PRIVATE (1u << 4)
 
 /* Where an NFQUEUE rule hooks the data path. */
 enum ts_topo_hook {
@@ -103,6 +113,7 @@ struct ts_topo {
 	int ifindex_out, ifindex_lu, ifindex_ld, ifindex_in; /* each in its own namespace */
 	bool veth_made;					     /* veth_out exists */
 	bool v6;			      /* false when the kernel has IPv6 disabled */
+	bool private_outer;		      /* TS_TOPO_PRIVATE */
 	struct in_addr v4_net;		      /* the /29 block: subnet B, then subnet A */
 	struct in_addr v4_out, v4_lu;	      /* subnet B: outer .1 (TASSHAPE_BASE), link .2 */
 	struct in_addr v4_ld, v4_in;	      /* subnet A: link .5, inner .6 */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "run/child.h"
 #include "io/invoker.h"
 #include "io/proc.h"
+#include "net/userns.h"
 
 static void child_env(const struct ts_child_conf *c, bool shell)
 {
@@ -40,6 +42,10 @@ static int child_setup(void *arg)
 	const struct child_setup *cs = arg;
 	int e;
 
+	/* Rootless, unless --as-root: the user again, without the wrapper's capabilities. */
+	if (cs->c->rootless && !cs->c->as_root &&
+	    (e = ts_userns_nest(cs->c->user_uid, cs->c->user_gid)) < 0)
+		return e;
 	/* Through sudo, unless --as-root: the user who ran sudo, with their groups and home. */
 	if ((e = ts_invoker_become(cs->creds)) < 0)
 		return e;
@@ -66,12 +72,12 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 	int ret;
 
 	/* Fail closed: when the invoking user is not known exactly, CMD does not run as root. */
-	if (!c->as_root && ts_invoker_get(&inv, &e_id) < 0) {
+	if (!c->as_root && !c->rootless && ts_invoker_get(&inv, &e_id) < 0) {
 		ts_err_set(err, "refusing to run the command: %s; --as-root runs it as root",
 			   e_id.msg);
 		return -EINVAL;
 	}
-	/* --as-root: inv stays zeroed (not through sudo), so creds say stay. */
+	/* --as-root or rootless: inv stays zeroed (not through sudo), so creds say stay. */
 	ret = ts_invoker_creds(&inv, (gid_t)-1, &creds, err);
 	if (ret < 0)
 		return ret;
@@ -91,6 +97,13 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 	p.in.how = p.out.how = p.err.how = TS_PROC_INHERIT;
 	p.child_fn = child_setup;
 	p.child_arg = &cs;
+	/*
+	 * Rootless runs have no guard (docs/rootless.md): should tasshape be
+	 * killed, the kernel ends CMD with it rather than leave it running in a
+	 * namespace whose link is gone.
+	 */
+	if (c->rootless)
+		p.pdeathsig = SIGKILL;
 	ret = ts_proc_start(&p, err);
 	return ret < 0 ? ret : p.pid;
 }

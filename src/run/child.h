@@ -18,11 +18,21 @@ struct ts_child_conf {
 	const char *base6;
 	const char *prompt; /* prefix for an interactive shell's PS1, e.g. "[tasshape] " */
 	bool set_umask;	    /* give the command @umask (the user's, before tasshape tightened it) */
+	/*
+	 * A rootless run (net/userns.h): unless as_root, the command runs in a
+	 * nested user namespace as @user_uid/@user_gid (the user's own ids,
+	 * outside), not as the wrapper's root; SUDO_UID/SUDO_GID are not read.
+	 * And it gets SIGKILL if tasshape dies (there is no guard).
+	 */
+	bool rootless;
+	uid_t user_uid;
+	gid_t user_gid;
 	mode_t umask;
 };
 
 /*
  * ts_child_spawn - start the command through io/proc.h: enter the namespace, drop to the invoking user
+ * (rootless: to the user's own ids in a nested user namespace, net/userns.h)
  * when started through sudo (SUDO_UID/SUDO_GID, unless as_root; when they
  * do not parse exactly, -EINVAL and nothing is started: never root by
  * default, see io/invoker.h), restore

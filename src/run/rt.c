@@ -106,6 +106,28 @@ void ts_rt_unpin(struct ts_rt *rt)
 	CPU_ZERO(&rt->others);
 }
 
+/*
+ * Why SCHED_FIFO was refused (@ret, a negative errno), into rt->note.
+ * Without CAP_SYS_NICE (a rootless run, docs/rootless.md) RLIMIT_RTPRIO is
+ * the limit, and it is named when it is below the priority asked.
+ */
+static void fifo_refused(struct ts_rt *rt, int ret)
+{
+	struct rlimit rl;
+
+	if (ret == -EPERM && getrlimit(RLIMIT_RTPRIO, &rl) == 0 && rl.rlim_cur < (rlim_t)rt->want)
+		snprintf(rt->note, sizeof(rt->note),
+			 "SCHED_FIFO %d refused: %s (no CAP_SYS_NICE, and RLIMIT_RTPRIO is %llu: "
+			 "limits.conf's rtprio)",
+			 rt->want, strerror(-ret), (unsigned long long)rl.rlim_cur);
+	else
+		snprintf(rt->note, sizeof(rt->note), "SCHED_FIFO %d refused: %s%s", rt->want,
+			 strerror(-ret),
+			 ret == -EPERM ? " (no CAP_SYS_NICE, or no real-time budget in this "
+					 "cgroup: cpu.rt_runtime_us)"
+				       : "");
+}
+
 int ts_rt_enter(struct ts_rt *rt)
 {
 	struct sched_param sp = {.sched_priority = rt->want};
@@ -134,11 +156,7 @@ int ts_rt_enter(struct ts_rt *rt)
 	}
 	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0) {
 		ret = -errno;
-		snprintf(rt->note, sizeof(rt->note), "SCHED_FIFO %d refused: %s%s", rt->want,
-			 strerror(errno),
-			 errno == EPERM ? " (no CAP_SYS_NICE, or no real-time budget in this "
-					  "cgroup: cpu.rt_runtime_us)"
-					: "");
+		fifo_refused(rt, ret);
 		return ret;
 	}
 	rt->prio = rt->want;

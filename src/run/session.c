@@ -111,8 +111,10 @@ static int check_privileges(struct ts_err *err)
 	int ret;
 
 	if (geteuid() != 0) {
-		ts_err_set(err, "needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to create namespaces "
-				"and NFQUEUE rules: run it with sudo");
+		ts_err_set(err,
+			   "needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to create namespaces "
+			   "and NFQUEUE rules: run it with sudo (only the wrapper runs without: "
+			   "docs/rootless.md)");
 		return -EPERM;
 	}
 	ret = ts_ipt_check(AF_INET, err);
@@ -318,6 +320,14 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 	if (ret < 0)
 		return ret;
 	/*
+	 * Rootless: everything is made in namespaces that only this process
+	 * and what it starts hold, and that go with them; nothing of another
+	 * run is reachable from here, and there is nothing a guard could
+	 * remove that the kernel does not (docs/rootless.md).
+	 */
+	if (common->rootless)
+		return 0;
+	/*
 	 * What runs started from this namespace left when they died with their
 	 * guard (a power cut, a kill of the whole process group): only objects
 	 * whose owner pid is not running; processes inside are killed first.
@@ -331,10 +341,16 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
  * virtual time: it has no network device (tasshape vm), so there is nothing beyond, and the
  * NAT rule is what makes the kernel track every connection of the outer namespace
  * (nf_conntrack), 1,800 guest instructions a data packet of an upload (docs/benchmarks.md).
+ * A rootless run's outer namespace is private (docs/rootless.md): it leads nowhere unless pasta
+ * gave it a way out (--outside pasta).
  */
-static unsigned int topo_flags(void)
+static unsigned int topo_flags(const struct ts_run_common *common)
 {
-	return TS_TOPO_FWD_V4 | (ts_awake_in_vclock() ? 0 : TS_TOPO_NAT_V4);
+	unsigned int flags = TS_TOPO_FWD_V4 | (ts_awake_in_vclock() ? 0 : TS_TOPO_NAT_V4);
+
+	if (common->rootless)
+		flags = TS_TOPO_PRIVATE | (common->outside ? flags : 0);
+	return flags;
 }
 
 int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run_common *common,
@@ -345,7 +361,7 @@ int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run
 	ret = session_begin(s, link, common, NULL, err);
 	if (ret < 0)
 		goto fail;
-	ret = ts_topo_create(&s->topo, topo_flags(), err);
+	ret = ts_topo_create(&s->topo, topo_flags(common), err);
 	if (ret < 0)
 		goto fail;
 	s->have_topo = true;
@@ -751,7 +767,8 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 		keep_first(&ret, ts_topo_destroy(&s->topo, &e), err, &e);
 		s->have_topo = false;
 		/* The last run from here: ip_forward as found; if it cannot, the next sweep does. */
-		ts_fwd_restore();
+		if (!s->common->rootless)
+			ts_fwd_restore();
 	}
 	ts_sockdiag_close(s->drain_sd);
 	s->drain_sd = NULL;

@@ -33,7 +33,19 @@ struct ts_run_common {
 	struct ts_obs_opts obs; /* --out, --pcap-*, --*-log, --stats, --sockstats, progress */
 	bool interactive;	/* the wrapper runs an interactive shell: no status line */
 	bool force_host;	/* attach --force: the host's own namespace may be shaped */
-	int argc;		/* the full command line, for logs and the manifest */
+	/*
+	 * The wrapper runs in a user namespace of its own (net/userns.h): the
+	 * outer namespace is private, so no leftover sweep, no guard, no
+	 * names under /run/netns, no ip_forward marker (docs/rootless.md).
+	 */
+	bool rootless;
+	/*
+	 * Rootless, and the outer namespace leads further (--outside pasta, or
+	 * a nested run's, which is its parent run's CMD namespace): it forwards
+	 * and masquerades the run's block.
+	 */
+	bool outside;
+	int argc; /* the full command line, for logs and the manifest */
 	char **argv;
 };
 

@@ -52,6 +52,7 @@ TS_TAS_PIDS=() # pids of tasshape runs (their objects carry the pid in the name)
 TS_RUN_PID=    # pid of the last tasshape run started by ts_shape/ts_shape_bg
 TS_EXTRA_NS=() # namespaces made by ts_netns_add: checked for leftovers, deleted on exit
 TS_EXTRA_DIRS=() # directories a test made outside $TS_TMP: removed on exit, whatever the result
+TS_EXTRA_USERS=() # users made by ts_user_add: their processes killed, then removed, on exit
 
 ts_log() { printf '[%s] %s\n' "$TS_NAME" "$*"; }
 ts_skip() {
@@ -131,6 +132,22 @@ ts_init_user() {
 	shift 2 || shift $#
 	ts__begin "$name" "$bin" 0 "$@"
 	ts_log "tasshape $TS_BIN, temp $TS_TMP (no root needed)"
+}
+
+# ts_user_add NAME [subids]: creates a user and group NAME, without a home
+# or a login shell, for a test that runs something unprivileged: a system
+# user, or with "subids" a regular one, to which useradd grants ranges in
+# /etc/subuid and /etc/subgid (login.defs SUB_UID_COUNT; userdel removes
+# them). On exit every process of that uid is killed (by pid) and the
+# user removed.
+ts_user_add() {
+	local kind=--system
+	[ "${2:-}" = subids ] && kind=
+	# shellcheck disable=SC2086 # $kind is one option or none
+	useradd $kind --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+		--user-group "$1" 2>"$TS_TMP/useradd.err" ||
+		ts_skip "cannot create user $1: $(cat "$TS_TMP/useradd.err")"
+	TS_EXTRA_USERS+=("$1")
 }
 
 # ts_netns_add NAME: creates namespace NAME (lo up) for the test; on exit
@@ -411,6 +428,12 @@ ts__exit() {
 	done
 	for p in "${TS_EXTRA_DIRS[@]}"; do
 		rm -rf "$p"
+	done
+	for ns in "${TS_EXTRA_USERS[@]}"; do
+		for p in $(pgrep -u "$ns"); do
+			kill -KILL "$p" 2>/dev/null
+		done
+		userdel "$ns" 2>/dev/null || ts_fail "cannot remove user $ns"
 	done
 	# The namespaces are global: check again once the test namespace is gone.
 	if [ "$rc" -ne 77 ]; then

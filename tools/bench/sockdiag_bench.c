@@ -97,7 +97,8 @@ static int measure(const char *label, bool own, int dumps, int gets)
 	int ret, i, n = 0, found = 0, idx;
 
 	snprintf(name, sizeof(name), "tasbench-%d-%s", (int)getpid(), own ? "own" : "shared");
-	ret = own ? ts_netns_create_hashed(&ns, name, &err) : ts_netns_create(&ns, name, &err);
+	ret = own ? ts_netns_create_hashed(&ns, name, true, &err)
+		  : ts_netns_create(&ns, name, &err);
 	if (ret < 0) {
 		fprintf(stderr, "sockdiag_bench: %s\n", err.msg);
 		return ret;
