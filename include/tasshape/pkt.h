@@ -33,13 +33,21 @@ struct ts_fifo {
 	struct ts_pkt *tail;
 	uint32_t pkts;
 	uint64_t bytes;
+	uint64_t segs; /* wire packets of the descriptors held: what packets= limits count */
 };
+
+/* The wire packets @p stands for: its GSO segments, 1 for a plain packet. */
+static inline uint32_t ts_pkt_segs(const struct ts_pkt *p)
+{
+	return p->segs ? p->segs : 1;
+}
 
 static inline void ts_fifo_init(struct ts_fifo *f)
 {
 	f->head = f->tail = NULL;
 	f->pkts = 0;
 	f->bytes = 0;
+	f->segs = 0;
 }
 
 static inline void ts_fifo_push(struct ts_fifo *f, struct ts_pkt *p)
@@ -52,6 +60,7 @@ static inline void ts_fifo_push(struct ts_fifo *f, struct ts_pkt *p)
 	f->tail = p;
 	f->pkts++;
 	f->bytes += p->len;
+	f->segs += ts_pkt_segs(p);
 }
 
 static inline struct ts_pkt *ts_fifo_pop(struct ts_fifo *f)
@@ -66,6 +75,7 @@ static inline struct ts_pkt *ts_fifo_pop(struct ts_fifo *f)
 	p->next = NULL;
 	f->pkts--;
 	f->bytes -= p->len;
+	f->segs -= ts_pkt_segs(p);
 	return p;
 }
 

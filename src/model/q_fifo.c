@@ -41,7 +41,8 @@ static int fifo_over(const struct ts_qdisc *q, const struct ts_pkt *p)
 {
 	const struct fifo_priv *fp = q->priv;
 
-	if (fp->limit_pkts && q->fifo.pkts + 1 > fp->limit_pkts)
+	/* A GSO unit (--gso) is the wire packets it stands for, as a router would hold them. */
+	if (fp->limit_pkts && q->fifo.segs + ts_pkt_segs(p) > fp->limit_pkts)
 		return 1;
 	if (fp->limit_bytes && q->fifo.bytes + p->len > fp->limit_bytes)
 		return 1;

@@ -55,7 +55,7 @@ static inline int ts_q_limit_parse(struct ts_q_limit *l, struct ts_spec *spec, s
 static inline bool ts_q_limit_over(const struct ts_q_limit *l, const struct ts_qdisc *q,
 				   const struct ts_pkt *p)
 {
-	if (l->pkts && q->fifo.pkts + 1ULL > l->pkts)
+	if (l->pkts && q->fifo.segs + ts_pkt_segs(p) > l->pkts) /* GSO units: their segments */
 		return true;
 	if (l->bytes && q->fifo.bytes + p->len > l->bytes)
 		return true;

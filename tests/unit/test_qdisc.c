@@ -118,6 +118,58 @@ static void test_droptail_packets(void)
 	teardown(q, 7 * MS);
 }
 
+/* A GSO unit of n segments queues as n packets: droptail, drophead, CoDel and PIE alike. */
+static void enq_segs(struct ts_qdisc *q, uint32_t id, uint16_t segs, ts_ns_t now)
+{
+	struct ts_pkt *p = ts_pool_get(&pool);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	p->id = id;
+	p->len = 1500u * segs;
+	p->segs = segs;
+	q->ops->enqueue(q, p, now);
+}
+
+static void test_packets_count_segments(void)
+{
+	static const char *const specs[] = {"droptail:packets=10", "codel:packets=10",
+					    "pie:packets=10"};
+	struct ts_qdisc *q;
+	size_t k;
+
+	for (k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
+		setup();
+		q = mk(specs[k], 1);
+		/* 4 + 4 segments fit in 10; the third unit's 4 would make 12: dropped. */
+		enq_segs(q, 1, 4, 1 * MS);
+		enq_segs(q, 2, 4, 2 * MS);
+		enq_segs(q, 3, 4, 3 * MS);
+		TSU_EQ(rec.n, 1);
+		TSU_EQ(rec.id[0], 3);
+		/* 2 segments still fit (10), one more plain packet does not. */
+		enq_segs(q, 4, 2, 4 * MS);
+		enq_segs(q, 5, 1, 5 * MS);
+		TSU_EQ(rec.n, 2);
+		TSU_EQ(rec.id[1], 5);
+		TSU_EQ(ts_qdisc_pkts(q), 3);
+		TSU_EQ(q->fifo.segs, 10);
+		teardown(q, 6 * MS);
+	}
+	/* drophead makes room for a 4-segment unit by dropping the oldest units. */
+	setup();
+	q = mk("drophead:packets=10", 1);
+	enq_segs(q, 1, 4, 1 * MS);
+	enq_segs(q, 2, 4, 2 * MS);
+	enq_segs(q, 3, 4, 3 * MS);
+	TSU_EQ(rec.n, 1);
+	TSU_EQ(rec.id[0], 1);
+	TSU_EQ(rec.cause[0], TS_DROP_HEAD);
+	TSU_EQ(q->fifo.segs, 8);
+	TSU_EQ(deq(q, 4 * MS), 2);
+	TSU_EQ(q->fifo.segs, 4);
+	teardown(q, 5 * MS);
+}
+
 static void test_droptail_bytes(void)
 {
 	struct ts_qdisc *q;
@@ -765,6 +817,7 @@ static const struct tsu_test tests[] = {
 	{"names from the table", test_names_from_table},
 	{"droptail packets", test_droptail_packets},
 	{"droptail bytes", test_droptail_bytes},
+	{"packets= counts a GSO unit's segments", test_packets_count_segments},
 	{"drophead packets", test_drophead_packets},
 	{"drophead bytes", test_drophead_bytes},
 	{"infinite", test_infinite},
