@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "net/netns.h"
+#include "net/probe.h"
 #include "net/sockdiag.h"
 #include "io/json.h"
 #include "run/shaper.h"
@@ -258,19 +259,12 @@ static void read_tas_params(struct ts_tsq *t)
 	char path[128], buf[16];
 	unsigned int *dst[2] = {&t->tas_startup, &t->tas_steady};
 	const char *name[2] = {"tas_pacing_shift_startup", "tas_pacing_shift_steady"};
-	int i, fd;
-	ssize_t n;
+	int i;
 
 	for (i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%s%s", dir, name[i]);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (ts_probe_read(path, buf, sizeof(buf)) <= 0)
 			return;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			return;
-		buf[n] = 0;
 		*dst[i] = (unsigned int)strtoul(buf, NULL, 10);
 		if (*dst[i] < TS_TSQ_SHIFT_MIN || *dst[i] > TS_TSQ_SHIFT_MAX)
 			return;
