@@ -10,10 +10,13 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "campaign/driver.h"
 #include "io/outfile.h"
@@ -198,21 +201,49 @@ static int probe_ccas(struct ts_campaign *c)
 	return ret;
 }
 
+/*
+ * @text, the plan's record, as OUT/experiment.json in one atomic write: a
+ * shard's record carries its "shard" (ts_expdir_write sets it on the parsed
+ * record), so the file is never written twice and a crash leaves either no
+ * record or a whole one, never a half file that resume or merge would read.
+ */
+static int put_experiment(struct ts_campaign *c, const char *path, const char *text, size_t len)
+{
+	struct ts_expdir rec = {.shard = c->o.shard};
+	char err[1024];
+	struct ts_err e;
+	int ret;
+
+	if (c->o.shard.n <= 1) {
+		ret = ts_out_write_whole(path, text, len, &e);
+		return ret < 0 ? ts_campaign_fail(c, ret, "%s", e.msg) : 0;
+	}
+	rec.doc = json_tokener_parse(text);
+	if (!rec.doc)
+		return ts_campaign_fail(c, -ENOMEM, "%s: out of memory", path);
+	ret = ts_expdir_write(c->o.out, &rec, err, sizeof(err));
+	json_object_put(rec.doc);
+	return ret < 0 ? ts_campaign_fail(c, ret, "%s", err) : 0;
+}
+
 static int write_experiment(struct ts_campaign *c)
 {
-	char path[4096];
-	struct ts_err err;
+	char path[4096], *text = NULL;
+	size_t len = 0;
 	FILE *f;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", c->o.out, TS_EXPDIR_FILE);
-	f = ts_out_fopen(path, &err);
+	f = open_memstream(&text, &len);
 	if (!f)
-		return ts_campaign_fail(c, -errno, "%s", err.msg);
+		return ts_campaign_fail(c, -ENOMEM, "%s: out of memory", path);
 	ret = ts_exp_matrix_write_json(c->plan, &c->skips, f);
 	if (fclose(f) || ret < 0)
-		return ts_campaign_fail(c, -EIO, "%s: write error", path);
-	return 0;
+		ret = ts_campaign_fail(c, -ENOMEM, "%s: out of memory", path);
+	else
+		ret = put_experiment(c, path, text, len);
+	free(text);
+	return ret;
 }
 
 /* Everything that can be wrong with the request, found before any run; @fd locks OUT. */

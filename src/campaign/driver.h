@@ -40,7 +40,7 @@ bool ts_campaign_selected(const struct ts_campaign *c, const struct ts_exp_run *
  */
 int ts_campaign_check_resume(struct ts_campaign *c);
 
-/* After experiment.json is written: the spec copied beside it, its shard recorded. */
+/* After experiment.json is written (with its shard, in one write): the spec copied beside it. */
 int ts_campaign_after_plan(struct ts_campaign *c);
 
 /* Before @run: resuming, its partial directory is removed. 0 or -errno. */

@@ -121,7 +121,6 @@ out:
 int ts_campaign_after_plan(struct ts_campaign *c)
 {
 	const char *out = c->o.out;
-	struct ts_expdir rec;
 	char err[1024], copy[PATH_MAX];
 	int ret;
 
@@ -133,17 +132,7 @@ int ts_campaign_after_plan(struct ts_campaign *c)
 		if (ret)
 			return ts_campaign_fail(c, ret, "%s", err);
 	}
-	if (c->o.shard.n == 1)
-		return 0;
-	ret = ts_expdir_read(out, &rec, err, sizeof(err));
-	if (ret)
-		return ts_campaign_fail(c, ret, "%s", err);
-	rec.shard = c->o.shard;
-	ret = ts_expdir_write(out, &rec, err, sizeof(err));
-	if (ret)
-		ts_campaign_fail(c, ret, "%s", err);
-	ts_expdir_free(&rec);
-	return ret;
+	return 0;
 }
 
 int ts_campaign_before_run(struct ts_campaign *c, const struct ts_exp_run *run)

@@ -12,6 +12,7 @@
  * upload flow of 10 * k Mbit/s (two samples of it, so its Flent file can be written and no
  * notice but the skip is expected): A's mean is (10 + 40) / 2 = 25, B's (20 + 50) / 2 = 35.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "campaign/campaign.h"
@@ -656,6 +659,60 @@ static void test_check_jobs(void)
 				    "in virtual time: at most 2 jobs here");
 }
 
+/*
+ * experiment.json is written whole or not at all: a write that fails half-way
+ * (RLIMIT_FSIZE below the record's size, in a child process) fails the
+ * campaign and leaves no experiment.json and no temporary file, for the whole
+ * matrix and for a shard (whose record carries its shard in the same write).
+ */
+static void half_write(const struct ts_exp_shard *sh)
+{
+	struct rlimit lim = {256, 256};
+	struct ts_campaign_verdict v;
+	char path[PATH_MAX];
+	struct fake k = {0};
+	struct seen s = {0};
+	struct fixture f;
+	struct dirent *d;
+	unsigned names = 0;
+	int st = -1;
+	DIR *dir;
+	pid_t pid;
+
+	fixture_init(&f);
+	fflush(NULL);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		struct ts_campaign_opts o = {.shard = *sh, .shard_given = sh->n > 1};
+
+		signal(SIGXFSZ, SIG_IGN); /* the write fails with EFBIG instead */
+		if (setrlimit(RLIMIT_FSIZE, &lim) < 0)
+			_exit(2);
+		_exit(campaign(&f, &o, &k, &s, &v) < 0 ? 0 : 1);
+	}
+	TSU_EQ(waitpid(pid, &st, 0), pid);
+	TSU_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0);
+	snprintf(path, sizeof(path), "%s/%s", f.out, TS_EXPDIR_FILE);
+	TSU_EQ(access(path, F_OK) < 0 ? errno : 0, ENOENT);
+	dir = opendir(f.out);
+	CU_ASSERT_FATAL(dir != NULL);
+	while ((d = readdir(dir)))
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, ".."))
+			names++;
+	closedir(dir);
+	TSU_EQ(names, 0); /* no temporary file either */
+	fixture_free(&f);
+}
+
+static void test_experiment_whole(void)
+{
+	const struct ts_exp_shard whole = {1, 1}, shard = {1, 2};
+
+	half_write(&whole);
+	half_write(&shard);
+}
+
 static const struct tsu_test tests[] = {
 	{"run order, a skipped control, the summary", test_order_and_skip},
 	{"--strict and an unavailable control", test_strict_skip},
@@ -665,6 +722,7 @@ static const struct tsu_test tests[] = {
 	{"--jobs 2", test_jobs},
 	{"the exit verdict", test_verdict},
 	{"--jobs limits", test_check_jobs},
+	{"experiment.json whole or not at all", test_experiment_whole},
 };
 
 TSU_MAIN("campaign", tests)
