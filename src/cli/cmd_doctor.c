@@ -156,10 +156,13 @@ static void rootless_tried(struct doctor *d)
 		dr_add(d, "rootless", false, DR_OK, NULL,
 		       "tasshape -- CMD runs without root or sudo here: a user namespace of its "
 		       "own (%s) held the namespaces, veth pairs and NFQUEUE rule, and a queued "
-		       "packet passed; CMD runs as you. The outside is a private namespace; the "
-		       "host's network through --outside pasta: %s. Not rootless: attach, exp "
-		       "run, vm, cleanup (docs/rootless.md)",
-		       map, outside);
+		       "packet passed; CMD runs as you; %s. The outside is a private namespace; "
+		       "the host's network through --outside pasta: %s. exp run (guests too), "
+		       "vm and plot run as you; attach and cleanup need root (docs/rootless.md)",
+		       map,
+		       pr.pidns ? "what CMD leaves running dies with the run (a PID namespace)"
+				: pr.pidns_note,
+		       outside);
 		return;
 	}
 	fix = !pr.userns ? userns_fix() : NULL;

@@ -245,6 +245,8 @@ static void rootless_child(int fd)
 		r.out.userns = true;
 		r.out.helpers = u.helpers;
 		snprintf(r.out.note, sizeof(r.out.note), "%s", u.note);
+		r.out.pidns = u.pidns;
+		snprintf(r.out.pidns_note, sizeof(r.out.pidns_note), "%s", u.pidns_note);
 		ts_invoker_set_rootless(); /* iptables shows as the overflow uid's now */
 		r.ret = probe_link(&r.out.link, TS_TOPO_PRIVATE, &r.err);
 	}

@@ -61,6 +61,8 @@ struct ts_probe_rootless {
 	struct ts_probe_link link; /* then, inside it, as ts_probe_link */
 	bool helpers;		   /* the map was /etc/subuid ranges through newuidmap/newgidmap */
 	char note[256];		   /* why the map is a single id ("" when it is not) */
+	bool pidns;		   /* a PID namespace: CMD's leftovers die with a killed run */
+	char pidns_note[160];	   /* why not ("" when it is) */
 };
 
 /*

@@ -340,6 +340,8 @@ int ts_userns_enter(struct ts_userns *u, bool pasta, struct ts_err *err)
 		/* For what the run starts: a tasshape among it is rootless too. */
 		snprintf(v, sizeof(v), "%u:%u", (unsigned int)u->uid, (unsigned int)u->gid);
 		setenv(TS_ROOTLESS_ENV, v, 1);
+		/* Last: what the run starts dies with it (userns_init.c). */
+		ret = ts_userns_pidns(u, err);
 	}
 out:
 	free(h);

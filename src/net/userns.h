@@ -96,9 +96,11 @@ struct ts_userns {
 	bool helpers;	   /* newuidmap/newgidmap mapped subordinate ranges */
 	uint32_t sub_uids; /* ids mapped besides the user's own */
 	uint32_t sub_gids;
-	bool pasta;	/* pasta attached the run's outer namespace to the host's network */
-	int life;	/* with pasta: the pipe whose end stops it (net/pasta.h); -1 */
-	char note[256]; /* why the map is a single id, "" when it is not */
+	bool pasta;	      /* pasta attached the run's outer namespace to the host's network */
+	int life;	      /* with pasta: the pipe whose end stops it (net/pasta.h); -1 */
+	char note[256];	      /* why the map is a single id, "" when it is not */
+	bool pidns;	      /* the run is the init of a PID namespace of its own */
+	char pidns_note[160]; /* why not, "" when it is */
 };
 
 /*
@@ -119,11 +121,30 @@ bool ts_userns_wanted(void);
  * interface with the host's addresses and routes is up in the new network
  * namespace when this returns, and pasta is stopped by ts_userns_leave or
  * when this process ends, however it ends.
+ * Last, the caller becomes the init of a new PID namespace
+ * (ts_userns_pidns): it returns in a child process, and the process that
+ * called it waits outside and never returns.
  * Returns 0, or a negative errno with @err saying what was refused and the
  * usual cause (user.max_user_namespaces at 0, an AppArmor or seccomp
  * policy, newuidmap refusing the ranges, pasta missing or failing).
  */
 int ts_userns_enter(struct ts_userns *u, bool pasta, struct ts_err *err);
+
+/*
+ * ts_userns_pidns - in the new user namespace, before anything else is
+ * forked: the run goes on as the init of a new PID namespace, in a child
+ * whose /proc is mounted for it, so that when the run dies, however it
+ * dies, the kernel kills every process it started and all they started
+ * (root's runs have a guard for that; docs/rootless.md). The calling
+ * process stays outside: it passes on the signals kill(1) sends it (not a
+ * terminal's, which reach the run directly), the child gets SIGKILL if it
+ * dies, and it ends as the child ends (its exit status, or killed by the
+ * same signal); it never returns. Returns 0 in the child with @u->pidns
+ * set; 0 in the caller itself with @u->pidns_note saying why when a user
+ * cannot make a PID namespace or mount /proc here (tried first in a
+ * throwaway child); or a negative errno with @err.
+ */
+int ts_userns_pidns(struct ts_userns *u, struct ts_err *err);
 
 /*
  * ts_userns_inherited - whether this process is already inside a rootless
