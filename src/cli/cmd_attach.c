@@ -7,8 +7,11 @@
  * --peer-netns (default: the namespace tasshape runs in).
  */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "net/netns.h"
+#include "net/userns.h"
 
 struct attach_args {
 	struct ts_linkcfg link;
@@ -82,6 +85,56 @@ static const struct argp attach_argp = {
 	NULL,
 	NULL};
 
+/*
+ * Without root (docs/rootless.md): shaping a namespace needs CAP_NET_ADMIN
+ * in the user namespace that owns it, which a user has only in a user
+ * namespace of their own, entered. attach does not enter one, so a user is
+ * refused here, with the owner of @netns named: root's (`ip netns add`), or
+ * another user's, or one of the user's own, which the wrapper would serve.
+ * Root of a rootless run's namespace may shape only what that namespace
+ * owns. 0 when nothing stands in the way, or 1 after the message (a
+ * namespace that cannot be opened is left for ts_session_attach to report).
+ */
+static int attach_rootless_check(const char *netns)
+{
+	bool rootless = ts_userns_rootless(), ours = false;
+	struct ts_netns ns;
+	uid_t owner = 0;
+	int ret;
+
+	if (geteuid() == 0 && !rootless)
+		return 0;
+	if (ts_netns_open(&ns, netns, NULL) < 0)
+		return 0;
+	ret = ts_netns_owner(ns.fd, &owner, &ours);
+	ts_netns_destroy(&ns, NULL);
+	if (ret < 0 || (rootless && ours))
+		return 0;
+	if (rootless) {
+		ts_cli_error("attach: namespace %s belongs to a user namespace other than this "
+			     "rootless run's (the host's, or another outside it): shaping it needs "
+			     "CAP_NET_ADMIN there, which root of this run's namespace does not "
+			     "have: run attach with sudo outside the run (docs/rootless.md)",
+			     netns);
+		return 1;
+	}
+	if (owner != geteuid()) {
+		ts_cli_error("attach: namespace %s belongs to a user namespace of uid %u%s, not "
+			     "yours (uid %u): shaping it needs CAP_NET_ADMIN there: sudo tasshape "
+			     "attach ... (docs/rootless.md)",
+			     netns, (unsigned)owner,
+			     owner == 0 ? " (root's: `ip netns add` makes them there)" : "",
+			     (unsigned)geteuid());
+		return 1;
+	}
+	ts_cli_error("attach: namespace %s belongs to a user namespace of yours, but attach does "
+		     "not enter user namespaces: run the command under the wrapper (tasshape "
+		     "[LINK OPTIONS] -- CMD makes a user namespace of its own), or use sudo "
+		     "(docs/rootless.md)",
+		     netns);
+	return 1;
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	struct attach_args a = {0};
@@ -94,6 +147,10 @@ int cmd_attach(int argc, char **argv)
 	argp_parse(&attach_argp, argc, argv, 0, NULL, &a);
 	a.common.argc = argc;
 	a.common.argv = argv;
+	if (attach_rootless_check(a.netns)) {
+		ts_linkcfg_free(&a.link);
+		return 1;
+	}
 	ret = ts_session_attach(&s, &a.link, &a.common, a.netns, a.dev, a.peer, &err);
 	if (ret < 0) {
 		ts_cli_error("attach: %s", err.msg);

@@ -13,6 +13,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -323,6 +325,29 @@ bool ts_netns_is_host(int fd)
 	if (stat("/proc/1/ns/net", &b) < 0)
 		return false;
 	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+int ts_netns_owner(int fd, uid_t *uid, bool *ours)
+{
+	struct stat a, b;
+	int us, ret = 0;
+
+	us = ioctl(fd, NS_GET_USERNS);
+	if (us < 0 && errno == EPERM) {
+		/* Owned by an ancestor of this process's user namespace: not ours, owner unseen. */
+		*uid = (uid_t)-1;
+		*ours = false;
+		return 0;
+	}
+	if (us < 0)
+		return -errno;
+	if (ioctl(us, NS_GET_OWNER_UID, uid) < 0 || fstat(us, &a) < 0 ||
+	    stat("/proc/self/ns/user", &b) < 0)
+		ret = -errno;
+	else
+		*ours = a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+	close(us);
+	return ret;
 }
 
 /* Call @fn(pid, arg) for every process in namespace @fd but the caller; returns how many. */

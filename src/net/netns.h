@@ -117,6 +117,16 @@ int ts_sysctl_write(const char *key, const char *value, struct ts_err *err);
 bool ts_netns_is_host(int fd);
 
 /*
+ * ts_netns_owner - who may change namespace @fd: the user namespace that
+ * owns it (ioctl_ns(2) NS_GET_USERNS), its owner's uid as this process
+ * sees it into *@uid (0 for the initial one; (uid_t)-1 when the owner is
+ * an ancestor of this process's user namespace, which the kernel does not
+ * show), and in *@ours whether it is this process's own user namespace. 0,
+ * or a negative errno (a kernel before 4.11: -ENOTTY).
+ */
+int ts_netns_owner(int fd, uid_t *uid, bool *ours);
+
+/*
  * ts_netns_kill_all - send @sig to every process whose network namespace
  * is @fd (what `ip netns pids` lists), except the caller. Used before a
  * run removes its namespace, so nothing CMD started outlives the link.
