@@ -39,6 +39,22 @@
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init rootless "${1:-}" iperf3 useradd userdel setpriv nsenter pgrep prlimit
 
+# The users and namespaces this test makes are removed by lib.sh's exit
+# trap, which a SIGTERM runs (a TERM sent by PID: the test logs
+# "interrupted" and cleans up). ctest before CMake 3.27 ends a test at its
+# TIMEOUT (300 s here) with SIGKILL, which no trap survives; so the test
+# sends itself SIGTERM first, after TS_ROOTLESS_DEADLINE seconds (default
+# 240; the test takes about a minute), leaving the trap a minute.
+# shellcheck disable=SC2317 # the trap's commands
+(
+	trap 'kill "$s" 2>/dev/null; exit 0' TERM
+	sleep "${TS_ROOTLESS_DEADLINE:-240}" &
+	s=$!
+	wait "$s" && echo "[rootless] still running after ${TS_ROOTLESS_DEADLINE:-240} s:" \
+		"SIGTERM" >&2 && kill -TERM $$
+) &
+TS_BG_PIDS+=("$!")
+
 EXPECTED=$(awk 'BEGIN { printf "%.4f", 20 * 1448 / 1500 }')
 LO=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.2f", e * 0.99 }')
 HI=$(awk -v e="$EXPECTED" 'BEGIN { printf "%.2f", e * 1.01 }')
@@ -354,16 +370,22 @@ if command -v pasta >/dev/null 2>&1; then
 else
 	ts_skip_part "pasta is not installed (Debian: passt): --outside pasta is not tested"
 fi
-# SIGKILL of a rootless run (which has no guard): CMD goes with it, and
-# so does pasta (stopped by its keeper) when the run has --outside pasta.
+# SIGKILL of a rootless run (which has no guard): CMD goes with it, so
+# does what CMD left running in the background (the run is the init of
+# its own PID namespace, whose processes the kernel kills when it dies),
+# and so does pasta (stopped by its keeper) when the run has --outside
+# pasta. The background process is found before the kill by its command
+# line (the user runs nothing else) and must be gone after it.
 user_dir "$U1"
+# tasshape (outside), tasshape (the namespace's init), both sleeps; pasta and its keeper.
 if [ "${#WITH_TUN[@]}" -gt 0 ]; then
-	KILLED=("${WITH_TUN[@]}") OUTSIDE=(--outside pasta) NPROC=4 # tasshape, sleep, pasta, keeper
+	KILLED=("${WITH_TUN[@]}") OUTSIDE=(--outside pasta) NPROC=6
 else
-	KILLED=(ip netns exec "$TS_NS") OUTSIDE=() NPROC=2 # tasshape, sleep
+	KILLED=(ip netns exec "$TS_NS") OUTSIDE=() NPROC=4
 fi
 "${KILLED[@]}" setpriv --reuid="$U1" --regid="$U1" --init-groups -- "$UDIR/tasshape" \
-	--trace const:20mbit --quiet "${OUTSIDE[@]}" -- sleep 30 2>"$TS_TMP/killed.err" &
+	--trace const:20mbit --quiet "${OUTSIDE[@]}" -- sh -c 'sleep 2999 & exec sleep 30' \
+	2>"$TS_TMP/killed.err" &
 KPID=$!
 TS_TAS_PIDS+=("$KPID")
 for _ in $(seq 50); do
@@ -371,19 +393,116 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 ts_check "killed run: processes of the user before SIGKILL" "$(pgrep -c -u "$U1")" == "$NPROC"
+BG=$(pgrep -u "$U1" -f '^sleep 2999$')
+# shellcheck disable=SC2317 # called through ts_true
+bg_in_pidns() {
+	[ -n "$BG" ] && [ "$(readlink "/proc/$BG/ns/pid")" != "$(readlink /proc/self/ns/pid)" ]
+}
+# shellcheck disable=SC2317 # called through ts_true
+bg_gone() { [ -n "$BG" ] && [ ! -e "/proc/$BG" ]; }
+ts_true "killed run: CMD's background process ($BG) is in the run's PID namespace" bg_in_pidns
 kill -KILL "$KPID"
 wait "$KPID" 2>/dev/null
-for _ in $(seq 20); do
+# The namespace's init, orphaned by the kill, is reaped by the host's init: allow it 5 s.
+for _ in $(seq 50); do
 	[ "$(pgrep -c -u "$U1")" -eq 0 ] && break
 	sleep 0.1
 done
-ts_check "killed run: processes of the user 2 s after SIGKILL" "$(pgrep -c -u "$U1")" == 0
+ts_true "killed run: CMD's background process $BG is gone after SIGKILL" bg_gone
+ts_check "killed run: processes of the user 5 s after SIGKILL" "$(pgrep -c -u "$U1")" == 0
 
 # doctor, as that user, tries a rootless run and says it works.
 user_dir "$U1"
 DR=$(ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- \
 	"$UDIR/tasshape" doctor --json | jq -r '.checks[] | select(.check == "rootless") | .status')
 ts_true "$U1: tasshape doctor's rootless check: $DR (want ok)" [ "$DR" = ok ]
+
+# doctor where user namespaces are forbidden: the user, in a user namespace
+# (made here, mapping root and the user to themselves) whose
+# user.max_user_namespaces is 0, as a host with that sysctl at 0 is. The
+# maps are written from outside, then the shell execs again to be root of
+# the namespace with its capabilities (an exec as an unmapped uid lost them).
+UID1=$(id -u "$U1")
+GID1=$(id -g "$U1")
+mkfifo "$TS_TMP/go" && chmod 644 "$TS_TMP/go"
+# shellcheck disable=SC2016 # expanded by the shell in the namespace
+ip netns exec "$TS_NS" unshare --user -- sh -c 'read _ <"$1" && exec sh -c '\''
+	echo 0 >/proc/sys/user/max_user_namespaces &&
+	exec setpriv --reuid="$1" --regid="$2" --clear-groups -- "$3" doctor --json'\'' sh \
+	"$2" "$3" "$4"' sh "$TS_TMP/go" "$UID1" "$GID1" "$UDIR/tasshape" >"$TS_TMP/doc0.json" \
+	2>"$TS_TMP/doc0.err" &
+DPID=$!
+TS_BG_PIDS+=("$DPID")
+# Until it unshared: a map written before would be its parent namespace's (refused).
+for _ in $(seq 50); do
+	[ "$(readlink "/proc/$DPID/ns/user")" != "$(readlink /proc/self/ns/user)" ] && break
+	sleep 0.1
+done
+printf '0 0 1\n%s %s 1\n' "$UID1" "$UID1" | dd of="/proc/$DPID/uid_map" bs=4096 status=none
+printf '0 0 1\n%s %s 1\n' "$GID1" "$GID1" | dd of="/proc/$DPID/gid_map" bs=4096 status=none
+echo go >"$TS_TMP/go"
+wait "$DPID"
+ts_show "$TS_TMP/doc0.err"
+D0=$(jq -c '.checks[] | select(.check == "rootless")' "$TS_TMP/doc0.json" 2>/dev/null)
+ts_log "doctor with user.max_user_namespaces 0: $D0"
+ts_true "doctor, user namespaces forbidden: rootless fails" \
+	[ "$(jq -r .status <<<"$D0" 2>/dev/null)" = fail ]
+ts_true "doctor, user namespaces forbidden: says the user namespace was refused" \
+	grep -q 'user namespace.*cannot create a user namespace' <<<"$D0"
+ts_true "doctor, user namespaces forbidden: the fix raises user.max_user_namespaces" \
+	[ "$(jq -r .fix <<<"$D0" 2>/dev/null)" = "sudo sysctl -w user.max_user_namespaces=15000" ]
+
+# attach as the user is refused before any set-up, naming the namespace's
+# owner: the test namespace is root's (ip netns add); one the user made
+# (unshare, pinned by root as ip netns attach) is the user's own, which
+# attach does not enter; and root of a rootless run's namespace may not
+# shape the host's.
+as_u1() { ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- "$@"; }
+as_u1 "$UDIR/tasshape" attach --netns "$TS_NS" --trace const:10mbit 2>"$TS_TMP/att1.err"
+ts_check "attach as $U1 to root's namespace: exit status" "$?" == 1
+ts_show "$TS_TMP/att1.err"
+ts_true "attach as $U1 to root's namespace: names root as the owner and sudo" \
+	grep -q "user namespace of uid 0 (root's.*sudo tasshape attach" "$TS_TMP/att1.err"
+# Not as_u1: $! must be the pid that becomes unshare (ip, setpriv and unshare exec).
+ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- \
+	unshare --user --map-root-user --net sleep 60 &
+OWNPID=$!
+TS_BG_PIDS+=("$OWNPID")
+OWN=tastest-rootless-own-$$
+for _ in $(seq 50); do
+	[ "$(readlink "/proc/$OWNPID/ns/user")" != "$(readlink /proc/self/ns/user)" ] && break
+	sleep 0.1
+done
+ip netns attach "$OWN" "$OWNPID" && TS_EXTRA_NS+=("$OWN")
+as_u1 "$UDIR/tasshape" attach --netns "$OWN" --trace const:10mbit 2>"$TS_TMP/att2.err"
+ts_check "attach as $U1 to a namespace of theirs: exit status" "$?" == 1
+ts_show "$TS_TMP/att2.err"
+ts_true "attach as $U1 to a namespace of theirs: says it is theirs, and what serves instead" \
+	grep -q "belongs to a user namespace of yours.*under the wrapper" "$TS_TMP/att2.err"
+as_u1 "$UDIR/tasshape" --quiet --as-root -- "$UDIR/tasshape" attach --netns "$TS_NS" \
+	--trace const:10mbit 2>"$TS_TMP/att3.err"
+ts_check "attach from a rootless run (--as-root) to root's namespace: exit status" "$?" == 1
+ts_show "$TS_TMP/att3.err"
+ts_true "attach from a rootless run to root's namespace: says it is outside the run's" \
+	grep -q "other than this rootless run's" "$TS_TMP/att3.err"
+
+# plot as the user, of a rootless run's --out (ping through --delay 10ms):
+# gnuplot runs as the user; the pictures are the user's.
+if command -v gnuplot >/dev/null 2>&1; then
+	# shellcheck disable=SC2016 # expanded by the shell inside the namespace
+	as_u1 "$UDIR/tasshape" --quiet --delay 10ms --out "$UDIR/prun" -- \
+		sh -c 'ping -c 5 -i 0.2 "$TASSHAPE_BASE" >/dev/null' 2>"$TS_TMP/prun.err" ||
+		ts_fail "run for plot as $U1: exit $?: $(cat "$TS_TMP/prun.err")"
+	as_u1 "$UDIR/tasshape" plot "$UDIR/prun" --format png >"$TS_TMP/plot.out" 2>&1 ||
+		ts_fail "plot as $U1: exit $?"
+	ts_show "$TS_TMP/plot.out"
+	for f in throughput delay delay-cdf; do
+		ts_true "plot as $U1: $f.png is a PNG" grep -q PNG <(head -c 8 "$UDIR/prun/$f.png")
+		ts_check "plot as $U1: owner of $f.png" "$(stat -c %u "$UDIR/prun/$f.png")" == "$UID1"
+	done
+else
+	ts_skip_part "gnuplot is not installed: plot as a user is not tested"
+fi
 if command -v newuidmap >/dev/null 2>&1 && command -v newgidmap >/dev/null 2>&1; then
 	U2=tasrl$$r
 	ts_user_add "$U2" subids
