@@ -36,6 +36,9 @@
 /* The run's init, for the outer process's signal handler. */
 static volatile pid_t init_pid;
 
+/* The signals the outer process passes on, which would end tasshape. */
+static const int passed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
 /* Wait for @pid; its wait status, or -errno. */
 static int wait_for(pid_t pid)
 {
@@ -94,7 +97,6 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
 /* The outer process: pass signals on, then end as the run ended. Never returns. */
 static void outer_main(pid_t init)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 	struct sigaction sa;
 	sigset_t none;
 	size_t i;
@@ -105,8 +107,8 @@ static void outer_main(pid_t init)
 	sa.sa_sigaction = pass_on;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	for (i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+		sigaction(passed[i], &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	st = wait_for(init);
@@ -121,6 +123,24 @@ static void outer_main(pid_t init)
 }
 
 /*
+ * The run's init ignores a signal it has no handler for (pid_namespaces(7)),
+ * where tasshape would have died of it, until the run blocks the signals it
+ * reads (before, it is still reading its trace). So it gets this handler,
+ * which ends it as the signal would have (with 128 + the signal: a process
+ * 1 cannot be killed by its own raise). A child forked from it that did
+ * not exec inherits the handler: there the signal does what it did before.
+ */
+static void init_signal(int sig)
+{
+	if (getpid() != 1) {
+		signal(sig, SIG_DFL);
+		raise(sig); /* delivered when the handler returns */
+		return;
+	}
+	_exit(128 + sig);
+}
+
+/*
  * The run's init, just forked: die with the outer process (@alive's other
  * end closes when it does, however it ends), then mount /proc for the new
  * namespace. 0, or -errno.
@@ -128,8 +148,11 @@ static void outer_main(pid_t init)
 static int init_begin(int alive)
 {
 	struct pollfd pf = {alive, POLLIN, 0};
+	size_t i;
 	int ret = 0;
 
+	for (i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+		signal(passed[i], init_signal);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		ret = -errno;
 	/* Gone between the fork and the prctl: the signal would never come. */
