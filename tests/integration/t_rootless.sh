@@ -33,9 +33,14 @@
 # segment, 19.47 Mbit/s), a name resolves through pasta's DNS forwarder
 # when the host's resolver is on its loopback, and pasta leaves with the
 # run; a SIGKILL of a rootless
-# run (no guard) takes CMD and pasta with it; `tasshape doctor` reports
-# its rootless check ok. Everything happens inside the test's own
-# namespace $TS_NS (and, for pasta, a gateway namespace next to it).
+# run (no guard) takes CMD, a process CMD left in the background (the run
+# is the init of its PID namespace) and pasta with it; `tasshape doctor`
+# reports its rootless check ok, and, in a user namespace whose
+# user.max_user_namespaces is 0, fails it naming that sysctl; attach is
+# refused naming the namespace's owner (root's, the user's own, outside a
+# rootless run's); `tasshape plot` of a rootless run's --out works as the
+# user. Everything happens inside the test's own namespace $TS_NS (and,
+# for pasta, a gateway namespace next to it; for attach, one the user made).
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init rootless "${1:-}" iperf3 useradd userdel setpriv nsenter pgrep prlimit
 
