@@ -81,6 +81,7 @@ struct slot {
 static pid_t start_job(struct ts_campaign *c, const struct ts_exp_run *run, const int *cpu,
 		       size_t slot)
 {
+	/* Not io/proc.h: the worker runs this process's code (the campaign), not a program. */
 	pid_t pid = fork();
 
 	if (pid == 0) {

@@ -319,6 +319,7 @@ static void setup_root(const struct ts_vm_guest_conf *g, const char *release)
 static pid_t start_cmd_on(const struct ts_vm_guest_conf *g, char **argv, char **envp, int out,
 			  int err)
 {
+	/* Not io/proc.h: CMD is found in its own environment's $PATH, and a miss is its exit 127. */
 	pid_t pid = fork();
 
 	if (pid < 0)
