@@ -1,54 +1,40 @@
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
+#include <linux/openat2.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
+#include "io/infile.h"
 #include "io/json.h"
 #include "exec/exec_parse.h"
 #include "exec/exec_result.h"
 #include "link/bundled.h"
 #include "link/linkcfg.h"
+#include "net/probe.h"
 #include "run/manifest.h"
 #include "io/sha256.h"
 
 char *ts_exp_slurp(const char *dir, const char *name)
 {
-	char path[4096];
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	FILE *f;
+	struct ts_err e;
+	char *text = NULL;
+	size_t len;
+	int dfd = ts_in_dir_open(dir, &e), ret = dfd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap ? cap * 2 : 8192);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 8192;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
+	/* The programs of the run wrote these names: a link there is not followed. */
+	if (dfd >= 0) {
+		ret = ts_in_read_at(dfd, dir, name, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS,
+				    TS_EXP_FILE_MAX, &text, &len, &e);
+		close(dfd);
 	}
-	fclose(f);
-	buf[len] = 0;
-	return buf;
+	if (ret < 0)
+		errno = -ret;
+	return ret < 0 ? NULL : text;
 }
 
 static const char *dscp_name(const struct ts_exp_mark *m)
@@ -467,16 +453,12 @@ static json_object *traces_json(const struct ts_exp_run *run)
 
 static void host_sysctl(json_object *o, const char *name)
 {
-	char path[128], *text;
-	size_t n;
+	char path[128], text[4096];
 
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/%s", name);
-	text = ts_exp_slurp("/", path + 1);
-	n = text ? strlen(text) : 0;
-	while (n && text[n - 1] == '\n')
-		text[--n] = 0;
-	json_object_object_add(o, name, text ? json_object_new_string(text) : NULL);
-	free(text);
+	json_object_object_add(
+		o, name,
+		ts_probe_read(path, text, sizeof(text)) >= 0 ? json_object_new_string(text) : NULL);
 }
 
 static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sysctl,
