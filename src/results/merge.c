@@ -12,6 +12,7 @@
 
 #include "io/copytree.h"
 #include "io/infile.h"
+#include "io/json.h"
 #include "io/outfile.h"
 #include "io/rmtree.h"
 #include "results/done.h"
@@ -121,11 +122,12 @@ static int union_skipped(struct ts_expdir *plans, size_t ndirs)
 	if (!plans[0].doc)
 		return 0;
 	if (!all) {
+		bool nomem = false;
+
 		all = json_object_new_array();
-		if (!all || json_object_object_add(plans[0].doc, "skipped", all)) {
-			json_object_put(all);
+		ts_json_put(plans[0].doc, "skipped", all, &nomem);
+		if (nomem)
 			return -ENOMEM;
-		}
 	}
 	for (k = 1; k < ndirs; k++) {
 		struct json_object *sk = ts_rj_arr(plans[k].doc, "skipped", &n);
