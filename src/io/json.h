@@ -54,6 +54,19 @@ static inline void ts_json_append_null(struct json_object *a, bool *nomem)
 		*nomem = true;
 }
 
+/*
+ * ts_json_built - the end of a builder: @o when nothing failed, else NULL
+ * with @o freed, which the caller's ts_json_put or ts_json_append counts
+ * as its own failure.
+ */
+static inline struct json_object *ts_json_built(struct json_object *o, bool nomem)
+{
+	if (!nomem)
+		return o;
+	json_object_put(o);
+	return NULL;
+}
+
 /* Counters are uint64_t; none reaches 2^63 in a run, but clamp rather than wrap. */
 static inline struct json_object *ts_json_count(uint64_t v)
 {

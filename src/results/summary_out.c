@@ -81,15 +81,6 @@ static void put_lstat(json_object *to, const char *key, const struct ts_exp_lsta
 	ts_json_put(to, key, o, nomem);
 }
 
-/* @o, or NULL (@o freed) when building it failed: the caller's put then fails too. */
-static json_object *built(json_object *o, bool nomem)
-{
-	if (!nomem)
-		return o;
-	json_object_put(o);
-	return NULL;
-}
-
 /* The flags as a JSON array; NULL: out of memory. */
 static json_object *jflags(char *const *flags, size_t n)
 {
@@ -99,7 +90,7 @@ static json_object *jflags(char *const *flags, size_t n)
 
 	for (i = 0; i < n; i++)
 		ts_json_append(a, json_object_new_string(flags[i]), &nomem);
-	return built(a, nomem);
+	return ts_json_built(a, nomem);
 }
 
 /* The axes as a JSON object, by name; NULL: out of memory. */
@@ -111,7 +102,7 @@ static json_object *jaxes(const struct ts_exp_axis_val *axes, size_t n)
 
 	for (i = 0; i < n; i++)
 		ts_json_put(o, axes[i].axis, json_object_new_string(axes[i].value), &nomem);
-	return built(o, nomem);
+	return ts_json_built(o, nomem);
 }
 
 /* A configuration's metrics (null where none of its runs measured one); NULL: out of memory. */
@@ -128,7 +119,7 @@ static json_object *metrics_json(const struct ts_exp_sum_config *c)
 	put_num(j, "up", c->jain_up.n ? c->jain_up.mean : NAN, &nomem);
 	put_num(j, "down", c->jain_down.n ? c->jain_down.mean : NAN, &nomem);
 	ts_json_put(m, "jain_fairness", j, &nomem);
-	return built(m, nomem);
+	return ts_json_built(m, nomem);
 }
 
 /* One configuration of summary.json; NULL: out of memory. */
@@ -151,7 +142,7 @@ static json_object *config_json(const struct ts_exp_sum_config *c)
 	ts_json_put(o, "skipped", json_object_new_boolean(c->skipped), &nomem);
 	ts_json_put(o, "metrics", metrics_json(c), &nomem);
 	ts_json_put(o, "flags", jflags(c->flags, c->nflags), &nomem);
-	return built(o, nomem);
+	return ts_json_built(o, nomem);
 }
 
 static int put_json(json_object *root, FILE *f)
@@ -179,7 +170,7 @@ static json_object *skipped_json(const struct ts_exp_summary *s)
 		ts_json_put(k, "why", json_object_new_string(s->skipped[i].why), &nomem);
 		ts_json_append(a, k, &nomem);
 	}
-	return built(a, nomem);
+	return ts_json_built(a, nomem);
 }
 
 /* A configuration's flag and the order in which the union meets it. */
@@ -234,7 +225,7 @@ static json_object *flags_union(const struct ts_exp_summary *s)
 	for (i = 0; i < kept; i++)
 		ts_json_append(a, json_object_new_string(v[i].flag), &nomem);
 	free(v);
-	return built(a, nomem);
+	return ts_json_built(a, nomem);
 }
 
 int ts_exp_summary_write_json(const struct ts_exp_summary *s, FILE *f)
