@@ -22,6 +22,7 @@
 #include "io/outfile.h"
 #include "run/clock.h"
 #include "results/result.h"
+#include "results/rundir.h"
 #include "vm/vm.h"
 
 void ts_campaign_notice(struct ts_campaign *c, const char *fmt, ...)
@@ -328,21 +329,22 @@ static int stopped_failure(struct ts_campaign *c, const struct ts_exp_run *run, 
 int ts_campaign_one_run(struct ts_campaign *c, const struct ts_exp_run *run, char *result,
 			size_t rlen)
 {
-	char dir[4096], err[1024] = "";
+	char dir[4096], err[1024] = "", *rep;
 	bool unrun;
 	int n, ret;
 
 	ret = ts_campaign_before_run(c, run);
 	if (ret)
 		return ret;
-	n = snprintf(dir, sizeof(dir), "%s/%s", c->o.out, run->config_id);
-	if (n < 0 || (size_t)n >= sizeof(dir))
+	if (ts_rundir_path(dir, sizeof(dir), c->o.out, run->config_id, run->rep))
 		return ts_campaign_fail(c, -ENAMETOOLONG, "--out: path too long");
+	/* The configuration's directory, then the run's in it. */
+	rep = strrchr(dir, '/');
+	*rep = '\0';
 	ret = mkdir_one(c, dir);
-	if (ret)
-		return ret;
-	snprintf(dir + n, sizeof(dir) - (size_t)n, "/rep-%u", run->rep);
-	ret = mkdir_one(c, dir);
+	*rep = '/';
+	if (!ret)
+		ret = mkdir_one(c, dir);
 	if (ret)
 		return ret;
 	n = snprintf(result, rlen, "%.4000s/result.json", dir);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "campaign/driver.h"
+#include "results/rundir.h"
 
 #define CPUS_PER_JOB 2 /* the shaper, and the flows it shapes */
 
@@ -81,6 +82,7 @@ struct slot {
 static pid_t start_job(struct ts_campaign *c, const struct ts_exp_run *run, const int *cpu,
 		       size_t slot)
 {
+	/* Not io/proc.h: the worker runs this process's code (the campaign), not a program. */
 	pid_t pid = fork();
 
 	if (pid == 0) {
@@ -212,9 +214,12 @@ static int reap(struct pool *p, pid_t pid, int status)
 	c->v->carried++;
 	if (c->rep && c->rep->run_end) {
 		char result[4096];
+		size_t n;
 
-		snprintf(result, sizeof(result), "%.2000s/%.1000s/rep-%u/result.json", c->o.out,
-			 s->run->config_id, s->run->rep);
+		ts_rundir_path(result, sizeof(result) - 12, c->o.out, s->run->config_id,
+			       s->run->rep);
+		n = strlen(result);
+		snprintf(result + n, sizeof(result) - n, "/result.json");
 		c->rep->run_end(c->rep->ctx, s->run, s->pos, p->total, result,
 				ts_campaign_now(c) - s->start);
 	}

@@ -14,6 +14,7 @@
 #include "campaign/driver.h"
 #include "results/done.h"
 #include "results/flent.h"
+#include "results/rundir.h"
 #include "run/manifest.h"
 
 /* Is @run's congestion control one the host cannot run? (A VM's kernel is asked in the VM.) */
@@ -27,13 +28,6 @@ static bool cca_skipped(const struct ts_exp_summary *sum, const struct ts_exp_ru
 	return false;
 }
 
-static void rundir_of(const char *out, const struct ts_exp_run *run, char *buf, size_t len)
-{
-	struct ts_expdir_run r = {(char *)run->config_id, run->rep, run->index};
-
-	ts_expdir_rundir(out, &r, buf, len);
-}
-
 bool ts_campaign_selected(const struct ts_campaign *c, const struct ts_exp_run *run)
 {
 	char dir[PATH_MAX], why[512];
@@ -44,7 +38,9 @@ bool ts_campaign_selected(const struct ts_campaign *c, const struct ts_exp_run *
 		return false;
 	if (!c->o.resume)
 		return true;
-	rundir_of(c->o.out, run, dir, sizeof(dir));
+	/* A path too long for a run directory holds no run: run it, and its start says why. */
+	if (ts_rundir_path(dir, sizeof(dir), c->o.out, run->config_id, run->rep))
+		return true;
 	return ts_done_check(dir, why, sizeof(why)) != TS_DONE_OK;
 }
 

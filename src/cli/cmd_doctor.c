@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "io/json.h"
 #include "io/which.h"
 #include "net/probe.h"
 #include "run/awake.h"
@@ -590,24 +591,28 @@ static void print_text(const struct doctor *d)
 static int print_json(const struct doctor *d)
 {
 	json_object *root = json_object_new_object(), *arr = json_object_new_array();
+	bool nomem = false;
 	size_t i;
 	int ret;
 
-	json_object_object_add(root, "ok", json_object_new_boolean(dr_core_ok(d)));
+	ts_json_put(root, "ok", json_object_new_boolean(dr_core_ok(d)), &nomem);
 	for (i = 0; i < d->n; i++) {
 		const struct dr_result *r = &d->r[i];
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "check", json_object_new_string(r->check));
-		json_object_object_add(o, "status",
-				       json_object_new_string(dr_status_name[r->status]));
-		json_object_object_add(o, "core", json_object_new_boolean(r->core));
-		json_object_object_add(o, "detail", json_object_new_string(r->detail));
+		ts_json_put_str(o, "check", r->check, &nomem);
+		ts_json_put_str(o, "status", dr_status_name[r->status], &nomem);
+		ts_json_put(o, "core", json_object_new_boolean(r->core), &nomem);
+		ts_json_put_str(o, "detail", r->detail, &nomem);
 		if (r->fix[0])
-			json_object_object_add(o, "fix", json_object_new_string(r->fix));
-		json_object_array_add(arr, o);
+			ts_json_put_str(o, "fix", r->fix, &nomem);
+		ts_json_append(arr, o, &nomem);
 	}
-	json_object_object_add(root, "checks", arr);
+	ts_json_put(root, "checks", arr, &nomem);
+	if (nomem) {
+		json_object_put(root);
+		return ts_cli_error("doctor: out of memory");
+	}
 	ret = puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);

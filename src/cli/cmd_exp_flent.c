@@ -17,6 +17,7 @@
 #include "cli/cmd_exp_results.h"
 #include "results/done.h"
 #include "results/flent.h"
+#include "results/rundir.h"
 #include "run/manifest.h"
 
 static int is_file(const char *dir, const char *name)
@@ -75,7 +76,7 @@ static int export_one(const char *rundir, void *arg)
 
 		snprintf(id, sizeof(id), "%.*s", rep ? (int)(rep - rundir) : 0, rundir);
 		if (rep)
-			sscanf(rep, "/rep-%u", &k);
+			sscanf(rep, "/" TS_RUNDIR_PREFIX "%u", &k);
 		if (ts_done_write(rundir, strrchr(id, '/') ? strrchr(id, '/') + 1 : id, k, err,
 				  sizeof(err)) < 0)
 			ret = -EIO;

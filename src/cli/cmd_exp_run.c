@@ -24,6 +24,7 @@
 #include "net/userns.h"
 #include "results/result.h"
 #include "results/stats.h"
+#include "run/clock.h"
 
 #define MAX_CHECKS 64
 
@@ -99,14 +100,6 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static ts_ns_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ts_ns_t)ts.tv_sec * TS_NSEC_PER_SEC + ts.tv_nsec;
-}
-
 /* ---- progress ----------------------------------------------------------------------------- */
 
 struct progress {
@@ -122,7 +115,7 @@ struct progress {
 static void live_draw(struct progress *p)
 {
 	char line[512];
-	ts_ns_t now = mono_now();
+	ts_ns_t now = ts_clock_now();
 
 	if (!p->run)
 		return;
@@ -267,7 +260,7 @@ static void rep_begin(void *ctx, size_t total)
 	struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESTART};
 
 	r->p.total = total;
-	r->p.start = mono_now();
+	r->p.start = ts_clock_now();
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -284,7 +277,7 @@ static void rep_run_start(void *ctx, const struct ts_exp_run *run, size_t pos, s
 	pthread_mutex_lock(&r->p.lock);
 	r->p.run = run;
 	r->p.pos = pos;
-	r->p.run_start = mono_now();
+	r->p.run_start = ts_clock_now();
 	if (r->p.live)
 		live_draw(&r->p);
 	pthread_mutex_unlock(&r->p.lock);

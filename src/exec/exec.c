@@ -155,6 +155,10 @@ static int write_job(const struct exec *e, const char *name, json_object *job, c
 	int ret;
 
 	path_in(e, path, sizeof(path), name);
+	if (!job) { /* its builder could not make it whole */
+		snprintf(err, errlen, "%.400s: out of memory", path);
+		return -ENOMEM;
+	}
 	ret = ts_json_write_file(path, job,
 				 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &terr);
 	json_object_put(job);
@@ -165,36 +169,40 @@ static int write_job(const struct exec *e, const char *name, json_object *job, c
 	return 0;
 }
 
+/* The sysctls a job sets, as [key, value] pairs; NULL: out of memory. */
 static json_object *sysctls(const struct exec *e)
 {
 	json_object *a = json_object_new_array(), *kv = json_object_new_array();
+	bool nomem = false;
 	size_t i;
 
-	json_object_array_add(kv, json_object_new_string("net.ipv4.tcp_congestion_control"));
-	json_object_array_add(kv, json_object_new_string(e->cca.name));
-	json_object_array_add(a, kv);
+	ts_json_append(kv, json_object_new_string("net.ipv4.tcp_congestion_control"), &nomem);
+	ts_json_append(kv, json_object_new_string(e->cca.name), &nomem);
+	ts_json_append(a, kv, &nomem);
 	for (i = 0; i < e->run->nsysctl; i++) {
 		kv = json_object_new_array();
-		json_object_array_add(kv, json_object_new_string(e->run->sysctl[i].key));
-		json_object_array_add(kv, json_object_new_string(e->run->sysctl[i].value));
-		json_object_array_add(a, kv);
+		ts_json_append(kv, json_object_new_string(e->run->sysctl[i].key), &nomem);
+		ts_json_append(kv, json_object_new_string(e->run->sysctl[i].value), &nomem);
+		ts_json_append(a, kv, &nomem);
 	}
-	return a;
+	return ts_json_built(a, nomem);
 }
 
+/* One program of a job; NULL: out of memory. */
 static json_object *proc(double at, char *const *argv, const char *out, const char *errf)
 {
 	json_object *p = json_object_new_object(), *a = json_object_new_array();
+	bool nomem = false;
 
 	for (; *argv; argv++)
-		json_object_array_add(a, json_object_new_string(*argv));
-	json_object_object_add(p, "at", json_object_new_double(at));
-	json_object_object_add(p, "argv", a);
+		ts_json_append(a, json_object_new_string(*argv), &nomem);
+	ts_json_put(p, "at", json_object_new_double(at), &nomem);
+	ts_json_put(p, "argv", a, &nomem);
 	if (out)
-		json_object_object_add(p, "out", json_object_new_string(out));
+		ts_json_put_str(p, "out", out, &nomem);
 	if (errf)
-		json_object_object_add(p, "err", json_object_new_string(errf));
-	return p;
+		ts_json_put_str(p, "err", errf, &nomem);
+	return ts_json_built(p, nomem);
 }
 
 static double total_s(const struct exec *e)
@@ -208,7 +216,7 @@ static json_object *server_job(const struct exec *e, unsigned srv, const char *r
 	json_object *job = json_object_new_object(), *procs = json_object_new_array();
 	json_object *tcp = json_object_new_array(), *udp = json_object_new_array();
 	char out[4096], errf[4096], port[16];
-	bool irtt = false;
+	bool irtt = false, nomem = false;
 	size_t k;
 
 	for (k = 0; k < e->plan.nflows; k++) {
@@ -220,8 +228,8 @@ static json_object *server_job(const struct exec *e, unsigned srv, const char *r
 		snprintf(port, sizeof(port), "%u", f->port);
 		snprintf(out, sizeof(out), "%s/iperf3-server-%zu.json", e->dir, k + 1);
 		snprintf(errf, sizeof(errf), "%s/iperf3-server-%zu.err", e->dir, k + 1);
-		json_object_array_add(procs, proc(0, argv, out, errf));
-		json_object_array_add(tcp, json_object_new_int((int)f->port));
+		ts_json_append(procs, proc(0, argv, out, errf), &nomem);
+		ts_json_append(tcp, json_object_new_int((int)f->port), &nomem);
 	}
 	for (k = 0; k < e->plan.nprobes; k++)
 		irtt |= e->plan.probe[k].kind == TS_EXP_UDP && e->plan.probe[k].server == srv;
@@ -230,17 +238,17 @@ static json_object *server_job(const struct exec *e, unsigned srv, const char *r
 
 		snprintf(port, sizeof(port), ":%u", TS_EXP_IRTT_PORT);
 		snprintf(errf, sizeof(errf), "%s/irtt-server-%u.log", e->dir, srv + 1);
-		json_object_array_add(procs, proc(0, argv, errf, errf));
-		json_object_array_add(udp, json_object_new_int(TS_EXP_IRTT_PORT));
+		ts_json_append(procs, proc(0, argv, errf, errf), &nomem);
+		ts_json_append(udp, json_object_new_int(TS_EXP_IRTT_PORT), &nomem);
 	}
-	json_object_object_add(job, "role", json_object_new_string("server"));
-	json_object_object_add(job, "sysctl", sysctls(e));
-	json_object_object_add(job, "procs", procs);
-	json_object_object_add(job, "listen_tcp", tcp);
-	json_object_object_add(job, "listen_udp", udp);
-	json_object_object_add(job, "deadline", json_object_new_double(total_s(e) + 120));
-	json_object_object_add(job, "report", json_object_new_string(report));
-	return job;
+	ts_json_put_str(job, "role", "server", &nomem);
+	ts_json_put(job, "sysctl", sysctls(e), &nomem);
+	ts_json_put(job, "procs", procs, &nomem);
+	ts_json_put(job, "listen_tcp", tcp, &nomem);
+	ts_json_put(job, "listen_udp", udp, &nomem);
+	ts_json_put(job, "deadline", json_object_new_double(total_s(e) + 120), &nomem);
+	ts_json_put_str(job, "report", report, &nomem);
+	return ts_json_built(job, nomem);
 }
 
 static int client_job(const struct exec *e, json_object **out_job, char *err, size_t errlen)
@@ -248,6 +256,7 @@ static int client_job(const struct exec *e, json_object **out_job, char *err, si
 	json_object *job = json_object_new_object(), *procs = json_object_new_array();
 	char out[4096], errf[4096], report[4096];
 	struct ts_exp_argv a;
+	bool nomem = false;
 	size_t k;
 
 	/* Probes first (at 0), then flows (at delay): result.json relies on this order. */
@@ -259,8 +268,8 @@ static int client_job(const struct exec *e, json_object **out_job, char *err, si
 		snprintf(errf, sizeof(errf), "%s/%s.err", e->dir, pr->file);
 		if (ts_exp_probe_argv(&e->plan, pr, host, out, &a) < 0)
 			goto too_long;
-		json_object_array_add(procs,
-				      proc(0, a.argv, pr->kind == TS_EXP_ICMP ? out : NULL, errf));
+		ts_json_append(procs, proc(0, a.argv, pr->kind == TS_EXP_ICMP ? out : NULL, errf),
+			       &nomem);
 	}
 	for (k = 0; k < e->plan.nflows; k++) {
 		const struct ts_exp_flow_plan *f = &e->plan.flow[k];
@@ -270,15 +279,15 @@ static int client_job(const struct exec *e, json_object **out_job, char *err, si
 		snprintf(errf, sizeof(errf), "%s/%s.err", e->dir, f->file);
 		if (ts_exp_flow_argv(&e->plan, f, host, e->cca.name, &a) < 0)
 			goto too_long;
-		json_object_array_add(procs, proc(e->plan.delay / 1e9, a.argv, out, errf));
+		ts_json_append(procs, proc(e->plan.delay / 1e9, a.argv, out, errf), &nomem);
 	}
 	path_in(e, report, sizeof(report), TS_EXP_F_CLIENT);
-	json_object_object_add(job, "role", json_object_new_string("client"));
-	json_object_object_add(job, "sysctl", sysctls(e));
-	json_object_object_add(job, "procs", procs);
-	json_object_object_add(job, "deadline", json_object_new_double(total_s(e) + 15));
-	json_object_object_add(job, "report", json_object_new_string(report));
-	*out_job = job;
+	ts_json_put_str(job, "role", "client", &nomem);
+	ts_json_put(job, "sysctl", sysctls(e), &nomem);
+	ts_json_put(job, "procs", procs, &nomem);
+	ts_json_put(job, "deadline", json_object_new_double(total_s(e) + 15), &nomem);
+	ts_json_put_str(job, "report", report, &nomem);
+	*out_job = ts_json_built(job, nomem); /* NULL: write_job says so */
 	return 0;
 too_long:
 	json_object_put(job);
@@ -341,18 +350,25 @@ static int hub_create(struct exec *e, char *err, size_t errlen)
 	return ret;
 }
 
-static void note_servers(struct exec *e, unsigned i, json_object *rep, double base_rtt_ms)
+/* Far-side host @i into e->servers (for result.json). 0, or -ENOMEM with @err. */
+static int note_servers(struct exec *e, unsigned i, json_object *rep, double base_rtt_ms, char *err,
+			size_t errlen)
 {
 	json_object *s = json_object_new_object(), *v;
+	bool nomem = false;
 
-	json_object_object_add(s, "addr", json_object_new_string(e->addr[i]));
-	json_object_object_add(s, "delay_ms",
-			       json_object_new_double(e->run->server_delay[i] / 1e6));
-	json_object_object_add(s, "base_rtt_ms",
-			       base_rtt_ms >= 0 ? json_object_new_double(base_rtt_ms) : NULL);
-	json_object_array_add(e->servers, s);
+	ts_json_put_str(s, "addr", e->addr[i], &nomem);
+	ts_json_put(s, "delay_ms", json_object_new_double(e->run->server_delay[i] / 1e6), &nomem);
+	if (base_rtt_ms >= 0)
+		ts_json_put(s, "base_rtt_ms", json_object_new_double(base_rtt_ms), &nomem);
+	else
+		ts_json_put_null(s, "base_rtt_ms", &nomem);
+	ts_json_append(e->servers, ts_json_built(s, nomem), &nomem);
 	if (!e->sysctl_srv && json_object_object_get_ex(rep, "sysctl", &v))
 		e->sysctl_srv = json_object_get(v);
+	if (nomem)
+		snprintf(err, errlen, "server %u: out of memory", i + 1);
+	return nomem ? -ENOMEM : 0;
 }
 
 /* The RTT from the hub to server @i by ping (minimum of 10), in ms; < 0 on failure. */
@@ -474,8 +490,10 @@ static int start_servers(struct exec *e, char *err, size_t errlen)
 				return ret;
 			}
 		}
-		note_servers(e, i, rep, rtt);
+		ret = note_servers(e, i, rep, rtt, err, errlen);
 		json_object_put(rep);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
@@ -649,7 +667,9 @@ int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, char *err,
 					.servers = e.servers};
 	if (ts_exp_cca_acquire(&e.cca, run->cca, run->tas_shift_startup, run->tas_shift_steady, why,
 			       sizeof(why)) < 0) {
-		json_object_array_add(e.flags, json_object_new_string("cca_unavailable"));
+		bool nomem = false; /* the error below fails the run, flagged or not */
+
+		ts_json_append(e.flags, json_object_new_string("cca_unavailable"), &nomem);
 		snprintf(e.out.error, sizeof(e.out.error), "%s", why);
 		goto result;
 	}

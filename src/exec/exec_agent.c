@@ -16,6 +16,8 @@
 
 #include "exec/exec_agent.h"
 #include "net/netns.h"
+#include "net/probe.h"
+#include "io/json.h"
 #include "io/outfile.h"
 #include "io/proc.h"
 
@@ -35,6 +37,7 @@ struct agent {
 	size_t n;
 	double t0, deadline;
 	const char *base;
+	bool nomem; /* an add to the report failed: it is not written (ts_json_put) */
 };
 
 static double now_unix(void)
@@ -54,7 +57,7 @@ static double now_unix(void)
  * result.json verifies per flow; the refusal is reported in @warn, not
  * fatal. Any other sysctl the run asks for must be set.
  */
-static int set_sysctls(json_object *list, json_object *warn)
+static int set_sysctls(json_object *list, json_object *warn, bool *nomem)
 {
 	size_t i, n = list ? json_object_array_length(list) : 0;
 
@@ -77,7 +80,7 @@ static int set_sysctls(json_object *list, json_object *warn)
 			continue;
 		snprintf(msg, sizeof(msg), "%s = %s: %s", k, v, err.msg);
 		if (ret == -EPERM && !strcmp(k, "net.ipv4.tcp_congestion_control")) {
-			json_object_array_add(warn, json_object_new_string(msg));
+			ts_json_append(warn, json_object_new_string(msg), nomem);
 			continue;
 		}
 		fprintf(stderr, "exp-agent: sysctl %s\n", msg);
@@ -101,29 +104,21 @@ static const char *const recorded[] = {
 	"net.ipv4.tcp_ehash_entries",
 };
 
-static void read_one(json_object *out, const char *k)
+/* Sysctl @k ("net.ipv4.tcp_wmem") as read now, into @out; null when it cannot be read. */
+static void read_one(json_object *out, const char *k, bool *nomem)
 {
 	char path[300], val[256] = "", *c;
-	FILE *f;
-	size_t n;
+	int n;
 
 	snprintf(path, sizeof(path), "/proc/sys/%s", k);
 	for (c = path + 10; *c; c++)
 		if (*c == '.')
 			*c = '/';
-	f = fopen(path, "r");
-	if (f) {
-		if (!fgets(val, sizeof(val), f))
-			val[0] = 0;
-		fclose(f);
-	}
-	n = strlen(val);
-	while (n && val[n - 1] == '\n')
-		val[--n] = 0;
+	n = ts_probe_read(path, val, sizeof(val));
 	for (c = val; *c; c++)
 		if (*c == '\t')
 			*c = ' ';
-	json_object_object_add(out, k, f ? json_object_new_string(val) : NULL);
+	ts_json_put_str(out, k, n >= 0 ? val : NULL, nomem);
 }
 
 /* What this namespace's sysctls read after setting: the run's and the recorded ones. */
@@ -131,17 +126,18 @@ static json_object *read_sysctls(json_object *list)
 {
 	json_object *out = json_object_new_object();
 	size_t i, n = list ? json_object_array_length(list) : 0;
+	bool nomem = false;
 
 	for (i = 0; i < sizeof(recorded) / sizeof(recorded[0]); i++)
-		read_one(out, recorded[i]);
+		read_one(out, recorded[i], &nomem);
 	for (i = 0; i < n; i++) {
 		const char *k = json_object_get_string(
 			json_object_array_get_idx(json_object_array_get_idx(list, i), 0));
 
 		if (k)
-			read_one(out, k);
+			read_one(out, k, &nomem);
 	}
-	return out;
+	return ts_json_built(out, nomem);
 }
 
 /* @path (NULL: /dev/null) as @s, created the one safe way; -1 on failure. */
@@ -323,11 +319,15 @@ static void first_ipv4(char *buf, size_t len)
 	freeifaddrs(ifs);
 }
 
-static int write_report(const char *path, json_object *rep)
+static int write_report(const struct agent *a, const char *path, json_object *rep)
 {
-	const char *text = json_object_to_json_string_ext(rep, JSON_C_TO_STRING_PRETTY);
+	const char *text;
 	struct ts_err err;
 
+	/* A report missing a member would be read as whole: none is written. */
+	if (a->nomem)
+		return -1;
+	text = json_object_to_json_string_ext(rep, JSON_C_TO_STRING_PRETTY);
 	/* Written whole, then renamed: a reader polling for it never sees half a file. */
 	if (!text)
 		return -1;
@@ -380,14 +380,14 @@ static int run_client(struct agent *a, const sigset_t *set, json_object *rep)
 	for (i = 0; i < a->n; i++) {
 		json_object *p = json_object_new_object();
 
-		json_object_object_add(p, "started", json_object_new_double(a->p[i].started));
-		json_object_object_add(p, "ended", json_object_new_double(a->p[i].ended));
-		json_object_object_add(p, "status", json_object_new_int(a->p[i].status));
-		json_object_array_add(procs, p);
+		ts_json_put(p, "started", json_object_new_double(a->p[i].started), &a->nomem);
+		ts_json_put(p, "ended", json_object_new_double(a->p[i].ended), &a->nomem);
+		ts_json_put(p, "status", json_object_new_int(a->p[i].status), &a->nomem);
+		ts_json_append(procs, p, &a->nomem);
 		if (a->p[i].status != 0)
 			code = 1;
 	}
-	json_object_object_add(rep, "procs", procs);
+	ts_json_put(rep, "procs", procs, &a->nomem);
 	return code;
 }
 
@@ -414,9 +414,9 @@ static int run_server(struct agent *a, const sigset_t *set, json_object *job, js
 		usleep(20000);
 	}
 	first_ipv4(addr, sizeof(addr));
-	json_object_object_add(rep, "addr", json_object_new_string(addr));
-	json_object_object_add(rep, "ready", json_object_new_boolean(1));
-	if (write_report(report, rep) < 0)
+	ts_json_put_str(rep, "addr", addr, &a->nomem);
+	ts_json_put(rep, "ready", json_object_new_boolean(1), &a->nomem);
+	if (write_report(a, report, rep) < 0)
 		fprintf(stderr, "exp-agent: %s: cannot write\n", report);
 	while (sig != SIGTERM && sig != SIGINT && sig != SIGHUP && now_unix() < until) {
 		sig = wait_sig(set, until);
@@ -471,19 +471,22 @@ int ts_exp_agent_main(const char *job_path)
 		}
 	}
 	warn = json_object_new_array();
-	json_object_object_add(rep, "warnings", warn);
-	if (!report || (json_object_object_get_ex(job, "sysctl", &o) && set_sysctls(o, warn) < 0))
+	if (!report ||
+	    (json_object_object_get_ex(job, "sysctl", &o) && set_sysctls(o, warn, &a.nomem) < 0)) {
+		json_object_put(warn);
 		goto out;
+	}
+	ts_json_put(rep, "warnings", warn, &a.nomem);
 	json_object_object_get_ex(job, "sysctl", &o);
-	json_object_object_add(rep, "sysctl", read_sysctls(o));
+	ts_json_put(rep, "sysctl", read_sysctls(o), &a.nomem);
 	a.t0 = now_unix();
-	json_object_object_add(rep, "t0", json_object_new_double(a.t0));
-	json_object_object_add(rep, "base", json_object_new_string(a.base));
+	ts_json_put(rep, "t0", json_object_new_double(a.t0), &a.nomem);
+	ts_json_put_str(rep, "base", a.base, &a.nomem);
 	if (a.server) {
 		code = run_server(&a, &set, job, rep, report);
 	} else {
 		code = run_client(&a, &set, rep);
-		if (write_report(report, rep) < 0) {
+		if (write_report(&a, report, rep) < 0) {
 			fprintf(stderr, "exp-agent: %s: cannot write\n", report);
 			code = 1;
 		}

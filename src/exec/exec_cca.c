@@ -13,6 +13,8 @@
 #include "exec/exec.h"
 #include "exec/exec_cca.h"
 #include "io/sha256.h"
+#include "io/sysfile.h"
+#include "net/probe.h"
 
 /* uapi values of Linux 6.4 that the build's headers may predate. */
 #ifndef BPF_F_LINK
@@ -22,19 +24,15 @@
 
 #define TAS_PARAMS "/sys/module/tcp_bbr_tas/parameters"
 
+/* The first line of the kernel file @path (net/probe.h's reader), without trailing blanks. */
 static int read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	size_t n;
+	int n = ts_probe_read(path, buf, len);
 
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		buf[0] = 0;
-	fclose(f);
-	n = strlen(buf);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = 0;
+	if (n < 0)
+		return n;
+	while (n && buf[n - 1] == ' ')
+		buf[--n] = '\0';
 	return 0;
 }
 
@@ -78,19 +76,19 @@ static int write_param(const char *dir, const char *name, int v, char *back, siz
 		       char *why, size_t whylen)
 {
 	char path[4096], val[16];
-	FILE *f;
+	struct ts_err e;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f || fprintf(f, "%d\n", v) < 0 || fclose(f) != 0) {
-		snprintf(why, whylen, "tas: cannot write %.300s", path);
+	snprintf(val, sizeof(val), "%d\n", v);
+	if (ts_sysfile_write(dir, name, val, &e) < 0) {
+		snprintf(why, whylen, "tas: %.400s", e.msg);
 		return -EIO;
 	}
 	if (read_line(path, back, backlen) < 0) {
 		snprintf(why, whylen, "tas: cannot read back %.300s", path);
 		return -EIO;
 	}
-	snprintf(val, sizeof(val), "%d", v);
+	val[strcspn(val, "\n")] = '\0';
 	if (strcmp(val, back)) {
 		snprintf(why, whylen, "tas: wrote %s to %.300s, read back %s", val, path, back);
 		return -EIO;

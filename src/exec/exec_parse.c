@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec/exec_parse.h"
+#include "io/json.h"
 #include "run/fidelity.h"
 #include "record/sockstats_in.h"
 #include "run/run_summary.h"
@@ -28,23 +29,26 @@ static void copy_str(char *dst, size_t len, json_object *o)
 		 o && json_object_is_type(o, json_type_string) ? json_object_get_string(o) : "");
 }
 
+/* An empty series: "t" and the columns @v1 (may be NULL) and @v2. NULL: out of memory. */
 static json_object *series_new(const char *v1, const char *v2)
 {
 	json_object *s = json_object_new_object();
+	bool nomem = false;
 
-	json_object_object_add(s, "t", json_object_new_array());
+	ts_json_put(s, "t", json_object_new_array(), &nomem);
 	if (v1)
-		json_object_object_add(s, v1, json_object_new_array());
-	json_object_object_add(s, v2, json_object_new_array());
-	return s;
+		ts_json_put(s, v1, json_object_new_array(), &nomem);
+	ts_json_put(s, v2, json_object_new_array(), &nomem);
+	return ts_json_built(s, nomem);
 }
 
+/* Append @v (owned) to column @key of @s; nothing (and @v freed) when @s is NULL. */
 static void series_add(json_object *s, const char *key, json_object *v)
 {
-	json_object *arr;
+	json_object *arr = NULL;
 
-	json_object_object_get_ex(s, key, &arr);
-	json_object_array_add(arr, v);
+	if (!s || !json_object_object_get_ex(s, key, &arr) || json_object_array_add(arr, v) < 0)
+		json_object_put(v);
 }
 
 /* Rounded to microseconds (t) or to 1e-6 of the unit: the files stay readable. */
@@ -105,6 +109,11 @@ int ts_exp_parse_iperf3(const char *text, double started, double t0, struct ts_e
 		out->reverse = json_object_get_int(o) != 0;
 
 	out->series = series_new(NULL, "mbps");
+	if (!out->series) {
+		snprintf(err, errlen, "iperf3: out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
 	iv = PATH(root, "intervals");
 	n = iv ? json_object_array_length(iv) : 0;
 	for (i = 0; i < n; i++) {
@@ -327,15 +336,20 @@ int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *s
 	int ret;
 
 	for (i = 0; i < n; i++) {
+		static const char *const cols[] = {"t", "cwnd", "rtt_ms", "pacing_rate_bps",
+						   "delivery_rate_bps"};
+		bool nomem = false;
+
 		socks[i].series = json_object_new_object();
 		socks[i].rows = socks[i].evidence = 0;
 		socks[i].cca[0] = 0;
-		json_object_object_add(socks[i].series, "t", json_object_new_array());
-		json_object_object_add(socks[i].series, "cwnd", json_object_new_array());
-		json_object_object_add(socks[i].series, "rtt_ms", json_object_new_array());
-		json_object_object_add(socks[i].series, "pacing_rate_bps", json_object_new_array());
-		json_object_object_add(socks[i].series, "delivery_rate_bps",
-				       json_object_new_array());
+		for (k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
+			ts_json_put(socks[i].series, cols[k], json_object_new_array(), &nomem);
+		socks[i].series = ts_json_built(socks[i].series, nomem);
+		if (nomem) {
+			snprintf(err, errlen, "socket statistics: out of memory");
+			return -ENOMEM;
+		}
 	}
 	if (!*p || *p == '\n') {
 		snprintf(err, errlen, "socket statistics: empty file");

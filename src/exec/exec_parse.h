@@ -34,8 +34,8 @@ struct ts_exp_iperf {
 /*
  * ts_exp_parse_iperf3 - @text is one iperf3 client's --json output,
  * started at Unix time @started; @t0 the run's. Returns 0, or -EINVAL
- * with @err saying what is missing, or iperf3's own "error" message.
- * On success the caller owns out->series (json_object_put).
+ * with @err saying what is missing, or iperf3's own "error" message, or
+ * -ENOMEM. On success the caller owns out->series (json_object_put).
  */
 int ts_exp_parse_iperf3(const char *text, double started, double t0, struct ts_exp_iperf *out,
 			char *err, size_t errlen);
@@ -112,8 +112,8 @@ struct ts_exp_sock {
  * found by the header's names); @t_off is added to its time_s (link time
  * 0 to the run's t0). Each socks[i].series is created (the caller puts
  * it). The file is read by record/sockstats_in.h's reader; a row it refuses
- * (a row cut short by a killed wrapper) is left out. Returns 0 or -EINVAL
- * with @err set when the header lacks a column or is malformed.
+ * (a row cut short by a killed wrapper) is left out. Returns 0, -EINVAL
+ * with @err set when the header lacks a column or is malformed, or -ENOMEM.
  */
 int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *socks, size_t n,
 			   char *err, size_t errlen);

@@ -1,54 +1,40 @@
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
+#include <linux/openat2.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
+#include "io/infile.h"
 #include "io/json.h"
 #include "exec/exec_parse.h"
 #include "exec/exec_result.h"
 #include "link/bundled.h"
 #include "link/linkcfg.h"
+#include "net/probe.h"
 #include "run/manifest.h"
 #include "io/sha256.h"
 
 char *ts_exp_slurp(const char *dir, const char *name)
 {
-	char path[4096];
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	FILE *f;
+	struct ts_err e;
+	char *text = NULL;
+	size_t len;
+	int dfd = ts_in_dir_open(dir, &e), ret = dfd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap ? cap * 2 : 8192);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 8192;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
+	/* The programs of the run wrote these names: a link there is not followed. */
+	if (dfd >= 0) {
+		ret = ts_in_read_at(dfd, dir, name, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS,
+				    TS_EXP_FILE_MAX, &text, &len, &e);
+		close(dfd);
 	}
-	fclose(f);
-	buf[len] = 0;
-	return buf;
+	if (ret < 0)
+		errno = -ret;
+	return ret < 0 ? NULL : text;
 }
 
 static const char *dscp_name(const struct ts_exp_mark *m)
@@ -71,45 +57,63 @@ static void set_error(char *error, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void add_flag(json_object *flags, const char *flag)
+static void add_flag(json_object *flags, const char *flag, bool *nomem)
 {
 	size_t i;
 
 	for (i = 0; i < json_object_array_length(flags); i++)
 		if (!strcmp(json_object_get_string(json_object_array_get_idx(flags, i)), flag))
 			return;
-	json_object_array_add(flags, json_object_new_string(flag));
+	ts_json_append(flags, json_object_new_string(flag), nomem);
 }
 
-static json_object *str_or_null(const char *s)
+/* @s under @key, null when it is NULL or empty (nothing known). */
+static void put_str_or_null(json_object *o, const char *key, const char *s, bool *nomem)
 {
-	return s && s[0] ? json_object_new_string(s) : NULL;
+	if (s && s[0])
+		ts_json_put_str(o, key, s, nomem);
+	else
+		ts_json_put_null(o, key, nomem);
+}
+
+/* @v (owned) under @key, null when there is none by intent (a file that was not there). */
+static void put_or_null(json_object *o, const char *key, json_object *v, bool *nomem)
+{
+	if (v)
+		ts_json_put(o, key, v, nomem);
+	else
+		ts_json_put_null(o, key, nomem);
+}
+
+/* @v (borrowed: a reference is taken) under @key, null when it is NULL. */
+static void put_ref(json_object *o, const char *key, json_object *v, bool *nomem)
+{
+	put_or_null(o, key, v ? json_object_get(v) : NULL, nomem);
 }
 
 static json_object *cca_json(const struct ts_exp_outcome *o)
 {
 	json_object *c = json_object_new_object(), *params = json_object_new_object();
 	const struct ts_exp_cca *cc = o->cca;
+	bool nomem = false;
 
-	json_object_object_add(c, "requested",
-			       json_object_new_string(o->run->cca ? o->run->cca : ""));
-	json_object_object_add(c, "name", cc ? str_or_null(cc->name) : NULL);
-	json_object_object_add(c, "version", cc ? str_or_null(cc->version) : NULL);
+	ts_json_put_str(c, "requested", o->run->cca ? o->run->cca : "", &nomem);
+	put_str_or_null(c, "name", cc ? cc->name : NULL, &nomem);
+	put_str_or_null(c, "version", cc ? cc->version : NULL, &nomem);
 	if (cc && cc->tas) {
-		json_object_object_add(params, "tas_pacing_shift_startup",
-				       str_or_null(cc->tas_startup));
-		json_object_object_add(params, "tas_pacing_shift_steady",
-				       str_or_null(cc->tas_steady));
+		put_str_or_null(params, "tas_pacing_shift_startup", cc->tas_startup, &nomem);
+		put_str_or_null(params, "tas_pacing_shift_steady", cc->tas_steady, &nomem);
 	}
-	json_object_object_add(c, "params", params);
-	json_object_object_add(c, "bpf_sha256", cc ? str_or_null(cc->bpf_sha256) : NULL);
-	return c;
+	ts_json_put(c, "params", params, &nomem);
+	put_str_or_null(c, "bpf_sha256", cc ? cc->bpf_sha256 : NULL, &nomem);
+	return ts_json_built(c, nomem);
 }
 
 struct ctx {
 	const struct ts_exp_outcome *o;
 	json_object *r, *flags;
 	char error[512];
+	bool nomem; /* an add failed: result.json is not written (ts_json_put) */
 	double t0;
 	json_object *procs; /* the client report's */
 	struct ts_exp_sock cli[TS_EXP_MAX_FLOWS], srv[TS_EXP_MAX_FLOWS];
@@ -136,11 +140,10 @@ static json_object *flow_json(struct ctx *x, size_t k, unsigned *port)
 	struct ts_exp_iperf ip;
 
 	*port = 0;
-	json_object_object_add(j, "name", json_object_new_string(f->name));
-	json_object_object_add(j, "dir",
-			       json_object_new_string(f->dir == TS_EXP_UP ? "up" : "down"));
-	json_object_object_add(j, "dscp", json_object_new_string(dscp_name(&f->mark)));
-	json_object_object_add(j, "server", json_object_new_int((int)f->server));
+	ts_json_put_str(j, "name", f->name, &x->nomem);
+	ts_json_put_str(j, "dir", f->dir == TS_EXP_UP ? "up" : "down", &x->nomem);
+	ts_json_put_str(j, "dscp", dscp_name(&f->mark), &x->nomem);
+	ts_json_put(j, "server", json_object_new_int((int)f->server), &x->nomem);
 	if (!text) {
 		set_error(x->error, sizeof(x->error), "%s: no iperf3 output (%s)", f->name,
 			  f->file);
@@ -155,15 +158,17 @@ static json_object *flow_json(struct ctx *x, size_t k, unsigned *port)
 	}
 	free(text);
 	*port = ip.local_port;
-	json_object_object_add(j, "cca_used", str_or_null(ip.sender_cca));
-	json_object_object_add(j, "cca_receiver", str_or_null(ip.receiver_cca));
-	json_object_object_add(j, "local_port", json_object_new_int((int)ip.local_port));
-	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)ip.bytes));
-	json_object_object_add(j, "seconds", json_object_new_double(ip.seconds));
-	json_object_object_add(j, "throughput_mbps", json_object_new_double(ip.throughput_mbps));
-	json_object_object_add(j, "retransmits",
-			       ip.retransmits >= 0 ? json_object_new_int64(ip.retransmits) : NULL);
-	json_object_object_add(j, "series", ip.series);
+	put_str_or_null(j, "cca_used", ip.sender_cca, &x->nomem);
+	put_str_or_null(j, "cca_receiver", ip.receiver_cca, &x->nomem);
+	ts_json_put(j, "local_port", json_object_new_int((int)ip.local_port), &x->nomem);
+	ts_json_put(j, "bytes", json_object_new_int64((int64_t)ip.bytes), &x->nomem);
+	ts_json_put(j, "seconds", json_object_new_double(ip.seconds), &x->nomem);
+	ts_json_put(j, "throughput_mbps", json_object_new_double(ip.throughput_mbps), &x->nomem);
+	if (ip.retransmits >= 0)
+		ts_json_put(j, "retransmits", json_object_new_int64(ip.retransmits), &x->nomem);
+	else
+		ts_json_put_null(j, "retransmits", &x->nomem);
+	put_or_null(j, "series", ip.series, &x->nomem);
 	if (strcmp(ip.sender_cca, cca_name(x)) || strcmp(ip.receiver_cca, cca_name(x)))
 		set_error(x->error, sizeof(x->error),
 			  "%s ran with congestion control %s (sender) / %s (receiver), not %s",
@@ -193,9 +198,9 @@ static void sock_check(struct ctx *x, json_object *flows, json_object *sockstats
 		struct ts_exp_sock *so = up ? &x->cli[k] : &x->srv[k];
 
 		if (!so->port || !so->evidence) {
-			json_object_object_add(fj, "cca_socket", NULL);
+			ts_json_put_null(fj, "cca_socket", &x->nomem);
 		} else {
-			json_object_object_add(fj, "cca_socket", json_object_new_string(so->cca));
+			ts_json_put_str(fj, "cca_socket", so->cca, &x->nomem);
 			if (strcmp(so->cca, cca_name(x)))
 				set_error(x->error, sizeof(x->error),
 					  "%s: its sending socket ran with congestion control %s, "
@@ -205,12 +210,12 @@ static void sock_check(struct ctx *x, json_object *flows, json_object *sockstats
 		if (!up || !x->cli[k].series)
 			continue;
 		s = json_object_new_object();
-		json_object_object_add(s, "flow", json_object_new_string(p->flow[k].name));
+		ts_json_put_str(s, "flow", p->flow[k].name, &x->nomem);
 		json_object_object_foreach(x->cli[k].series, key, val)
 		{
-			json_object_object_add(s, key, json_object_get(val));
+			ts_json_put(s, key, json_object_get(val), &x->nomem);
 		}
-		json_object_array_add(sockstats, s);
+		ts_json_append(sockstats, s, &x->nomem);
 	}
 }
 
@@ -245,7 +250,7 @@ static void flows_json(struct ctx *x)
 	for (k = 0; k < p->nflows; k++) {
 		unsigned lp;
 
-		json_object_array_add(flows, flow_json(x, k, &lp));
+		ts_json_append(flows, flow_json(x, k, &lp), &x->nomem);
 		x->cli[k].port = lp;
 		x->srv[k].port = lp ? p->flow[k].port : 0;
 		x->srv[k].peer = lp;
@@ -257,8 +262,8 @@ static void flows_json(struct ctx *x)
 		json_object_put(x->cli[k].series);
 		json_object_put(x->srv[k].series);
 	}
-	json_object_object_add(x->r, "flows", flows);
-	json_object_object_add(x->r, "sockstats", ss);
+	ts_json_put(x->r, "flows", flows, &x->nomem);
+	ts_json_put(x->r, "sockstats", ss, &x->nomem);
 }
 
 static void latency_json(struct ctx *x)
@@ -274,54 +279,57 @@ static void latency_json(struct ctx *x)
 		char *text = ts_exp_slurp(x->o->rundir, pr->file), perr[256];
 		long n = 0;
 
-		json_object_object_add(j, "name", json_object_new_string(pr->name));
-		json_object_object_add(
-			j, "kind",
-			json_object_new_string(pr->kind == TS_EXP_ICMP ? "icmp" : "udp"));
-		json_object_object_add(j, "dscp", json_object_new_string(dscp_name(&pr->mark)));
-		json_object_object_add(j, "server", json_object_new_int((int)pr->server));
+		ts_json_put_str(j, "name", pr->name, &x->nomem);
+		ts_json_put_str(j, "kind", pr->kind == TS_EXP_ICMP ? "icmp" : "udp", &x->nomem);
+		ts_json_put_str(j, "dscp", dscp_name(&pr->mark), &x->nomem);
+		ts_json_put(j, "server", json_object_new_int((int)pr->server), &x->nomem);
 		if (text && pr->kind == TS_EXP_ICMP) {
 			samples = ts_exp_parse_ping(text, x->t0, &n);
-			json_object_object_add(j, "sent", n >= 0 ? json_object_new_int64(n) : NULL);
+			if (n >= 0)
+				ts_json_put(j, "sent", json_object_new_int64(n), &x->nomem);
+			else
+				ts_json_put_null(j, "sent", &x->nomem);
 		} else if (text) {
 			samples = ts_exp_parse_irtt(text, x->t0, &n, perr, sizeof(perr));
-			json_object_object_add(j, "lost", json_object_new_int64(n));
+			ts_json_put(j, "lost", json_object_new_int64(n), &x->nomem);
 		}
 		free(text);
 		if (!samples || !json_object_object_get_ex(samples, "t", &t) ||
 		    json_object_array_length(t) == 0)
-			add_flag(x->flags, "probe_failed");
-		json_object_object_add(j, "samples", samples);
-		json_object_object_add(loaded, "from_s", json_object_new_double(p->delay / 1e9));
-		json_object_object_add(loaded, "to_s",
-				       json_object_new_double((p->delay + p->length) / 1e9));
-		json_object_object_add(j, "loaded", loaded);
-		json_object_array_add(lat, j);
+			add_flag(x->flags, "probe_failed", &x->nomem);
+		put_or_null(j, "samples", samples, &x->nomem);
+		ts_json_put(loaded, "from_s", json_object_new_double(p->delay / 1e9), &x->nomem);
+		ts_json_put(loaded, "to_s", json_object_new_double((p->delay + p->length) / 1e9),
+			    &x->nomem);
+		ts_json_put(j, "loaded", loaded, &x->nomem);
+		ts_json_append(lat, j, &x->nomem);
 	}
-	json_object_object_add(x->r, "latency", lat);
+	ts_json_put(x->r, "latency", lat, &x->nomem);
 }
 
+/* @v under @key when @have, else null (not measured). */
+static void put_double_if(json_object *o, const char *key, bool have, double v, bool *nomem)
+{
+	if (have)
+		ts_json_put(o, key, json_object_new_double(v), nomem);
+	else
+		ts_json_put_null(o, key, nomem);
+}
+
+/* A direction's fidelity; NULL: out of memory. */
 static json_object *fid_json(const struct ts_exp_fidelity *f)
 {
 	json_object *j = json_object_new_object();
+	bool nomem = false, have = f->have_release_err;
 
-	json_object_object_add(j, "release_err_p50_us",
-			       f->have_release_err ? json_object_new_double(f->release_err_p50_us)
-						   : NULL);
-	json_object_object_add(j, "release_err_p99_us",
-			       f->have_release_err ? json_object_new_double(f->release_err_p99_us)
-						   : NULL);
-	json_object_object_add(j, "release_err_max_us",
-			       f->have_release_err ? json_object_new_double(f->release_err_max_us)
-						   : NULL);
-	json_object_object_add(j, "unexplained_drops",
-			       json_object_new_int64((int64_t)f->unexplained));
-	json_object_object_add(j, "kernel_drops", json_object_new_int64((int64_t)f->kernel_drops));
-	json_object_object_add(j, "no_descriptor",
-			       json_object_new_int64((int64_t)f->no_descriptor));
-	json_object_object_add(j, "utilisation",
-			       f->utilisation >= 0 ? json_object_new_double(f->utilisation) : NULL);
-	return j;
+	put_double_if(j, "release_err_p50_us", have, f->release_err_p50_us, &nomem);
+	put_double_if(j, "release_err_p99_us", have, f->release_err_p99_us, &nomem);
+	put_double_if(j, "release_err_max_us", have, f->release_err_max_us, &nomem);
+	ts_json_put(j, "unexplained_drops", json_object_new_int64((int64_t)f->unexplained), &nomem);
+	ts_json_put(j, "kernel_drops", json_object_new_int64((int64_t)f->kernel_drops), &nomem);
+	ts_json_put(j, "no_descriptor", json_object_new_int64((int64_t)f->no_descriptor), &nomem);
+	put_double_if(j, "utilisation", f->utilisation >= 0, f->utilisation, &nomem);
+	return ts_json_built(j, nomem);
 }
 
 /*
@@ -351,18 +359,18 @@ static void servers_fidelity(struct ctx *x, json_object *fj)
 			for (d = 0; d < 2; d++) {
 				if (!f[d].present)
 					continue;
-				json_object_object_add(sj, d ? "down" : "up", fid_json(&f[d]));
+				ts_json_put(sj, d ? "down" : "up", fid_json(&f[d]), &x->nomem);
 				if (ts_exp_fell_behind(&f[d], why, sizeof(why))) {
 					snprintf(flag, sizeof(flag), "fell_behind:server-%zu",
 						 i + 1);
-					add_flag(x->flags, flag);
+					add_flag(x->flags, flag, &x->nomem);
 				}
 			}
 		}
 		free(text);
-		json_object_array_add(arr, sj);
+		ts_json_append(arr, sj, &x->nomem);
 	}
-	json_object_object_add(fj, "servers", arr);
+	ts_json_put(fj, "servers", arr, &x->nomem);
 }
 
 static void fidelity_json(struct ctx *x)
@@ -377,7 +385,7 @@ static void fidelity_json(struct ctx *x)
 		set_error(x->error, sizeof(x->error),
 			  "the link's summary (%s) is missing or unreadable", TS_EXP_F_SUMMARY);
 		free(text);
-		json_object_object_add(x->r, "fidelity", fj);
+		ts_json_put(x->r, "fidelity", fj, &x->nomem);
 		return;
 	}
 	free(text);
@@ -386,22 +394,24 @@ static void fidelity_json(struct ctx *x)
 
 		if (!f[i].present)
 			continue;
-		json_object_object_add(fj, key[i], fid_json(&f[i]));
+		ts_json_put(fj, key[i], fid_json(&f[i]), &x->nomem);
 		if (ts_exp_fell_behind(&f[i], why, sizeof(why))) {
 			snprintf(flag, sizeof(flag), "fell_behind:%s", key[i]);
-			add_flag(x->flags, flag);
-			json_object_object_add(json_object_object_get(fj, key[i]), "fell_behind",
-					       json_object_new_string(why));
+			add_flag(x->flags, flag, &x->nomem);
+			ts_json_put_str(json_object_object_get(fj, key[i]), "fell_behind", why,
+					&x->nomem);
 		}
 	}
 	/* The loop's, not a direction's: out of CPU, the host set the pace (run/fidelity.h). */
 	if (ts_exp_host_cpu(f))
-		add_flag(x->flags, "host_cpu");
-	json_object_object_add(
-		fj, "loop_work_max_permille",
-		f[0].loop_work_permille >= 0 ? json_object_new_int(f[0].loop_work_permille) : NULL);
+		add_flag(x->flags, "host_cpu", &x->nomem);
+	if (f[0].loop_work_permille >= 0)
+		ts_json_put(fj, "loop_work_max_permille",
+			    json_object_new_int(f[0].loop_work_permille), &x->nomem);
+	else
+		ts_json_put_null(fj, "loop_work_max_permille", &x->nomem);
 	servers_fidelity(x, fj);
-	json_object_object_add(x->r, "fidelity", fj);
+	ts_json_put(x->r, "fidelity", fj, &x->nomem);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -416,6 +426,7 @@ static json_object *files_json(const char *dir)
 	size_t n = 0, i;
 	struct dirent *e;
 	DIR *d = opendir(dir);
+	bool nomem = false;
 
 	while (d && (e = readdir(d)) && n < 256) {
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, TS_EXP_F_RESULT) ||
@@ -428,10 +439,12 @@ static json_object *files_json(const char *dir)
 	qsort(names, n, sizeof(names[0]), cmp_str);
 	for (i = 0; i < n; i++) {
 		if (names[i])
-			json_object_array_add(a, json_object_new_string(names[i]));
+			ts_json_append(a, json_object_new_string(names[i]), &nomem);
+		else
+			nomem = true; /* strdup failed: the list would miss a file */
 		free(names[i]);
 	}
-	return a;
+	return ts_json_built(a, nomem);
 }
 
 /* The trace files the link reads (its checked configuration, not its argv), with their SHA-256. */
@@ -439,6 +452,7 @@ static json_object *traces_json(const struct ts_exp_run *run)
 {
 	json_object *a = json_object_new_array();
 	const char *files[3];
+	bool nomem = false;
 	size_t i;
 
 	if (!run->link)
@@ -456,27 +470,19 @@ static json_object *traces_json(const struct ts_exp_run *run)
 		t = json_object_new_object();
 		/* A bundled trace's name, resolved as the wrapper resolves it. */
 		file = ts_trace_resolve(file, buf, sizeof(buf));
-		json_object_object_add(t, "path", json_object_new_string(file));
-		json_object_object_add(t, "sha256",
-				       ts_sha256_file(file, hex) == 0 ? json_object_new_string(hex)
-								      : NULL);
-		json_object_array_add(a, t);
+		ts_json_put_str(t, "path", file, &nomem);
+		ts_json_put_str(t, "sha256", ts_sha256_file(file, hex) == 0 ? hex : NULL, &nomem);
+		ts_json_append(a, t, &nomem);
 	}
-	return a;
+	return ts_json_built(a, nomem);
 }
 
-static void host_sysctl(json_object *o, const char *name)
+static void host_sysctl(json_object *o, const char *name, bool *nomem)
 {
-	char path[128], *text;
-	size_t n;
+	char path[128], text[4096];
 
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/%s", name);
-	text = ts_exp_slurp("/", path + 1);
-	n = text ? strlen(text) : 0;
-	while (n && text[n - 1] == '\n')
-		text[--n] = 0;
-	json_object_object_add(o, name, text ? json_object_new_string(text) : NULL);
-	free(text);
+	ts_json_put_str(o, name, ts_probe_read(path, text, sizeof(text)) >= 0 ? text : NULL, nomem);
 }
 
 static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sysctl,
@@ -488,54 +494,55 @@ static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sy
 	json_object *argv = json_object_new_array(), *sys = json_object_new_object();
 	json_object *spec = json_object_new_object(), *runsys = json_object_new_object();
 	char path[4096];
+	bool nomem = false;
 	struct ts_err e;
 	struct utsname u;
 	char **v;
 	size_t i;
 	int ret;
 
-	json_object_object_add(ts, "version", json_object_new_string(ts_build_version()));
-	json_object_object_add(ts, "git_rev", json_object_new_string(ts_build_git_rev()));
-	json_object_object_add(m, "tasshape", ts);
+	ts_json_put_str(ts, "version", ts_build_version(), &nomem);
+	ts_json_put_str(ts, "git_rev", ts_build_git_rev(), &nomem);
+	ts_json_put(m, "tasshape", ts, &nomem);
 	if (uname(&u) == 0) {
-		json_object_object_add(k, "release", json_object_new_string(u.release));
-		json_object_object_add(k, "version", json_object_new_string(u.version));
-		json_object_object_add(k, "machine", json_object_new_string(u.machine));
+		ts_json_put_str(k, "release", u.release, &nomem);
+		ts_json_put_str(k, "version", u.version, &nomem);
+		ts_json_put_str(k, "machine", u.machine, &nomem);
 	}
-	json_object_object_add(k, "requested", str_or_null(run->kernel));
+	put_str_or_null(k, "requested", run->kernel, &nomem);
 	/* Host-wide lists (the initial namespace's): what can run, and what may be a default. */
-	host_sysctl(k, "tcp_available_congestion_control");
-	host_sysctl(k, "tcp_allowed_congestion_control");
-	json_object_object_add(m, "kernel", k);
-	json_object_object_add(m, "id",
-			       json_object_new_string(run->config_id ? run->config_id : ""));
-	json_object_object_add(m, "rep", json_object_new_int((int)run->rep));
-	json_object_object_add(m, "seed", json_object_new_uint64(run->seed));
-	json_object_object_add(spec, "path", str_or_null(run->spec_path));
-	json_object_object_add(spec, "sha256", str_or_null(run->spec_sha256));
-	json_object_object_add(m, "spec", spec);
+	host_sysctl(k, "tcp_available_congestion_control", &nomem);
+	host_sysctl(k, "tcp_allowed_congestion_control", &nomem);
+	ts_json_put(m, "kernel", k, &nomem);
+	ts_json_put_str(m, "id", run->config_id ? run->config_id : "", &nomem);
+	ts_json_put(m, "rep", json_object_new_int((int)run->rep), &nomem);
+	ts_json_put(m, "seed", json_object_new_uint64(run->seed), &nomem);
+	put_str_or_null(spec, "path", run->spec_path, &nomem);
+	put_str_or_null(spec, "sha256", run->spec_sha256, &nomem);
+	ts_json_put(m, "spec", spec, &nomem);
 	for (v = run->link_argv; v && *v; v++)
-		json_object_array_add(argv, json_object_new_string(*v));
-	json_object_object_add(link, "name", str_or_null(run->link_name));
-	json_object_object_add(link, "argv", argv);
-	json_object_object_add(link, "traces", traces_json(run));
-	json_object_object_add(m, "link", link);
-	json_object_object_add(m, "cca", cca_json(o));
+		ts_json_append(argv, json_object_new_string(*v), &nomem);
+	put_str_or_null(link, "name", run->link_name, &nomem);
+	ts_json_put(link, "argv", argv, &nomem);
+	ts_json_put(link, "traces", traces_json(run), &nomem);
+	ts_json_put(m, "link", link, &nomem);
+	ts_json_put(m, "cca", cca_json(o), &nomem);
 	for (i = 0; i < run->nsysctl; i++)
-		json_object_object_add(runsys, run->sysctl[i].key,
-				       json_object_new_string(run->sysctl[i].value));
-	json_object_object_add(m, "run_sysctl", runsys);
-	json_object_object_add(sys, "client",
-			       client_sysctl ? json_object_get(client_sysctl) : NULL);
-	json_object_object_add(sys, "server",
-			       o->sysctl_srv ? json_object_get(o->sysctl_srv) : NULL);
-	json_object_object_add(m, "sysctl", sys);
-	json_object_object_add(m, "servers", o->servers ? json_object_get(o->servers) : NULL);
+		ts_json_put_str(runsys, run->sysctl[i].key, run->sysctl[i].value, &nomem);
+	ts_json_put(m, "run_sysctl", runsys, &nomem);
+	put_ref(sys, "client", client_sysctl, &nomem);
+	put_ref(sys, "server", o->sysctl_srv, &nomem);
+	ts_json_put(m, "sysctl", sys, &nomem);
+	put_ref(m, "servers", o->servers, &nomem);
 	/* What the client's namespace could not be given (the default congestion control). */
-	json_object_object_add(m, "warnings", warnings ? json_object_get(warnings) : NULL);
+	put_ref(m, "warnings", warnings, &nomem);
 	snprintf(path, sizeof(path), "%s/%s", o->rundir, TS_EXP_F_MANIFEST);
-	ret = ts_json_write_file(path, m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE,
-				 &e);
+	ret = -ENOMEM;
+	if (nomem)
+		ts_err_set(&e, "%s: out of memory", path);
+	else
+		ret = ts_json_write_file(
+			path, m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &e);
 	json_object_put(m);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s", e.msg);
@@ -547,12 +554,12 @@ static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sy
 static json_object *axes_json(const struct ts_exp_run *run)
 {
 	json_object *a = json_object_new_object();
+	bool nomem = false;
 	size_t i;
 
 	for (i = 0; i < run->naxes; i++)
-		json_object_object_add(a, run->axes[i].axis,
-				       json_object_new_string(run->axes[i].value));
-	return a;
+		ts_json_put_str(a, run->axes[i].axis, run->axes[i].value, &nomem);
+	return ts_json_built(a, nomem);
 }
 
 int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen)
@@ -569,7 +576,8 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 	x.r = json_object_new_object();
 	x.flags = json_object_new_array();
 	for (i = 0; o->flags && i < json_object_array_length(o->flags); i++)
-		add_flag(x.flags, json_object_get_string(json_object_array_get_idx(o->flags, i)));
+		add_flag(x.flags, json_object_get_string(json_object_array_get_idx(o->flags, i)),
+			 &x.nomem);
 	text = ts_exp_slurp(o->rundir, TS_EXP_F_CLIENT);
 	if (text)
 		report = json_tokener_parse(text);
@@ -587,32 +595,35 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 			  "the client side left no report (see %s in the run directory)",
 			  TS_EXP_F_LOG);
 
-	json_object_object_add(x.r, "version", json_object_new_int(1));
-	json_object_object_add(x.r, "id",
-			       json_object_new_string(run->config_id ? run->config_id : ""));
-	json_object_object_add(x.r, "rep", json_object_new_int((int)run->rep));
-	json_object_object_add(x.r, "index", json_object_new_int((int)run->index));
-	json_object_object_add(x.r, "seed", json_object_new_uint64(run->seed));
-	json_object_object_add(x.r, "axes", axes_json(run));
-	json_object_object_add(x.r, "test", json_object_new_string(run->test ? run->test : ""));
-	json_object_object_add(x.r, "length_s", json_object_new_double(run->length / 1e9));
-	json_object_object_add(x.r, "delay_s", json_object_new_double(run->delay / 1e9));
-	json_object_object_add(x.r, "t0", json_object_new_double(x.t0));
-	json_object_object_add(x.r, "cca", cca_json(o));
+	ts_json_put(x.r, "version", json_object_new_int(1), &x.nomem);
+	ts_json_put_str(x.r, "id", run->config_id ? run->config_id : "", &x.nomem);
+	ts_json_put(x.r, "rep", json_object_new_int((int)run->rep), &x.nomem);
+	ts_json_put(x.r, "index", json_object_new_int((int)run->index), &x.nomem);
+	ts_json_put(x.r, "seed", json_object_new_uint64(run->seed), &x.nomem);
+	ts_json_put(x.r, "axes", axes_json(run), &x.nomem);
+	ts_json_put_str(x.r, "test", run->test ? run->test : "", &x.nomem);
+	ts_json_put(x.r, "length_s", json_object_new_double(run->length / 1e9), &x.nomem);
+	ts_json_put(x.r, "delay_s", json_object_new_double(run->delay / 1e9), &x.nomem);
+	ts_json_put(x.r, "t0", json_object_new_double(x.t0), &x.nomem);
+	ts_json_put(x.r, "cca", cca_json(o), &x.nomem);
 	if (report && o->plan) {
 		flows_json(&x);
 		latency_json(&x);
 	}
 	fidelity_json(&x);
-	json_object_object_add(x.r, "servers", o->servers ? json_object_get(o->servers) : NULL);
-	json_object_object_add(x.r, "flags", x.flags);
-	json_object_object_add(x.r, "ok", json_object_new_boolean(!x.error[0]));
-	json_object_object_add(x.r, "error", str_or_null(x.error));
+	put_ref(x.r, "servers", o->servers, &x.nomem);
+	ts_json_put(x.r, "flags", x.flags, &x.nomem);
+	ts_json_put(x.r, "ok", json_object_new_boolean(!x.error[0]), &x.nomem);
+	put_str_or_null(x.r, "error", x.error, &x.nomem);
 
 	ret = write_manifest(o, client_sysctl, warnings, err, errlen);
-	json_object_object_add(x.r, "files", files_json(o->rundir));
+	ts_json_put(x.r, "files", files_json(o->rundir), &x.nomem);
 	snprintf(path, sizeof(path), "%s/%s", o->rundir, TS_EXP_F_RESULT);
-	if (ret == 0) {
+	if (ret == 0 && x.nomem) {
+		/* A record missing a member would read as another run's: none is written. */
+		snprintf(err, errlen, "%s: out of memory", path);
+		ret = -ENOMEM;
+	} else if (ret == 0) {
 		ret = ts_json_write_file(
 			path, x.r, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &e);
 		if (ret < 0)

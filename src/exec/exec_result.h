@@ -52,7 +52,20 @@ struct ts_exp_outcome {
  */
 int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen);
 
-/* Read a whole file (NUL-terminated, caller frees); NULL with errno set. */
+/*
+ * The largest file of a run directory read whole (an iperf3 or irtt
+ * report, the socket samples of a long run): a bound on what a file the
+ * run's programs wrote can make tasshape allocate.
+ */
+#define TS_EXP_FILE_MAX (256u << 20)
+
+/*
+ * ts_exp_slurp - the run file @name of the directory @dir, read whole
+ * through io/infile.h (NUL-terminated, caller frees): only a regular
+ * file, reached without following a symbolic link or leaving @dir, of at
+ * most TS_EXP_FILE_MAX bytes. NULL with errno set when it is absent or
+ * refused.
+ */
 char *ts_exp_slurp(const char *dir, const char *name);
 
 #endif

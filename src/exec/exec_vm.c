@@ -25,32 +25,33 @@ static json_object *vm_json(const struct ts_exp_kernel *k, const char *image,
 			    const struct ts_vm_result *r)
 {
 	json_object *o = json_object_new_object();
+	bool nomem = false;
 
-	json_object_object_add(o, "name", json_object_new_string(k->name));
-	json_object_object_add(o, "image", json_object_new_string(image));
-	json_object_object_add(o, "version", json_object_new_string(r->version));
-	json_object_object_add(o, "release", json_object_new_string(r->release));
-	json_object_object_add(o, "sha256", json_object_new_string(r->sha256));
-	json_object_object_add(o, "accel", json_object_new_string(r->kvm ? "kvm" : "tcg"));
+	ts_json_put(o, "name", json_object_new_string(k->name), &nomem);
+	ts_json_put(o, "image", json_object_new_string(image), &nomem);
+	ts_json_put(o, "version", json_object_new_string(r->version), &nomem);
+	ts_json_put(o, "release", json_object_new_string(r->release), &nomem);
+	ts_json_put(o, "sha256", json_object_new_string(r->sha256), &nomem);
+	ts_json_put_str(o, "accel", r->kvm ? "kvm" : "tcg", &nomem);
 	if (r->accel_note[0])
-		json_object_object_add(o, "accel_note", json_object_new_string(r->accel_note));
-	json_object_object_add(o, "clock", json_object_new_string(r->vclock ? "virtual" : "real"));
+		ts_json_put_str(o, "accel_note", r->accel_note, &nomem);
+	ts_json_put_str(o, "clock", r->vclock ? "virtual" : "real", &nomem);
 	if (r->vclock) {
-		json_object_object_add(o, "icount_shift", json_object_new_int(TS_VM_ICOUNT_SHIFT));
-		json_object_object_add(o, "rtc_base", json_object_new_string(TS_VM_RTC_BASE));
-		json_object_object_add(o, "qemu_seed", json_object_new_int((int)TS_VM_QEMU_SEED));
+		ts_json_put(o, "icount_shift", json_object_new_int(TS_VM_ICOUNT_SHIFT), &nomem);
+		ts_json_put_str(o, "rtc_base", TS_VM_RTC_BASE, &nomem);
+		ts_json_put(o, "qemu_seed", json_object_new_int((int)TS_VM_QEMU_SEED), &nomem);
 	}
 	/* How the guest was booted: from a sealed image (which one), or on the host's files. */
-	json_object_object_add(o, "sealed", json_object_new_boolean(r->sealed));
+	ts_json_put(o, "sealed", json_object_new_boolean(r->sealed), &nomem);
 	if (r->sealed) {
-		json_object_object_add(o, "image_bytes",
-				       json_object_new_int64((int64_t)r->image_bytes));
-		json_object_object_add(o, "image_sha256", json_object_new_string(r->image_sha256));
+		ts_json_put(o, "image_bytes", json_object_new_int64((int64_t)r->image_bytes),
+			    &nomem);
+		ts_json_put(o, "image_sha256", json_object_new_string(r->image_sha256), &nomem);
 	}
-	json_object_object_add(o, "cpus", json_object_new_int((int)r->cpus));
-	json_object_object_add(o, "clocksource", json_object_new_string(r->clocksource));
-	json_object_object_add(o, "boot_s", json_object_new_double(r->boot_s));
-	return o;
+	ts_json_put(o, "cpus", json_object_new_int((int)r->cpus), &nomem);
+	ts_json_put(o, "clocksource", json_object_new_string(r->clocksource), &nomem);
+	ts_json_put(o, "boot_s", json_object_new_double(r->boot_s), &nomem);
+	return ts_json_built(o, nomem);
 }
 
 /* Add @vm (and the tcg flag) to the guest-written @name in @dir. */
@@ -60,6 +61,7 @@ static int annotate(const char *dir, const char *name, json_object *vm, bool tcg
 	char path[4200];
 	json_object *root, *flags;
 	struct ts_err terr;
+	bool nomem = !vm; /* vm_json could not build it */
 	int ret = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -75,24 +77,32 @@ static int annotate(const char *dir, const char *name, json_object *vm, bool tcg
 		if (!json_object_object_get_ex(root, "kernel", &k) ||
 		    !json_object_is_type(k, json_type_object)) {
 			k = json_object_new_object();
-			json_object_object_add(root, "kernel", k);
+			ts_json_put(root, "kernel", k, &nomem);
 		}
-		json_object_object_add(k, "vm", json_object_get(vm));
+		if (!nomem)
+			ts_json_put(k, "vm", json_object_get(vm), &nomem);
 	} else {
-		json_object_object_add(root, "vm", json_object_get(vm));
+		ts_json_put(root, "vm", json_object_get(vm), &nomem);
 		if (tcg) {
 			if (!json_object_object_get_ex(root, "flags", &flags) ||
 			    !json_object_is_type(flags, json_type_array)) {
 				flags = json_object_new_array();
-				json_object_object_add(root, "flags", flags);
+				ts_json_put(root, "flags", flags, &nomem);
 			}
-			json_object_array_add(flags, json_object_new_string("tcg"));
+			if (!nomem)
+				ts_json_append(flags, json_object_new_string("tcg"), &nomem);
 		}
 	}
-	ret = ts_json_write_file(path, root,
-				 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &terr);
-	if (ret < 0)
-		snprintf(err, errlen, "%s", terr.msg);
+	if (nomem) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		ret = -ENOMEM;
+	} else {
+		ret = ts_json_write_file(path, root,
+					 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE,
+					 &terr);
+		if (ret < 0)
+			snprintf(err, errlen, "%s", terr.msg);
+	}
 	json_object_put(root);
 	return ret;
 }

@@ -31,6 +31,13 @@ static inline void ts_json_put(struct json_object *o, const char *key, struct js
 	}
 }
 
+/* Adds JSON null under @key (a value that is missing by intent); a failure sets *@nomem. */
+static inline void ts_json_put_null(struct json_object *o, const char *key, bool *nomem)
+{
+	if (!o || json_object_object_add(o, key, NULL) < 0)
+		*nomem = true;
+}
+
 /* Appends @v (owned) to the array @a; same failure rule as ts_json_put. */
 static inline void ts_json_append(struct json_object *a, struct json_object *v, bool *nomem)
 {
@@ -38,6 +45,26 @@ static inline void ts_json_append(struct json_object *a, struct json_object *v, 
 		json_object_put(v);
 		*nomem = true;
 	}
+}
+
+/* Appends JSON null to the array @a; a failure sets *@nomem. */
+static inline void ts_json_append_null(struct json_object *a, bool *nomem)
+{
+	if (!a || json_object_array_add(a, NULL) < 0)
+		*nomem = true;
+}
+
+/*
+ * ts_json_built - the end of a builder: @o when nothing failed, else NULL
+ * with @o freed, which the caller's ts_json_put or ts_json_append counts
+ * as its own failure.
+ */
+static inline struct json_object *ts_json_built(struct json_object *o, bool nomem)
+{
+	if (!nomem)
+		return o;
+	json_object_put(o);
+	return NULL;
 }
 
 /* Counters are uint64_t; none reaches 2^63 in a run, but clamp rather than wrap. */

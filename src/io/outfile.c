@@ -22,6 +22,7 @@ struct walk {
 	const struct ts_invoker *inv;
 	const char *path; /* as the user gave it, for messages */
 	bool mkdirs;	  /* create missing components */
+	bool keep;	  /* ... and keep them this process's (not handed over) */
 	bool strict; /* every directory on the way safe from other users (ts_out_dir_private) */
 	int links;
 	struct ts_err *err;
@@ -49,7 +50,7 @@ static int make_dir(const struct walk *w, int at, const char *name)
 	/* Hand over only the directory made here: one swapped in since is not ours to give. */
 	if (fstat(fd, &st) < 0)
 		ret = -errno;
-	else if (st.st_uid == geteuid())
+	else if (st.st_uid == geteuid() && !w->keep)
 		ret = hand_over(fd, w->inv);
 	close(fd);
 	return ret;
@@ -429,10 +430,11 @@ int ts_out_write_whole(const char *path, const void *buf, size_t len, struct ts_
 	return ts_out_commit(&o, err);
 }
 
-int ts_out_mkdir(const char *path, struct ts_err *err)
+/* ts_out_mkdir, or ts_out_mkdir_keep when @keep. */
+static int out_mkdir(const char *path, bool keep, struct ts_err *err)
 {
 	struct ts_invoker inv;
-	struct walk w = {.inv = &inv, .path = path, .mkdirs = true, .err = err};
+	struct walk w = {.inv = &inv, .path = path, .mkdirs = true, .keep = keep, .err = err};
 	struct stat st;
 	int ret, pfd, fd = -1;
 
@@ -464,6 +466,16 @@ int ts_out_mkdir(const char *path, struct ts_err *err)
 	if (fd >= 0)
 		close(fd);
 	return ret;
+}
+
+int ts_out_mkdir(const char *path, struct ts_err *err)
+{
+	return out_mkdir(path, false, err);
+}
+
+int ts_out_mkdir_keep(const char *path, struct ts_err *err)
+{
+	return out_mkdir(path, true, err);
 }
 
 int ts_out_lock(int dirfd, const char *path, struct ts_err *err)

@@ -74,6 +74,14 @@ int ts_out_write_whole(const char *path, const void *buf, size_t len, struct ts_
 int ts_out_mkdir(const char *path, struct ts_err *err);
 
 /*
+ * ts_out_mkdir_keep - ts_out_mkdir, but the directories it creates stay
+ * this process's (root's, under sudo): for one that serves every user's
+ * runs and must not become one user's to fill (root's cache of kernels,
+ * /var/cache/tasshape). The same checks on the way and on @path.
+ */
+int ts_out_mkdir_keep(const char *path, struct ts_err *err);
+
+/*
  * ts_out_lock - take @dirfd's exclusive lock (flock) without waiting: one
  * run at a time writes a directory. Held until @dirfd is closed (or the
  * process ends). -EBUSY with @err naming @path when another run holds it.

@@ -6,14 +6,17 @@
 #include <string.h>
 
 #include "results/dirlist.h"
+#include "results/rundir.h"
+
+#define PFX (sizeof(TS_RUNDIR_PREFIX) - 1)
 
 /* rep-K by K, anything else by name: a run's repetitions in the order they ran. */
 static int cmp_entry(const void *a, const void *b)
 {
 	const char *x = *(char *const *)a, *y = *(char *const *)b;
 
-	if (!strncmp(x, "rep-", 4) && !strncmp(y, "rep-", 4)) {
-		unsigned long kx = strtoul(x + 4, NULL, 10), ky = strtoul(y + 4, NULL, 10);
+	if (!strncmp(x, TS_RUNDIR_PREFIX, PFX) && !strncmp(y, TS_RUNDIR_PREFIX, PFX)) {
+		unsigned long kx = strtoul(x + PFX, NULL, 10), ky = strtoul(y + PFX, NULL, 10);
 
 		if (kx != ky)
 			return kx < ky ? -1 : 1;

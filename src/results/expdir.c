@@ -15,6 +15,7 @@
 #include "results/done.h"
 #include "results/expdir.h"
 #include "results/rjson.h"
+#include "results/rundir.h"
 #include "io/json.h"
 #include "io/invoker.h"
 #include "io/outfile.h"
@@ -217,11 +218,6 @@ bool ts_expdir_same_runs(const struct ts_expdir *a, const struct ts_expdir *b)
 	return true;
 }
 
-void ts_expdir_rundir(const char *dir, const struct ts_expdir_run *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/%s/rep-%u", dir, r->id, r->rep);
-}
-
 int ts_expdir_check_fresh(const char *dir, char *err, size_t errlen)
 {
 	struct dirent *e;
@@ -394,8 +390,11 @@ int ts_expdir_prepare_run(const char *dir, const struct ts_expdir_run *r, char *
 	int cfg, state, ret;
 
 	why[0] = '\0';
-	ts_expdir_rundir(dir, r, rundir, sizeof(rundir));
-	snprintf(rep, sizeof(rep), "rep-%u", r->rep);
+	if (ts_rundir_path(rundir, sizeof(rundir), dir, r->id, r->rep) ||
+	    ts_rundir_name(rep, sizeof(rep), r->rep)) {
+		snprintf(why, whylen, "%.200s: path too long", rundir);
+		return -ENAMETOOLONG;
+	}
 	cfg = open_config(dir, r->id, why, whylen);
 	if (cfg == -ENOENT)
 		return TS_RESUME_RUN;

@@ -72,9 +72,6 @@ int ts_expdir_read(const char *dir, struct ts_expdir *p, char *err, size_t errle
 /* ts_expdir_same_runs - do @a and @b list the same runs in the same order? */
 bool ts_expdir_same_runs(const struct ts_expdir *a, const struct ts_expdir *b);
 
-/* ts_expdir_rundir - "<dir>/<id>/rep-<rep>" into @buf. */
-void ts_expdir_rundir(const char *dir, const struct ts_expdir_run *r, char *buf, size_t len);
-
 /*
  * ts_expdir_check_fresh - may exp run start in @dir? Returns 0 when @dir
  * does not exist or is empty; -EEXIST when it holds anything, with @err

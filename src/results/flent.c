@@ -14,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "io/json.h"
 #include "results/flent.h"
 #include "results/rjson.h"
 
@@ -53,9 +54,22 @@ static void iso_time(double unix_s, char *buf, size_t len)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
 }
 
-static struct json_object *num_or_null(double v)
+/* @v under @key, null when it is not finite (Flent's missing value). */
+static void put_num(struct json_object *o, const char *key, double v, bool *nomem)
 {
-	return isnan(v) || isinf(v) ? NULL : json_object_new_double(v);
+	if (isnan(v) || isinf(v))
+		ts_json_put_null(o, key, nomem);
+	else
+		ts_json_put(o, key, json_object_new_double(v), nomem);
+}
+
+/* @v appended to @a, null when it is not finite. */
+static void append_num(struct json_object *a, double v, bool *nomem)
+{
+	if (isnan(v) || isinf(v))
+		ts_json_append_null(a, nomem);
+	else
+		ts_json_append(a, json_object_new_double(v), nomem);
 }
 
 static int find_series(const struct build *b, const char *name, enum ts_flent_kind kind)
@@ -399,14 +413,17 @@ static int add_sockstats(struct build *b, const char *name, struct json_object *
 		}
 		for (j = 0; j < nt && !ret; j++) {
 			struct json_object *p = json_object_new_object();
+			bool nomem = false;
 
-			json_object_object_add(p, "t", json_object_new_double(t[j] + b->t0));
+			ts_json_put(p, "t", json_object_new_double(t[j] + b->t0), &nomem);
 			for (q = 0; q < 4; q++)
 				if (j < nc[q] && !isnan(col[q][j]))
-					json_object_object_add(
+					ts_json_put(
 						p, keys[q].flent,
-						json_object_new_double(col[q][j] * keys[q].scale));
-			json_object_array_add(raw, p);
+						json_object_new_double(col[q][j] * keys[q].scale),
+						&nomem);
+			ts_json_append(raw, ts_json_built(p, nomem), &nomem);
+			ret = nomem ? -ENOMEM : 0;
 		}
 		free(t);
 		for (q = 0; q < 4; q++)
@@ -425,36 +442,36 @@ static struct json_object *raw_points(struct build *b, size_t i)
 	struct json_object *raw = json_object_new_array(), *seq = NULL;
 	double flow_start = b->t0 + ts_rj_num(b->result, "delay_s", 0);
 	size_t j, nseq = 0;
+	bool nomem = false;
 
 	if (def->kind == TS_FLENT_PING)
 		seq = ts_rj_arr(ts_rj_obj(s->src, "samples"), "seq", &nseq);
 	for (j = 0; j < s->n; j++) {
 		struct json_object *p = json_object_new_object();
 
-		json_object_object_add(p, "t", json_object_new_double(s->t[j]));
-		json_object_object_add(p, "val", json_object_new_double(s->v[j]));
+		ts_json_put(p, "t", json_object_new_double(s->t[j]), &nomem);
+		ts_json_put(p, "val", json_object_new_double(s->v[j]), &nomem);
 		if (def->kind == TS_FLENT_FLOW) {
 			/* netperf's interval length: since the previous sample (the first: since start). */
 			double dur = j ? s->t[j] - s->t[j - 1] : s->t[0] - flow_start;
 
 			if (dur <= 0 && s->n > 1)
 				dur = s->t[1] - s->t[0];
-			json_object_object_add(p, "dur", json_object_new_double(dur));
+			ts_json_put(p, "dur", json_object_new_double(dur), &nomem);
 		} else if (seq && j < nseq) {
 			struct json_object *q = json_object_array_get_idx(seq, j);
 
 			if (q)
-				json_object_object_add(
-					p, "seq", json_object_new_int64(json_object_get_int64(q)));
+				ts_json_put(p, "seq",
+					    json_object_new_int64(json_object_get_int64(q)),
+					    &nomem);
 		}
-		json_object_array_add(raw, p);
+		ts_json_append(raw, p, &nomem);
 	}
-	if (def->kind == TS_FLENT_FLOW && s->src &&
-	    add_sockstats(b, ts_rj_str(s->src, "name", def->name), raw)) {
-		json_object_put(raw);
-		return NULL;
-	}
-	return raw;
+	if (!nomem && def->kind == TS_FLENT_FLOW && s->src &&
+	    add_sockstats(b, ts_rj_str(s->src, "name", def->name), raw))
+		nomem = true;
+	return ts_json_built(raw, nomem);
 }
 
 static struct json_object *series_meta(const struct build *b, size_t i)
@@ -462,36 +479,30 @@ static struct json_object *series_meta(const struct build *b, size_t i)
 	const struct ts_flent_series *def = &b->def.s[i];
 	const struct json_object *src = b->s[i].src;
 	struct json_object *m = json_object_new_object();
+	bool nomem = false;
 
-	json_object_object_add(
-		m, "UNITS",
-		json_object_new_string(def->kind == TS_FLENT_PING || def->group == TS_FLENT_G_PING
-					       ? "ms"
-				       : def->kind == TS_FLENT_FAIR ? "Idx"
-								    : "Mbits/s"));
-	json_object_object_add(m, "MEAN_VALUE", num_or_null(b->s[i].mean));
+	ts_json_put_str(m, "UNITS",
+			def->kind == TS_FLENT_PING || def->group == TS_FLENT_G_PING ? "ms"
+			: def->kind == TS_FLENT_FAIR				    ? "Idx"
+										    : "Mbits/s",
+			&nomem);
+	put_num(m, "MEAN_VALUE", b->s[i].mean, &nomem);
 	if (def->group != TS_FLENT_G_NONE)
-		json_object_object_add(m, "COMPUTED_LATE", json_object_new_boolean(0));
+		ts_json_put(m, "COMPUTED_LATE", json_object_new_boolean(0), &nomem);
 	if (src && strcmp(ts_rj_str(src, "name", ""), def->name))
-		json_object_object_add(m, "TASSHAPE_NAME",
-				       json_object_new_string(ts_rj_str(src, "name", "")));
+		ts_json_put_str(m, "TASSHAPE_NAME", ts_rj_str(src, "name", ""), &nomem);
 	if (def->kind == TS_FLENT_FLOW && src) {
-		json_object_object_add(m, "ELAPSED_TIME",
-				       num_or_null(ts_rj_num(src, "seconds", NAN)));
-		json_object_object_add(m, "CONG_CONTROL",
-				       json_object_new_string(ts_rj_str(src, "cca_used", "")));
-		json_object_object_add(m, "MARKING",
-				       json_object_new_string(ts_rj_str(src, "dscp", "BE")));
-		json_object_object_add(m, "TASSHAPE_BYTES",
-				       num_or_null(ts_rj_num(src, "bytes", NAN)));
-		json_object_object_add(m, "TASSHAPE_RETRANSMITS",
-				       num_or_null(ts_rj_num(src, "retransmits", NAN)));
+		put_num(m, "ELAPSED_TIME", ts_rj_num(src, "seconds", NAN), &nomem);
+		ts_json_put_str(m, "CONG_CONTROL", ts_rj_str(src, "cca_used", ""), &nomem);
+		ts_json_put_str(m, "MARKING", ts_rj_str(src, "dscp", "BE"), &nomem);
+		put_num(m, "TASSHAPE_BYTES", ts_rj_num(src, "bytes", NAN), &nomem);
+		put_num(m, "TASSHAPE_RETRANSMITS", ts_rj_num(src, "retransmits", NAN), &nomem);
 	}
-	return m;
+	return ts_json_built(m, nomem);
 }
 
 static void copy_key(struct json_object *to, const char *tokey, const struct json_object *from,
-		     const char *key)
+		     const char *key, bool *nomem)
 {
 	struct json_object *v = NULL;
 
@@ -499,7 +510,9 @@ static void copy_key(struct json_object *to, const char *tokey, const struct jso
 		struct json_object *c = NULL;
 
 		if (json_object_deep_copy(v, &c, NULL) == 0)
-			json_object_object_add(to, tokey, c);
+			ts_json_put(to, tokey, c, nomem);
+		else
+			*nomem = true;
 	}
 }
 
@@ -510,44 +523,44 @@ static struct json_object *own_meta(const struct build *b, const struct ts_flent
 						  "axes", "flags", "fidelity", "cca"};
 	static const char *const manifest_keys[] = {"kernel", "git_revision", "traces", "link"};
 	struct json_object *t = json_object_new_object(), *axes = ts_rj_obj(b->result, "axes");
+	bool nomem = false;
 	size_t i;
 
-	json_object_object_add(
-		t, "tasshape_version",
-		json_object_new_string(ctx && ctx->tool_version ? ctx->tool_version : "unknown"));
+	ts_json_put_str(t, "tasshape_version",
+			ctx && ctx->tool_version ? ctx->tool_version : "unknown", &nomem);
 	for (i = 0; i < sizeof(result_keys) / sizeof(result_keys[0]); i++)
-		copy_key(t, result_keys[i], b->result, result_keys[i]);
+		copy_key(t, result_keys[i], b->result, result_keys[i], &nomem);
 	if (axes)
-		copy_key(t, "link_name", axes, "link");
+		copy_key(t, "link_name", axes, "link", &nomem);
 	for (i = 0; ctx && i < sizeof(manifest_keys) / sizeof(manifest_keys[0]); i++)
-		copy_key(t, manifest_keys[i], ctx->manifest, manifest_keys[i]);
-	json_object_object_add(t, "t0", json_object_new_double(b->t0));
-	json_object_object_add(t, "delay_s",
-			       json_object_new_double(ts_rj_num(b->result, "delay_s", 0)));
-	return t;
+		copy_key(t, manifest_keys[i], ctx->manifest, manifest_keys[i], &nomem);
+	ts_json_put(t, "t0", json_object_new_double(b->t0), &nomem);
+	ts_json_put(t, "delay_s", json_object_new_double(ts_rj_num(b->result, "delay_s", 0)),
+		    &nomem);
+	return ts_json_built(t, nomem);
 }
 
 static struct json_object *test_parameters(const struct build *b, const char *test, unsigned up,
 					   unsigned down)
 {
 	struct json_object *p = json_object_new_object();
+	bool nomem = false;
 	char buf[32];
 
 	if (!strcmp(test, "tcp_nup")) {
 		snprintf(buf, sizeof(buf), "%u", up);
-		json_object_object_add(p, "upload_streams", json_object_new_string(buf));
+		ts_json_put_str(p, "upload_streams", buf, &nomem);
 	} else if (!strcmp(test, "tcp_ndown")) {
 		snprintf(buf, sizeof(buf), "%u", down);
-		json_object_object_add(p, "download_streams", json_object_new_string(buf));
+		ts_json_put_str(p, "download_streams", buf, &nomem);
 	} else if (!strcmp(test, "rtt_fair")) {
 		/* What rtt_fair.conf sets itself, as Flent records it. */
-		json_object_object_add(p, "markings", json_object_new_string("CS0,CS0,CS1,CS1"));
-		json_object_object_add(p, "labels", json_object_new_string("BE1,BE2,BK1,BK2"));
-		json_object_object_add(p, "ping_labels",
-				       json_object_new_string("ICMP1,ICMP2,ICMP3,ICMP4"));
+		ts_json_put_str(p, "markings", "CS0,CS0,CS1,CS1", &nomem);
+		ts_json_put_str(p, "labels", "BE1,BE2,BK1,BK2", &nomem);
+		ts_json_put_str(p, "ping_labels", "ICMP1,ICMP2,ICMP3,ICMP4", &nomem);
 	}
 	(void)b;
-	return p;
+	return ts_json_built(p, nomem);
 }
 
 static struct json_object *metadata(struct build *b, const struct ts_flent_ctx *ctx,
@@ -569,41 +582,40 @@ static struct json_object *metadata(struct build *b, const struct ts_flent_ctx *
 	char buf[160];
 	size_t i;
 	unsigned missing = 0;
+	bool nomem = false;
 
-	json_object_object_add(m, "NAME", json_object_new_string(test));
-	json_object_object_add(m, "HOST", json_object_new_string(hosts[0]));
+	ts_json_put_str(m, "NAME", test, &nomem);
+	ts_json_put_str(m, "HOST", hosts[0], &nomem);
 	for (i = 0; i < nhosts; i++)
-		json_object_array_add(hl, json_object_new_string(hosts[i]));
-	json_object_object_add(m, "HOSTS", hl);
+		ts_json_append(hl, json_object_new_string(hosts[i]), &nomem);
+	ts_json_put(m, "HOSTS", hl, &nomem);
 	iso_time(b->t0, buf, sizeof(buf));
-	json_object_object_add(m, "TIME", json_object_new_string(buf));
+	ts_json_put_str(m, "TIME", buf, &nomem);
 	iso_time(b->data_t0, buf, sizeof(buf));
-	json_object_object_add(m, "T0", json_object_new_string(buf));
-	json_object_object_add(
-		m, "LOCAL_HOST",
-		json_object_new_string(ctx && ctx->local_host ? ctx->local_host : ""));
+	ts_json_put_str(m, "T0", buf, &nomem);
+	ts_json_put_str(m, "LOCAL_HOST", ctx && ctx->local_host ? ctx->local_host : "", &nomem);
 	snprintf(buf, sizeof(buf), "%s rep %d", ts_rj_str(b->result, "id", test),
 		 (int)ts_rj_num(b->result, "rep", 0));
-	json_object_object_add(m, "TITLE", json_object_new_string(buf));
-	json_object_object_add(m, "LENGTH", json_object_new_double(length));
-	json_object_object_add(m, "TOTAL_LENGTH", json_object_new_double(length + 2 * delay));
-	json_object_object_add(m, "STEP_SIZE", json_object_new_double(TS_FLENT_STEP));
-	json_object_object_add(m, "TEST_PARAMETERS", test_parameters(b, test, up, down));
-	json_object_object_add(m, "IP_VERSION", json_object_new_int(4));
+	ts_json_put_str(m, "TITLE", buf, &nomem);
+	ts_json_put(m, "LENGTH", json_object_new_double(length), &nomem);
+	ts_json_put(m, "TOTAL_LENGTH", json_object_new_double(length + 2 * delay), &nomem);
+	ts_json_put(m, "STEP_SIZE", json_object_new_double(TS_FLENT_STEP), &nomem);
+	ts_json_put(m, "TEST_PARAMETERS", test_parameters(b, test, up, down), &nomem);
+	ts_json_put(m, "IP_VERSION", json_object_new_int(4), &nomem);
 	snprintf(buf, sizeof(buf), "%s%s", test, TS_FLENT_FILE_SUFFIX);
-	json_object_object_add(m, "DATA_FILENAME", json_object_new_string(buf));
+	ts_json_put_str(m, "DATA_FILENAME", buf, &nomem);
 	for (i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
-		json_object_object_add(m, nulls[i], NULL);
+		ts_json_put_null(m, nulls[i], &nomem);
 	sm = json_object_new_object();
 	for (i = 0; i < b->def.n; i++) {
-		json_object_object_add(sm, b->def.s[i].name, series_meta(b, i));
+		ts_json_put(sm, b->def.s[i].name, series_meta(b, i), &nomem);
 		if (b->def.s[i].group == TS_FLENT_G_NONE && !b->s[i].n)
 			missing++;
 	}
-	json_object_object_add(m, "SERIES_META", sm);
-	json_object_object_add(m, "FAILED_RUNNERS", json_object_new_int((int)missing));
-	json_object_object_add(m, "TASSHAPE", own_meta(b, ctx));
-	return m;
+	ts_json_put(m, "SERIES_META", sm, &nomem);
+	ts_json_put(m, "FAILED_RUNNERS", json_object_new_int((int)missing), &nomem);
+	ts_json_put(m, "TASSHAPE", own_meta(b, ctx), &nomem);
+	return ts_json_built(m, nomem);
 }
 
 static unsigned count_dir(const struct json_object *result, const char *dir)
@@ -624,33 +636,28 @@ static struct json_object *assemble(struct build *b, const struct ts_flent_ctx *
 {
 	struct json_object *doc = json_object_new_object(), *x = json_object_new_array();
 	struct json_object *res = json_object_new_object(), *raw = json_object_new_object();
+	bool nomem = false;
 	size_t i, k;
 
 	for (k = 0; k < b->nsteps; k++)
-		json_object_array_add(x, json_object_new_double(TS_FLENT_STEP * (double)k));
-	for (i = 0; i < b->def.n; i++) {
-		struct json_object *col = json_object_new_array(), *pts;
+		ts_json_append(x, json_object_new_double(TS_FLENT_STEP * (double)k), &nomem);
+	for (i = 0; i < b->def.n && !nomem; i++) {
+		struct json_object *col = json_object_new_array();
 
 		for (k = 0; k < b->nsteps; k++)
-			json_object_array_add(col, num_or_null(b->s[i].grid[k]));
-		json_object_object_add(res, b->def.s[i].name, col);
-		pts = b->def.s[i].group == TS_FLENT_G_NONE ? raw_points(b, i)
-							   : json_object_new_array();
-		if (!pts) {
-			json_object_put(doc);
-			json_object_put(x);
-			json_object_put(res);
-			json_object_put(raw);
-			return NULL;
-		}
-		json_object_object_add(raw, b->def.s[i].name, pts);
+			append_num(col, b->s[i].grid[k], &nomem);
+		ts_json_put(res, b->def.s[i].name, col, &nomem);
+		ts_json_put(raw, b->def.s[i].name,
+			    b->def.s[i].group == TS_FLENT_G_NONE ? raw_points(b, i)
+								 : json_object_new_array(),
+			    &nomem);
 	}
-	json_object_object_add(doc, "version", json_object_new_int(4));
-	json_object_object_add(doc, "metadata", metadata(b, ctx, test, hosts, nhosts, up, down));
-	json_object_object_add(doc, "x_values", x);
-	json_object_object_add(doc, "results", res);
-	json_object_object_add(doc, "raw_values", raw);
-	return doc;
+	ts_json_put(doc, "version", json_object_new_int(4), &nomem);
+	ts_json_put(doc, "metadata", metadata(b, ctx, test, hosts, nhosts, up, down), &nomem);
+	ts_json_put(doc, "x_values", x, &nomem);
+	ts_json_put(doc, "results", res, &nomem);
+	ts_json_put(doc, "raw_values", raw, &nomem);
+	return ts_json_built(doc, nomem);
 }
 
 int ts_flent_build(const struct json_object *result, const struct ts_flent_ctx *ctx,

@@ -12,6 +12,7 @@
 
 #include "io/copytree.h"
 #include "io/infile.h"
+#include "io/json.h"
 #include "io/outfile.h"
 #include "io/rmtree.h"
 #include "results/done.h"
@@ -19,6 +20,7 @@
 #include "results/merge.h"
 #include "results/result.h"
 #include "results/rjson.h"
+#include "results/rundir.h"
 #include "results/summary.h"
 
 #include <json-c/json.h>
@@ -54,8 +56,8 @@ static int find_done(const struct ts_expdir_run *r, const char *const *dirs, siz
 		struct stat st;
 		int st_done;
 
-		ts_expdir_rundir(dirs[k], r, rundir, sizeof(rundir));
-		if (stat(rundir, &st) != 0)
+		if (ts_rundir_path(rundir, sizeof(rundir), dirs[k], r->id, r->rep) ||
+		    stat(rundir, &st) != 0)
 			continue;
 		why[0] = '\0';
 		st_done = ts_done_check(rundir, why, sizeof(why));
@@ -120,11 +122,12 @@ static int union_skipped(struct ts_expdir *plans, size_t ndirs)
 	if (!plans[0].doc)
 		return 0;
 	if (!all) {
+		bool nomem = false;
+
 		all = json_object_new_array();
-		if (!all || json_object_object_add(plans[0].doc, "skipped", all)) {
-			json_object_put(all);
+		ts_json_put(plans[0].doc, "skipped", all, &nomem);
+		if (nomem)
 			return -ENOMEM;
-		}
 	}
 	for (k = 1; k < ndirs; k++) {
 		struct json_object *sk = ts_rj_arr(plans[k].doc, "skipped", &n);
@@ -204,24 +207,23 @@ static int find_sources(const struct ts_expdir *plans, const char *const *dirs, 
 
 	for (i = 0; i < plans[0].n; i++) {
 		const struct ts_expdir_run *r = &plans[0].runs[i];
-		char partial[PATH_MAX + 600];
+		char partial[PATH_MAX + 600], name[PATH_MAX];
 		int a, b, c = find_done(r, dirs, ndirs, &a, &b, partial, sizeof(partial));
 		const char *cca;
 
 		src[i] = a;
+		ts_rundir_path(name, sizeof(name), NULL, r->id, r->rep);
 		if (c > 1) {
-			fprintf(msg, "overlap: run %u %s/rep-%u is done in %s and in %s\n",
-				r->index, r->id, r->rep, dirs[a], dirs[b]);
+			fprintf(msg, "overlap: run %u %s is done in %s and in %s\n", r->index, name,
+				dirs[a], dirs[b]);
 			overlap++;
 		} else if (c == 0 && (cca = skipped_cca(plans, ndirs, r))) {
 			/* As exp run does: a run of a skipped control is not missing. */
-			fprintf(msg, "skipped: run %u %s/rep-%u (cca=%s was skipped)\n", r->index,
-				r->id, r->rep, cca);
+			fprintf(msg, "skipped: run %u %s (cca=%s was skipped)\n", r->index, name,
+				cca);
 		} else if (c == 0) {
-			fprintf(msg,
-				"missing: run %u %s/rep-%u is done in none of the "
-				"directories%s%s\n",
-				r->index, r->id, r->rep, partial[0] ? "; " : "", partial);
+			fprintf(msg, "missing: run %u %s is done in none of the directories%s%s\n",
+				r->index, name, partial[0] ? "; " : "", partial);
 			missing++;
 		}
 	}
@@ -287,8 +289,11 @@ static int copy_run(const char *stage, const char *dir, const struct ts_expdir_r
 	char from[PATH_MAX], to[PATH_MAX], parent[PATH_MAX], why[512];
 	int ret;
 
-	ts_expdir_rundir(dir, r, from, sizeof(from));
-	ts_expdir_rundir(stage, r, to, sizeof(to));
+	if (ts_rundir_path(from, sizeof(from), dir, r->id, r->rep) ||
+	    ts_rundir_path(to, sizeof(to), stage, r->id, r->rep)) {
+		snprintf(err, errlen, "%.300s: path too long", from);
+		return -ENAMETOOLONG;
+	}
 	ret = join(parent, sizeof(parent), stage, r->id, err, errlen);
 	if (ret)
 		return ret;

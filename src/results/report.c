@@ -14,6 +14,7 @@
 #include "results/report.h"
 #include "results/result.h"
 #include "results/rjson.h"
+#include "results/rundir.h"
 #include "results/stats.h"
 #include "results/summary.h"
 
@@ -314,7 +315,7 @@ static int config_runs(struct ts_rep_config *c, const char *dir, char *err, size
 	int ret;
 
 	snprintf(cdir, sizeof(cdir), "%s/%s", dir, c->id);
-	ret = ts_dirlist(cdir, "rep-", &reps, &nreps);
+	ret = ts_dirlist(cdir, TS_RUNDIR_PREFIX, &reps, &nreps);
 	if (ret == -ENOENT)
 		ret = 0; /* a configuration with no run yet */
 	for (k = 0; k < nreps && !ret; k++) {

@@ -415,27 +415,28 @@ int ts_exp_result_write_unrun(const struct ts_exp_run *run, const char *path, co
 {
 	json_object *o = json_object_new_object(), *axes = json_object_new_object();
 	json_object *flags = json_object_new_array();
+	bool nomem = false;
 	struct ts_err err;
 	size_t i;
 	int ret;
 
 	for (i = 0; i < run->naxes; i++)
-		json_object_object_add(axes, run->axes[i].axis,
-				       json_object_new_string(run->axes[i].value));
-	json_object_array_add(flags, json_object_new_string("not_run"));
-	json_object_object_add(o, "version", json_object_new_int(1));
-	json_object_object_add(o, "id", json_object_new_string(run->config_id));
-	json_object_object_add(o, "rep", json_object_new_int((int)run->rep));
-	json_object_object_add(o, "index", json_object_new_int((int)run->index));
-	json_object_object_add(o, "seed", json_object_new_uint64(run->seed));
-	json_object_object_add(o, "axes", axes);
-	json_object_object_add(o, "test", json_object_new_string(run->test));
-	json_object_object_add(o, "ok", json_object_new_boolean(0));
-	json_object_object_add(o, "error", json_object_new_string(error));
-	json_object_object_add(o, "flags", flags);
-	json_object_object_add(o, "flows", json_object_new_array());
-	json_object_object_add(o, "latency", json_object_new_array());
-	ret = ts_json_write_file(path, o, JSON_C_TO_STRING_PRETTY, &err);
+		ts_json_put(axes, run->axes[i].axis, json_object_new_string(run->axes[i].value),
+			    &nomem);
+	ts_json_append(flags, json_object_new_string("not_run"), &nomem);
+	ts_json_put(o, "version", json_object_new_int(1), &nomem);
+	ts_json_put(o, "id", json_object_new_string(run->config_id), &nomem);
+	ts_json_put(o, "rep", json_object_new_int((int)run->rep), &nomem);
+	ts_json_put(o, "index", json_object_new_int((int)run->index), &nomem);
+	ts_json_put(o, "seed", json_object_new_uint64(run->seed), &nomem);
+	ts_json_put(o, "axes", axes, &nomem);
+	ts_json_put(o, "test", json_object_new_string(run->test), &nomem);
+	ts_json_put(o, "ok", json_object_new_boolean(0), &nomem);
+	ts_json_put(o, "error", json_object_new_string(error), &nomem);
+	ts_json_put(o, "flags", flags, &nomem);
+	ts_json_put(o, "flows", json_object_new_array(), &nomem);
+	ts_json_put(o, "latency", json_object_new_array(), &nomem);
+	ret = nomem ? -ENOMEM : ts_json_write_file(path, o, JSON_C_TO_STRING_PRETTY, &err);
 	json_object_put(o);
 	return ret;
 }

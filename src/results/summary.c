@@ -11,6 +11,7 @@
 
 #include "results/dirlist.h"
 #include "results/rjson.h"
+#include "results/rundir.h"
 #include "results/stats.h"
 #include "results/summary.h"
 
@@ -487,7 +488,7 @@ int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err
 	}
 	for (i = 0; i < nids && !ret; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, ids[i]);
-		if (ts_dirlist(path, "rep-", &reps, &nreps) < 0)
+		if (ts_dirlist(path, TS_RUNDIR_PREFIX, &reps, &nreps) < 0)
 			continue; /* a file, not a configuration */
 		for (j = 0; j < nreps && !ret; j++) {
 			struct ts_exp_result *nr;

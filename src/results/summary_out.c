@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "results/summary.h"
+#include "io/json.h"
 #include "io/md.h"
 #include "io/outfile.h"
 
@@ -15,98 +16,133 @@ static json_object *jnum(double x)
 {
 	char buf[64];
 
-	if (!isfinite(x))
-		return NULL;
 	snprintf(buf, sizeof(buf), "%.10g", x);
 	return json_object_new_double_s(x, buf);
 }
 
-static json_object *jmstat(const struct ts_exp_mstat *m)
+/* @x under @key, null when it is not finite (no such metric). */
+static void put_num(json_object *o, const char *key, double x, bool *nomem)
+{
+	if (isfinite(x))
+		ts_json_put(o, key, jnum(x), nomem);
+	else
+		ts_json_put_null(o, key, nomem);
+}
+
+/* @x appended to @a, null when it is not finite. */
+static void append_num(json_object *a, double x, bool *nomem)
+{
+	if (isfinite(x))
+		ts_json_append(a, jnum(x), nomem);
+	else
+		ts_json_append_null(a, nomem);
+}
+
+/* @m under @key, null when no run measured it. */
+static void put_mstat(json_object *to, const char *key, const struct ts_exp_mstat *m, bool *nomem)
 {
 	json_object *o, *ci;
 
-	if (!m->n)
-		return NULL;
+	if (!m->n) {
+		ts_json_put_null(to, key, nomem);
+		return;
+	}
 	o = json_object_new_object();
-	json_object_object_add(o, "mean", jnum(m->mean));
+	put_num(o, "mean", m->mean, nomem);
 	if (m->n >= 2) {
 		ci = json_object_new_array();
-		json_object_array_add(ci, jnum(m->lo));
-		json_object_array_add(ci, jnum(m->hi));
+		append_num(ci, m->lo, nomem);
+		append_num(ci, m->hi, nomem);
+		ts_json_put(o, "ci95", ci, nomem);
 	} else {
-		ci = NULL; /* one repetition has no interval */
+		ts_json_put_null(o, "ci95", nomem); /* one repetition has no interval */
 	}
-	json_object_object_add(o, "ci95", ci);
-	json_object_object_add(o, "min", jnum(m->min));
-	json_object_object_add(o, "max", jnum(m->max));
-	json_object_object_add(o, "n", json_object_new_int64((int64_t)m->n));
-	return o;
+	put_num(o, "min", m->min, nomem);
+	put_num(o, "max", m->max, nomem);
+	ts_json_put(o, "n", json_object_new_int64((int64_t)m->n), nomem);
+	ts_json_put(to, key, o, nomem);
 }
 
-static json_object *jlstat(const struct ts_exp_lstat *l)
+/* @l under @key, null when no run measured it. */
+static void put_lstat(json_object *to, const char *key, const struct ts_exp_lstat *l, bool *nomem)
 {
 	json_object *o;
 
-	if (!l->n)
-		return NULL;
+	if (!l->n) {
+		ts_json_put_null(to, key, nomem);
+		return;
+	}
 	o = json_object_new_object();
-	json_object_object_add(o, "p50", jnum(l->p50));
-	json_object_object_add(o, "p95", jnum(l->p95));
-	json_object_object_add(o, "p99", jnum(l->p99));
-	json_object_object_add(o, "mean", jnum(l->mean));
-	json_object_object_add(o, "samples", json_object_new_int64((int64_t)l->n));
-	return o;
+	put_num(o, "p50", l->p50, nomem);
+	put_num(o, "p95", l->p95, nomem);
+	put_num(o, "p99", l->p99, nomem);
+	put_num(o, "mean", l->mean, nomem);
+	ts_json_put(o, "samples", json_object_new_int64((int64_t)l->n), nomem);
+	ts_json_put(to, key, o, nomem);
 }
 
+/* The flags as a JSON array; NULL: out of memory. */
 static json_object *jflags(char *const *flags, size_t n)
 {
 	json_object *a = json_object_new_array();
+	bool nomem = false;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_string(flags[i]));
-	return a;
+		ts_json_append(a, json_object_new_string(flags[i]), &nomem);
+	return ts_json_built(a, nomem);
 }
 
+/* The axes as a JSON object, by name; NULL: out of memory. */
 static json_object *jaxes(const struct ts_exp_axis_val *axes, size_t n)
 {
 	json_object *o = json_object_new_object();
+	bool nomem = false;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		json_object_object_add(o, axes[i].axis, json_object_new_string(axes[i].value));
-	return o;
+		ts_json_put(o, axes[i].axis, json_object_new_string(axes[i].value), &nomem);
+	return ts_json_built(o, nomem);
 }
 
+/* A configuration's metrics (null where none of its runs measured one); NULL: out of memory. */
+static json_object *metrics_json(const struct ts_exp_sum_config *c)
+{
+	json_object *m = json_object_new_object(), *j = json_object_new_object();
+	bool nomem = false;
+
+	put_mstat(m, "throughput_up_mbps", &c->thr_up, &nomem);
+	put_mstat(m, "throughput_down_mbps", &c->thr_down, &nomem);
+	put_lstat(m, "ping_icmp_ms", &c->icmp, &nomem);
+	put_lstat(m, "ping_udp_ms", &c->udp, &nomem);
+	put_num(m, "retransmits", c->retransmits.n ? c->retransmits.mean : NAN, &nomem);
+	put_num(j, "up", c->jain_up.n ? c->jain_up.mean : NAN, &nomem);
+	put_num(j, "down", c->jain_down.n ? c->jain_down.mean : NAN, &nomem);
+	ts_json_put(m, "jain_fairness", j, &nomem);
+	return ts_json_built(m, nomem);
+}
+
+/* One configuration of summary.json; NULL: out of memory. */
 static json_object *config_json(const struct ts_exp_sum_config *c)
 {
-	json_object *o = json_object_new_object(), *m = json_object_new_object(), *j;
+	json_object *o = json_object_new_object();
+	bool nomem = false;
 	size_t i;
 
-	json_object_object_add(o, "id", json_object_new_string(c->id));
-	json_object_object_add(o, "axes", jaxes(c->axes, c->naxes));
+	ts_json_put(o, "id", json_object_new_string(c->id), &nomem);
+	ts_json_put(o, "axes", jaxes(c->axes, c->naxes), &nomem);
 	/* The axis values by name at the top too, as Flent's metadata has them. */
 	for (i = 0; i < c->naxes; i++)
 		if (strcmp(c->axes[i].axis, "id") && strcmp(c->axes[i].axis, "n"))
-			json_object_object_add(o, c->axes[i].axis,
-					       json_object_new_string(c->axes[i].value));
-	json_object_object_add(o, "n", json_object_new_int((int)c->n));
-	json_object_object_add(o, "failed", json_object_new_int((int)c->failed));
-	json_object_object_add(o, "fell_behind", json_object_new_int((int)c->fell_behind));
-	json_object_object_add(o, "skipped", json_object_new_boolean(c->skipped));
-	json_object_object_add(m, "throughput_up_mbps", jmstat(&c->thr_up));
-	json_object_object_add(m, "throughput_down_mbps", jmstat(&c->thr_down));
-	json_object_object_add(m, "ping_icmp_ms", jlstat(&c->icmp));
-	json_object_object_add(m, "ping_udp_ms", jlstat(&c->udp));
-	json_object_object_add(m, "retransmits",
-			       c->retransmits.n ? jnum(c->retransmits.mean) : NULL);
-	j = json_object_new_object();
-	json_object_object_add(j, "up", c->jain_up.n ? jnum(c->jain_up.mean) : NULL);
-	json_object_object_add(j, "down", c->jain_down.n ? jnum(c->jain_down.mean) : NULL);
-	json_object_object_add(m, "jain_fairness", j);
-	json_object_object_add(o, "metrics", m);
-	json_object_object_add(o, "flags", jflags(c->flags, c->nflags));
-	return o;
+			ts_json_put(o, c->axes[i].axis, json_object_new_string(c->axes[i].value),
+				    &nomem);
+	ts_json_put(o, "n", json_object_new_int((int)c->n), &nomem);
+	ts_json_put(o, "failed", json_object_new_int((int)c->failed), &nomem);
+	ts_json_put(o, "fell_behind", json_object_new_int((int)c->fell_behind), &nomem);
+	ts_json_put(o, "skipped", json_object_new_boolean(c->skipped), &nomem);
+	ts_json_put(o, "metrics", metrics_json(c), &nomem);
+	ts_json_put(o, "flags", jflags(c->flags, c->nflags), &nomem);
+	return ts_json_built(o, nomem);
 }
 
 static int put_json(json_object *root, FILE *f)
@@ -120,19 +156,21 @@ static int put_json(json_object *root, FILE *f)
 	return ret;
 }
 
+/* The skipped congestion controls and why; NULL: out of memory. */
 static json_object *skipped_json(const struct ts_exp_summary *s)
 {
 	json_object *a = json_object_new_array();
+	bool nomem = false;
 	size_t i;
 
 	for (i = 0; s && i < s->nskipped; i++) {
 		json_object *k = json_object_new_object();
 
-		json_object_object_add(k, "cca", json_object_new_string(s->skipped[i].cca));
-		json_object_object_add(k, "why", json_object_new_string(s->skipped[i].why));
-		json_object_array_add(a, k);
+		ts_json_put(k, "cca", json_object_new_string(s->skipped[i].cca), &nomem);
+		ts_json_put(k, "why", json_object_new_string(s->skipped[i].why), &nomem);
+		ts_json_append(a, k, &nomem);
 	}
-	return a;
+	return ts_json_built(a, nomem);
 }
 
 /* A configuration's flag and the order in which the union meets it. */
@@ -166,6 +204,7 @@ static json_object *flags_union(const struct ts_exp_summary *s)
 	json_object *a = json_object_new_array();
 	struct flag_ref *v;
 	size_t i, j, n = 0, kept = 0;
+	bool nomem = false;
 
 	for (i = 0; i < s->nconfigs; i++)
 		n += s->configs[i].nflags;
@@ -184,39 +223,39 @@ static json_object *flags_union(const struct ts_exp_summary *s)
 			v[kept++] = v[i];
 	qsort(v, kept, sizeof(*v), by_order);
 	for (i = 0; i < kept; i++)
-		json_object_array_add(a, json_object_new_string(v[i].flag));
+		ts_json_append(a, json_object_new_string(v[i].flag), &nomem);
 	free(v);
-	return a;
+	return ts_json_built(a, nomem);
 }
 
 int ts_exp_summary_write_json(const struct ts_exp_summary *s, FILE *f)
 {
 	json_object *root = json_object_new_object(), *configs = json_object_new_array();
 	json_object *flags = flags_union(s);
+	bool nomem = false;
 	size_t i;
 
-	json_object_object_add(root, "version", json_object_new_int(1));
-	json_object_object_add(root, "name", json_object_new_string(s->name));
-	json_object_object_add(root, "runs", json_object_new_int((int)s->runs));
-	json_object_object_add(root, "failed", json_object_new_int((int)s->failed));
-	json_object_object_add(root, "fell_behind", json_object_new_int((int)s->fell_behind));
-	json_object_object_add(root, "skipped", skipped_json(s));
-	if (!flags) {
-		json_object_put(root);
-		json_object_put(configs);
-		return -ENOMEM;
-	}
+	ts_json_put(root, "version", json_object_new_int(1), &nomem);
+	ts_json_put(root, "name", json_object_new_string(s->name), &nomem);
+	ts_json_put(root, "runs", json_object_new_int((int)s->runs), &nomem);
+	ts_json_put(root, "failed", json_object_new_int((int)s->failed), &nomem);
+	ts_json_put(root, "fell_behind", json_object_new_int((int)s->fell_behind), &nomem);
+	ts_json_put(root, "skipped", skipped_json(s), &nomem);
 	/* The union of every configuration's flags, then one per skipped congestion control. */
 	for (i = 0; i < s->nskipped; i++) {
 		char buf[256];
 
 		snprintf(buf, sizeof(buf), "cca_skipped:%s", s->skipped[i].cca);
-		json_object_array_add(flags, json_object_new_string(buf));
+		ts_json_append(flags, json_object_new_string(buf), &nomem);
 	}
-	json_object_object_add(root, "flags", flags);
+	ts_json_put(root, "flags", flags, &nomem);
 	for (i = 0; i < s->nconfigs; i++)
-		json_object_array_add(configs, config_json(&s->configs[i]));
-	json_object_object_add(root, "configs", configs);
+		ts_json_append(configs, config_json(&s->configs[i]), &nomem);
+	ts_json_put(root, "configs", configs, &nomem);
+	if (nomem) {
+		json_object_put(root);
+		return -ENOMEM;
+	}
 	return put_json(root, f);
 }
 

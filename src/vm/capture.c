@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Process and file helpers of the VM runner (see capture.h). */
+/* A program's output captured for the VM runner (see capture.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -43,23 +43,4 @@ int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stde
 	}
 	ts_proc_release(&p);
 	return ret;
-}
-
-int ts_vm_mkdir_p(const char *path, unsigned mode)
-{
-	char p[4096];
-	size_t i, n = strlen(path);
-
-	if (n >= sizeof(p))
-		return -ENAMETOOLONG;
-	memcpy(p, path, n + 1);
-	for (i = 1; i <= n; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		p[i] = '\0';
-		if (mkdir(p, mode) < 0 && errno != EEXIST)
-			return -errno;
-		p[i] = i < n ? '/' : '\0';
-	}
-	return 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Small process and file helpers of the VM runner (host side). */
+/* A program's output captured, for the VM runner (host side). */
 #ifndef TS_VM_CAPTURE_H
 #define TS_VM_CAPTURE_H
 
@@ -22,8 +22,5 @@ struct ts_vm_user;
  */
 int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stderr,
 		  const struct ts_vm_user *as, char **out, size_t *len, struct ts_err *err);
-
-/* mkdir -p; returns 0 or a negative errno. */
-int ts_vm_mkdir_p(const char *path, unsigned mode);
 
 #endif

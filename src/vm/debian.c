@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/outfile.h"
 #include "io/rmtree.h"
 #include "vm/apt.h"
 #include "vm/capture.h"
@@ -40,10 +41,11 @@ static int cache_dir(char *buf, size_t len, struct ts_err *err)
 		ts_err_set(err, "no cache directory: set TASSHAPE_CACHE or HOME");
 		return -ENOENT;
 	}
-	ret = ts_vm_mkdir_p(buf, 0755);
-	if (ret < 0)
-		ts_err_set(err, "%s: %s", buf, strerror(-ret));
-	return ret;
+	/* Root's cache serves every user: what is made here stays root's. */
+	ret = ts_out_mkdir_keep(buf, err);
+	if (ret >= 0)
+		close(ret);
+	return ret < 0 ? ret : 0;
 }
 
 /*

@@ -34,7 +34,6 @@
 #include "io/copytree.h"
 #include "io/proc.h"
 #include "io/which.h"
-#include "vm/capture.h"
 #include "vm/guestargs.h"
 #include "vm/vm.h"
 
@@ -208,6 +207,32 @@ static void lo_up(void)
 	close(s);
 }
 
+/*
+ * mkdir -p by path, not io/outfile.h's ts_out_mkdir: this is PID 1 of the
+ * VM, before anything else runs in it, in its private overlay, so no other
+ * user can plant a link; and it must follow the image's own links (merged
+ * /usr: /lib -> usr/lib) and accept the user's directories (cwd, --out),
+ * which are not root's, the only user the guest knows. 0 or -errno.
+ */
+static int mkdir_p(const char *path, unsigned mode)
+{
+	char p[4096];
+	size_t i, n = strlen(path);
+
+	if (n >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return -errno;
+		p[i] = i < n ? '/' : '\0';
+	}
+	return 0;
+}
+
 static void read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
@@ -295,18 +320,18 @@ static void setup_root(const struct ts_vm_guest_conf *g, const char *release)
 	/* Before the guest's own /tmp and /run cover a modules directory the host has there. */
 	if (g->modules[0]) {
 		snprintf(p, sizeof(p), "/lib/modules/%s", release);
-		if (ts_vm_mkdir_p(p, 0755) < 0)
+		if (mkdir_p(p, 0755) < 0)
 			die("mkdir %s: %s", p, strerror(errno));
 		must_mount(g->modules, p, NULL, MS_BIND, NULL);
 	}
 	must_mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
 	must_mount("tmpfs", "/run", "tmpfs", 0, "mode=0755");
 	/* The writable shares last, so that they cover what the overlay shows at their paths. */
-	if (ts_vm_mkdir_p(g->cwd, 0755) < 0)
+	if (mkdir_p(g->cwd, 0755) < 0)
 		die("mkdir %s: %s", g->cwd, strerror(errno));
 	must_mount(TS_VM_TAG_CWD, g->cwd, "9p", 0, TS_VM_9P_OPTS);
 	if (g->out[0]) {
-		if (ts_vm_mkdir_p(g->out, 0755) < 0)
+		if (mkdir_p(g->out, 0755) < 0)
 			die("mkdir %s: %s", g->out, strerror(errno));
 		must_mount(TS_VM_TAG_OUT, g->out, "9p", 0, TS_VM_9P_OPTS);
 	}
@@ -319,6 +344,7 @@ static void setup_root(const struct ts_vm_guest_conf *g, const char *release)
 static pid_t start_cmd_on(const struct ts_vm_guest_conf *g, char **argv, char **envp, int out,
 			  int err)
 {
+	/* Not io/proc.h: CMD is found in its own environment's $PATH, and a miss is its exit 127. */
 	pid_t pid = fork();
 
 	if (pid < 0)
@@ -510,7 +536,7 @@ static __attribute__((noreturn)) void sealed_main(void)
 	lo_up();
 	for (i = 0; i < g.nmodprobe; i++)
 		modprobe(g.modprobe[i]);
-	if (g.out[0] && ts_vm_mkdir_p(g.out, 0755) < 0)
+	if (g.out[0] && mkdir_p(g.out, 0755) < 0)
 		die("mkdir %s: %s", g.out, strerror(errno));
 	snprintf(status, sizeof(status), "clocksource=%s\nrelease=%s\nboot=%.3f\nsealed=1\n", cs,
 		 u.release, uptime_s());

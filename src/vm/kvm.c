@@ -179,6 +179,7 @@ int ts_vm_kvm_probe(const struct ts_vm_user *u, struct ts_err *why)
 		ts_err_set(why, "pipe: %s", strerror(errno));
 		return ret;
 	}
+	/* Not io/proc.h: the child runs this process's code (KVM ioctls) as the user, no program. */
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;

@@ -7,9 +7,12 @@
  * link). Expected numbers are the files' own, read by eye.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "exec/exec_parse.h"
 #include "exec/exec_result.h"
@@ -300,6 +303,49 @@ static void test_sockstats_refused_rows(void)
 	json_object_put(s.series);
 }
 
+/*
+ * A run directory's files are read whole only when they are regular files
+ * reached without a link: the run's programs wrote those names, and a
+ * link or FIFO there must not make tasshape read another file or block.
+ */
+static void test_slurp_refuses(void)
+{
+	char dir[] = "/tmp/tsu-slurp.XXXXXX", path[64];
+	char *t;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("{\"end\": {}}\n", f);
+	fclose(f);
+	t = ts_exp_slurp(dir, "out.json");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_STRING_EQUAL(t, "{\"end\": {}}\n");
+	free(t);
+	snprintf(path, sizeof(path), "%s/link.json", dir);
+	TSU_EQ(symlink("out.json", path), 0);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ts_exp_slurp(dir, "link.json"));
+	TSU_EQ(errno, ELOOP);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	TSU_EQ(mkfifo(path, 0600), 0);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ts_exp_slurp(dir, "fifo"));
+	TSU_EQ(errno, EINVAL);
+	unlink(path);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ts_exp_slurp(dir, "../etc/passwd"));
+	TSU_EQ(errno, EXDEV);
+	CU_ASSERT_PTR_NULL(ts_exp_slurp(dir, "absent"));
+	TSU_EQ(errno, ENOENT);
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	unlink(path);
+	TSU_EQ(rmdir(dir), 0);
+}
+
 static const struct tsu_test tests[] = {
 	{"iperf3 upload", test_iperf3_upload},
 	{"iperf3 download (-R)", test_iperf3_download},
@@ -309,6 +355,7 @@ static const struct tsu_test tests[] = {
 	{"summary and fidelity", test_summary_and_fidelity},
 	{"socket statistics", test_sockstats},
 	{"socket statistics: refused rows", test_sockstats_refused_rows},
+	{"run files: links, FIFOs, escapes refused", test_slurp_refuses},
 };
 
 TSU_MAIN("exec_parse", tests)

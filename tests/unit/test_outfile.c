@@ -315,6 +315,47 @@ static void test_mkdir_lock(void)
 	TSU_EQ(ts_out_mkdir("", &err), -EINVAL);
 }
 
+/*
+ * ts_out_mkdir_keep makes what ts_out_mkdir makes, but keeps it this
+ * process's: as root for a sudo user, ts_out_mkdir hands the new
+ * directories to that user and ts_out_mkdir_keep does not.
+ */
+static void test_mkdir_keep(void)
+{
+	struct ts_err err;
+	struct stat st;
+	int fd;
+
+	fd = ts_out_mkdir_keep(at("k/a/b"), &err);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	TSU_EQ(stat(at("k/a/b"), &st), 0);
+	CU_ASSERT(S_ISDIR(st.st_mode));
+	TSU_EQ(st.st_mode & 0777, 0755);
+	put(at("kfile"), "x\n");
+	TSU_EQ(ts_out_mkdir_keep(at("kfile"), &err), -ENOTDIR);
+	if (geteuid() != 0)
+		return; /* no one to hand a directory to */
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+	fd = ts_out_mkdir(at("h/c"), &err);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	fd = ts_out_mkdir_keep(at("r/c"), &err);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	TSU_EQ(stat(at("h/c"), &st), 0);
+	TSU_EQ(st.st_uid, 65534);
+	TSU_EQ(stat(at("h"), &st), 0);
+	TSU_EQ(st.st_uid, 65534);
+	TSU_EQ(stat(at("r/c"), &st), 0);
+	TSU_EQ(st.st_uid, 0);
+	TSU_EQ(stat(at("r"), &st), 0);
+	TSU_EQ(st.st_uid, 0);
+}
+
 static void test_dir_private(void)
 {
 	struct ts_err err;
@@ -365,6 +406,7 @@ static const struct tsu_test tests[] = {
 	{"the user's own links in the parent path; a loop", test_parent_links},
 	{"whole-or-nothing outputs", test_atomic},
 	{"directories and their lock", test_mkdir_lock},
+	{"directories kept this process's", test_mkdir_keep},
 	{"a directory others may write is not private", test_dir_private},
 };
 

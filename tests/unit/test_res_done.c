@@ -18,6 +18,7 @@
 #include "results/done.h"
 #include "results/expdir.h"
 #include "results/merge.h"
+#include "results/rundir.h"
 #include "tsu.h"
 
 static char root[PATH_MAX];
@@ -297,7 +298,7 @@ static void shard_dir(const char *dir, unsigned i)
 	for (k = i - 1; k < p.n; k += 2) {
 		char cmd[PATH_MAX + 16], text[160];
 
-		ts_expdir_rundir(dir, &p.runs[k], run, sizeof(run));
+		TSU_EQ(ts_rundir_path(run, sizeof(run), dir, p.runs[k].id, p.runs[k].rep), 0);
 		snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", run);
 		CU_ASSERT_EQUAL(system(cmd), 0);
 		/* A result.json merge reads as the summary does (it summarises what it merged). */
@@ -402,7 +403,7 @@ static void test_merge(void)
 	TSU_EQ(m.n, 4);
 	TSU_EQ(m.shard.i, 1);
 	TSU_EQ(m.shard.n, 1);
-	ts_expdir_rundir(out, &m.runs[3], run, sizeof(run));
+	TSU_EQ(ts_rundir_path(run, sizeof(run), out, m.runs[3].id, m.runs[3].rep), 0);
 	TSU_EQ(ts_done_check(run, err, sizeof(err)), TS_DONE_OK);
 	ts_expdir_free(&m);
 	/* Never into a non-empty directory. */
