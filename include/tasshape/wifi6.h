@@ -140,7 +140,8 @@ void ts_wifi6_conf_init(struct ts_wifi6_conf *c);
  * defaults in @c: phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes,
  * ppdu_max, aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err,
  * stations, backoff, bar, lone_ack, eifs, ba_timeout, beacon, beacon_bytes,
- * pacing_shift. Unknown keys and out-of-range values are -EINVAL
+ * pacing_shift, real, airtime_flags, airtime_weight, aql, aql_txq_limit,
+ * aql_threshold. Unknown keys and out-of-range values are -EINVAL
  * (or -ERANGE) with @err naming the key. The spec's name is not checked.
  */
 int ts_wifi6_conf_parse(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err);

@@ -16,7 +16,7 @@
 #     with 1448 bytes of TCP payload; every A-MPDU of the senders not lost
 #     in a collision carries 22 x 1448 x 8 bits of goodput, over the time
 #     the medium was busy plus AIFS and a mean backoff before each access.
-#     Uploads measured 97-99% of it (2026-12-03): the stations' sockets keep
+#     Uploads measured 96.5-98% of it (2026-12-03): the stations' sockets keep
 #     the kernel's TSQ budget for the part a paced control would need, and
 #     some A-MPDUs go out short of 22 (mean N 21.3); downloads, whose queue
 #     is the access point's, reach it within 1%. And the medium was busy at
