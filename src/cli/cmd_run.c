@@ -178,10 +178,11 @@ static void stop_stations(struct ts_shaper *sh)
 /*
  * With real Wi-Fi stations (wifi6 real=N), CMD runs once in each station's
  * namespace, told which by TASSHAPE_STATION: stations 1 .. N-1 here, the
- * caller starts station 0 (CMD's own namespace). Returns 0, or -1 with
- * what was started killed and reaped and the error printed.
+ * caller starts station 0 (CMD's own namespace); an interactive shell
+ * cannot be run N times. Returns 0, or -1 with what was started killed
+ * and reaped and the error printed.
  */
-static int spawn_stations(struct ts_session *s, struct ts_child_conf *cc)
+static int spawn_stations(struct ts_session *s, struct ts_child_conf *cc, bool interactive)
 {
 	unsigned int k, n = ts_session_stations(s->link);
 	struct ts_err err = {{0}};
@@ -189,6 +190,11 @@ static int spawn_stations(struct ts_session *s, struct ts_child_conf *cc)
 
 	if (n <= 1)
 		return 0;
+	if (interactive) {
+		ts_cli_error("--mac wifi6:...,real=N runs CMD once per station: give a CMD "
+			     "(TASSHAPE_STATION tells each which station it is)");
+		return -1;
+	}
 	cc->has_station = true;
 	for (k = 1; k < n; k++) {
 		cc->netns_fd = s->topo.sta[k - 1].ns.fd;
@@ -252,13 +258,7 @@ int cmd_run(int argc, char **argv)
 	cc.prompt = prompt;
 	cc.set_umask = true;
 	cc.umask = ts_invoker_umask(); /* the caller's, before main tightened it */
-	if (ts_session_stations(&a.link) > 1 && a.common.interactive) {
-		ts_cli_error("--mac wifi6:...,real=N runs CMD once per station: give a CMD "
-			     "(TASSHAPE_STATION tells each which station it is)");
-		ts_session_close(&s, NULL);
-		goto out;
-	}
-	if (spawn_stations(&s, &cc) < 0) {
+	if (spawn_stations(&s, &cc, a.common.interactive) < 0) {
 		code = 127;
 		ts_session_close(&s, NULL);
 		goto out;

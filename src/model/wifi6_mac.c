@@ -142,6 +142,27 @@ struct ts_wifi6 {
 	void *obs_ctx;
 };
 
+/*
+ * The contenders' CW and AIFS; the sides' direction and station. A real
+ * station's uplink contender always sends from its own side.
+ */
+static void init_contenders(struct ts_wifi6 *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->ncont; i++) {
+		m->ct[i].cw = m->conf.cwmin;
+		m->ct[i].aifs = m->aifs;
+		m->ct[i].sd = -1;
+	}
+	for (i = 0; i < m->conf.real; i++)
+		m->ct[i ? m->first_real + i - 1 : TS_WIFI6_UP].sd = (int)i;
+	for (i = 0; i < 2 * m->conf.real; i++) {
+		m->sd[i].dir = i < m->conf.real ? TS_WIFI6_UP : TS_WIFI6_DOWN;
+		m->sd[i].k = i % m->conf.real;
+	}
+}
+
 int ts_wifi6_create(struct ts_wifi6 **out, const struct ts_wifi6_conf *conf, uint64_t seed,
 		    struct ts_err *err)
 {
@@ -163,10 +184,6 @@ int ts_wifi6_create(struct ts_wifi6 **out, const struct ts_wifi6_conf *conf, uin
 	m->sd = calloc(2 * m->conf.real, sizeof(*m->sd));
 	if (!m->ct || !m->sd)
 		goto nomem;
-	for (i = 0; i < 2 * m->conf.real; i++) {
-		m->sd[i].dir = i < m->conf.real ? TS_WIFI6_UP : TS_WIFI6_DOWN;
-		m->sd[i].k = i % m->conf.real;
-	}
 	if (conf->phy_trace[0]) {
 		ret = ts_wifi6_phy_trace_load(conf->phy_trace, &m->phy_trace, err);
 		if (ret < 0)
@@ -193,14 +210,7 @@ int ts_wifi6_create(struct ts_wifi6 **out, const struct ts_wifi6_conf *conf, uin
 	m->mstats.real = m->conf.real;
 	ts_airtime_init(&m->air, m->conf.real, &conf->airtime);
 	ts_rng_seed(&m->rng, seed);
-	for (i = 0; i < m->ncont; i++) {
-		m->ct[i].cw = conf->cwmin;
-		m->ct[i].aifs = m->aifs;
-		m->ct[i].sd = -1;
-	}
-	/* A real station's uplink contender always sends from its own side. */
-	for (i = 0; i < m->conf.real; i++)
-		m->ct[i ? m->first_real + i - 1 : TS_WIFI6_UP].sd = (int)i;
+	init_contenders(m);
 	if (m->beacon_i < m->ncont) {
 		/* PIFS and no backoff, as access points queue beacons (ath9k beacon.c, ns-3). */
 		m->ct[m->beacon_i].cw = 0;

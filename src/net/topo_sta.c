@@ -37,6 +37,7 @@ static int sta_addresses(struct ts_topo *t, struct ts_rtnl *outer, unsigned int 
 			 struct ts_err *err)
 {
 	struct ts_topo_sta *s = &t->sta[k - 1];
+	char a4[INET_ADDRSTRLEN], a6[INET6_ADDRSTRLEN];
 	struct in6_addr net6;
 	struct in_addr a;
 	int ret;
@@ -50,10 +51,10 @@ static int sta_addresses(struct ts_topo *t, struct ts_rtnl *outer, unsigned int 
 	ts_topo_v6_from_v4(&s->v6_net, a);
 	ts_topo_set_host6(&s->v6_l, &s->v6_net, 1);
 	ts_topo_set_host6(&s->v6_s, &s->v6_net, 2);
-	inet_ntop(AF_INET, &s->v4_net, s->v4_block, sizeof(s->v4_block));
-	strcat(s->v4_block, "/29");
-	inet_ntop(AF_INET6, &net6, s->v6_block, sizeof(s->v6_block));
-	strcat(s->v6_block, "/61");
+	inet_ntop(AF_INET, &s->v4_net, a4, sizeof(a4));
+	inet_ntop(AF_INET6, &net6, a6, sizeof(a6));
+	snprintf(s->v4_block, sizeof(s->v4_block), "%s/29", a4);
+	snprintf(s->v6_block, sizeof(s->v6_block), "%s/61", a6);
 	return 0;
 }
 
