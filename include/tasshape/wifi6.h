@@ -108,19 +108,22 @@ ts_ns_t ts_wifi6_ba_time(unsigned int ba);
 
 /* The model's parameters (spec keys in docs/wifi6-model.md). */
 struct ts_wifi6_conf {
-	struct ts_wifi6_phy phy;	/* fixed PHY, or the SS and GI used with a PHY trace */
-	char phy_trace[256];		/* phy_trace=FILE (a time_s,phy_mbps CSV), or "" */
-	uint32_t mpdus;			/* max MPDUs per A-MPDU (256) */
-	uint64_t ampdu_bytes;		/* max A-MPDU length (6500631) */
-	ts_ns_t ppdu_max;		/* max PPDU duration (5484 us) */
-	uint32_t aifsn;			/* 3: AIFS = SIFS + 3 slots = 43 us */
-	uint32_t cwmin, cwmax;		/* 15, 1023 */
-	uint32_t ba;			/* BlockAck window and bitmap: 64 or 256 */
-	uint32_t retry;			/* retransmissions of an MPDU before it is dropped (7) */
-	uint32_t collision_ppm;		/* probability an A-MPDU is lost whole (no BlockAck) */
-	uint32_t mpdu_err_ppm;		/* probability one MPDU of an acknowledged A-MPDU failed */
-	uint32_t stations;		/* other saturated stations contending (0) */
-	uint32_t real;			/* real stations, each with its own queues (1) */
+	struct ts_wifi6_phy phy; /* fixed PHY, or the SS and GI used with a PHY trace */
+	char phy_trace[256];	 /* phy_trace=FILE (a time_s,phy_mbps CSV), or "" */
+	uint32_t mpdus;		 /* max MPDUs per A-MPDU (256) */
+	uint64_t ampdu_bytes;	 /* max A-MPDU length (6500631) */
+	ts_ns_t ppdu_max;	 /* max PPDU duration (5484 us) */
+	uint32_t aifsn;		 /* 3: AIFS = SIFS + 3 slots = 43 us */
+	uint32_t cwmin, cwmax;	 /* 15, 1023 */
+	uint32_t ba;		 /* BlockAck window and bitmap: 64 or 256 */
+	uint32_t retry;		 /* retransmissions of an MPDU before it is dropped (7) */
+	uint32_t collision_ppm;	 /* probability an A-MPDU is lost whole (no BlockAck) */
+	uint32_t mpdu_err_ppm;	 /* probability one MPDU of an acknowledged A-MPDU failed */
+	uint32_t stations;	 /* other saturated stations contending (0) */
+	uint32_t real;		 /* real stations, each with its own queues (1) */
+	/* sta_mcs=M0/M1/...: each real station's PHY (bw, ss, gi shared); 0: the medium's */
+	uint32_t nsta_phy;
+	struct ts_wifi6_phy sta_phy[TS_WIFI6_REAL_MAX];
 	struct ts_airtime_conf airtime; /* the AP's scheduler: airtime_flags, AQL */
 	int32_t backoff;	/* fixed backoff in slots (calibration), or -1: random [0, CW] */
 	bool bar;		/* a BlockAckRequest exchange after a missed BlockAck (on) */
@@ -140,8 +143,8 @@ void ts_wifi6_conf_init(struct ts_wifi6_conf *c);
  * defaults in @c: phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes,
  * ppdu_max, aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err,
  * stations, backoff, bar, lone_ack, eifs, ba_timeout, beacon, beacon_bytes,
- * pacing_shift, real, airtime_flags, airtime_weight, aql, aql_txq_limit,
- * aql_threshold. Unknown keys and out-of-range values are -EINVAL
+ * pacing_shift, real, sta_mcs, airtime_flags, airtime_weight, aql,
+ * aql_txq_limit, aql_threshold. Unknown keys and out-of-range values are -EINVAL
  * (or -ERANGE) with @err naming the key. The spec's name is not checked.
  */
 int ts_wifi6_conf_parse(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err);

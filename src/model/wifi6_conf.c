@@ -15,7 +15,7 @@ const char ts_wifi6_keys[] =
 	"phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes, ppdu_max, "
 	"aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err, stations, "
 	"backoff, bar, lone_ack, eifs, ba_timeout, beacon, beacon_bytes, "
-	"pacing_shift, real, airtime_flags, airtime_weight, aql, aql_txq_limit, "
+	"pacing_shift, real, sta_mcs, airtime_flags, airtime_weight, aql, aql_txq_limit, "
 	"aql_threshold";
 
 #define UNSET UINT64_MAX
@@ -102,6 +102,52 @@ static int get_pacing_shift(struct ts_wifi6_conf *c, struct ts_spec *spec, struc
 	return ret;
 }
 
+/* One HE-MCS of sta_mcs, from @v up to @end: one or two digits, 0 to 11. */
+static int get_mcs(const char *v, const char *end, unsigned int *mcs)
+{
+	if (end - v < 1 || end - v > 2 || v[0] < '0' || v[0] > '9' ||
+	    (end - v == 2 && (v[1] < '0' || v[1] > '9')))
+		return -EINVAL;
+	*mcs = (unsigned int)(v[0] - '0');
+	if (end - v == 2)
+		*mcs = *mcs * 10 + (unsigned int)(v[1] - '0');
+	return *mcs <= 11 ? 0 : -ERANGE;
+}
+
+/*
+ * sta_mcs=M0/M1/...: the HE-MCS of each real station (the last one for
+ * those after it), at the medium's bandwidth, streams and guard interval.
+ */
+static int get_sta_mcs(struct ts_wifi6_conf *c, struct ts_spec *spec, unsigned int bw,
+		       unsigned int ss, ts_ns_t gi, struct ts_err *err)
+{
+	unsigned int i, n = 0, mcs;
+
+	for (i = 0; i < spec->nargs; i++) {
+		const char *v = spec->arg[i].val, *end;
+
+		if (strcmp(spec->arg[i].key, "sta_mcs"))
+			continue;
+		spec->arg[i].used = true;
+		for (n = 0; n == 0 || *v; n++) {
+			end = strchr(v, '/');
+			end = end ? end : v + strlen(v);
+			if (n == TS_WIFI6_REAL_MAX || get_mcs(v, end, &mcs) < 0 ||
+			    ts_wifi6_phy_mcs(&c->sta_phy[n], bw, mcs, ss, gi, NULL) < 0) {
+				ts_err_set(
+					err,
+					"%s: sta_mcs: '%s' (expected up to %u HE-MCS values 0 to "
+					"11, one per station, as 11/4)",
+					spec->name, spec->arg[i].val, TS_WIFI6_REAL_MAX);
+				return -EINVAL;
+			}
+			v = *end ? end + 1 : end;
+		}
+	}
+	c->nsta_phy = n;
+	return 0;
+}
+
 static int parse_phy(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
 {
 	uint64_t bw = 80, mcs = 11, ss = 2, rate = 0;
@@ -132,6 +178,14 @@ static int parse_phy(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_er
 			   spec->name);
 		return -EINVAL;
 	}
+	ret = get_sta_mcs(c, spec, (unsigned int)bw, (unsigned int)ss, gi, err);
+	if (ret == 0 && c->nsta_phy && (rate || c->phy_trace[0])) {
+		ts_err_set(err, "%s: sta_mcs gives the stations' rates as HE-MCS: not with %s",
+			   spec->name, rate ? "phy=RATE" : "phy_trace=FILE");
+		ret = -EINVAL;
+	}
+	if (ret < 0)
+		return ret;
 	if (rate)
 		return ts_wifi6_phy_rate(&c->phy, rate, (unsigned int)ss, gi, err);
 	return ts_wifi6_phy_mcs(&c->phy, (unsigned int)bw, (unsigned int)mcs, (unsigned int)ss, gi,

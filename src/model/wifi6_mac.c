@@ -548,17 +548,19 @@ struct agg {
 	uint32_t lim;	   /* MPDUs */
 	uint64_t max_bits; /* data field bits within ppdu_max, service and tail included */
 	uint32_t mpdus;
-	uint64_t psdu; /* bytes */
+	uint64_t psdu;			/* bytes */
+	const struct ts_wifi6_phy *phy; /* the PHY it goes at */
 };
 
-static void agg_init(const struct ts_wifi6 *m, struct agg *a)
+static void agg_init(const struct ts_wifi6 *m, const struct ts_wifi6_phy *phy, struct agg *a)
 {
-	ts_ns_t room = m->conf.ppdu_max - m->phy.t_pre;
+	ts_ns_t room = m->conf.ppdu_max - phy->t_pre;
 
 	a->lim = m->conf.mpdus;
-	a->max_bits = room > 0 ? (uint64_t)(room / m->phy.t_sym) * m->phy.ndbps : 0;
+	a->max_bits = room > 0 ? (uint64_t)(room / phy->t_sym) * phy->ndbps : 0;
 	a->mpdus = 0;
 	a->psdu = 0;
+	a->phy = phy;
 }
 
 static uint32_t pkt_mpdus(const struct ts_pkt *p)
@@ -675,14 +677,27 @@ static bool side_aql_ok(const struct ts_wifi6 *m, const struct side *s)
 }
 
 /*
+ * The PHY of side @s's A-MPDUs: its station's (sta_mcs=) or the medium's
+ * (phy, bw/mcs, or the PHY trace's rate now).
+ */
+static const struct ts_wifi6_phy *side_phy(const struct ts_wifi6 *m, const struct side *s)
+{
+	uint32_t n = m->conf.nsta_phy;
+
+	if (!n)
+		return &m->phy;
+	return &m->conf.sta_phy[s->k < n ? s->k : n - 1];
+}
+
+/*
  * The airtime AQL charges unit @p when the driver takes it: its subframes'
  * data time at the PHY rate, as mac80211 estimates a frame's airtime from
  * its rate (ieee80211_calc_expected_tx_airtime) without the preamble.
  */
 static int64_t aql_charge(struct ts_wifi6 *m, struct side *s, const struct ts_pkt *p)
 {
-	int64_t ns =
-		(int64_t)(8 * seg_bytes(p) * pkt_mpdus(p) * (uint64_t)TS_NSEC_PER_SEC / m->phy.bps);
+	int64_t ns = (int64_t)(8 * seg_bytes(p) * pkt_mpdus(p) * (uint64_t)TS_NSEC_PER_SEC /
+			       side_phy(m, s)->bps);
 
 	s->pending += ns;
 	if (s->dir == TS_WIFI6_DOWN)
@@ -690,11 +705,12 @@ static int64_t aql_charge(struct ts_wifi6 *m, struct side *s, const struct ts_pk
 	return ns;
 }
 
-/* Side @s won the channel at @t: build its A-MPDU. Returns its MPDUs (0: nothing to send). */
+/* Side @s won the channel at @t: build its A-MPDU in @a. Returns its MPDUs (0: nothing to send). */
 static uint32_t build_side(struct ts_wifi6 *m, struct side *s, ts_ns_t t, struct agg *a)
 {
 	uint32_t ba = m->conf.ba, k;
 
+	agg_init(m, side_phy(m, s), a);
 	/* The window's own segments first (retransmissions and the rest of split units), in order. */
 	for (k = 0; k < s->count && s->npend; k++) {
 		struct win_ent *e = &s->win[(s->head + k) % ba];
@@ -794,6 +810,7 @@ static ts_ns_t build_tx(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
 	struct agg a;
 
 	c->mpdus = 0;
+	c->bps = m->phy.bps;
 	if (i == m->beacon_i) {
 		c->kind = TS_WIFI6_BEACON;
 		return m->t_beacon;
@@ -803,7 +820,7 @@ static ts_ns_t build_tx(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
 		return m->t_bar;
 	}
 	c->kind = TS_WIFI6_DATA;
-	agg_init(m, &a);
+	agg_init(m, &m->phy, &a);
 	if (i == TS_WIFI6_DOWN)
 		build_ap(m, c, t, &a);
 	else if (ct_station(m, i) >= 0)
@@ -813,7 +830,8 @@ static ts_ns_t build_tx(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
 	if (!a.mpdus)
 		return 0; /* its queue emptied (an AQM dropped what it had) */
 	c->mpdus = a.mpdus;
-	return m->phy.t_pre + ts_wifi6_data_time(&m->phy, a.psdu);
+	c->bps = a.phy->bps;
+	return a.phy->t_pre + ts_wifi6_data_time(a.phy, a.psdu);
 }
 
 /* The answer @c's transmission asks for: an Ack for a lone MPDU (lone_ack=), a BlockAck, none. */
@@ -898,7 +916,6 @@ static void start_txop(struct ts_wifi6 *m, ts_ns_t t)
 		c->tx = true;
 		c->start = t;
 		c->ppdu_end = t + ppdu;
-		c->bps = m->phy.bps;
 		winners++;
 		count_access(m, i, c);
 	}

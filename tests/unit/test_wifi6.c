@@ -1197,6 +1197,53 @@ static void test_real_stations_contend(void)
 	teardown(&r, 10 * SEC);
 }
 
+/*
+ * Airtime fairness with a fast and a slow station (sta_mcs=11/0: 80 MHz, 2
+ * SS; ba=64), both downloads saturated, only the AP sending (no collisions;
+ * backoff=7, no beacons). A fast A-MPDU is 64 MPDUs: 16 + 8 x 64 x 1544 + 6
+ * bits in 49 symbols of 16333 bits, 52 + 666.4 + SIFS 16 + BlockAck 32 =
+ * 766.4 us; a slow one fills the PPDU limit: (5484 - 52) / 13.6 = 399
+ * symbols of 980 bits hold 31 MPDUs, which take 391 symbols: 52 + 5317.6 +
+ * 16 + 32 = 5417.6 us. Round robin serves them in turn, so the slow station
+ * takes 5417.6 / 766.4 = 7.069 times the airtime (7.046 at 2 s: 313 fast
+ * A-MPDUs and 312 slow ones ended, the 313th still on the air); the deficit
+ * round robin by airtime makes them equal (within one slow A-MPDU).
+ */
+static void atf_ratio(const char *spec, double want, double tol)
+{
+	const struct ts_wifi6_medium_stats *ms;
+	size_t j, bad = 0;
+	struct rig r;
+	uint32_t i, id = 0;
+	ts_ns_t t;
+
+	setup();
+	build(&r, spec, 1, false, true, NULL, NULL);
+	for (t = 0; t < 2 * SEC; t += 10 * MS) {
+		for (i = 0; i < 800; i++)
+			put_sta(down_in(&r), id++, (uint16_t)(i % 2), t);
+		advance(&r, t + 10 * MS - 1);
+	}
+	ms = ts_wifi6_medium_stats(r.m);
+	printf("\n  AP airtime: fast %.4f s (%llu A-MPDUs), slow %.4f s (%llu)",
+	       ms->sta[0].down_airtime / 1e9, (unsigned long long)ms->sta[0].down_txops,
+	       ms->sta[1].down_airtime / 1e9, (unsigned long long)ms->sta[1].down_txops);
+	/* Every A-MPDU took exactly its airtime worked out above. */
+	for (j = 0; j < ntx && j < TX_MAX; j++)
+		bad += txlog[j].end - txlog[j].start != (txlog[j].sta ? 5417600 : 766400);
+	TSU_EQ(bad, 0);
+	CU_ASSERT_DOUBLE_EQUAL((double)ms->sta[1].down_airtime / (double)ms->sta[0].down_airtime,
+			       want, tol);
+	teardown(&r, 2 * SEC);
+}
+
+static void test_airtime_fairness_rates(void)
+{
+	atf_ratio("wifi6:real=2,sta_mcs=11/0,ba=64,backoff=7,beacon=0",
+		  312 * 5417.6 / (313 * 766.4), 1e-6);
+	atf_ratio("wifi6:real=2,sta_mcs=11/0,ba=64,backoff=7,beacon=0,airtime_flags=1", 1.0, 0.01);
+}
+
 static const struct tsu_test tests[] = {
 	{"saturated throughput, fixed backoff: exact T(N)", test_saturated_exact},
 	{"saturated throughput, random backoff: within 1% of the formula", test_saturated_random},
@@ -1222,6 +1269,7 @@ static const struct tsu_test tests[] = {
 	{"real stations: the AP's round robin and airtime DRR", test_ap_round_robin},
 	{"real stations: AQL limits", test_aql_limits},
 	{"real stations contend, each with its own queue", test_real_stations_contend},
+	{"airtime fairness: a fast and a slow station", test_airtime_fairness_rates},
 };
 
 TSU_MAIN("wifi6", tests)
