@@ -6,7 +6,10 @@
 # TASSHAPE_STATION, and both share one medium with the access point. A
 # 20 MHz, MCS 4, 1 stream PHY (51.6 Mbit/s: slow enough that the host is
 # not what limits), mac80211's airtime fairness on (airtime_flags=3), four
-# CUBIC streams per station so that the driver queues stay full:
+# CUBIC streams per station so that the driver queues stay full, and
+# driver queues of 200 packets (at 1000, 600 ms of queue at 20 Mbit/s, only
+# one station's downloads had retransmissions and the AP's airtime to the
+# two was 2-5% apart: TCP's dynamics, which no scheduler can make fair):
 #  1. uploads, one iperf3 per station: each station's CMD ran in its own
 #     namespace with its own address; the two uploads together carry the
 #     medium's capacity, from 5% below to 2% above. The capacity comes from
@@ -34,7 +37,7 @@
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init wifi6_stations "${1:-}" iperf3
 
-# run TAG [IPERF3 ARGS...]: one iperf3 per station (ports 5401 + station), 6 s after 1 s of
+# run TAG [IPERF3 ARGS...]: one iperf3 per station (ports 5401 + station), 8 s after 1 s of
 # warm-up; leaves $TS_TMP/TAG-0.json, TAG-1.json and TAG.sum.json.
 run() {
 	local tag=$1 rc
@@ -42,10 +45,10 @@ run() {
 	ts_iperf_server 5401
 	ts_iperf_server 5402
 	# shellcheck disable=SC2016 # expanded by the shell inside each station's namespace
-	ts_shape --mac wifi6:bw=20,mcs=4,ss=1,real=2,airtime_flags=3 --quiet \
+	ts_shape --mac wifi6:bw=20,mcs=4,ss=1,real=2,airtime_flags=3 --mac-queue droptail:packets=200 --quiet \
 		--summary-json "$TS_TMP/$tag.sum.json" -- \
 		sh -c 'exec iperf3 -c "$TASSHAPE_BASE" -p "$((5401 + TASSHAPE_STATION))" "$@" \
-			>"$0-$TASSHAPE_STATION.json"' "$TS_TMP/$tag" -t 6 -O 1 -C cubic -J "$@" \
+			>"$0-$TASSHAPE_STATION.json"' "$TS_TMP/$tag" -t 8 -O 1 -C cubic -J "$@" \
 		2>"$TS_TMP/$tag.err"
 	rc=$?
 	if [ "$rc" -ne 0 ] || [ ! -s "$TS_TMP/$tag-0.json" ] || [ ! -s "$TS_TMP/$tag-1.json" ]; then
