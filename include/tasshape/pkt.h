@@ -20,6 +20,7 @@ struct ts_pkt {
 	uint32_t len;	     /* IP bytes on the wire: what capacity is charged for */
 	uint16_t segs;	     /* wire packets this unit stands for (GSO), >= 1 */
 	uint16_t src;	     /* which queue/hook the runtime got it from */
+	uint16_t sta;	     /* Wi-Fi real station (wifi6 real=) it comes from or goes to */
 	uint32_t hash;	     /* flow hash, for flow-aware queues */
 	ts_ns_t t_arrival;   /* when it entered the current pipe */
 	ts_ns_t t_enq;	     /* when it entered the current stage's queue */

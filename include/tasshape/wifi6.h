@@ -38,6 +38,7 @@
 #include "tasshape/time.h"
 #include "tasshape/trace.h"
 #include "tasshape/tsq.h"
+#include "tasshape/wifi6_airtime.h"
 
 /* 802.11 constants for the 5 GHz band (docs/wifi6-model.md). */
 #define TS_WIFI6_SLOT_NS	   9000LL
@@ -119,14 +120,19 @@ struct ts_wifi6_conf {
 	uint32_t collision_ppm;	 /* probability an A-MPDU is lost whole (no BlockAck) */
 	uint32_t mpdu_err_ppm;	 /* probability one MPDU of an acknowledged A-MPDU failed */
 	uint32_t stations;	 /* other saturated stations contending (0) */
-	int32_t backoff;	 /* fixed backoff in slots (calibration), or -1: random [0, CW] */
-	bool bar;		 /* a BlockAckRequest exchange after a missed BlockAck (on) */
-	bool lone_ack;		 /* an A-MPDU of one MPDU is answered by an Ack (on) */
-	bool eifs;		 /* EIFS, not AIFS, after hearing a collision (on) */
-	ts_ns_t ba_timeout;	 /* a sender's wait for a (Block)Ack that does not come (45 us) */
-	ts_ns_t beacon;		 /* the AP's beacon interval (100 TU), or 0: no beacons */
-	uint32_t beacon_bytes;	 /* beacon frame length (199) */
-	struct ts_tsq_conf tsq;	 /* pacing_shift=: the station's TSQ budget (tsq.h) */
+	uint32_t real;		 /* real stations, each with its own queues (1) */
+	/* sta_mcs=M0/M1/...: each real station's PHY (bw, ss, gi shared); 0: the medium's */
+	uint32_t nsta_phy;
+	struct ts_wifi6_phy sta_phy[TS_WIFI6_REAL_MAX];
+	struct ts_airtime_conf airtime; /* the AP's scheduler: airtime_flags, AQL */
+	int32_t backoff;	/* fixed backoff in slots (calibration), or -1: random [0, CW] */
+	bool bar;		/* a BlockAckRequest exchange after a missed BlockAck (on) */
+	bool lone_ack;		/* an A-MPDU of one MPDU is answered by an Ack (on) */
+	bool eifs;		/* EIFS, not AIFS, after hearing a collision (on) */
+	ts_ns_t ba_timeout;	/* a sender's wait for a (Block)Ack that does not come (45 us) */
+	ts_ns_t beacon;		/* the AP's beacon interval (100 TU), or 0: no beacons */
+	uint32_t beacon_bytes;	/* beacon frame length (199) */
+	struct ts_tsq_conf tsq; /* pacing_shift=: the station's TSQ budget (tsq.h) */
 };
 
 /* Defaults: 80 MHz, MCS 11, 2 SS, GI 0.8 us (1201 Mbit/s) and the MAC constants of docs/wifi6-model.md. */
@@ -137,7 +143,8 @@ void ts_wifi6_conf_init(struct ts_wifi6_conf *c);
  * defaults in @c: phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes,
  * ppdu_max, aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err,
  * stations, backoff, bar, lone_ack, eifs, ba_timeout, beacon, beacon_bytes,
- * pacing_shift. Unknown keys and out-of-range values are -EINVAL
+ * pacing_shift, real, sta_mcs, airtime_flags, airtime_weight, aql,
+ * aql_txq_limit, aql_threshold. Unknown keys and out-of-range values are -EINVAL
  * (or -ERANGE) with @err naming the key. The spec's name is not checked.
  */
 int ts_wifi6_conf_parse(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err);
@@ -198,6 +205,15 @@ struct ts_wifi6_sta_stats {
 	ts_ns_t airtime;
 };
 
+/* One real station (real=): what it and the AP's queue for it did. */
+struct ts_wifi6_real_stats {
+	uint64_t up_bytes, down_bytes; /* IP bytes delivered from it, to it */
+	uint64_t up_txops, down_txops; /* its A-MPDUs, the AP's A-MPDUs to it */
+	ts_ns_t up_airtime;	       /* its transmissions, preamble to end of (Block)Ack */
+	ts_ns_t down_airtime;	       /* the AP's transmissions to it */
+	uint64_t aql_held;	       /* A-MPDUs AQL cut short (new frames held back) */
+};
+
 /* The medium as a whole. */
 struct ts_wifi6_medium_stats {
 	ts_ns_t busy;		   /* time some contender was transmitting */
@@ -208,6 +224,8 @@ struct ts_wifi6_medium_stats {
 	ts_ns_t beacon_airtime;
 	uint32_t stations;					 /* stations= */
 	struct ts_wifi6_sta_stats others[TS_WIFI6_STATIONS_MAX]; /* each of them */
+	uint32_t real;						 /* real= */
+	struct ts_wifi6_real_stats sta[TS_WIFI6_REAL_MAX];	 /* each real station */
 };
 
 /* What a transmission was. */
@@ -219,7 +237,12 @@ enum ts_wifi6_kind {
 
 /* One transmission, for an observer (tests, logs). */
 struct ts_wifi6_txop {
-	unsigned int who;  /* enum ts_wifi6_side, 2 + i for other station i, 2 + stations: beacon */
+	/*
+	 * enum ts_wifi6_side (TS_WIFI6_UP: real station 0), 2 + i for other
+	 * station i, 2 + stations: beacon, then real stations 1, 2, ...
+	 */
+	unsigned int who;
+	int sta; /* the real station of a data exchange (its own, or the AP's to it), -1 */
 	unsigned int kind; /* enum ts_wifi6_kind */
 	ts_ns_t start;	   /* first bit of the preamble */
 	ts_ns_t end;	   /* end of the BlockAck (or of its timeout) */
@@ -250,7 +273,8 @@ const struct ts_wifi6_conf *ts_wifi6_conf_of(const struct ts_wifi6 *m);
 
 /*
  * ts_wifi6_attach - make stage @st side @side of the medium, with a
- * driver queue built from @qdisc (NULL: TS_QDISC_DEFAULT) seeded by
+ * driver queue per real station (real=; the AP's per-station queues on
+ * the downlink) built from @qdisc (NULL: TS_QDISC_DEFAULT) seeded by
  * @qseed; @origin is trace time 0 of the PHY trace. The stage's pipe
  * must list the stages in front of it: the medium advances them before
  * it decides anything, so both sides' arrivals are known in time order.
@@ -263,7 +287,8 @@ int ts_wifi6_attach(struct ts_wifi6 *m, enum ts_wifi6_side side, struct ts_stage
 void ts_wifi6_detach(struct ts_wifi6 *m, enum ts_wifi6_side side, ts_ns_t now);
 
 /*
- * ts_wifi6_arrive - packet @p reaches side @side at time @t. It is only
+ * ts_wifi6_arrive - packet @p reaches side @side at time @t, for real
+ * station p->sta (station 0 when out of range). It is only
  * recorded: the medium takes it into the queue, in time order with its
  * own events, at the next ts_wifi6_advance.
  */
@@ -284,21 +309,25 @@ void ts_wifi6_advance(struct ts_wifi6 *m, ts_ns_t now);
 const struct ts_wifi6_stats *ts_wifi6_stats(const struct ts_wifi6 *m, enum ts_wifi6_side side);
 const struct ts_wifi6_medium_stats *ts_wifi6_medium_stats(const struct ts_wifi6 *m);
 
-/* What each station delivered: the measured one (the uplink side) and the stations= ones. */
+/* What each station delivered: the real ones (uplink), then the stations= ones. */
 struct ts_wifi6_station_rates {
-	unsigned int n;			       /* 1 + stations= */
-	double bps[1 + TS_WIFI6_STATIONS_MAX]; /* IP bit/s; [0] the measured station */
-	double medium_bps;		       /* their sum */
-	double jain;			       /* Jain's index (sum x)^2 / (n sum x^2); 1 is fair */
+	unsigned int n;						    /* real= + stations= */
+	double bps[TS_WIFI6_REAL_MAX + TS_WIFI6_STATIONS_MAX];	    /* IP bit/s, real ones first */
+	ts_ns_t airtime[TS_WIFI6_REAL_MAX + TS_WIFI6_STATIONS_MAX]; /* each one's own airtime */
+	double medium_bps;					    /* their sum */
+	double jain; /* Jain's index (sum x)^2 / (n sum x^2); 1 is fair */
 };
 
 /*
- * ts_wifi6_station_rates - fill @r from the measured station's delivered
- * IP bytes @station_bytes and the medium's statistics @ms over @dt (the
- * contenders' frames are 1500-byte IP packets). Pure: for the summaries.
+ * ts_wifi6_station_rates - fill @r from the medium's statistics @ms over
+ * @dt (the contenders' frames are 1500-byte IP packets). With one real
+ * station its rate is @station_bytes (what the uplink's stage delivered)
+ * and its airtime @station_airtime; with several, each one's own counts.
+ * Pure: for the summaries.
  */
 void ts_wifi6_station_rates(struct ts_wifi6_station_rates *r, uint64_t station_bytes,
-			    const struct ts_wifi6_medium_stats *ms, ts_ns_t dt);
+			    ts_ns_t station_airtime, const struct ts_wifi6_medium_stats *ms,
+			    ts_ns_t dt);
 
 /* Current contention window of side @side (for tests and logs). */
 uint32_t ts_wifi6_cw(const struct ts_wifi6 *m, enum ts_wifi6_side side);

@@ -161,6 +161,57 @@ static int rootless_begin(struct run_args *a, struct ts_userns *uns, struct ts_e
 	return 0;
 }
 
+/* End and reap the other stations' CMD that the run did not reap. */
+static void stop_stations(struct ts_shaper *sh)
+{
+	unsigned int k;
+
+	for (k = 0; k < sh->nmore; k++) {
+		if (sh->more_done[k])
+			continue;
+		kill(sh->more[k], SIGKILL);
+		waitpid(sh->more[k], NULL, 0);
+		sh->more_done[k] = true;
+	}
+}
+
+/*
+ * With real Wi-Fi stations (wifi6 real=N), CMD runs once in each station's
+ * namespace, told which by TASSHAPE_STATION: stations 1 .. N-1 here, the
+ * caller starts station 0 (CMD's own namespace); an interactive shell
+ * cannot be run N times. Returns 0, or -1 with what was started killed
+ * and reaped and the error printed.
+ */
+static int spawn_stations(struct ts_session *s, struct ts_child_conf *cc, bool interactive)
+{
+	unsigned int k, n = ts_session_stations(s->link);
+	struct ts_err err = {{0}};
+	pid_t pid;
+
+	if (n <= 1)
+		return 0;
+	if (interactive) {
+		ts_cli_error("--mac wifi6:...,real=N runs CMD once per station: give a CMD "
+			     "(TASSHAPE_STATION tells each which station it is)");
+		return -1;
+	}
+	cc->has_station = true;
+	for (k = 1; k < n; k++) {
+		cc->netns_fd = s->topo.sta[k - 1].ns.fd;
+		cc->station = k;
+		pid = ts_child_spawn(cc, &err);
+		if (pid < 0) {
+			ts_cli_error("station %u: %s", k, err.msg);
+			stop_stations(&s->shaper);
+			return -1;
+		}
+		s->shaper.more[s->shaper.nmore++] = pid;
+	}
+	cc->station = 0;
+	cc->netns_fd = s->topo.inner.fd;
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a = {0};
@@ -207,10 +258,16 @@ int cmd_run(int argc, char **argv)
 	cc.prompt = prompt;
 	cc.set_umask = true;
 	cc.umask = ts_invoker_umask(); /* the caller's, before main tightened it */
+	if (spawn_stations(&s, &cc, a.common.interactive) < 0) {
+		code = 127;
+		ts_session_close(&s, NULL);
+		goto out;
+	}
 	child = ts_child_spawn(&cc, &err);
 	if (child < 0) {
 		ts_cli_error("%s", err.msg);
 		code = 127;
+		stop_stations(&s.shaper);
 		ts_session_close(&s, NULL);
 		goto out;
 	}
@@ -219,6 +276,7 @@ int cmd_run(int argc, char **argv)
 		ts_cli_error("%s", err.msg);
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
+		stop_stations(&s.shaper);
 		code = 1;
 	} else if (ret == TS_STOP_DURATION || ret == TS_STOP_TRACE) {
 		/* The run ended CMD, as timeout(1) does, and says so the same way. */

@@ -140,6 +140,7 @@ struct sim_run {
 	int built;
 	ts_ns_t gap[2]; /* between two packets of each direction's source */
 	uint64_t no_desc[2];
+	unsigned int real; /* the Wi-Fi hop's real stations (1 without one) */
 };
 
 /* The run's length: --duration, or with --once the longest trace if shorter. */
@@ -186,6 +187,7 @@ static int sim_setup(struct sim_run *r, struct sim_args *a)
 		return -1;
 	}
 	a->duration = sim_duration(a);
+	r->real = a->link.wifi6 ? ts_wifi6_conf_of(a->link.wifi6)->real : 1;
 	for (i = 0; i < 2; i++) {
 		if (ts_linkcfg_build(&a->link, i, &r->dirs[i], 0, sim_release, sim_drop, &r->ctx,
 				     &err) < 0) {
@@ -225,6 +227,8 @@ static void sim_feed(struct sim_run *r, int i, ts_ns_t now, ts_ns_t *next, uint6
 		p->len = pkt_size;
 		p->segs = 1;
 		p->src = (uint16_t)first;
+		/* With real Wi-Fi stations, the source's packets take turns among them. */
+		p->sta = (uint16_t)(r->real > 1 ? p->id % r->real : 0);
 		p->user = (uint64_t)i;
 		ts_pipe_enqueue(&d->pipe[first], p, now);
 	}

@@ -6,14 +6,17 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tasshape/wifi6.h"
 
-const char ts_wifi6_keys[] = "phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes, ppdu_max, "
-			     "aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err, stations, "
-			     "backoff, bar, lone_ack, eifs, ba_timeout, beacon, beacon_bytes, "
-			     "pacing_shift";
+const char ts_wifi6_keys[] =
+	"phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes, ppdu_max, "
+	"aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err, stations, "
+	"backoff, bar, lone_ack, eifs, ba_timeout, beacon, beacon_bytes, "
+	"pacing_shift, real, sta_mcs, airtime_flags, airtime_weight, aql, aql_txq_limit, "
+	"aql_threshold";
 
 #define UNSET UINT64_MAX
 
@@ -37,6 +40,8 @@ void ts_wifi6_conf_init(struct ts_wifi6_conf *c)
 	c->ba_timeout = TS_WIFI6_SIFS_NS + TS_WIFI6_SLOT_NS + 20 * TS_NSEC_PER_USEC;
 	c->beacon = 100 * TS_WIFI6_TU_NS; /* hostapd beacon_int */
 	c->beacon_bytes = 199;		  /* ns-3.37's HE access point */
+	c->real = 1;
+	ts_airtime_conf_init(&c->airtime);
 	ts_tsq_conf_init(&c->tsq);
 }
 
@@ -97,6 +102,52 @@ static int get_pacing_shift(struct ts_wifi6_conf *c, struct ts_spec *spec, struc
 	return ret;
 }
 
+/* One HE-MCS of sta_mcs, from @v up to @end: one or two digits, 0 to 11. */
+static int get_mcs(const char *v, const char *end, unsigned int *mcs)
+{
+	if (end - v < 1 || end - v > 2 || v[0] < '0' || v[0] > '9' ||
+	    (end - v == 2 && (v[1] < '0' || v[1] > '9')))
+		return -EINVAL;
+	*mcs = (unsigned int)(v[0] - '0');
+	if (end - v == 2)
+		*mcs = *mcs * 10 + (unsigned int)(v[1] - '0');
+	return *mcs <= 11 ? 0 : -ERANGE;
+}
+
+/*
+ * sta_mcs=M0/M1/...: the HE-MCS of each real station (the last one for
+ * those after it), at the medium's bandwidth, streams and guard interval.
+ */
+static int get_sta_mcs(struct ts_wifi6_conf *c, struct ts_spec *spec, unsigned int bw,
+		       unsigned int ss, ts_ns_t gi, struct ts_err *err)
+{
+	unsigned int i, n = 0, mcs;
+
+	for (i = 0; i < spec->nargs; i++) {
+		const char *v = spec->arg[i].val, *end;
+
+		if (strcmp(spec->arg[i].key, "sta_mcs"))
+			continue;
+		spec->arg[i].used = true;
+		for (n = 0; n == 0 || *v; n++) {
+			end = strchr(v, '/');
+			end = end ? end : v + strlen(v);
+			if (n == TS_WIFI6_REAL_MAX || get_mcs(v, end, &mcs) < 0 ||
+			    ts_wifi6_phy_mcs(&c->sta_phy[n], bw, mcs, ss, gi, NULL) < 0) {
+				ts_err_set(
+					err,
+					"%s: sta_mcs: '%s' (expected up to %u HE-MCS values 0 to "
+					"11, one per station, as 11/4)",
+					spec->name, spec->arg[i].val, TS_WIFI6_REAL_MAX);
+				return -EINVAL;
+			}
+			v = *end ? end + 1 : end;
+		}
+	}
+	c->nsta_phy = n;
+	return 0;
+}
+
 static int parse_phy(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
 {
 	uint64_t bw = 80, mcs = 11, ss = 2, rate = 0;
@@ -127,10 +178,92 @@ static int parse_phy(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_er
 			   spec->name);
 		return -EINVAL;
 	}
+	ret = get_sta_mcs(c, spec, (unsigned int)bw, (unsigned int)ss, gi, err);
+	if (ret == 0 && c->nsta_phy && (rate || c->phy_trace[0])) {
+		ts_err_set(err, "%s: sta_mcs gives the stations' rates as HE-MCS: not with %s",
+			   spec->name, rate ? "phy=RATE" : "phy_trace=FILE");
+		ret = -EINVAL;
+	}
+	if (ret < 0)
+		return ret;
 	if (rate)
 		return ts_wifi6_phy_rate(&c->phy, rate, (unsigned int)ss, gi, err);
 	return ts_wifi6_phy_mcs(&c->phy, (unsigned int)bw, (unsigned int)mcs, (unsigned int)ss, gi,
 				err);
+}
+
+/* One microsecond count of aql_txq_limit=LOW/HIGH, up to @end; 1 to 1 s. */
+static int get_us(const char *s, const char *end, uint32_t *out)
+{
+	unsigned long long v;
+	char *e;
+
+	if (s == end || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &e, 10);
+	if (errno || e != end || !v || v > 1000000)
+		return -ERANGE;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* aql_txq_limit=LOW/HIGH in microseconds, as mac80211's debugfs file takes them. */
+static int get_aql_limit(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
+{
+	unsigned int i;
+
+	for (i = 0; i < spec->nargs; i++) {
+		const char *v = spec->arg[i].val, *slash;
+		uint32_t lo, hi;
+
+		if (strcmp(spec->arg[i].key, "aql_txq_limit"))
+			continue;
+		spec->arg[i].used = true;
+		slash = strchr(v, '/');
+		if (!slash || get_us(v, slash, &lo) < 0 ||
+		    get_us(slash + 1, slash + 1 + strlen(slash + 1), &hi) < 0 || lo > hi) {
+			ts_err_set(err,
+				   "%s: aql_txq_limit: '%s' (expected LOW/HIGH in microseconds, "
+				   "1 to 1000000, LOW <= HIGH, e.g. 5000/12000)",
+				   spec->name, v);
+			return -EINVAL;
+		}
+		c->airtime.aql_low_us = lo;
+		c->airtime.aql_high_us = hi;
+	}
+	return 0;
+}
+
+/*
+ * The real stations and the AP's scheduler over its per-station queues:
+ * real, airtime_flags (mac80211's AIRTIME_USE_TX 1 | AIRTIME_USE_RX 2),
+ * airtime_weight (us, a u16 in mac80211), aql, aql_txq_limit, aql_threshold.
+ */
+static int parse_stations(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
+{
+	uint64_t real = c->real, flags = c->airtime.flags, weight = c->airtime.weight_us;
+	uint64_t aql = c->airtime.aql, thr = c->airtime.aql_threshold_us;
+	int ret;
+
+	ret = get_uint(spec, "real", 1, TS_WIFI6_REAL_MAX, &real, NULL, err);
+	if (!ret)
+		ret = get_uint(spec, "airtime_flags", 0, TS_AIRTIME_USE_TX | TS_AIRTIME_USE_RX,
+			       &flags, NULL, err);
+	if (!ret)
+		ret = get_uint(spec, "airtime_weight", 1, 65535, &weight, NULL, err);
+	if (!ret)
+		ret = get_uint(spec, "aql", 0, 1, &aql, NULL, err);
+	if (!ret)
+		ret = get_uint(spec, "aql_threshold", 1, 1000000, &thr, NULL, err);
+	if (!ret)
+		ret = get_aql_limit(c, spec, err);
+	c->real = (uint32_t)real;
+	c->airtime.flags = (uint32_t)flags;
+	c->airtime.weight_us = (uint32_t)weight;
+	c->airtime.aql = aql;
+	c->airtime.aql_threshold_us = (uint32_t)thr;
+	return ret;
 }
 
 /* beacon=INTERVAL, or 0 / off: no beacons. */
@@ -233,6 +366,8 @@ int ts_wifi6_conf_parse(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts
 		ret = parse_contention(c, spec, err);
 	if (!ret)
 		ret = get_pacing_shift(c, spec, err);
+	if (!ret)
+		ret = parse_stations(c, spec, err);
 	if (!ret)
 		ret = ts_spec_check_used(spec, ts_wifi6_keys, err);
 	if (ret < 0)

@@ -57,6 +57,7 @@ struct win_ent {
 	uint16_t sent;	  /* segments sent at least once */
 	uint16_t acked;	  /* segments acknowledged */
 	uint16_t retx;	  /* segments that missed a BlockAck, to be sent again */
+	int64_t aql;	  /* the airtime AQL counts it for while it is in the window (ns) */
 };
 
 /* The BlockAck scoreboard: one slot per sequence number in the window. */
@@ -89,19 +90,24 @@ struct contender {
 	ts_ns_t start, ppdu_end, end;
 	uint32_t mpdus;
 	uint64_t bps;
+	int sd; /* the side (driver queue) of its current exchange, or -1 */
 };
 
+/*
+ * One driver queue and its BlockAck window: a real station's uplink
+ * (sides 0 .. real-1) or the AP's queue for one station (real .. 2 real-1).
+ */
 struct side {
-	struct ts_stage *st; /* attached stage, or NULL */
-	struct ts_qdisc *q;  /* the driver queue */
-	struct ts_fifo arr;  /* arrived, not yet taken into the queue */
+	unsigned int dir;    /* enum ts_wifi6_side */
+	unsigned int k;	     /* the real station */
+	struct ts_qdisc *q;  /* the driver queue, NULL while detached */
+	int64_t pending;     /* AQL: airtime of the units in the window (ns) */
 	struct win_ent *win; /* ring of conf.ba units, oldest first */
 	uint32_t head, count;
 	uint32_t npend;	   /* units with a segment to (re)send */
 	struct mpdu *mpdu; /* ring of conf.ba sequence numbers */
 	uint64_t seq;	   /* the next new segment's sequence number */
 	uint64_t wstart;   /* the window's start: the oldest sequence number not done */
-	struct ts_wifi6_stats stats;
 };
 
 struct ts_wifi6 {
@@ -119,13 +125,43 @@ struct ts_wifi6 {
 	ts_ns_t t;	    /* processed up to here */
 	ts_ns_t idle_since; /* while idle: since when */
 	ts_ns_t busy_start, busy_until;
-	unsigned int ncont;
-	struct contender *ct; /* [TS_WIFI6_UP], [TS_WIFI6_DOWN], then other stations */
-	struct side side[TS_WIFI6__SIDES];
+	/*
+	 * Contenders: [TS_WIFI6_UP] real station 0, [TS_WIFI6_DOWN] the AP,
+	 * the stations= ones, the beacon, then real stations 1 .. real-1
+	 * (from first_real), so the observer's numbering of the others holds.
+	 */
+	unsigned int ncont, first_real;
+	struct contender *ct;
+	struct side *sd;			       /* 2 x real sides */
+	struct ts_stage *st[TS_WIFI6__SIDES];	       /* each direction's stage, or NULL */
+	struct ts_fifo arr[TS_WIFI6__SIDES];	       /* arrived, not yet taken into a queue */
+	struct ts_wifi6_stats dstats[TS_WIFI6__SIDES]; /* per direction */
+	struct ts_airtime air;			       /* the AP's scheduler over its queues */
 	struct ts_wifi6_medium_stats mstats;
 	ts_wifi6_observer_fn obs;
 	void *obs_ctx;
 };
+
+/*
+ * The contenders' CW and AIFS; the sides' direction and station. A real
+ * station's uplink contender always sends from its own side.
+ */
+static void init_contenders(struct ts_wifi6 *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->ncont; i++) {
+		m->ct[i].cw = m->conf.cwmin;
+		m->ct[i].aifs = m->aifs;
+		m->ct[i].sd = -1;
+	}
+	for (i = 0; i < m->conf.real; i++)
+		m->ct[i ? m->first_real + i - 1 : TS_WIFI6_UP].sd = (int)i;
+	for (i = 0; i < 2 * m->conf.real; i++) {
+		m->sd[i].dir = i < m->conf.real ? TS_WIFI6_UP : TS_WIFI6_DOWN;
+		m->sd[i].k = i % m->conf.real;
+	}
+}
 
 int ts_wifi6_create(struct ts_wifi6 **out, const struct ts_wifi6_conf *conf, uint64_t seed,
 		    struct ts_err *err)
@@ -140,10 +176,13 @@ int ts_wifi6_create(struct ts_wifi6 **out, const struct ts_wifi6_conf *conf, uin
 		goto nomem;
 	m->conf = *conf;
 	m->phy = conf->phy;
-	m->ncont = TS_WIFI6__SIDES + conf->stations + (conf->beacon > 0);
-	m->beacon_i = conf->beacon > 0 ? m->ncont - 1 : m->ncont;
+	m->conf.real = conf->real ? conf->real : 1;
+	m->first_real = TS_WIFI6__SIDES + conf->stations + (conf->beacon > 0);
+	m->ncont = m->first_real + m->conf.real - 1;
+	m->beacon_i = conf->beacon > 0 ? m->first_real - 1 : m->ncont;
 	m->ct = calloc(m->ncont, sizeof(*m->ct));
-	if (!m->ct)
+	m->sd = calloc(2 * m->conf.real, sizeof(*m->sd));
+	if (!m->ct || !m->sd)
 		goto nomem;
 	if (conf->phy_trace[0]) {
 		ret = ts_wifi6_phy_trace_load(conf->phy_trace, &m->phy_trace, err);
@@ -168,18 +207,17 @@ int ts_wifi6_create(struct ts_wifi6 **out, const struct ts_wifi6_conf *conf, uin
 		TS_WIFI6_SIFS_NS + ts_wifi6_legacy_time(TS_WIFI6_ACK_BYTES, TS_WIFI6_BASIC_MBPS);
 	m->tbtt = TS_NEVER;
 	m->mstats.stations = conf->stations;
+	m->mstats.real = m->conf.real;
+	ts_airtime_init(&m->air, m->conf.real, &conf->airtime);
 	ts_rng_seed(&m->rng, seed);
-	for (i = 0; i < m->ncont; i++) {
-		m->ct[i].cw = conf->cwmin;
-		m->ct[i].aifs = m->aifs;
-	}
+	init_contenders(m);
 	if (m->beacon_i < m->ncont) {
 		/* PIFS and no backoff, as access points queue beacons (ath9k beacon.c, ns-3). */
 		m->ct[m->beacon_i].cw = 0;
 		m->ct[m->beacon_i].aifs = TS_WIFI6_SIFS_NS + TS_WIFI6_SLOT_NS;
 	}
 	for (i = 0; i < TS_WIFI6__SIDES; i++)
-		ts_fifo_init(&m->side[i].arr);
+		ts_fifo_init(&m->arr[i]);
 	m->refs = 1;
 	*out = m;
 	return 0;
@@ -189,6 +227,7 @@ fail:
 	if (m) {
 		ts_trace_free(m->phy_trace);
 		free(m->ct);
+		free(m->sd);
 		free(m);
 	}
 	return ret;
@@ -206,12 +245,13 @@ void ts_wifi6_put(struct ts_wifi6 *m)
 	if (!m || --m->refs)
 		return;
 	/* Stages hold references, so no side is attached any more. */
-	for (i = 0; i < TS_WIFI6__SIDES; i++) {
-		free(m->side[i].win);
-		free(m->side[i].mpdu);
+	for (i = 0; i < 2 * m->conf.real; i++) {
+		free(m->sd[i].win);
+		free(m->sd[i].mpdu);
 	}
 	ts_trace_free(m->phy_trace);
 	free(m->ct);
+	free(m->sd);
 	free(m);
 }
 
@@ -251,84 +291,152 @@ static ts_ns_t tx_time(const struct contender *c)
 	return c->cs + (ts_ns_t)c->bo * TS_WIFI6_SLOT_NS;
 }
 
-int ts_wifi6_attach(struct ts_wifi6 *m, enum ts_wifi6_side side, struct ts_stage *st,
-		    const char *qdisc, uint64_t qseed, ts_ns_t origin, struct ts_err *err)
+/* The side of real station @k in direction @dir. */
+static struct side *side_of(const struct ts_wifi6 *m, unsigned int dir, unsigned int k)
 {
-	struct side *s = &m->side[side];
-	unsigned int i;
-	int ret;
+	return &m->sd[dir == TS_WIFI6_UP ? k : m->conf.real + k];
+}
 
-	if (s->st) {
-		ts_err_set(err, "wifi6: the %s side of the medium is taken",
-			   side == TS_WIFI6_UP ? "station (uplink)" : "access point (downlink)");
-		return -EBUSY;
-	}
-	ret = ts_qdisc_create(&s->q, qdisc, qseed, ts_stage_drop_cb, st, err);
-	if (ret < 0)
-		return ret;
+/* The real station whose uplink contender @i is, or -1 (the AP, others, the beacon). */
+static int ct_station(const struct ts_wifi6 *m, unsigned int i)
+{
+	if (i == TS_WIFI6_UP)
+		return 0;
+	if (i >= m->first_real && i < m->ncont)
+		return (int)(i - m->first_real + 1);
+	return -1;
+}
+
+/* Real station @k's uplink contender. */
+static unsigned int station_ct(const struct ts_wifi6 *m, unsigned int k)
+{
+	return k ? m->first_real + k - 1 : TS_WIFI6_UP;
+}
+
+/* Does contender @i send from driver queues (a real station or the AP)? */
+static bool ct_has_sides(const struct ts_wifi6 *m, unsigned int i)
+{
+	return i == TS_WIFI6_DOWN || ct_station(m, i) >= 0;
+}
+
+static void side_free(struct side *s)
+{
 	free(s->win);
 	free(s->mpdu);
+	s->win = NULL;
+	s->mpdu = NULL;
+}
+
+/* A driver queue and an empty BlockAck window for side @s. */
+static int side_open(struct ts_wifi6 *m, struct side *s, struct ts_stage *st, const char *qdisc,
+		     uint64_t qseed, struct ts_err *err)
+{
+	int ret = ts_qdisc_create(&s->q, qdisc, qseed + s->k, ts_stage_drop_cb, st, err);
+
+	if (ret < 0)
+		return ret;
+	side_free(s);
 	s->win = calloc(m->conf.ba, sizeof(*s->win));
 	s->mpdu = calloc(m->conf.ba, sizeof(*s->mpdu));
 	if (!s->win || !s->mpdu) {
-		free(s->win);
-		free(s->mpdu);
-		s->win = NULL;
-		s->mpdu = NULL;
-		ts_qdisc_destroy(s->q, TS_DROP_SHUTDOWN, origin);
+		side_free(s);
+		ts_qdisc_destroy(s->q, TS_DROP_SHUTDOWN, m->origin);
 		s->q = NULL;
 		ts_err_set(err, "wifi6: out of memory");
 		return -ENOMEM;
 	}
 	s->head = s->count = s->npend = 0;
 	s->seq = s->wstart = 0;
-	s->st = st;
-	if (!m->started) {
-		/* The medium is idle from trace time 0; other stations start contending. */
-		m->started = true;
-		m->origin = origin;
-		m->t = origin;
-		m->idle_since = origin;
-		for (i = TS_WIFI6__SIDES; i < TS_WIFI6__SIDES + m->conf.stations; i++) {
-			draw_backoff(m, &m->ct[i]);
-			m->ct[i].cs = countdown_start(m, &m->ct[i], origin);
-		}
-		if (m->beacon_i < m->ncont)
-			m->tbtt = origin + m->conf.beacon;
-	}
+	s->pending = 0;
 	return 0;
 }
 
-void ts_wifi6_detach(struct ts_wifi6 *m, enum ts_wifi6_side side, ts_ns_t now)
+/* The medium is idle from trace time 0; other stations start contending. */
+static void medium_start(struct ts_wifi6 *m, ts_ns_t origin)
 {
-	struct side *s = &m->side[side];
-	struct ts_pkt *p;
+	unsigned int i;
+
+	m->started = true;
+	m->origin = origin;
+	m->t = origin;
+	m->idle_since = origin;
+	for (i = TS_WIFI6__SIDES; i < TS_WIFI6__SIDES + m->conf.stations; i++) {
+		draw_backoff(m, &m->ct[i]);
+		m->ct[i].cs = countdown_start(m, &m->ct[i], origin);
+	}
+	if (m->beacon_i < m->ncont)
+		m->tbtt = origin + m->conf.beacon;
+}
+
+static void side_close(struct ts_wifi6 *m, struct side *s, struct ts_stage *st, ts_ns_t now);
+
+int ts_wifi6_attach(struct ts_wifi6 *m, enum ts_wifi6_side side, struct ts_stage *st,
+		    const char *qdisc, uint64_t qseed, ts_ns_t origin, struct ts_err *err)
+{
+	unsigned int k;
+	int ret;
+
+	if (m->st[side]) {
+		ts_err_set(err, "wifi6: the %s side of the medium is taken",
+			   side == TS_WIFI6_UP ? "station (uplink)" : "access point (downlink)");
+		return -EBUSY;
+	}
+	if (!m->started)
+		m->origin = origin;
+	for (k = 0; k < m->conf.real; k++) {
+		ret = side_open(m, side_of(m, side, k), st, qdisc, qseed, err);
+		if (ret < 0) {
+			while (k--)
+				side_close(m, side_of(m, side, k), st, origin);
+			return ret;
+		}
+	}
+	m->st[side] = st;
+	if (!m->started)
+		medium_start(m, origin);
+	return 0;
+}
+
+/* Drop what side @s holds (cause shutdown) and free its queue. */
+static void side_close(struct ts_wifi6 *m, struct side *s, struct ts_stage *st, ts_ns_t now)
+{
 	uint32_t k;
 
-	if (!s->st)
-		return;
-	while ((p = ts_fifo_pop(&s->arr)))
-		ts_stage_drop(s->st, p, TS_DROP_SHUTDOWN, now);
 	for (k = 0; k < s->count; k++) {
 		struct win_ent *e = &s->win[(s->head + k) % m->conf.ba];
 
 		if (e->p)
-			ts_stage_drop(s->st, e->p, TS_DROP_SHUTDOWN, now);
+			ts_stage_drop(st, e->p, TS_DROP_SHUTDOWN, now);
 	}
+	if (s->dir == TS_WIFI6_DOWN)
+		ts_airtime_pending(&m->air, s->k, -s->pending);
 	s->count = s->npend = 0;
+	s->pending = 0;
 	ts_qdisc_destroy(s->q, TS_DROP_SHUTDOWN, now);
 	s->q = NULL;
-	free(s->win);
-	free(s->mpdu);
-	s->win = NULL;
-	s->mpdu = NULL;
-	s->st = NULL;
-	m->ct[side].has_bo = false;
+	side_free(s);
+}
+
+void ts_wifi6_detach(struct ts_wifi6 *m, enum ts_wifi6_side side, ts_ns_t now)
+{
+	struct ts_stage *st = m->st[side];
+	struct ts_pkt *p;
+	unsigned int k;
+
+	if (!st)
+		return;
+	while ((p = ts_fifo_pop(&m->arr[side])))
+		ts_stage_drop(st, p, TS_DROP_SHUTDOWN, now);
+	for (k = 0; k < m->conf.real; k++) {
+		side_close(m, side_of(m, side, k), st, now);
+		m->ct[side == TS_WIFI6_UP ? station_ct(m, k) : TS_WIFI6_DOWN].has_bo = false;
+	}
+	m->st[side] = NULL;
 }
 
 void ts_wifi6_arrive(struct ts_wifi6 *m, enum ts_wifi6_side side, struct ts_pkt *p, ts_ns_t t)
 {
-	struct ts_fifo *a = &m->side[side].arr;
+	struct ts_fifo *a = &m->arr[side];
 
 	/* Arrivals of one side come in time order; keep it so whatever a caller does. */
 	if (a->tail && t < a->tail->t_enq)
@@ -356,30 +464,49 @@ ts_ns_t ts_wifi6_next_deadline(const struct ts_wifi6 *m)
 	int i;
 
 	for (i = 0; i < TS_WIFI6__SIDES; i++)
-		if (m->side[i].arr.head)
-			d = ts_min(d, m->side[i].arr.head->t_enq);
+		if (m->arr[i].head)
+			d = ts_min(d, m->arr[i].head->t_enq);
 	return ts_min(d, m->tbtt);
+}
+
+/* Does side @s have frames to send (queued, or in its window to send again)? */
+static bool side_backlogged(const struct ts_wifi6 *m, const struct side *s)
+{
+	return m->st[s->dir] && s->q && (s->npend || ts_qdisc_pkts(s->q));
 }
 
 static bool backlogged(const struct ts_wifi6 *m, unsigned int i)
 {
-	const struct side *s;
+	unsigned int k;
+	int sta;
 
 	if (i == m->beacon_i)
 		return false; /* a beacon is due only at its TBTT */
-	if (i >= TS_WIFI6__SIDES)
+	if (i == TS_WIFI6_DOWN) {
+		for (k = 0; k < m->conf.real; k++)
+			if (side_backlogged(m, side_of(m, TS_WIFI6_DOWN, k)))
+				return true;
+		return false;
+	}
+	sta = ct_station(m, i);
+	if (sta < 0)
 		return true; /* other stations are saturated */
-	s = &m->side[i];
-	return s->st && (s->npend || ts_qdisc_pkts(s->q));
+	return side_backlogged(m, side_of(m, TS_WIFI6_UP, (unsigned int)sta));
 }
 
-static void take_arrival(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
+/* The next arrival of direction @dir enters its station's driver queue at @t. */
+static void take_arrival(struct ts_wifi6 *m, unsigned int dir, ts_ns_t t)
 {
-	struct side *s = &m->side[i];
-	struct contender *c = &m->ct[i];
-	struct ts_pkt *p = ts_fifo_pop(&s->arr);
+	struct ts_pkt *p = ts_fifo_pop(&m->arr[dir]);
+	unsigned int k = p->sta < m->conf.real ? p->sta : 0, i;
+	struct side *s = side_of(m, dir, k);
+	struct contender *c;
 
 	s->q->ops->enqueue(s->q, p, t);
+	if (dir == TS_WIFI6_DOWN)
+		ts_airtime_schedule(&m->air, k, t);
+	i = dir == TS_WIFI6_UP ? station_ct(m, k) : TS_WIFI6_DOWN;
+	c = &m->ct[i];
 	if (c->has_bo || c->tx || !backlogged(m, i))
 		return;
 	draw_backoff(m, c);
@@ -421,17 +548,19 @@ struct agg {
 	uint32_t lim;	   /* MPDUs */
 	uint64_t max_bits; /* data field bits within ppdu_max, service and tail included */
 	uint32_t mpdus;
-	uint64_t psdu; /* bytes */
+	uint64_t psdu;			/* bytes */
+	const struct ts_wifi6_phy *phy; /* the PHY it goes at */
 };
 
-static void agg_init(const struct ts_wifi6 *m, struct agg *a)
+static void agg_init(const struct ts_wifi6 *m, const struct ts_wifi6_phy *phy, struct agg *a)
 {
-	ts_ns_t room = m->conf.ppdu_max - m->phy.t_pre;
+	ts_ns_t room = m->conf.ppdu_max - phy->t_pre;
 
 	a->lim = m->conf.mpdus;
-	a->max_bits = room > 0 ? (uint64_t)(room / m->phy.t_sym) * m->phy.ndbps : 0;
+	a->max_bits = room > 0 ? (uint64_t)(room / phy->t_sym) * phy->ndbps : 0;
 	a->mpdus = 0;
 	a->psdu = 0;
+	a->phy = phy;
 }
 
 static uint32_t pkt_mpdus(const struct ts_pkt *p)
@@ -502,7 +631,7 @@ static bool ent_pending(const struct win_ent *e)
  * sequence order, then new segments within the window. Returns false when
  * something of @e that could go now did not fit (the caller stops there).
  */
-static bool agg_take(const struct ts_wifi6 *m, struct side *s, struct agg *a, struct win_ent *e)
+static bool agg_take(struct ts_wifi6 *m, struct side *s, struct agg *a, struct win_ent *e)
 {
 	uint64_t sub = seg_bytes(e->p);
 	uint32_t room = agg_room(m, a, sub), re = e->retx, nw = ent_new(m, s, e), j, n;
@@ -517,7 +646,7 @@ static bool agg_take(const struct ts_wifi6 *m, struct side *s, struct agg *a, st
 		u->state = MPDU_AIR;
 		e->retx--;
 		room--;
-		s->stats.retries++;
+		m->dstats[s->dir].retries++;
 	}
 	if (!e->sent && nw)
 		e->first = s->seq;
@@ -532,12 +661,56 @@ static bool agg_take(const struct ts_wifi6 *m, struct side *s, struct agg *a, st
 	return all;
 }
 
-/* Side @i won the channel at @t: build its A-MPDU. Returns its MPDUs (0: nothing to send). */
-static uint32_t build_side(struct ts_wifi6 *m, unsigned int i, ts_ns_t t, struct agg *a)
+/*
+ * AQL (aql=): may side @s be handed one more frame? The AP's queues share
+ * its aql_threshold; a station's own mac80211 has one queue, the AP's.
+ */
+static bool side_aql_ok(const struct ts_wifi6 *m, const struct side *s)
 {
-	struct side *s = &m->side[i];
+	const struct ts_airtime_conf *c = &m->conf.airtime;
+
+	if (s->dir == TS_WIFI6_DOWN)
+		return ts_airtime_aql_ok(&m->air, s->k);
+	return !c->aql || s->pending < (int64_t)c->aql_low_us * TS_NSEC_PER_USEC ||
+	       (s->pending < (int64_t)c->aql_threshold_us * TS_NSEC_PER_USEC &&
+		s->pending < (int64_t)c->aql_high_us * TS_NSEC_PER_USEC);
+}
+
+/*
+ * The PHY of side @s's A-MPDUs: its station's (sta_mcs=) or the medium's
+ * (phy, bw/mcs, or the PHY trace's rate now).
+ */
+static const struct ts_wifi6_phy *side_phy(const struct ts_wifi6 *m, const struct side *s)
+{
+	uint32_t n = m->conf.nsta_phy;
+
+	if (!n)
+		return &m->phy;
+	return &m->conf.sta_phy[s->k < n ? s->k : n - 1];
+}
+
+/*
+ * The airtime AQL charges unit @p when the driver takes it: its subframes'
+ * data time at the PHY rate, as mac80211 estimates a frame's airtime from
+ * its rate (ieee80211_calc_expected_tx_airtime) without the preamble.
+ */
+static int64_t aql_charge(struct ts_wifi6 *m, struct side *s, const struct ts_pkt *p)
+{
+	int64_t ns = (int64_t)(8 * seg_bytes(p) * pkt_mpdus(p) * (uint64_t)TS_NSEC_PER_SEC /
+			       side_phy(m, s)->bps);
+
+	s->pending += ns;
+	if (s->dir == TS_WIFI6_DOWN)
+		ts_airtime_pending(&m->air, s->k, ns);
+	return ns;
+}
+
+/* Side @s won the channel at @t: build its A-MPDU in @a. Returns its MPDUs (0: nothing to send). */
+static uint32_t build_side(struct ts_wifi6 *m, struct side *s, ts_ns_t t, struct agg *a)
+{
 	uint32_t ba = m->conf.ba, k;
 
+	agg_init(m, side_phy(m, s), a);
 	/* The window's own segments first (retransmissions and the rest of split units), in order. */
 	for (k = 0; k < s->count && s->npend; k++) {
 		struct win_ent *e = &s->win[(s->head + k) % ba];
@@ -545,25 +718,66 @@ static uint32_t build_side(struct ts_wifi6 *m, unsigned int i, ts_ns_t t, struct
 		if (ent_pending(e) && !agg_take(m, s, a, e))
 			return a->mpdus;
 	}
-	/* Then new units, while the BlockAck window has room. */
+	/* Then new units, while the BlockAck window has room and AQL lets them go. */
 	while (s->count < ba && s->seq < s->wstart + ba && a->mpdus < a->lim) {
 		struct ts_pkt *head = s->q->fifo.head, *p;
 		struct win_ent *e;
 
 		if (!head || !agg_room(m, a, seg_bytes(head)))
 			break;
+		if (!side_aql_ok(m, s)) {
+			m->mstats.sta[s->k].aql_held++;
+			break;
+		}
 		p = s->q->ops->dequeue(s->q, t);
 		if (!p)
 			break;
-		ts_hist_add(&s->st->stats.qdelay, t - p->t_enq);
+		ts_hist_add(&m->st[s->dir]->stats.qdelay, t - p->t_enq);
 		e = &s->win[(s->head + s->count++) % ba];
 		*e = (struct win_ent){.p = p, .segs = (uint16_t)pkt_mpdus(p)};
+		e->aql = aql_charge(m, s, p);
 		s->npend++;
 		/* A head the queue dropped (CoDel) was replaced by one that may not fit: it waits. */
 		if (!agg_take(m, s, a, e))
 			break;
 	}
 	return a->mpdus;
+}
+
+/*
+ * The AP won the channel: the queue of the station mac80211's scheduler
+ * picks (ts_airtime_next). When AQL holds every station back, a station
+ * with frames to send again goes (retransmissions are the hardware's, not
+ * held by AQL). Returns the A-MPDU's MPDUs; @c->sd is the side it serves.
+ */
+static uint32_t build_ap(struct ts_wifi6 *m, struct contender *c, ts_ns_t t, struct agg *a)
+{
+	unsigned int tries, k;
+	int next;
+
+	for (tries = 0; tries < 2 * m->conf.real; tries++) {
+		struct side *s;
+
+		next = ts_airtime_next(&m->air);
+		if (next < 0)
+			break;
+		s = side_of(m, TS_WIFI6_DOWN, (unsigned int)next);
+		c->sd = (int)(s - m->sd);
+		build_side(m, s, t, a);
+		ts_airtime_return(&m->air, s->k, side_backlogged(m, s), t);
+		if (a->mpdus)
+			return a->mpdus;
+	}
+	for (k = 0; k < m->conf.real; k++) {
+		struct side *s = side_of(m, TS_WIFI6_DOWN, k);
+
+		if (m->st[TS_WIFI6_DOWN] && s->npend) {
+			c->sd = (int)(s - m->sd);
+			return build_side(m, s, t, a);
+		}
+	}
+	c->sd = -1;
+	return 0;
 }
 
 /* A saturated other station sends as many 1500-byte frames as fit. */
@@ -596,6 +810,7 @@ static ts_ns_t build_tx(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
 	struct agg a;
 
 	c->mpdus = 0;
+	c->bps = m->phy.bps;
 	if (i == m->beacon_i) {
 		c->kind = TS_WIFI6_BEACON;
 		return m->t_beacon;
@@ -605,11 +820,18 @@ static ts_ns_t build_tx(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
 		return m->t_bar;
 	}
 	c->kind = TS_WIFI6_DATA;
-	agg_init(m, &a);
-	if (i < TS_WIFI6__SIDES ? !build_side(m, i, t, &a) : !build_other(m, &a))
+	agg_init(m, &m->phy, &a);
+	if (i == TS_WIFI6_DOWN)
+		build_ap(m, c, t, &a);
+	else if (ct_station(m, i) >= 0)
+		build_side(m, &m->sd[c->sd], t, &a);
+	else
+		build_other(m, &a);
+	if (!a.mpdus)
 		return 0; /* its queue emptied (an AQM dropped what it had) */
 	c->mpdus = a.mpdus;
-	return m->phy.t_pre + ts_wifi6_data_time(&m->phy, a.psdu);
+	c->bps = a.phy->bps;
+	return a.phy->t_pre + ts_wifi6_data_time(a.phy, a.psdu);
 }
 
 /* The answer @c's transmission asks for: an Ack for a lone MPDU (lone_ack=), a BlockAck, none. */
@@ -628,8 +850,8 @@ static void count_access(struct ts_wifi6 *m, unsigned int i, const struct conten
 	struct ts_wifi6_sta_stats *o;
 	struct ts_wifi6_stats *st;
 
-	if (i < TS_WIFI6__SIDES) {
-		st = &m->side[i].stats;
+	if (ct_has_sides(m, i)) {
+		st = &m->dstats[i == TS_WIFI6_DOWN ? TS_WIFI6_DOWN : TS_WIFI6_UP];
 		st->accesses++;
 		st->bars += c->kind == TS_WIFI6_BAR;
 		if (c->kind != TS_WIFI6_DATA)
@@ -637,6 +859,10 @@ static void count_access(struct ts_wifi6 *m, unsigned int i, const struct conten
 		st->txops++;
 		st->mpdus += c->mpdus;
 		st->n_hist[c->mpdus < TS_WIFI6_MPDUS_MAX ? c->mpdus : TS_WIFI6_MPDUS_MAX]++;
+		if (i == TS_WIFI6_DOWN)
+			m->mstats.sta[m->sd[c->sd].k].down_txops++;
+		else
+			m->mstats.sta[m->sd[c->sd].k].up_txops++;
 	} else if (i != m->beacon_i) {
 		o = &m->mstats.others[i - TS_WIFI6__SIDES];
 		o->accesses++;
@@ -690,7 +916,6 @@ static void start_txop(struct ts_wifi6 *m, ts_ns_t t)
 		c->tx = true;
 		c->start = t;
 		c->ppdu_end = t + ppdu;
-		c->bps = m->phy.bps;
 		winners++;
 		count_access(m, i, c);
 	}
@@ -717,13 +942,20 @@ static void start_txop(struct ts_wifi6 *m, ts_ns_t t)
 /* Deliver, in order, the acknowledged units at the head of the window; move the window. */
 static void release_prefix(struct ts_wifi6 *m, struct side *s, ts_ns_t t)
 {
+	struct ts_wifi6_real_stats *rs = &m->mstats.sta[s->k];
+
 	while (s->count) {
 		struct win_ent *e = &s->win[s->head];
 
 		if (e->p && e->acked < e->segs)
 			break;
-		if (e->p)
-			ts_stage_emit(s->st, e->p, t);
+		s->pending -= e->aql;
+		if (s->dir == TS_WIFI6_DOWN)
+			ts_airtime_pending(&m->air, s->k, -e->aql);
+		if (e->p) {
+			*(s->dir == TS_WIFI6_UP ? &rs->up_bytes : &rs->down_bytes) += e->p->len;
+			ts_stage_emit(m->st[s->dir], e->p, t);
+		}
 		*e = (struct win_ent){0};
 		s->head = (s->head + 1) % m->conf.ba;
 		s->count--;
@@ -739,8 +971,8 @@ static void ent_drop(struct ts_wifi6 *m, struct side *s, struct win_ent *e, ts_n
 
 	for (j = ent_live(s, e); j < e->sent; j++)
 		slot(m, s, e->first + j)->state = MPDU_DONE;
-	s->stats.drops += e->segs;
-	ts_stage_drop(s->st, e->p, TS_DROP_MAC_RETRY, t);
+	m->dstats[s->dir].drops += e->segs;
+	ts_stage_drop(m->st[s->dir], e->p, TS_DROP_MAC_RETRY, t);
 	e->p = NULL;
 	e->retx = 0;
 }
@@ -766,7 +998,7 @@ static bool ent_done(struct ts_wifi6 *m, struct side *s, struct win_ent *e, bool
 			e->acked++;
 			continue;
 		}
-		s->stats.mpdu_errors += ok;
+		m->dstats[s->dir].mpdu_errors += ok;
 		u->state = MPDU_RETX;
 		e->retx++;
 		drop |= ++u->tries > m->conf.retry;
@@ -777,10 +1009,9 @@ static bool ent_done(struct ts_wifi6 *m, struct side *s, struct win_ent *e, bool
 	return drop;
 }
 
-/* Side @i's A-MPDU ended at @t: BlockAck (@ok) or not. Returns true if a unit was dropped. */
-static bool side_done(struct ts_wifi6 *m, unsigned int i, ts_ns_t t, bool ok)
+/* Side @s's A-MPDU ended at @t: BlockAck (@ok) or not. Returns true if a unit was dropped. */
+static bool side_done(struct ts_wifi6 *m, struct side *s, ts_ns_t t, bool ok)
 {
-	struct side *s = &m->side[i];
 	bool dropped = false;
 	uint32_t k;
 
@@ -795,14 +1026,13 @@ static bool side_done(struct ts_wifi6 *m, unsigned int i, ts_ns_t t, bool ok)
 }
 
 /*
- * A BlockAckRequest of side @i went unanswered at @t: it counts as one more
+ * A BlockAckRequest of side @s went unanswered at @t: it counts as one more
  * failed transmission of every MPDU it asked about (those waiting to be
  * sent again), so the retry limit still ends an exchange that keeps failing.
  * Returns true if a unit was dropped.
  */
-static bool side_bar_lost(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
+static bool side_bar_lost(struct ts_wifi6 *m, struct side *s, ts_ns_t t)
 {
-	struct side *s = &m->side[i];
 	bool dropped = false;
 	uint32_t k, j;
 
@@ -849,21 +1079,43 @@ static bool wants_ba(const struct ts_wifi6 *m, const struct contender *c)
 	return c->kind == TS_WIFI6_DATA && !(c->mpdus == 1 && m->conf.lone_ack);
 }
 
-/* Side @i's exchange ended at @t. Returns true if a unit was dropped (CW back to CWmin). */
-static bool side_finish(struct ts_wifi6 *m, unsigned int i, struct contender *c, ts_ns_t t)
+/*
+ * The exchange of contender @c (a real station or the AP) for side @s ended
+ * at @t: its airtime, charged to the station as mac80211 registers it
+ * (the AP's as tx airtime, the station's own as rx airtime).
+ */
+static void side_airtime(struct ts_wifi6 *m, const struct side *s, const struct contender *c,
+			 ts_ns_t t)
 {
-	struct side *s = &m->side[i];
+	struct ts_wifi6_real_stats *rs = &m->mstats.sta[s->k];
+	ts_ns_t air = c->end - c->start;
+
+	m->dstats[s->dir].airtime += air;
+	if (s->dir == TS_WIFI6_UP) {
+		rs->up_airtime += air;
+		ts_airtime_register(&m->air, s->k, 0, air, t);
+	} else {
+		rs->down_airtime += air;
+		ts_airtime_register(&m->air, s->k, air, 0, t);
+	}
+}
+
+/* Contender @c's exchange for its side ended at @t. Returns true if a unit was dropped (CW back to CWmin). */
+static bool side_finish(struct ts_wifi6 *m, struct contender *c, ts_ns_t t)
+{
+	struct side *s = &m->sd[c->sd];
+	struct ts_wifi6_stats *st = &m->dstats[s->dir];
 	bool dropped;
 
-	s->stats.airtime += c->end - c->start;
+	side_airtime(m, s, c, t);
 	if (!c->ok && c->kind == TS_WIFI6_BAR)
-		s->stats.bars_lost++;
+		st->bars_lost++;
 	else if (!c->ok)
-		(*(m->collision ? &s->stats.collisions : &s->stats.failures))++;
+		(*(m->collision ? &st->collisions : &st->failures))++;
 	if (c->kind == TS_WIFI6_BAR)
-		dropped = !c->ok && side_bar_lost(m, i, t);
+		dropped = !c->ok && side_bar_lost(m, s, t);
 	else
-		dropped = side_done(m, i, t, c->ok);
+		dropped = side_done(m, s, t, c->ok);
 	/* A BlockAckRequest is due while a missed BlockAck's MPDUs wait. */
 	if (c->ok)
 		c->bar = false;
@@ -912,10 +1164,10 @@ static void finish(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
 	if (i == m->beacon_i) {
 		m->mstats.beacons++;
 		m->mstats.beacon_airtime += c->end - c->start;
-	} else if (i < TS_WIFI6__SIDES) {
-		if (!m->side[i].st)
+	} else if (ct_has_sides(m, i)) {
+		if (c->sd < 0 || !m->st[m->sd[c->sd].dir])
 			return; /* detached while on the air */
-		reset = side_finish(m, i, c, t);
+		reset = side_finish(m, c, t);
 	} else {
 		reset = other_finish(m, i, c);
 	}
@@ -925,15 +1177,17 @@ static void finish(struct ts_wifi6 *m, unsigned int i, ts_ns_t t)
 	else if (i != m->beacon_i)
 		c->cw = 2 * c->cw + 1 < m->conf.cwmax ? 2 * c->cw + 1 : m->conf.cwmax;
 	if (m->obs) {
-		tx = (struct ts_wifi6_txop){.who = i,
-					    .kind = c->kind,
-					    .start = c->start,
-					    .end = c->end,
-					    .ppdu_end = c->ppdu_end,
-					    .mpdus = c->mpdus,
-					    .phy_bps = c->bps,
-					    .ok = c->ok,
-					    .collision = m->collision};
+		tx = (struct ts_wifi6_txop){
+			.who = i,
+			.kind = c->kind,
+			.start = c->start,
+			.end = c->end,
+			.ppdu_end = c->ppdu_end,
+			.mpdus = c->mpdus,
+			.phy_bps = c->bps,
+			.ok = c->ok,
+			.collision = m->collision,
+			.sta = ct_has_sides(m, i) && c->sd >= 0 ? (int)m->sd[c->sd].k : -1};
 		m->obs(m->obs_ctx, &tx);
 	}
 	if (backlogged(m, i))
@@ -975,7 +1229,7 @@ static void pull_upstream(struct ts_wifi6 *m, ts_ns_t now)
 	unsigned int i, k;
 
 	for (i = 0; i < TS_WIFI6__SIDES; i++) {
-		struct ts_stage *st = m->side[i].st;
+		struct ts_stage *st = m->st[i];
 		struct ts_pipe *pipe;
 
 		if (!st)
@@ -997,7 +1251,7 @@ void ts_wifi6_advance(struct ts_wifi6 *m, ts_ns_t now)
 		unsigned int i, from = 0;
 
 		for (i = 0; i < TS_WIFI6__SIDES; i++) {
-			const struct ts_pkt *h = m->side[i].arr.head;
+			const struct ts_pkt *h = m->arr[i].head;
 
 			if (h && h->t_enq < ta) {
 				ta = h->t_enq;
@@ -1027,7 +1281,7 @@ void ts_wifi6_advance(struct ts_wifi6 *m, ts_ns_t now)
 
 const struct ts_wifi6_stats *ts_wifi6_stats(const struct ts_wifi6 *m, enum ts_wifi6_side side)
 {
-	return &m->side[side].stats;
+	return &m->dstats[side];
 }
 
 const struct ts_wifi6_medium_stats *ts_wifi6_medium_stats(const struct ts_wifi6 *m)

@@ -17,6 +17,7 @@
 #include "net/netns_hash.h"
 #include "net/netdev.h"
 #include "net/topo.h"
+#include "net/topo_priv.h"
 
 #define TOPO_MAX_INDEX 1000 /* keeps "tas<7-digit pid>-<n>o" within 15 characters */
 #define SUBNET_PROBES  4096 /* candidate /29s tried per range */
@@ -94,7 +95,7 @@ static bool used_overlaps(const struct used *u, const void *addr, unsigned int p
 }
 
 /* The IPv6 /64 (or block) that goes with IPv4 network @net: fd74:6173:AABB:CCDD::. */
-static void v6_from_v4(struct in6_addr *v6, struct in_addr net)
+void ts_topo_v6_from_v4(struct in6_addr *v6, struct in_addr net)
 {
 	memset(v6, 0, sizeof(*v6));
 	v6->s6_addr[0] = 0xfd;
@@ -104,28 +105,29 @@ static void v6_from_v4(struct in6_addr *v6, struct in_addr net)
 	memcpy(&v6->s6_addr[4], &net.s_addr, 4);
 }
 
-static void set_host(struct in_addr *dst, struct in_addr net, uint32_t host)
+void ts_topo_set_host(struct in_addr *dst, struct in_addr net, uint32_t host)
 {
 	dst->s_addr = htonl(ntohl(net.s_addr) + host);
 }
 
-static void set_host6(struct in6_addr *dst, const struct in6_addr *net, unsigned char host)
+void ts_topo_set_host6(struct in6_addr *dst, const struct in6_addr *net, unsigned char host)
 {
 	*dst = *net;
 	dst->s6_addr[15] = host;
 }
 
 /*
- * Picks the /29 (and its /61): walk each range from a start derived from
- * pid and index, so parallel instances start far apart, and take the
- * first candidate that overlaps nothing in use.
+ * Picks a free /29 (and its /61): walk each range from a start derived
+ * from pid and @seed, so parallel instances start far apart, and take the
+ * first candidate that overlaps nothing in use in namespace @outer.
  */
-static int pick_subnet(struct ts_topo *t, struct ts_rtnl *outer, struct ts_err *err)
+int ts_topo_pick_block(const struct ts_topo *t, struct ts_rtnl *outer, uint32_t seed,
+		       struct in_addr *net4, struct in6_addr *net6, struct ts_err *err)
 {
 	struct used u4 = {.alen = 4}, u6 = {.alen = 16};
 	uint32_t slots, start, k, net;
-	struct in_addr cand, a_net;
-	struct in6_addr cand6, a6;
+	struct in_addr cand;
+	struct in6_addr cand6;
 	size_t r;
 	int ret;
 
@@ -138,51 +140,64 @@ static int pick_subnet(struct ts_topo *t, struct ts_rtnl *outer, struct ts_err *
 	for (r = 0; r < sizeof(v4_ranges) / sizeof(v4_ranges[0]); r++) {
 		slots = 1u << (V4_BLOCK - v4_ranges[r].plen);
 		/* Knuth's multiplicative hash spreads consecutive pids. */
-		start = ((uint32_t)t->owner * 2654435761u + t->index * 40503u) % slots;
+		start = ((uint32_t)t->owner * 2654435761u + seed * 40503u) % slots;
 		for (k = 0; k < SUBNET_PROBES && k < slots; k++) {
 			net = v4_ranges[r].base + ((start + k) % slots) * 8u;
 			cand.s_addr = htonl(net);
-			v6_from_v4(&cand6, cand);
+			ts_topo_v6_from_v4(&cand6, cand);
 			if (used_overlaps(&u4, &cand, V4_BLOCK) ||
 			    (t->v6 && used_overlaps(&u6, &cand6, V6_BLOCK)))
 				continue;
-			t->v4_net = cand;
-			t->v6_net = cand6;
+			*net4 = cand;
+			*net6 = cand6;
 			ret = 0;
-			goto found;
+			goto out;
 		}
 	}
 	ts_err_set(err, "no free /29 in 100.64.0.0/10 or 198.18.0.0/15 in this namespace "
 			"(remove old instances with `tasshape cleanup`)");
-	goto out;
-found:
-	/* Subnet B = the block's first /30 (outer side), A = its second (inner side). */
-	t->v4_plen = V4_PLEN;
-	set_host(&t->v4_out, t->v4_net, 1);
-	set_host(&t->v4_lu, t->v4_net, 2);
-	set_host(&a_net, t->v4_net, 4);
-	set_host(&t->v4_ld, a_net, 1);
-	set_host(&t->v4_in, a_net, 2);
-	t->v6_plen = V6_PLEN;
-	set_host6(&t->v6_out, &t->v6_net, 1);
-	set_host6(&t->v6_lu, &t->v6_net, 2);
-	v6_from_v4(&a6, a_net);
-	set_host6(&t->v6_ld, &a6, 1);
-	set_host6(&t->v6_in, &a6, 2);
-	inet_ntop(AF_INET, &t->v4_net, t->v4_subnet, sizeof(t->v4_subnet));
-	snprintf(t->v4_subnet + strlen(t->v4_subnet), sizeof(t->v4_subnet) - strlen(t->v4_subnet),
-		 "/%u", V4_BLOCK);
-	inet_ntop(AF_INET6, &t->v6_net, t->v6_subnet, sizeof(t->v6_subnet));
-	snprintf(t->v6_subnet + strlen(t->v6_subnet), sizeof(t->v6_subnet) - strlen(t->v6_subnet),
-		 "/%u", V6_BLOCK);
 out:
 	free(u4.p);
 	free(u6.p);
 	return ret;
 }
 
+/* The run's /29: subnet B (outer and link) then subnet A (link and inner). */
+static int pick_subnet(struct ts_topo *t, struct ts_rtnl *outer, struct ts_err *err)
+{
+	struct in_addr a_net;
+	struct in6_addr a6;
+	int ret;
+
+	ret = ts_topo_pick_block(t, outer, t->index, &t->v4_net, &t->v6_net, err);
+	if (ret < 0)
+		return ret;
+	/* Subnet B = the block's first /30 (outer side), A = its second (inner side). */
+	t->v4_plen = V4_PLEN;
+	ts_topo_set_host(&t->v4_out, t->v4_net, 1);
+	ts_topo_set_host(&t->v4_lu, t->v4_net, 2);
+	ts_topo_set_host(&a_net, t->v4_net, 4);
+	ts_topo_set_host(&t->v4_ld, a_net, 1);
+	ts_topo_set_host(&t->v4_in, a_net, 2);
+	t->v6_plen = V6_PLEN;
+	ts_topo_set_host6(&t->v6_out, &t->v6_net, 1);
+	ts_topo_set_host6(&t->v6_lu, &t->v6_net, 2);
+	ts_topo_v6_from_v4(&a6, a_net);
+	ts_topo_set_host6(&t->v6_ld, &a6, 1);
+	ts_topo_set_host6(&t->v6_in, &a6, 2);
+	inet_ntop(AF_INET, &t->v4_net, t->v4_subnet, sizeof(t->v4_subnet));
+	snprintf(t->v4_subnet + strlen(t->v4_subnet), sizeof(t->v4_subnet) - strlen(t->v4_subnet),
+		 "/%u", V4_BLOCK);
+	inet_ntop(AF_INET6, &t->v6_net, t->v6_subnet, sizeof(t->v6_subnet));
+	snprintf(t->v6_subnet + strlen(t->v6_subnet), sizeof(t->v6_subnet) - strlen(t->v6_subnet),
+		 "/%u", V6_BLOCK);
+	return 0;
+}
+
 static void topo_init(struct ts_topo *t)
 {
+	unsigned int i;
+
 	memset(t, 0, sizeof(*t));
 	t->owner = getpid();
 	t->outer_fd = -1;
@@ -192,6 +207,8 @@ static void topo_init(struct ts_topo *t)
 	t->ifindex_in = -1;
 	ts_netns_init(&t->inner);
 	ts_netns_init(&t->link);
+	for (i = 0; i < TS_TOPO_STA_MAX; i++)
+		ts_netns_init(&t->sta[i].ns);
 	ts_ipt_init(&t->rules, t->owner);
 }
 
@@ -268,14 +285,6 @@ static int make_ns_and_veth(struct ts_topo *t, struct ts_rtnl *outer, struct ts_
 	return ret;
 }
 
-struct sysctl_arg {
-	const char *ifname[2]; /* links of one namespace; NULL when unused */
-	bool router;	       /* the link namespace: forwarding on, rp_filter off */
-	bool ping_group;       /* the inner namespace of a private topology: ICMP echo sockets */
-	struct ts_err *err;
-	bool v6; /* out: IPv6 is enabled on the links */
-};
-
 /*
  * accept_dad=0: each link has two ends, both ours, so DAD only adds
  * delay. In the link namespace also forwarding (it is ours and only
@@ -283,7 +292,7 @@ struct sysctl_arg {
  * defaults, and the effective value is the maximum of "all" and the
  * link's own, so both must be 0 for nothing to be dropped there.
  */
-static int ns_sysctls(void *arg)
+int ts_topo_ns_sysctls(void *arg)
 {
 	struct sysctl_arg *a = arg;
 	char key[96];
@@ -329,12 +338,12 @@ static int setup_sysctls(struct ts_topo *t, unsigned int flags, struct ts_err *e
 	struct sysctl_arg in = {.ifname = {t->veth_in}, .ping_group = t->private_outer, .err = err};
 	int ret;
 
-	ret = ns_sysctls(&out);
+	ret = ts_topo_ns_sysctls(&out);
 	if (ret == 0)
-		ret = ts_netns_run(t->inner.fd, ns_sysctls, &in, err);
+		ret = ts_netns_run(t->inner.fd, ts_topo_ns_sysctls, &in, err);
 	if (ret < 0)
 		return ret;
-	ret = ts_netns_run(t->link.fd, ns_sysctls, &link, err);
+	ret = ts_netns_run(t->link.fd, ts_topo_ns_sysctls, &link, err);
 	if (ret < 0)
 		return ret;
 	t->v6 = out.v6 && in.v6 && link.v6;
@@ -355,10 +364,10 @@ static int setup_sysctls(struct ts_topo *t, unsigned int flags, struct ts_err *e
 }
 
 /* One link's two ends: addresses of both families on each. */
-static int address_link(struct ts_rtnl *ra, int ia, const struct in_addr *a4,
-			const struct in6_addr *a6, struct ts_rtnl *rb, int ib,
-			const struct in_addr *b4, const struct in6_addr *b6,
-			const struct ts_topo *t, struct ts_err *err)
+int ts_topo_address_link(struct ts_rtnl *ra, int ia, const struct in_addr *a4,
+			 const struct in6_addr *a6, struct ts_rtnl *rb, int ib,
+			 const struct in_addr *b4, const struct in6_addr *b6,
+			 const struct ts_topo *t, struct ts_err *err)
 {
 	int ret;
 
@@ -372,7 +381,7 @@ static int address_link(struct ts_rtnl *ra, int ia, const struct in_addr *a4,
 	return ret;
 }
 
-static int lo_up(struct ts_rtnl *r, struct ts_err *err)
+int ts_topo_lo_up(struct ts_rtnl *r, struct ts_err *err)
 {
 	int lo = ts_rtnl_link_index(r, "lo", err);
 
@@ -383,10 +392,10 @@ static int lo_up(struct ts_rtnl *r, struct ts_err *err)
  * Routes to @dst4/@plen4 via @gw4 and (when @t has IPv6) to @dst6/@plen6
  * via @gw6, out of @ifindex; a NULL destination with length 0 is default.
  */
-static int route_pair(const struct ts_topo *t, struct ts_rtnl *r, int ifindex,
-		      const struct in_addr *dst4, const struct in6_addr *dst6, unsigned int plen4,
-		      unsigned int plen6, const struct in_addr *gw4, const struct in6_addr *gw6,
-		      struct ts_err *err)
+int ts_topo_route_pair(const struct ts_topo *t, struct ts_rtnl *r, int ifindex,
+		       const struct in_addr *dst4, const struct in6_addr *dst6, unsigned int plen4,
+		       unsigned int plen6, const struct in_addr *gw4, const struct in6_addr *gw6,
+		       struct ts_err *err)
 {
 	int ret = ts_rtnl_route_add(r, AF_INET, dst4, plen4, gw4, ifindex, err);
 
@@ -402,20 +411,20 @@ static int setup_addresses(struct ts_topo *t, struct ts_rtnl *outer, struct ts_r
 	struct in6_addr a6;
 	int ret;
 
-	ret = address_link(outer, t->ifindex_out, &t->v4_out, &t->v6_out, link, t->ifindex_lu,
-			   &t->v4_lu, &t->v6_lu, t, err);
+	ret = ts_topo_address_link(outer, t->ifindex_out, &t->v4_out, &t->v6_out, link,
+				   t->ifindex_lu, &t->v4_lu, &t->v6_lu, t, err);
 	if (ret == 0)
-		ret = address_link(link, t->ifindex_ld, &t->v4_ld, &t->v6_ld, inner, t->ifindex_in,
-				   &t->v4_in, &t->v6_in, t, err);
+		ret = ts_topo_address_link(link, t->ifindex_ld, &t->v4_ld, &t->v6_ld, inner,
+					   t->ifindex_in, &t->v4_in, &t->v6_in, t, err);
 	if (ret < 0)
 		return ret;
 	/* Up before routes: a gateway must be reachable through an up link. */
-	ret = lo_up(inner, err);
+	ret = ts_topo_lo_up(inner, err);
 	if (ret == 0)
-		ret = lo_up(link, err);
+		ret = ts_topo_lo_up(link, err);
 	/* A private outer namespace is as new as the others: servers there may use lo too. */
 	if (ret == 0 && t->private_outer)
-		ret = lo_up(outer, err);
+		ret = ts_topo_lo_up(outer, err);
 	if (ret == 0)
 		ret = ts_rtnl_link_up(outer, t->ifindex_out, err);
 	if (ret == 0)
@@ -426,17 +435,18 @@ static int setup_addresses(struct ts_topo *t, struct ts_rtnl *outer, struct ts_r
 		ret = ts_rtnl_link_up(inner, t->ifindex_in, err);
 	if (ret < 0)
 		return ret;
-	ret = route_pair(t, inner, t->ifindex_in, NULL, NULL, 0, 0, &t->v4_ld, &t->v6_ld, err);
-	if (ret == 0)
-		ret = route_pair(t, link, t->ifindex_lu, NULL, NULL, 0, 0, &t->v4_out, &t->v6_out,
+	ret = ts_topo_route_pair(t, inner, t->ifindex_in, NULL, NULL, 0, 0, &t->v4_ld, &t->v6_ld,
 				 err);
+	if (ret == 0)
+		ret = ts_topo_route_pair(t, link, t->ifindex_lu, NULL, NULL, 0, 0, &t->v4_out,
+					 &t->v6_out, err);
 	if (ret < 0)
 		return ret;
 	/* Subnet A: the /30 after B; its /64 as pick_subnet derived it. */
 	a4.s_addr = htonl(ntohl(t->v4_net.s_addr) + 4);
-	v6_from_v4(&a6, a4);
-	return route_pair(t, outer, t->ifindex_out, &a4, &a6, t->v4_plen, t->v6_plen, &t->v4_lu,
-			  &t->v6_lu, err);
+	ts_topo_v6_from_v4(&a6, a4);
+	return ts_topo_route_pair(t, outer, t->ifindex_out, &a4, &a6, t->v4_plen, t->v6_plen,
+				  &t->v4_lu, &t->v6_lu, err);
 }
 
 /* One rule per family: the block covers subnet A (inner) and B (the link namespace's end). */
@@ -473,6 +483,7 @@ int ts_topo_create(struct ts_topo *t, unsigned int flags, struct ts_err *err)
 	int ret;
 
 	topo_init(t);
+	t->flags = flags;
 	t->private_outer = flags & TS_TOPO_PRIVATE;
 	if (flags & (TS_TOPO_NAT_V4 | TS_TOPO_NAT_V6)) {
 		ret = ts_ipt_check((flags & TS_TOPO_NAT_V4) ? AF_INET : AF_INET6, err);
@@ -656,7 +667,7 @@ int ts_topo_rx_dropped(const struct ts_topo *t, uint64_t *drops, struct ts_err *
 }
 
 /* Deletes link @name in namespace @fd; a link already gone is fine. */
-static int del_link(int fd, const char *name, struct ts_err *err)
+int ts_topo_del_link(int fd, const char *name, struct ts_err *err)
 {
 	struct ts_rtnl r;
 	int ret;
@@ -686,7 +697,7 @@ int ts_topo_destroy(struct ts_topo *t, struct ts_err *err)
 	keep_first(&ret, ts_ipt_clear(&t->rules, &e1), err, &e1);
 	if (t->veth_made) {
 		/* Takes veth_lu and the outer route to subnet A with it. */
-		keep_first(&ret, del_link(t->outer_fd, t->veth_out, &e1), err, &e1);
+		keep_first(&ret, ts_topo_del_link(t->outer_fd, t->veth_out, &e1), err, &e1);
 		t->veth_made = false;
 	}
 	/*
@@ -694,7 +705,8 @@ int ts_topo_destroy(struct ts_topo *t, struct ts_err *err)
 	 * namespace open, and the inner end should go now all the same.
 	 */
 	if (t->link.fd >= 0 && t->veth_ld[0])
-		keep_first(&ret, del_link(t->link.fd, t->veth_ld, &e1), err, &e1);
+		keep_first(&ret, ts_topo_del_link(t->link.fd, t->veth_ld, &e1), err, &e1);
+	keep_first(&ret, ts_topo_stations_destroy(t, &e1), err, &e1);
 	keep_first(&ret, ts_netns_destroy(&t->link, &e1), err, &e1);
 	keep_first(&ret, ts_netns_destroy(&t->inner, &e1), err, &e1);
 	if (t->outer_fd >= 0)

@@ -101,6 +101,26 @@ enum ts_topo_hook {
 	TS_HOOK_DOWN_NETWORK, /* link mangle PREROUTING -i veth_lu */
 };
 
+/*
+ * Wi-Fi stations beside the inner one (--mac wifi6:...,real=N, topo_sta.c):
+ * station k (1 .. N-1) is namespace tas-<pid>-<n>-s<k> with one veth to
+ * the link namespace (the AP), in a /30 of its own: the second /30 of a
+ * /29 picked as the run's is (link end .1, station .2; IPv6 ::1 and ::2
+ * of its /64). The first /30 of that /29 stays unused, so the block is
+ * found and avoided by the same rule as the run's.
+ */
+#define TS_TOPO_STA_MAX 7
+
+struct ts_topo_sta {
+	struct ts_netns ns;
+	char veth_l[TS_TOPO_IFNAMSIZ]; /* in the link namespace */
+	char veth_s[TS_TOPO_IFNAMSIZ]; /* in the station's */
+	int ifindex_l, ifindex_s;
+	struct in_addr v4_net, v4_l, v4_s; /* its /29; link end, station end */
+	struct in6_addr v6_net, v6_l, v6_s;
+	char v4_block[INET_ADDRSTRLEN + 4], v6_block[INET6_ADDRSTRLEN + 5]; /* for NAT */
+};
+
 struct ts_topo {
 	pid_t owner;
 	unsigned int index; /* the <n> in the names */
@@ -125,6 +145,9 @@ struct ts_topo {
 	char v4_subnet[INET_ADDRSTRLEN + 4];  /* the block, "100.64.12.0/29", for rules */
 	char v6_subnet[INET6_ADDRSTRLEN + 5]; /* the block, "fd74:6173:6440:c00::/61" */
 	struct ts_ipt rules;		      /* every rule installed for this topology */
+	unsigned int nsta;		      /* extra stations made (ts_topo_add_stations) */
+	struct ts_topo_sta sta[TS_TOPO_STA_MAX];
+	unsigned int flags; /* what ts_topo_create was asked for (TS_TOPO_*) */
 };
 
 /*
@@ -140,6 +163,15 @@ struct ts_topo {
  * to ts_topo_destroy (which does nothing more).
  */
 int ts_topo_create(struct ts_topo *t, unsigned int flags, struct ts_err *err);
+
+/*
+ * ts_topo_add_stations - after ts_topo_create, @n more station namespaces
+ * (1 .. TS_TOPO_STA_MAX), each with its veth to the link namespace, its
+ * address, a default route via the link end, the outer namespace's route
+ * to it, and NAT as ts_topo_create was asked. On error what was made is
+ * removed by ts_topo_destroy. Returns 0 or a negative errno with @err set.
+ */
+int ts_topo_add_stations(struct ts_topo *t, unsigned int n, struct ts_err *err);
 
 /*
  * ts_topo_queue - install the NFQUEUE rule for @hook with queue @qnum,

@@ -69,6 +69,17 @@ int ts_topo_link_pid(const char *name, pid_t *pid)
 	return 0;
 }
 
+/* "-s<k>": an extra Wi-Fi station's namespace (topo_sta.c). */
+static bool is_station(const char *p)
+{
+	if (strncmp(p, "-s", 2) != 0 || p[2] < '1' || p[2] > '9')
+		return false;
+	for (p += 3; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
 int ts_topo_netns_pid(const char *name, pid_t *pid)
 {
 	const char *p = name;
@@ -77,7 +88,7 @@ int ts_topo_netns_pid(const char *name, pid_t *pid)
 	if (strncmp(p, "tas-", 4) != 0)
 		return -EINVAL;
 	p += 4;
-	if (read_pid_index(&p, &v) < 0 || (*p && strcmp(p, "-link") != 0))
+	if (read_pid_index(&p, &v) < 0 || (*p && strcmp(p, "-link") != 0 && !is_station(p)))
 		return -EINVAL;
 	*pid = v;
 	return 0;

@@ -23,6 +23,12 @@ static void child_env(const struct ts_child_conf *c, bool shell)
 	setenv("MAHIMAHI_BASE", getenv("TASSHAPE_BASE"), 1);
 	if (c->base6 && !getenv("TASSHAPE_BASE6"))
 		setenv("TASSHAPE_BASE6", c->base6, 1);
+	if (c->has_station) {
+		char k[16];
+
+		snprintf(k, sizeof(k), "%u", c->station);
+		setenv("TASSHAPE_STATION", k, 1);
+	}
 	if (shell && c->prompt) {
 		old = getenv("PS1");
 		snprintf(ps1, sizeof(ps1), "%s%s", c->prompt, old ? old : "\\u@\\h:\\w\\$ ");

@@ -28,6 +28,12 @@ struct ts_child_conf {
 	uid_t user_uid;
 	gid_t user_gid;
 	mode_t umask;
+	/*
+	 * With real Wi-Fi stations (wifi6 real=): which one this CMD runs in,
+	 * given to it as TASSHAPE_STATION when @has_station.
+	 */
+	bool has_station;
+	unsigned int station;
 };
 
 /*

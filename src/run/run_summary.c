@@ -118,29 +118,55 @@ static double share(ts_ns_t part, ts_ns_t dt)
 	return dt > 0 ? (double)part / (double)dt : 0.0;
 }
 
-/* The stations of the medium: this one (the uplink) and the stations= ones, and how fair. */
+/* Each real station (real=): what it sent and received, and the airtime of each way. */
+static void print_real(FILE *f, const struct ts_wifi6_medium_stats *ms, ts_ns_t dt)
+{
+	unsigned int k;
+
+	for (k = 0; k < ms->real; k++) {
+		const struct ts_wifi6_real_stats *rs = &ms->sta[k];
+		double sec = (double)dt / 1e9;
+
+		fprintf(f,
+			"    station %u       up %.1f Mbit/s (airtime %.1f%%), down %.1f Mbit/s "
+			"(airtime %.1f%%)",
+			k, (double)rs->up_bytes * 8 / sec / 1e6, 100.0 * share(rs->up_airtime, dt),
+			(double)rs->down_bytes * 8 / sec / 1e6,
+			100.0 * share(rs->down_airtime, dt));
+		if (rs->aql_held)
+			fprintf(f, ", AQL held %" PRIu64 " times", rs->aql_held);
+		fprintf(f, "\n");
+	}
+}
+
+/* The stations of the medium: the real ones and the stations= ones, and how fair. */
 static void print_stations(FILE *f, const struct ts_dir *d, const struct ts_wifi6_medium_stats *ms,
 			   ts_ns_t dt)
 {
 	const struct ts_wifi6_stats *w = ts_wifi6_stage_stats(d->mac);
+	unsigned int i, real = ms->real ? ms->real : 1;
 	struct ts_wifi6_station_rates r;
 	double lo = 0, hi = 0, acc = 0;
-	unsigned int i;
 
-	if (!ms->stations)
+	if (real > 1)
+		print_real(f, ms, dt);
+	if (!ms->stations && real == 1)
 		return;
-	ts_wifi6_station_rates(&r, d->mac->stats.bytes_out, ms, dt);
-	for (i = 1; i < r.n; i++) {
-		lo = i == 1 || r.bps[i] < lo ? r.bps[i] : lo;
-		hi = i == 1 || r.bps[i] > hi ? r.bps[i] : hi;
-		acc += (double)ms->others[i - 1].accesses / ms->stations;
+	ts_wifi6_station_rates(&r, d->mac->stats.bytes_out, w->airtime, ms, dt);
+	for (i = real; i < r.n; i++) {
+		lo = i == real || r.bps[i] < lo ? r.bps[i] : lo;
+		hi = i == real || r.bps[i] > hi ? r.bps[i] : hi;
+		acc += (double)ms->others[i - real].accesses / ms->stations;
 	}
+	for (i = 1; i < real; i++)
+		r.bps[0] += r.bps[i];
 	fprintf(f,
-		"    stations        this one %.1f Mbit/s, %u others %.1f to %.1f, medium %.1f "
+		"    stations        %s %.1f Mbit/s, %u others %.1f to %.1f, medium %.1f "
 		"Mbit/s, Jain %.3f\n",
-		r.bps[0] / 1e6, ms->stations, lo / 1e6, hi / 1e6, r.medium_bps / 1e6, r.jain);
-	fprintf(f, "    accesses        this one %" PRIu64 ", the others %.1f on average\n",
-		w->accesses, acc);
+		real > 1 ? "the real ones" : "this one", r.bps[0] / 1e6, ms->stations, lo / 1e6,
+		hi / 1e6, r.medium_bps / 1e6, r.jain);
+	fprintf(f, "    accesses        %s %" PRIu64 ", the others %.1f on average\n",
+		real > 1 ? "the real ones" : "this one", w->accesses, acc);
 }
 
 /* The Wi-Fi hop of a direction: aggregate sizes, airtime, collisions, retries. */
@@ -210,32 +236,69 @@ static struct json_object *json_other(const struct ts_wifi6_sta_stats *o, double
 	return j;
 }
 
+/* One real station (real=). */
+static struct json_object *json_real(const struct ts_wifi6_real_stats *rs, ts_ns_t dt, bool *nomem)
+{
+	struct json_object *j = json_object_new_object();
+	double sec = (double)dt / 1e9;
+
+	if (!j) {
+		*nomem = true;
+		return NULL;
+	}
+	ts_json_put(j, "delivered_bps", json_object_new_double((double)rs->up_bytes * 8 / sec),
+		    nomem);
+	ts_json_put(j, "down_delivered_bps",
+		    json_object_new_double((double)rs->down_bytes * 8 / sec), nomem);
+	ts_json_put(j, "airtime_ns", jint(rs->up_airtime), nomem);
+	ts_json_put(j, "ap_airtime_ns", jint(rs->down_airtime), nomem);
+	ts_json_put(j, "txops", ts_json_count(rs->up_txops), nomem);
+	ts_json_put(j, "ap_txops", ts_json_count(rs->down_txops), nomem);
+	ts_json_put(j, "aql_held", ts_json_count(rs->aql_held), nomem);
+	return j;
+}
+
 /*
- * The stations of the medium: "stations_delivered_bps" ([0] this station,
- * then each stations= one), their sum, Jain's index, and each other's counts.
+ * The stations of the medium: "stations_delivered_bps" and
+ * "stations_airtime_ns" (the real stations first, then each stations=
+ * one), their sum, Jain's index, each real station's counts (with real=)
+ * and each other's.
  */
 static void json_stations(struct json_object *o, const struct ts_dir *d,
 			  const struct ts_wifi6_medium_stats *ms, ts_ns_t dt, bool *nomem)
 {
 	struct json_object *rates = json_object_new_array(), *others = json_object_new_array();
+	struct json_object *air = json_object_new_array(), *real = json_object_new_array();
+	unsigned int i, nreal = ms->real ? ms->real : 1;
 	struct ts_wifi6_station_rates r;
-	unsigned int i;
 
-	if (!rates || !others) {
+	if (!rates || !others || !air || !real) {
 		json_object_put(rates);
 		json_object_put(others);
+		json_object_put(air);
+		json_object_put(real);
 		*nomem = true;
 		return;
 	}
-	ts_wifi6_station_rates(&r, d->mac->stats.bytes_out, ms, dt);
-	for (i = 0; i < r.n; i++)
+	ts_wifi6_station_rates(&r, d->mac->stats.bytes_out, ts_wifi6_stage_stats(d->mac)->airtime,
+			       ms, dt);
+	for (i = 0; i < r.n; i++) {
 		ts_json_append(rates, json_object_new_double(r.bps[i]), nomem);
+		ts_json_append(air, jint(r.airtime[i]), nomem);
+	}
 	for (i = 0; i < ms->stations; i++)
-		ts_json_append(others, json_other(&ms->others[i], r.bps[1 + i], nomem), nomem);
+		ts_json_append(others, json_other(&ms->others[i], r.bps[nreal + i], nomem), nomem);
+	for (i = 0; nreal > 1 && i < nreal; i++)
+		ts_json_append(real, json_real(&ms->sta[i], dt, nomem), nomem);
 	ts_json_put(o, "stations_delivered_bps", rates, nomem);
+	ts_json_put(o, "stations_airtime_ns", air, nomem);
 	ts_json_put(o, "medium_delivered_bps", json_object_new_double(r.medium_bps), nomem);
 	ts_json_put(o, "jain_fairness", json_object_new_double(r.jain), nomem);
 	ts_json_put(o, "others", others, nomem);
+	if (nreal > 1)
+		ts_json_put(o, "real_stations", real, nomem);
+	else
+		json_object_put(real);
 }
 
 static void json_wifi(struct json_object *out, const struct ts_summary *s, const struct ts_dir *d,

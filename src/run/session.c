@@ -132,7 +132,8 @@ static int check_privileges(struct ts_err *err)
 static const struct {
 	const char *chain;
 	enum ts_ipt_dir dir;
-} hook_rule[TS_H__COUNT] = {
+} hook_rule[TS_H_UP_STA1] = {
+	/* the other stations' sender hooks: as TS_H_UP_SENDER */
 	[TS_H_UP_SENDER] = {"POSTROUTING", TS_IPT_OUT},
 	[TS_H_UP_NETWORK] = {"PREROUTING", TS_IPT_IN},
 	[TS_H_DOWN_NETWORK] = {"PREROUTING", TS_IPT_IN},
@@ -184,7 +185,7 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 		s->shaper.no_poll = true;
 	}
 	for (i = 0; i < TS_H__COUNT; i++) {
-		int fd = s->hook_fd[i];
+		int fd = s->hook_fd[i], r = i < TS_H_UP_STA1 ? i : TS_H_UP_SENDER;
 		const char *dev = s->hook_dev[i];
 
 		if (!ts_shaper_needs(&s->shaper, i))
@@ -196,13 +197,13 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 		ret = small_rcvbuf(s->shaper.hook[i].q, err);
 		if (ret < 0)
 			return ret;
-		ret = ts_ipt_add_nfqueue(&s->rules, fd, AF_INET, "mangle", hook_rule[i].chain,
-					 hook_rule[i].dir, dev, s->shaper.hook[i].qnum, 0, err);
+		ret = ts_ipt_add_nfqueue(&s->rules, fd, AF_INET, "mangle", hook_rule[r].chain,
+					 hook_rule[r].dir, dev, s->shaper.hook[i].qnum, 0, err);
 		if (ret < 0)
 			return ret;
 		if (v6) {
 			ret = ts_ipt_add_nfqueue(&s->rules, fd, AF_INET6, "mangle",
-						 hook_rule[i].chain, hook_rule[i].dir, dev,
+						 hook_rule[r].chain, hook_rule[r].dir, dev,
 						 s->shaper.hook[i].qnum, 0, err);
 			if (ret < 0)
 				return ret;
@@ -336,6 +337,72 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 	return ts_guard_start(&s->guard, netns, err);
 }
 
+/* The Wi-Fi hop's real stations (wifi6 real=), 1 without one. */
+unsigned int ts_session_stations(const struct ts_linkcfg *link)
+{
+	return link->wifi6 ? ts_wifi6_conf_of(link->wifi6)->real : 1;
+}
+
+/*
+ * The other real stations' namespaces (net/topo.h), and their sender
+ * hooks: each station's CMD sends through its own namespace's POSTROUTING
+ * hook, into the uplink's sender pipe with its station number.
+ */
+static int stations_up(struct ts_session *s, struct ts_err *err)
+{
+	unsigned int k, n = ts_session_stations(s->link);
+	int ret;
+
+	if (n <= 1)
+		return 0;
+	ret = ts_topo_add_stations(&s->topo, n - 1, err);
+	if (ret < 0)
+		return ret;
+	for (k = 1; k < n; k++) {
+		enum ts_hook_id h = ts_hook_of_station(k);
+
+		s->hook_fd[h] = s->topo.sta[k - 1].ns.fd;
+		snprintf(s->hook_dev[h], TS_TOPO_IFNAMSIZ, "%s", s->topo.sta[k - 1].veth_s);
+	}
+	return 0;
+}
+
+/*
+ * Once the queues are open: what the other stations send reaches the
+ * link namespace on their own veths, so the uplink network hook's rule is
+ * repeated for each; and the shaper learns each station's address, to
+ * put every downlink packet in the AP's queue for its station.
+ */
+static int stations_hooked(struct ts_session *s, bool v6, struct ts_err *err)
+{
+	unsigned int k, n = ts_session_stations(s->link);
+	struct ts_hook *h = &s->shaper.hook[TS_H_UP_NETWORK];
+	int ret = 0;
+
+	if (n <= 1)
+		return 0;
+	s->shaper.nsta = n;
+	s->shaper.sta_v4[0] = s->topo.v4_in.s_addr;
+	s->shaper.sta_v6[0] = s->topo.v6_in;
+	ret = ts_tsq_lever_station(s->link, s->topo.inner.fd, err);
+	for (k = 1; k < n && ret == 0; k++) {
+		const struct ts_topo_sta *st = &s->topo.sta[k - 1];
+
+		s->shaper.sta_v4[k] = st->v4_s.s_addr;
+		s->shaper.sta_v6[k] = st->v6_s;
+		ret = ts_tsq_lever_station(s->link, st->ns.fd, err);
+		if (ret < 0 || !h->io)
+			continue;
+		ret = ts_ipt_add_nfqueue(&s->rules, s->topo.link.fd, AF_INET, "mangle",
+					 "PREROUTING", TS_IPT_IN, st->veth_l, h->qnum, 0, err);
+		if (ret == 0 && v6)
+			ret = ts_ipt_add_nfqueue(&s->rules, s->topo.link.fd, AF_INET6, "mangle",
+						 "PREROUTING", TS_IPT_IN, st->veth_l, h->qnum, 0,
+						 err);
+	}
+	return ret;
+}
+
 /*
  * The inner subnet is masqueraded to reach beyond the outer namespace, except in a guest in
  * virtual time: it has no network device (tasshape vm), so there is nothing beyond, and the
@@ -356,6 +423,7 @@ static unsigned int topo_flags(const struct ts_run_common *common)
 int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run_common *common,
 		    struct ts_err *err)
 {
+	bool v6;
 	int ret;
 
 	ret = session_begin(s, link, common, NULL, err);
@@ -365,6 +433,9 @@ int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run
 	if (ret < 0)
 		goto fail;
 	s->have_topo = true;
+	ret = stations_up(s, err);
+	if (ret < 0)
+		goto fail;
 	s->hook_fd[TS_H_UP_SENDER] = s->topo.inner.fd;
 	s->hook_fd[TS_H_UP_NETWORK] = s->topo.link.fd;
 	s->hook_fd[TS_H_DOWN_NETWORK] = s->topo.link.fd;
@@ -374,7 +445,10 @@ int ts_session_open(struct ts_session *s, struct ts_linkcfg *link, struct ts_run
 	inet_ntop(AF_INET, &s->topo.v4_out, s->base, sizeof(s->base));
 	if (s->topo.v6)
 		inet_ntop(AF_INET6, &s->topo.v6_out, s->base6, sizeof(s->base6));
-	ret = hook_up(s, s->topo.v6 && ts_ipt_check(AF_INET6, NULL) == 0, err);
+	v6 = s->topo.v6 && ts_ipt_check(AF_INET6, NULL) == 0;
+	ret = hook_up(s, v6, err);
+	if (ret == 0)
+		ret = stations_hooked(s, v6, err);
 	if (ret < 0)
 		goto fail;
 	manifest_if(s, 0, s->topo.inner.fd, s->topo.veth_in, "station (CMD's namespace)");
@@ -493,6 +567,12 @@ int ts_session_attach(struct ts_session *s, struct ts_linkcfg *link, struct ts_r
 	ret = session_begin(s, link, common, names, err);
 	if (ret < 0)
 		goto fail;
+	if (ts_session_stations(link) > 1) {
+		ts_err_set(err, "--mac wifi6:...,real=N: attach shapes one namespace, one station; "
+				"real stations need the wrapper (tasshape --mac ... -- CMD)");
+		ret = -EINVAL;
+		goto fail;
+	}
 	ret = ts_netns_open(&s->attached, netns, err);
 	if (ret < 0)
 		goto fail;

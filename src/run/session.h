@@ -88,6 +88,9 @@ struct ts_session {
 	char manifest_path[TS_OBS_PATH], summary_path[TS_OBS_PATH];
 };
 
+/* The Wi-Fi hop's real stations (--mac wifi6:...,real=N): N, or 1 without a Wi-Fi hop. */
+unsigned int ts_session_stations(const struct ts_linkcfg *link);
+
 /*
  * ts_session_open - the wrapper's session: check privileges and tools,
  * block the terminating signals, create the namespace, veth, addresses,

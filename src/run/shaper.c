@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -20,6 +21,7 @@ static const struct {
 	[TS_H_UP_SENDER] = {TS_UP, TS_PLACE_SENDER},
 	[TS_H_UP_NETWORK] = {TS_UP, TS_PLACE_NETWORK},
 	[TS_H_DOWN_NETWORK] = {TS_DOWN, TS_PLACE_NETWORK},
+	/* TS_H_UP_STA1 on: the uplink's sender place too (ts_shaper_init). */
 };
 
 /* The model released @p at model time @t: let the kernel send it on. */
@@ -64,6 +66,28 @@ static void on_drop(void *ctx, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns
 	ts_pool_put(&sh->pool, p);
 }
 
+/*
+ * The real Wi-Fi station a downlink packet goes to: the one whose address
+ * is its destination (IPv4 bytes 16-19, IPv6 24-39); station 0 otherwise.
+ */
+static uint16_t station_of(const struct ts_shaper *sh, const struct ts_nfq_pkt *kp)
+{
+	unsigned int k;
+	uint32_t d4;
+
+	if (kp->l3proto == 0x0800 && kp->hdrlen >= 20) {
+		memcpy(&d4, kp->hdr + 16, 4);
+		for (k = 1; k < sh->nsta; k++)
+			if (sh->sta_v4[k] == d4)
+				return (uint16_t)k;
+	} else if (kp->l3proto == 0x86dd && kp->hdrlen >= 40) {
+		for (k = 1; k < sh->nsta; k++)
+			if (!memcmp(&sh->sta_v6[k], kp->hdr + 24, 16))
+				return (uint16_t)k;
+	}
+	return 0;
+}
+
 /* The kernel handed us a packet at hook h. */
 static void on_packet(void *ctx, const struct ts_nfq_pkt *kp)
 {
@@ -92,6 +116,7 @@ static void on_packet(void *ctx, const struct ts_nfq_pkt *kp)
 	p->src = (uint16_t)(h - sh->hook);
 	p->hash = 0;
 	p->user = 0;
+	p->sta = h->dir == TS_DOWN && sh->nsta > 1 ? station_of(sh, kp) : h->sta;
 	if (sh->tsq && ts_tsq_packet(sh->tsq, p->src, p, kp))
 		return;
 	if (sh->obs)
@@ -116,8 +141,9 @@ int ts_shaper_init(struct ts_shaper *sh, struct ts_linkcfg *cfg, ts_ns_t origin,
 	sh->spin.work_max = -1; /* no second measured until the loop runs (ts_spin_init) */
 	for (i = 0; i < TS_H__COUNT; i++) {
 		sh->hook[i].sh = sh;
-		sh->hook[i].dir = hook_map[i].dir;
-		sh->hook[i].place = hook_map[i].place;
+		sh->hook[i].dir = i < TS_H_UP_STA1 ? hook_map[i].dir : TS_UP;
+		sh->hook[i].place = i < TS_H_UP_STA1 ? hook_map[i].place : TS_PLACE_SENDER;
+		sh->hook[i].sta = (uint16_t)(i < TS_H_UP_STA1 ? 0 : i - TS_H_UP_STA1 + 1);
 		sh->hook[i].netns_fd = -1;
 	}
 	ts_hist_init(&sh->release_err[0]);
@@ -145,7 +171,12 @@ int ts_shaper_init(struct ts_shaper *sh, struct ts_linkcfg *cfg, ts_ns_t origin,
 
 bool ts_shaper_needs(const struct ts_shaper *sh, enum ts_hook_id id)
 {
-	return sh->dir[hook_map[id].dir].pipe[hook_map[id].place].nstages > 0 ||
+	const struct ts_hook *h = &sh->hook[id];
+
+	/* Another station's sender hook: only with that many real stations. */
+	if (h->sta && (!sh->cfg->wifi6 || h->sta >= ts_wifi6_conf_of(sh->cfg->wifi6)->real))
+		return false;
+	return sh->dir[h->dir].pipe[h->place].nstages > 0 ||
 	       (id == TS_H_UP_NETWORK && ts_tsq_wanted(sh->cfg));
 }
 
@@ -355,6 +386,49 @@ void ts_shaper_on_child_exit(struct ts_shaper *sh, int status)
 {
 	sh->child_status = status;
 	sh->child_done = true;
+}
+
+/*
+ * Reap whichever CMD exited; once all have, the run's CMD is done, with
+ * the first station's status unless it succeeded and another did not.
+ */
+static void reap_children(struct ts_shaper *sh)
+{
+	int status = 0, st;
+	unsigned int k;
+	bool all;
+
+	if (!sh->child || sh->child_done)
+		return;
+	if (!sh->main_done && waitpid(sh->child, &st, WNOHANG) == sh->child) {
+		sh->main_done = true;
+		sh->main_status = st;
+	}
+	all = sh->main_done;
+	status = sh->main_status;
+	for (k = 0; k < sh->nmore; k++) {
+		if (!sh->more_done[k] && waitpid(sh->more[k], &st, WNOHANG) == sh->more[k]) {
+			sh->more_done[k] = true;
+			sh->more_status[k] = st;
+		}
+		all &= sh->more_done[k];
+		if (sh->more_done[k] && !status)
+			status = sh->more_status[k];
+	}
+	if (all)
+		ts_shaper_on_child_exit(sh, status);
+}
+
+/* Send @sig to every CMD still running. */
+static void kill_children(struct ts_shaper *sh, int sig)
+{
+	unsigned int k;
+
+	if (!sh->main_done)
+		kill(sh->child, sig);
+	for (k = 0; k < sh->nmore; k++)
+		if (!sh->more_done[k])
+			kill(sh->more[k], sig);
 }
 
 void ts_shaper_on_signal(struct ts_shaper *sh, int signo, bool from_kernel)
@@ -637,18 +711,15 @@ int ts_shaper_policy(struct ts_shaper *sh, ts_ns_t now)
 static void handle_signals(struct ts_shaper *sh)
 {
 	struct signalfd_siginfo si;
-	int status;
 
 	while (read(sh->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
-			if (sh->child && !sh->child_done &&
-			    waitpid(sh->child, &status, WNOHANG) == sh->child)
-				ts_shaper_on_child_exit(sh, status);
+			reap_children(sh);
 			continue;
 		}
 		ts_shaper_on_signal(sh, (int)si.ssi_signo, si.ssi_code == SI_KERNEL);
 		if (sh->kill_sig) {
-			kill(sh->child, sh->kill_sig);
+			kill_children(sh, sh->kill_sig);
 			sh->kill_sig = 0;
 		}
 	}
@@ -784,7 +855,7 @@ int ts_shaper_run(struct ts_shaper *sh, int sigfd, pid_t child, ts_ns_t duration
 			return ret;
 		ret = ts_shaper_policy(sh, sh->now);
 		if (sh->kill_sig && sh->child) {
-			kill(sh->child, sh->kill_sig);
+			kill_children(sh, sh->kill_sig);
 			sh->kill_sig = 0;
 		}
 		if (ret > 0)

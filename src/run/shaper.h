@@ -17,6 +17,7 @@
 #ifndef TS_RUN_SHAPER_H
 #define TS_RUN_SHAPER_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -29,7 +30,25 @@
 #include "run/run_summary.h"
 #include "run/tsq_station.h"
 
-enum ts_hook_id { TS_H_UP_SENDER, TS_H_UP_NETWORK, TS_H_DOWN_NETWORK, TS_H__COUNT };
+/*
+ * The hooks: station 0's sender hook (CMD's namespace), the link
+ * namespace's two, then the sender hooks of Wi-Fi stations 1 .. real-1
+ * (wifi6 real=), each in its own namespace, feeding the uplink's sender
+ * pipe with the packet's station set.
+ */
+enum ts_hook_id {
+	TS_H_UP_SENDER,
+	TS_H_UP_NETWORK,
+	TS_H_DOWN_NETWORK,
+	TS_H_UP_STA1,
+	TS_H__COUNT = TS_H_UP_STA1 + TS_WIFI6_REAL_MAX - 1
+};
+
+/* The sender hook of Wi-Fi station @k (0 .. TS_WIFI6_REAL_MAX - 1). */
+static inline enum ts_hook_id ts_hook_of_station(unsigned int k)
+{
+	return k ? (enum ts_hook_id)(TS_H_UP_STA1 + k - 1) : TS_H_UP_SENDER;
+}
 
 struct ts_shaper;
 
@@ -39,6 +58,7 @@ struct ts_hook {
 	void *q;		       /* the backend's queue (run/pktio.h) */
 	int dir;		       /* TS_UP or TS_DOWN */
 	enum ts_place place;
+	uint16_t sta; /* the Wi-Fi station whose sender hook this is (0 for the others) */
 	uint16_t qnum;
 	int netns_fd; /* namespace the queue lives in (not owned) */
 	uint64_t seen, accepted, dropped;
@@ -104,8 +124,23 @@ struct ts_shaper {
 	ts_ns_t armed;	     /* deadline the timerfd is armed for, TS_NEVER if none */
 	struct ts_spin spin; /* the poll spin's CPU bound (run/spin.h) */
 	pid_t child;
-	int child_status; /* wait status */
-	bool child_done;
+	int child_status; /* wait status (of all CMDs: the first that failed, else the first's) */
+	bool child_done;  /* every CMD exited */
+	/*
+	 * With real Wi-Fi stations (wifi6 real=), CMD runs once per station:
+	 * @child is station 0's, these the others'. The run's CMD is done when
+	 * all have exited.
+	 */
+	pid_t more[TS_WIFI6_REAL_MAX - 1];
+	int more_status[TS_WIFI6_REAL_MAX - 1];
+	bool more_done[TS_WIFI6_REAL_MAX - 1];
+	unsigned int nmore;
+	int main_status;
+	bool main_done;
+	/* The real stations' addresses, to give each downlink packet its station. */
+	unsigned int nsta;
+	uint32_t sta_v4[TS_WIFI6_REAL_MAX]; /* network order */
+	struct in6_addr sta_v6[TS_WIFI6_REAL_MAX];
 	unsigned int signals; /* terminating signals received */
 	int stop_reason;      /* set when --duration or a --once trace ended the run */
 	bool child_killed;    /* CMD did not end within TS_TERM_GRACE of SIGTERM */

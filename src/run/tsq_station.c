@@ -188,6 +188,25 @@ static unsigned int lever_shift(const struct ts_tsq_conf *c)
 	return c->mode == TS_TSQ_TAS ? c->steady : c->shift;
 }
 
+int ts_tsq_lever_station(const struct ts_linkcfg *cfg, int netns_fd, struct ts_err *err)
+{
+	const struct ts_tsq_conf *c;
+	unsigned int shift;
+	int ret;
+
+	if (!cfg->wifi6)
+		return 0;
+	c = &ts_wifi6_conf_of(cfg->wifi6)->tsq;
+	if (c->mode == TS_TSQ_KERNEL)
+		return 0;
+	/* A new namespace starts from the kernel's defaults, 200% and 120%. */
+	shift = lever_shift(c);
+	ret = sysctl_set(netns_fd, "tcp_pacing_ss_ratio", ts_tsq_ratio(200, shift), err);
+	if (ret == 0)
+		ret = sysctl_set(netns_fd, "tcp_pacing_ca_ratio", ts_tsq_ratio(120, shift), err);
+	return ret;
+}
+
 /*
  * With --gso, what makes the budget one of GSO units (tasshape/tsq.h,
  * ts_tsq_gso_scale): the running kernel's skb head, a full unit of 1448-byte
@@ -276,7 +295,13 @@ static void read_tas_params(struct ts_tsq *t)
 
 bool ts_tsq_wanted(const struct ts_linkcfg *cfg)
 {
-	return cfg->wifi6 && ts_wifi6_conf_of(cfg->wifi6)->tsq.mode != TS_TSQ_KERNEL;
+	/*
+	 * The emulation follows one station's sockets; with several real
+	 * stations (real=) their sockets keep the kernel's own budget, the same
+	 * for all of them (docs/wifi6-model.md, "Real stations").
+	 */
+	return cfg->wifi6 && ts_wifi6_conf_of(cfg->wifi6)->tsq.mode != TS_TSQ_KERNEL &&
+	       ts_wifi6_conf_of(cfg->wifi6)->real <= 1;
 }
 
 static void ignore_sock(void *ctx, const struct ts_sockstat *st)
@@ -299,6 +324,9 @@ int ts_tsq_start(struct ts_tsq **out, struct ts_shaper *sh, int station_fd, stru
 		goto nomem;
 	t->sh = sh;
 	t->conf = ts_wifi6_conf_of(sh->cfg->wifi6)->tsq;
+	/* Real stations (real=): each keeps the kernel's budget, as ts_tsq_wanted says. */
+	if (!ts_tsq_wanted(sh->cfg))
+		t->conf.mode = TS_TSQ_KERNEL;
 	t->station_fd = station_fd;
 	t->cap = sh->pool.cap;
 	t->state = calloc(t->cap, sizeof(*t->state));

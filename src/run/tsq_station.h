@@ -128,4 +128,15 @@ void ts_tsq_json(struct json_object *wifi6, const struct ts_tsq *t, ts_ns_t orig
 /* Restore the namespace's sysctls and free; NULL is fine. */
 void ts_tsq_stop(struct ts_tsq *t);
 
+/*
+ * ts_tsq_lever_station - with real Wi-Fi stations (wifi6 real=), the part
+ * of the station's TSQ budget that holds for unpaced controls: the pacing
+ * ratios of the station's namespace @netns_fd (new, so from the kernel's
+ * defaults, and removed with the run: nothing to restore) scaled to the
+ * pacing_shift. Paced controls (BBR) keep the kernel's budget. Does
+ * nothing under pacing_shift=kernel. Returns 0 or a negative errno with
+ * @err set.
+ */
+int ts_tsq_lever_station(const struct ts_linkcfg *cfg, int netns_fd, struct ts_err *err);
+
 #endif

@@ -106,6 +106,11 @@ static void check_parsers(void)
 	      "bad link names accepted");
 	CHECK(ts_topo_netns_pid("tas-31-2", &pid) == 0 && pid == 31, "netns name");
 	CHECK(ts_topo_netns_pid("tas-32-2-link", &pid) == 0 && pid == 32, "link netns name");
+	CHECK(ts_topo_netns_pid("tas-33-2-s7", &pid) == 0 && pid == 33, "station netns name");
+	CHECK(ts_topo_netns_pid("tas-33-2-s", &pid) < 0 &&
+		      ts_topo_netns_pid("tas-33-2-s0", &pid) < 0 &&
+		      ts_topo_netns_pid("tas-33-2-s1x", &pid) < 0,
+	      "bad station netns names accepted");
 	CHECK(ts_topo_netns_pid("tas-31-2x", &pid) < 0 && ts_topo_netns_pid("tas-31", &pid) < 0 &&
 		      ts_topo_netns_pid("tas31-2", &pid) < 0 &&
 		      ts_topo_netns_pid("tas-31-2-lin", &pid) < 0 &&

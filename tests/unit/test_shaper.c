@@ -8,6 +8,7 @@
  * then a 10 ms delay line; droptail of 4 packets; both directions at the
  * network hooks.
  */
+#include <arpa/inet.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,6 +590,68 @@ static void test_linger_default(void)
 	ts_linkcfg_free(&c);
 }
 
+/* An IPv4 header whose destination is @d (network order), for the downlink's classification. */
+static void ipv4_to(struct ts_pktio_mem *m, uint8_t *hdr, uint32_t d)
+{
+	struct ts_nfq_pkt *kp = &m->in[m->nin - 1];
+
+	memset(hdr, 0, 20);
+	hdr[0] = 0x45;
+	memcpy(hdr + 16, &d, 4);
+	kp->l3proto = 0x0800;
+	kp->hdr = hdr;
+	kp->hdrlen = 20;
+}
+
+/*
+ * Real Wi-Fi stations (wifi6 real=2): station 1's sender hook is used (a
+ * third station's is not), its packets are station 1's at the medium, and
+ * a downlink packet goes to the AP's queue of the station it is addressed
+ * to (an unknown address: station 0's). Random backoff: station 1 and the
+ * AP both have a frame at once, and a fixed one would collide every time.
+ */
+static void test_real_stations(void)
+{
+	static uint8_t h1[20], h2[20];
+	const struct ts_wifi6_medium_stats *ms;
+	struct ts_err err = {{0}};
+	int i;
+
+	ts_linkcfg_init(&cfg);
+	cfg.mac = "wifi6:real=2,beacon=0";
+	CU_ASSERT_EQUAL_FATAL(ts_linkcfg_load(&cfg, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ts_shaper_init(&sh, &cfg, T0, 64, &err), 0);
+	CU_ASSERT_TRUE(ts_shaper_needs(&sh, ts_hook_of_station(1)));
+	CU_ASSERT_FALSE(ts_shaper_needs(&sh, ts_hook_of_station(2)));
+	for (i = 0; i < TS_H__COUNT; i++) {
+		ts_pktio_mem_init(&io[i]);
+		if (ts_shaper_needs(&sh, i))
+			ts_shaper_use(&sh, i, &ts_pktio_mem_ops, &io[i]);
+	}
+	sh.clock = fake_clock;
+	sh.check = true;
+	sh.nsta = 2;
+	sh.sta_v4[0] = htonl(0x0a000006);
+	sh.sta_v4[1] = htonl(0x0a000106);
+	ts_shaper_begin(&sh, 0, 0);
+	ts_pktio_mem_push(&io[ts_hook_of_station(1)], 1500);
+	ts_pktio_mem_push(&io[DOWN], 1000);
+	ipv4_to(&io[DOWN], h1, htonl(0x0a000106));
+	ts_pktio_mem_push(&io[DOWN], 700);
+	ipv4_to(&io[DOWN], h2, htonl(0x0a000206));
+	turn(T0);
+	turn(T0 + 10 * MS);
+	ms = ts_wifi6_stage_medium(sh.dir[TS_UP].mac);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ms);
+	TSU_EQ(ms->sta[1].up_bytes, 1500);
+	TSU_EQ(ms->sta[0].up_bytes, 0);
+	TSU_EQ(ms->sta[1].down_bytes, 1000);
+	TSU_EQ(ms->sta[0].down_bytes, 700);
+	TSU_EQ(accepted(&io[ts_hook_of_station(1)]), 1);
+	TSU_EQ(accepted(&io[DOWN]), 2);
+	teardown();
+}
+
 static const struct tsu_test tests[] = {
 	{"the default linger", test_linger_default},
 	{"hooks in use", test_hooks},
@@ -607,6 +670,7 @@ static const struct tsu_test tests[] = {
 	{"signals", test_signals},
 	{"attach: a drain of the queues at the signal", test_attach_drain},
 	{"a signal cuts the drain short", test_signal_cuts_drain},
+	{"real Wi-Fi stations: their hooks and the downlink's classification", test_real_stations},
 };
 
 TSU_MAIN("shaper", tests)

@@ -941,7 +941,7 @@ static void test_station_rates(void)
 
 	ms.others[0].delivered = 1000;
 	ms.others[1].delivered = 3000;
-	ts_wifi6_station_rates(&r, 1500000, &ms, SEC);
+	ts_wifi6_station_rates(&r, 1500000, 0, &ms, SEC);
 	TSU_EQ(r.n, 3);
 	CU_ASSERT_DOUBLE_EQUAL(r.bps[0], 12e6, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(r.bps[2], 36e6, 1e-3);
@@ -1068,6 +1068,182 @@ static void test_gso_matches_packets(void)
 	teardown(&r, 2 * SEC);
 }
 
+static void put_sta(struct ts_pipe *pipe, uint32_t id, uint16_t sta, ts_ns_t t)
+{
+	struct ts_pkt *p = ts_pool_get(&pool);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	p->len = 1500;
+	p->segs = 1;
+	p->sta = sta;
+	ts_pipe_enqueue(pipe, p, t);
+}
+
+/*
+ * Which station the AP served, A-MPDU by A-MPDU: two frames queued for
+ * each of two real stations at 0, one MPDU per A-MPDU (109.6 us on the
+ * air with its Ack: 52 + 13.6 + 16 + 28). Round robin (no airtime_flags):
+ * 0, 1, 0, 1. Airtime fairness: station 1 joined last, so it is at the
+ * front; its 256 us quantum lasts both of its frames (256 - 109.6 = 146.4,
+ * then 36.8), then station 0's: 1, 1, 0, 0.
+ */
+static void ap_order(const char *spec, const int want[4])
+{
+	struct rig r;
+	size_t i, n = 0;
+
+	setup();
+	build(&r, spec, 1, false, true, NULL, NULL);
+	put_sta(down_in(&r), 1, 0, 0);
+	put_sta(down_in(&r), 2, 0, 0);
+	put_sta(down_in(&r), 3, 1, 0);
+	put_sta(down_in(&r), 4, 1, 0);
+	advance(&r, 10 * MS);
+	for (i = 0; i < ntx && n < 4; i++) {
+		if (txlog[i].who != TS_WIFI6_DOWN)
+			continue;
+		TSU_EQ(txlog[i].sta, want[n]);
+		TSU_EQ(txlog[i].end - txlog[i].start, 109600);
+		n++;
+	}
+	TSU_EQ(n, 4);
+	TSU_EQ(sink_down.nrel, 4);
+	TSU_EQ(ts_wifi6_medium_stats(r.m)->sta[0].down_bytes, 3000);
+	TSU_EQ(ts_wifi6_medium_stats(r.m)->sta[1].down_txops, 2);
+	TSU_EQ(ts_wifi6_medium_stats(r.m)->sta[1].down_airtime, 2 * 109600);
+	teardown(&r, 10 * MS);
+}
+
+static void test_ap_round_robin(void)
+{
+	static const int rr[4] = {0, 1, 0, 1}, drr[4] = {1, 1, 0, 0};
+
+	ap_order("wifi6:backoff=7,beacon=0,mpdus=1,real=2", rr);
+	ap_order("wifi6:backoff=7,beacon=0,mpdus=1,real=2,airtime_flags=1", drr);
+}
+
+/*
+ * AQL caps what the AP hands the driver: a 1544-byte subframe at
+ * 1200955882 bit/s is charged 12352e9 / 1200955882 = 10285 ns. With
+ * aql_txq_limit=50/100 and the total under aql_threshold, frames are taken
+ * while less than 100 us is pending: 9 x 10285 = 92565 < 100000, so N =
+ * 10. With aql_threshold=1 (always above it), the low limit: 5 x 10285 =
+ * 51425, N = 5.
+ */
+static void aql_first_n(const char *spec, uint32_t want)
+{
+	struct rig r;
+	uint32_t i;
+
+	setup();
+	build(&r, spec, 1, false, true, NULL, NULL);
+	for (i = 0; i < 20; i++)
+		put_sta(down_in(&r), i, 0, 0);
+	advance(&r, 100 * MS);
+	CU_ASSERT_FATAL(ntx >= 1);
+	TSU_EQ(txlog[0].mpdus, want);
+	CU_ASSERT(ts_wifi6_medium_stats(r.m)->sta[0].aql_held >= 1);
+	TSU_EQ(sink_down.nrel, 20);
+	teardown(&r, 100 * MS);
+}
+
+static void test_aql_limits(void)
+{
+	aql_first_n("wifi6:backoff=7,beacon=0,aql=1,aql_txq_limit=50/100", 10);
+	aql_first_n("wifi6:backoff=7,beacon=0,aql=1,aql_txq_limit=50/100,aql_threshold=1", 5);
+}
+
+/*
+ * Two real stations upload through their own queues and contend: each is
+ * a contender of its own (real station 1 is numbered after the stations=
+ * ones and the beacon), each delivers its own frames, and with the same
+ * PHY and random backoff each takes the airtime a stations= contender
+ * does (within 15% over 10 s: about 900 accesses each, and DCF's
+ * exponential backoff is unfair over short spans).
+ */
+static void test_real_stations_contend(void)
+{
+	const struct ts_wifi6_medium_stats *ms;
+	struct rig r;
+	uint32_t i, id = 0;
+	size_t j, bad = 0;
+	ts_ns_t t;
+
+	setup();
+	build(&r, "wifi6:bw=20,mcs=4,ss=1,beacon=0,real=2,stations=1", 3, true, false, NULL, NULL);
+	/* 3000 frames each per second, more than a third of the medium carries (about 1200). */
+	for (t = 0; t < 10 * SEC; t += 100 * MS) {
+		for (i = 0; i < 600; i++)
+			put_sta(up_in(&r), id++, (uint16_t)(i % 2), t);
+		advance(&r, t + 100 * MS - 1);
+	}
+	ms = ts_wifi6_medium_stats(r.m);
+	TSU_EQ(ms->real, 2);
+	for (j = 0; j < ntx && j < TX_MAX; j++)
+		if ((txlog[j].who == 0 && txlog[j].sta != 0) ||
+		    (txlog[j].who == 3 && txlog[j].sta != 1) || txlog[j].who == 1 ||
+		    txlog[j].who > 3)
+			bad++;
+	TSU_EQ(bad, 0);
+	CU_ASSERT(ms->sta[0].up_bytes > 0 && ms->sta[1].up_bytes > 0);
+	TSU_EQ(ms->sta[0].up_bytes + ms->sta[1].up_bytes, sink_up.rel_bytes);
+	printf("\n  airtime: real 0 %.3f s, real 1 %.3f s, other %.3f s",
+	       ms->sta[0].up_airtime / 1e9, ms->sta[1].up_airtime / 1e9,
+	       ms->others[0].airtime / 1e9);
+	CU_ASSERT(fabs((double)ms->sta[0].up_airtime / (double)ms->others[0].airtime - 1) < 0.15);
+	CU_ASSERT(fabs((double)ms->sta[1].up_airtime / (double)ms->others[0].airtime - 1) < 0.15);
+	teardown(&r, 10 * SEC);
+}
+
+/*
+ * Airtime fairness with a fast and a slow station (sta_mcs=11/0: 80 MHz, 2
+ * SS; ba=64), both downloads saturated, only the AP sending (no collisions;
+ * backoff=7, no beacons). A fast A-MPDU is 64 MPDUs: 16 + 8 x 64 x 1544 + 6
+ * bits in 49 symbols of 16333 bits, 52 + 666.4 + SIFS 16 + BlockAck 32 =
+ * 766.4 us; a slow one fills the PPDU limit: (5484 - 52) / 13.6 = 399
+ * symbols of 980 bits hold 31 MPDUs, which take 391 symbols: 52 + 5317.6 +
+ * 16 + 32 = 5417.6 us. Round robin serves them in turn, so the slow station
+ * takes 5417.6 / 766.4 = 7.069 times the airtime (7.046 at 2 s: 313 fast
+ * A-MPDUs and 312 slow ones ended, the 313th still on the air); the deficit
+ * round robin by airtime makes them equal (within one slow A-MPDU).
+ */
+static void atf_ratio(const char *spec, double want, double tol)
+{
+	const struct ts_wifi6_medium_stats *ms;
+	size_t j, bad = 0;
+	struct rig r;
+	uint32_t i, id = 0;
+	ts_ns_t t;
+
+	setup();
+	build(&r, spec, 1, false, true, NULL, NULL);
+	for (t = 0; t < 2 * SEC; t += 10 * MS) {
+		for (i = 0; i < 800; i++)
+			put_sta(down_in(&r), id++, (uint16_t)(i % 2), t);
+		advance(&r, t + 10 * MS - 1);
+	}
+	ms = ts_wifi6_medium_stats(r.m);
+	printf("\n  AP airtime: fast %.4f s (%llu A-MPDUs), slow %.4f s (%llu)",
+	       ms->sta[0].down_airtime / 1e9, (unsigned long long)ms->sta[0].down_txops,
+	       ms->sta[1].down_airtime / 1e9, (unsigned long long)ms->sta[1].down_txops);
+	/* Every A-MPDU took exactly its airtime worked out above. */
+	for (j = 0; j < ntx && j < TX_MAX; j++)
+		bad += txlog[j].end - txlog[j].start != (txlog[j].sta ? 5417600 : 766400);
+	TSU_EQ(bad, 0);
+	CU_ASSERT_DOUBLE_EQUAL((double)ms->sta[1].down_airtime / (double)ms->sta[0].down_airtime,
+			       want, tol);
+	teardown(&r, 2 * SEC);
+}
+
+static void test_airtime_fairness_rates(void)
+{
+	atf_ratio("wifi6:real=2,sta_mcs=11/0,ba=64,backoff=7,beacon=0",
+		  312 * 5417.6 / (313 * 766.4), 1e-6);
+	atf_ratio("wifi6:real=2,sta_mcs=11/0,ba=64,backoff=7,beacon=0,airtime_flags=1", 1.0, 0.01);
+}
+
 static const struct tsu_test tests[] = {
 	{"saturated throughput, fixed backoff: exact T(N)", test_saturated_exact},
 	{"saturated throughput, random backoff: within 1% of the formula", test_saturated_random},
@@ -1090,6 +1266,10 @@ static const struct tsu_test tests[] = {
 	 test_station_like_contenders},
 	{"a GSO unit's segments are MPDUs: split across A-MPDUs", test_gso_split},
 	{"GSO units aggregate exactly as their packets one by one", test_gso_matches_packets},
+	{"real stations: the AP's round robin and airtime DRR", test_ap_round_robin},
+	{"real stations: AQL limits", test_aql_limits},
+	{"real stations contend, each with its own queue", test_real_stations_contend},
+	{"airtime fairness: a fast and a slow station", test_airtime_fairness_rates},
 };
 
 TSU_MAIN("wifi6", tests)

@@ -244,11 +244,62 @@ static void test_phy_trace_reader(void)
 	CU_ASSERT(strstr(err.msg, "cannot open") != NULL);
 }
 
+/*
+ * The real stations' keys: real, sta_mcs (per station HE-MCS at the
+ * medium's bandwidth: 20 MHz, 1 SS, MCS 4 is 234 x 4 x 3/4 = 702 bits a
+ * symbol, MCS 0 234 x 1 x 1/2 = 117), and mac80211's scheduler keys with
+ * the kernel's defaults.
+ */
+static void test_conf_stations(void)
+{
+	struct ts_wifi6_conf c;
+	struct ts_err err = {{0}};
+
+	TSU_EQ(parse(&c, "wifi6", &err), 0);
+	TSU_EQ(c.real, 1);
+	TSU_EQ(c.nsta_phy, 0);
+	TSU_EQ(c.airtime.flags, 0);
+	TSU_EQ(c.airtime.weight_us, 256);
+	CU_ASSERT(!c.airtime.aql);
+	TSU_EQ(c.airtime.aql_low_us, 5000);
+	TSU_EQ(c.airtime.aql_high_us, 12000);
+	TSU_EQ(c.airtime.aql_threshold_us, 24000);
+	TSU_EQ(parse(&c,
+		     "wifi6:bw=20,ss=1,real=3,sta_mcs=4/0,airtime_flags=3,airtime_weight=300,aql=1,"
+		     "aql_txq_limit=2000/8000,aql_threshold=10000",
+		     &err),
+	       0);
+	TSU_EQ(c.real, 3);
+	TSU_EQ(c.nsta_phy, 2);
+	TSU_EQ(c.sta_phy[0].ndbps, 702);
+	TSU_EQ(c.sta_phy[1].ndbps, 117);
+	TSU_EQ(c.airtime.flags, 3);
+	TSU_EQ(c.airtime.weight_us, 300);
+	CU_ASSERT(c.airtime.aql);
+	TSU_EQ(c.airtime.aql_low_us, 2000);
+	TSU_EQ(c.airtime.aql_high_us, 8000);
+	TSU_EQ(c.airtime.aql_threshold_us, 10000);
+	CU_ASSERT(parse(&c, "wifi6:real=0", &err) < 0);
+	CU_ASSERT(parse(&c, "wifi6:real=9", &err) < 0);
+	CU_ASSERT(parse(&c, "wifi6:airtime_flags=4", &err) < 0);
+	CU_ASSERT(parse(&c, "wifi6:airtime_weight=0", &err) < 0);
+	CU_ASSERT(parse(&c, "wifi6:aql_txq_limit=5000", &err) < 0);
+	CU_ASSERT(parse(&c, "wifi6:aql_txq_limit=12000/5000", &err) < 0);
+	CU_ASSERT(parse(&c, "wifi6:aql_txq_limit=5000/x", &err) < 0);
+	CU_ASSERT(parse(&c, "wifi6:sta_mcs=12", &err) < 0);
+	CU_ASSERT(parse(&c, "wifi6:sta_mcs=", &err) < 0);
+	CU_ASSERT(parse(&c, "wifi6:sta_mcs=4//5", &err) < 0);
+	CU_ASSERT(parse(&c, "wifi6:sta_mcs=1/2/3/4/5/6/7/8/9", &err) < 0);
+	CU_ASSERT(parse(&c, "wifi6:phy=1201mbit,sta_mcs=4", &err) < 0);
+	CU_ASSERT(strstr(err.msg, "sta_mcs") != NULL);
+}
+
 static const struct tsu_test tests[] = {
 	{"PHY rates from bandwidth, MCS, streams, GI", test_phy_rates},
 	{"preamble, subframe, data and BlockAck times", test_airtime_pieces},
 	{"wifi6 spec keys, defaults and errors", test_conf_keys},
 	{"PHY-rate trace reader", test_phy_trace_reader},
+	{"the real stations' keys", test_conf_stations},
 };
 
 TSU_MAIN("wifi6_phy", tests)
