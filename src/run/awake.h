@@ -36,10 +36,16 @@
 /*
  * On the kernel command line of a guest in virtual time (src/vm/vm.c): its
  * clock counts instructions and jumps over idle time, so a wake-up is never
- * late there, and a CPU kept busy would only stop the jumps (a run many
- * times longer on the wall clock, the same results). Off in such a guest.
+ * late there, and the host's ways below are off in such a guest.
  */
 #define TS_AWAKE_VCLOCK_PARAM "tasshape.clock=virtual"
+
+/*
+ * In a sealed guest, the PID of the process that keeps its CPU out of idle
+ * while CMD runs (src/vm/idler.h: QEMU's jump over idle time races with its
+ * own accounting). Its CPU time is the guest's idle time (run/cpustat.h).
+ */
+#define TS_AWAKE_VCLOCK_IDLER "/run/tasshape-idler.pid"
 
 enum ts_awake_mode {
 	TS_AWAKE_OFF = 0, /* not asked, or neither way was possible (note says why) */

@@ -29,13 +29,27 @@ struct ts_cpustat {
  */
 int ts_cpustat_parse(const char *text, struct ts_cpustat *c);
 
-/* ts_cpustat_read - /proc/stat now. Returns 0 or a negative errno. */
+/*
+ * ts_cpustat_pid_ticks - utime + stime (fields 14 and 15) of a process's
+ * /proc/PID/stat line @text, in USER_HZ ticks as /proc/stat counts. The
+ * command name (field 2) may hold spaces and parentheses: the fields are
+ * counted from its last ')'. Returns 0, or -EINVAL. Pure.
+ */
+int ts_cpustat_pid_ticks(const char *text, uint64_t *ticks);
+
+/*
+ * ts_cpustat_read - /proc/stat now. In a sealed guest the idler's CPU time
+ * (TS_AWAKE_VCLOCK_IDLER, vm/idler.h), counted by /proc/stat as nice time,
+ * is idle time: it runs only when the guest would have halted. Returns 0 or
+ * a negative errno.
+ */
 int ts_cpustat_read(struct ts_cpustat *c);
 
 /*
  * ts_cpustat_idle_permille - the idle share of the interval from @a to @b,
  * in permille (rounded down), or -1 when no tick passed (nothing to judge)
- * or the counters went backwards. Pure.
+ * or the counters went backwards. Idle up to 2% above the total is all idle
+ * (an idler's precise ticks against /proc/stat's sampled ones). Pure.
  */
 int ts_cpustat_idle_permille(const struct ts_cpustat *a, const struct ts_cpustat *b);
 

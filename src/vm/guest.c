@@ -35,6 +35,7 @@
 #include "io/proc.h"
 #include "io/which.h"
 #include "vm/guestargs.h"
+#include "vm/idler.h"
 #include "vm/vm.h"
 
 #define BASE "/tmp/.tasshape-vm"
@@ -502,6 +503,9 @@ static __attribute__((noreturn)) void sealed_main(void)
 	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL); /* may exist already */
 	must_mount("proc", "/proc", "proc", 0, NULL);
+	/* First: from here on the vCPU never halts until CMD has ended (vm/idler.h). */
+	if (ts_vm_idler_start() < 0)
+		console("the idler did not start: this run's bytes may differ from another boot's");
 	must_mount("sysfs", "/sys", "sysfs", 0, NULL);
 	try_mount("devpts", "/dev/pts", "devpts", "newinstance,ptmxmode=0666");
 	try_mount("tmpfs", "/dev/shm", "tmpfs", NULL);

@@ -41,11 +41,41 @@ static void test_permille(void)
 	TSU_EQ(ts_cpustat_idle_permille(&a, &b), -1);
 	b = (struct ts_cpustat){.idle = 1200, .total = 5100};
 	TSU_EQ(ts_cpustat_idle_permille(&a, &b), -1);
+	/*
+	 * The idler's ticks (precise) against /proc/stat's (sampled) can put idle a tick or two
+	 * above the total: up to 2% over is all idle, 101 of 100 here.
+	 */
+	b = (struct ts_cpustat){.idle = 1101, .total = 5100};
+	TSU_EQ(ts_cpustat_idle_permille(&a, &b), 1000);
+	b = (struct ts_cpustat){.idle = 1103, .total = 5100};
+	TSU_EQ(ts_cpustat_idle_permille(&a, &b), -1);
+}
+
+/*
+ * /proc/PID/stat: utime (field 14) 250 + stime (15) 3 = 253 ticks, counted from the name's
+ * last ')', which may itself hold spaces and parentheses.
+ */
+static void test_pid_ticks(void)
+{
+	uint64_t t = 0;
+
+	TSU_EQ(ts_cpustat_pid_ticks("123 (tasshape-idle) R 1 1 1 0 -1 4194304 100 0 0 0 250 3 0 0 "
+				    "39 19 1 0 64 0\n",
+				    &t),
+	       0);
+	TSU_EQ(t, 253);
+	TSU_EQ(ts_cpustat_pid_ticks("7 (a) b (c)) S 1 1 1 0 -1 0 0 0 0 0 11 22 0 0 20 0 1 0", &t),
+	       0);
+	TSU_EQ(t, 33);
+	TSU_EQ(ts_cpustat_pid_ticks("7 (a) S 1 1 1 0 -1 0 0 0 0 0 11", &t), -EINVAL);
+	TSU_EQ(ts_cpustat_pid_ticks("7 a S 1 1 1 0 -1 0 0 0 0 0 11 22", &t), -EINVAL);
+	TSU_EQ(ts_cpustat_pid_ticks("7 (a) S 1 1 1 0 -1 0 0 0 0 0 x 22", &t), -EINVAL);
 }
 
 static const struct tsu_test tests[] = {
 	{"the aggregate line of /proc/stat", test_parse},
 	{"idle share of an interval", test_permille},
+	{"a process's CPU ticks from /proc/PID/stat", test_pid_ticks},
 };
 
 TSU_MAIN("cpustat", tests)
