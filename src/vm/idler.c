@@ -24,7 +24,7 @@ static __attribute__((noreturn)) void spin(void)
 
 	for (;;) {
 #if defined(__x86_64__)
-#define TS_ADD "add %1, %0\n\t"
+#define TS_ADD	"add %1, %0\n\t"
 #define TS_ADD8 TS_ADD TS_ADD TS_ADD TS_ADD TS_ADD TS_ADD TS_ADD TS_ADD
 		__asm__ volatile(TS_ADD8 TS_ADD8 TS_ADD8 TS_ADD8 TS_ADD8 TS_ADD8 TS_ADD8 TS_ADD8
 				 : "+r"(a)
