@@ -359,7 +359,7 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 	struct ts_obs *ob = c->ob;
 	struct ts_sockstats_station stn;
 	bool station =
-		ts_tsq_sock_view(ob->env.tsq, st, &stn.pacing_rate, &stn.shift, &stn.emulated);
+		ts_tsqst_sock_view(ob->env.tsq, st, &stn.pacing_rate, &stn.shift, &stn.emulated);
 	unsigned int i;
 
 	ts_sockstats_row(ob->sock_f, c->t_s, st, station ? &stn : NULL);

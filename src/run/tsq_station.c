@@ -85,7 +85,7 @@ struct flow {
 	bool log_full;
 };
 
-struct ts_tsq {
+struct ts_tsqst {
 	struct ts_shaper *sh;
 	struct ts_tsq_conf conf;
 	int station_fd;
@@ -102,10 +102,10 @@ struct ts_tsq {
 	uint32_t *net_id;
 	int32_t *next, *prev;
 	/* Released early, in verdict order. */
-	int32_t ring[TS_TSQ_RING];
-	ts_ns_t ring_t[TS_TSQ_RING];
+	int32_t ring[TS_TSQST_RING];
+	ts_ns_t ring_t[TS_TSQST_RING];
 	uint32_t rhead, rcount;
-	struct flow flows[TS_TSQ_FLOWS];
+	struct flow flows[TS_TSQST_FLOWS];
 	unsigned int nflows;
 	uint64_t untracked_pkts, ring_full, lost;
 	uint64_t nstate[D__COUNT]; /* descriptors per state */
@@ -188,7 +188,7 @@ static unsigned int lever_shift(const struct ts_tsq_conf *c)
 	return c->mode == TS_TSQ_TAS ? c->steady : c->shift;
 }
 
-int ts_tsq_lever_station(const struct ts_linkcfg *cfg, int netns_fd, struct ts_err *err)
+int ts_tsqst_lever_station(const struct ts_linkcfg *cfg, int netns_fd, struct ts_err *err)
 {
 	const struct ts_tsq_conf *c;
 	unsigned int shift;
@@ -212,7 +212,7 @@ int ts_tsq_lever_station(const struct ts_linkcfg *cfg, int netns_fd, struct ts_e
  * ts_tsq_gso_scale): the running kernel's skb head, a full unit of 1448-byte
  * segments (the ratios are one value for every socket of the namespace).
  */
-static void gso_scale(struct ts_tsq *t)
+static void gso_scale(struct ts_tsqst *t)
 {
 	unsigned int major = 0, minor = 0;
 	struct utsname u;
@@ -223,7 +223,7 @@ static void gso_scale(struct ts_tsq *t)
 	ts_tsq_gso_scale(1448, ts_tsq_head(major, minor), 0, &t->env.gso_num, &t->env.gso_den);
 }
 
-static int lever_up(struct ts_tsq *t, struct ts_err *err)
+static int lever_up(struct ts_tsqst *t, struct ts_err *err)
 {
 	uint64_t ss, ca, lob;
 	int ret;
@@ -257,7 +257,7 @@ static int lever_up(struct ts_tsq *t, struct ts_err *err)
 	return ret;
 }
 
-static void lever_down(struct ts_tsq *t)
+static void lever_down(struct ts_tsqst *t)
 {
 	struct ts_err err;
 
@@ -272,7 +272,7 @@ static void lever_down(struct ts_tsq *t)
 }
 
 /* The real tas module's shifts, when it is loaded (it writes sk_pacing_shift itself). */
-static void read_tas_params(struct ts_tsq *t)
+static void read_tas_params(struct ts_tsqst *t)
 {
 	static const char dir[] = "/sys/module/tcp_bbr_tas/parameters/";
 	char path[128], buf[16];
@@ -293,7 +293,7 @@ static void read_tas_params(struct ts_tsq *t)
 
 /* ---- start and stop ---- */
 
-bool ts_tsq_wanted(const struct ts_linkcfg *cfg)
+bool ts_tsqst_wanted(const struct ts_linkcfg *cfg)
 {
 	/*
 	 * The emulation follows one station's sockets; with several real
@@ -310,10 +310,10 @@ static void ignore_sock(void *ctx, const struct ts_sockstat *st)
 	(void)st;
 }
 
-int ts_tsq_start(struct ts_tsq **out, struct ts_shaper *sh, int station_fd, struct ts_err *err)
+int ts_tsqst_start(struct ts_tsqst **out, struct ts_shaper *sh, int station_fd, struct ts_err *err)
 {
 	const struct ts_stage *mac = sh->dir[TS_UP].mac;
-	struct ts_tsq *t;
+	struct ts_tsqst *t;
 	int ret = -ENOMEM;
 
 	*out = NULL;
@@ -324,8 +324,8 @@ int ts_tsq_start(struct ts_tsq **out, struct ts_shaper *sh, int station_fd, stru
 		goto nomem;
 	t->sh = sh;
 	t->conf = ts_wifi6_conf_of(sh->cfg->wifi6)->tsq;
-	/* Real stations (real=): each keeps the kernel's budget, as ts_tsq_wanted says. */
-	if (!ts_tsq_wanted(sh->cfg))
+	/* Real stations (real=): each keeps the kernel's budget, as ts_tsqst_wanted says. */
+	if (!ts_tsqst_wanted(sh->cfg))
 		t->conf.mode = TS_TSQ_KERNEL;
 	t->station_fd = station_fd;
 	t->cap = sh->pool.cap;
@@ -358,11 +358,11 @@ int ts_tsq_start(struct ts_tsq **out, struct ts_shaper *sh, int station_fd, stru
 nomem:
 	ts_err_set(err, "station TSQ: out of memory");
 fail:
-	ts_tsq_stop(t);
+	ts_tsqst_stop(t);
 	return ret;
 }
 
-void ts_tsq_stop(struct ts_tsq *t)
+void ts_tsqst_stop(struct ts_tsqst *t)
 {
 	if (!t)
 		return;
@@ -441,7 +441,7 @@ static bool parse_tcp(const struct ts_nfq_pkt *kp, struct flow *f, uint64_t *key
 	return true;
 }
 
-static int flow_find(struct ts_tsq *t, const struct flow *k)
+static int flow_find(struct ts_tsqst *t, const struct flow *k)
 {
 	unsigned int i;
 	struct flow *f;
@@ -452,7 +452,7 @@ static int flow_find(struct ts_tsq *t, const struct flow *k)
 		    !memcmp(f->saddr, k->saddr, 16) && !memcmp(f->daddr, k->daddr, 16))
 			return (int)i;
 	}
-	if (t->nflows == TS_TSQ_FLOWS)
+	if (t->nflows == TS_TSQST_FLOWS)
 		return -1;
 	f = &t->flows[t->nflows];
 	memset(f, 0, sizeof(*f));
@@ -469,19 +469,19 @@ static int flow_find(struct ts_tsq *t, const struct flow *k)
 	return (int)t->nflows++;
 }
 
-static void set_state(struct ts_tsq *t, int32_t i, enum dstate st)
+static void set_state(struct ts_tsqst *t, int32_t i, enum dstate st)
 {
 	t->nstate[t->state[i]]--;
 	t->state[i] = (uint8_t)st;
 	t->nstate[st]++;
 }
 
-static size_t didx(const struct ts_tsq *t, const struct ts_pkt *p)
+static size_t didx(const struct ts_tsqst *t, const struct ts_pkt *p)
 {
 	return (size_t)(p - t->sh->pool.mem);
 }
 
-static struct ts_pkt *dpkt(const struct ts_tsq *t, int32_t i)
+static struct ts_pkt *dpkt(const struct ts_tsqst *t, int32_t i)
 {
 	return &t->sh->pool.mem[i];
 }
@@ -498,7 +498,7 @@ static void flow_count(struct flow *f, ts_ns_t now)
 }
 
 /* Take descriptor @i off its flow's list (it left the station). */
-static void flow_unlink(struct ts_tsq *t, int32_t i, ts_ns_t now)
+static void flow_unlink(struct ts_tsqst *t, int32_t i, ts_ns_t now)
 {
 	struct flow *f = &t->flows[t->flow[i]];
 	uint32_t len = dpkt(t, i)->len;
@@ -520,9 +520,9 @@ static void flow_unlink(struct ts_tsq *t, int32_t i, ts_ns_t now)
 	flow_count(f, now);
 }
 
-static void ring_push(struct ts_tsq *t, int32_t i, ts_ns_t now)
+static void ring_push(struct ts_tsqst *t, int32_t i, ts_ns_t now)
 {
-	uint32_t k = (t->rhead + t->rcount) % TS_TSQ_RING;
+	uint32_t k = (t->rhead + t->rcount) % TS_TSQST_RING;
 
 	t->ring[k] = i;
 	t->ring_t[k] = now;
@@ -530,13 +530,13 @@ static void ring_push(struct ts_tsq *t, int32_t i, ts_ns_t now)
 }
 
 /* Drop given-up and already matched entries at the head of the ring. */
-static void ring_trim(struct ts_tsq *t, ts_ns_t now)
+static void ring_trim(struct ts_tsqst *t, ts_ns_t now)
 {
 	while (t->rcount) {
 		int32_t i = t->ring[t->rhead];
 
 		if (i >= 0) {
-			if (now - t->ring_t[t->rhead] < TS_TSQ_LOST_NS)
+			if (now - t->ring_t[t->rhead] < TS_TSQST_LOST_NS)
 				break;
 			/* Never seen on the link side: the kernel lost it (its queue was full). */
 			t->lost++;
@@ -548,13 +548,13 @@ static void ring_trim(struct ts_tsq *t, ts_ns_t now)
 				set_state(t, i, D_UNC_LOST);
 			}
 		}
-		t->rhead = (t->rhead + 1) % TS_TSQ_RING;
+		t->rhead = (t->rhead + 1) % TS_TSQST_RING;
 		t->rcount--;
 	}
 }
 
 /* Release flow @f's oldest charged packets early until its uncharged part reaches the target. */
-static void flow_refill(struct ts_tsq *t, struct flow *f, ts_ns_t now)
+static void flow_refill(struct ts_tsqst *t, struct flow *f, ts_ns_t now)
 {
 	struct ts_hook *h = &t->sh->hook[TS_H_UP_SENDER];
 
@@ -563,12 +563,12 @@ static void flow_refill(struct ts_tsq *t, struct flow *f, ts_ns_t now)
 		struct ts_pkt *p = dpkt(t, i);
 		int ret;
 
-		if (t->rcount == TS_TSQ_RING) {
+		if (t->rcount == TS_TSQST_RING) {
 			t->ring_full++;
 			return;
 		}
-		if (t->burst == TS_TSQ_BURST) {
-			t->resume = now + TS_TSQ_BURST_GAP;
+		if (t->burst == TS_TSQST_BURST) {
+			t->resume = now + TS_TSQST_BURST_GAP;
 			return;
 		}
 		t->burst++;
@@ -587,7 +587,7 @@ static void flow_refill(struct ts_tsq *t, struct flow *f, ts_ns_t now)
 }
 
 /* Packet @p is now in the uplink network pipe, as if it had just crossed the veth. */
-static void hand_over(struct ts_tsq *t, struct ts_pkt *p, uint32_t net_id, ts_ns_t when)
+static void hand_over(struct ts_tsqst *t, struct ts_pkt *p, uint32_t net_id, ts_ns_t when)
 {
 	struct ts_shaper *sh = t->sh;
 
@@ -600,7 +600,7 @@ static void hand_over(struct ts_tsq *t, struct ts_pkt *p, uint32_t net_id, ts_ns
 	ts_pipe_enqueue(&sh->dir[TS_UP].pipe[TS_PLACE_NETWORK], p, when);
 }
 
-static void net_verdict_drop(struct ts_tsq *t, uint32_t id)
+static void net_verdict_drop(struct ts_tsqst *t, uint32_t id)
 {
 	struct ts_hook *h = &t->sh->hook[TS_H_UP_NETWORK];
 	int ret = h->io->verdict(h->q, id, 0);
@@ -616,12 +616,12 @@ static void net_verdict_drop(struct ts_tsq *t, uint32_t id)
  * matched are skipped, at most 4 x WINDOW of them): the veth delivers in
  * verdict order, give or take what two CPUs' backlogs reorder.
  */
-static int32_t ring_match(struct ts_tsq *t, uint64_t key)
+static int32_t ring_match(struct ts_tsqst *t, uint64_t key)
 {
 	uint32_t k, live = 0;
 
 	for (k = 0; k < t->rcount && live < WINDOW && k < 4 * WINDOW; k++) {
-		uint32_t slot = (t->rhead + k) % TS_TSQ_RING;
+		uint32_t slot = (t->rhead + k) % TS_TSQST_RING;
 		int32_t i = t->ring[slot];
 
 		if (i < 0)
@@ -635,7 +635,7 @@ static int32_t ring_match(struct ts_tsq *t, uint64_t key)
 	return -1;
 }
 
-bool ts_tsq_packet(struct ts_tsq *t, int hook, struct ts_pkt *p, const struct ts_nfq_pkt *kp)
+bool ts_tsqst_packet(struct ts_tsqst *t, int hook, struct ts_pkt *p, const struct ts_nfq_pkt *kp)
 {
 	struct flow k;
 	uint64_t key;
@@ -698,7 +698,7 @@ bool ts_tsq_packet(struct ts_tsq *t, int hook, struct ts_pkt *p, const struct ts
 }
 
 /* Only descriptors of the sender pipe are ours; the network pipe's are ordinary. */
-static bool ours(const struct ts_tsq *t, const struct ts_pkt *p)
+static bool ours(const struct ts_tsqst *t, const struct ts_pkt *p)
 {
 	return p->src == TS_H_UP_SENDER && t->state[didx(t, p)] != D_NONE;
 }
@@ -707,7 +707,7 @@ static bool ours(const struct ts_tsq *t, const struct ts_pkt *p)
  * A descriptor leaves the station, released or dropped: out of its flow's
  * list. Returns the state it had, D_NONE when it is not ours.
  */
-static uint8_t leave_station(struct ts_tsq *t, const struct ts_pkt *p, ts_ns_t when)
+static uint8_t leave_station(struct ts_tsqst *t, const struct ts_pkt *p, ts_ns_t when)
 {
 	int32_t i = (int32_t)didx(t, p);
 	uint8_t st;
@@ -720,7 +720,7 @@ static uint8_t leave_station(struct ts_tsq *t, const struct ts_pkt *p, ts_ns_t w
 	return st;
 }
 
-bool ts_tsq_release(struct ts_tsq *t, struct ts_pkt *p, ts_ns_t when)
+bool ts_tsqst_release(struct ts_tsqst *t, struct ts_pkt *p, ts_ns_t when)
 {
 	int32_t i = (int32_t)didx(t, p);
 	struct ts_shaper *sh = t->sh;
@@ -742,7 +742,7 @@ bool ts_tsq_release(struct ts_tsq *t, struct ts_pkt *p, ts_ns_t when)
 	return true;
 }
 
-bool ts_tsq_drop(struct ts_tsq *t, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns_t when)
+bool ts_tsqst_drop(struct ts_tsqst *t, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns_t when)
 {
 	int32_t i = (int32_t)didx(t, p);
 	struct ts_shaper *sh = t->sh;
@@ -762,7 +762,7 @@ bool ts_tsq_drop(struct ts_tsq *t, struct ts_pkt *p, enum ts_drop_cause cause, t
 	return true;
 }
 
-void ts_tsq_in_transit(const struct ts_tsq *t, uint64_t *verdicts, uint64_t *held_out)
+void ts_tsqst_in_transit(const struct ts_tsqst *t, uint64_t *verdicts, uint64_t *held_out)
 {
 	*verdicts -= t->nstate[D_UNC_TRANSIT] + t->nstate[D_UNC_LOST];
 	*held_out += t->nstate[D_SENT_TRANSIT] + t->nstate[D_DROP_TRANSIT];
@@ -775,7 +775,7 @@ static bool paced_cca(const char *cca, bool have_bbr)
 	return have_bbr || !strncmp(cca, "bbr", 3) || !strcmp(cca, "tas");
 }
 
-static struct flow *flow_of_sock(struct ts_tsq *t, const struct ts_sockstat *st)
+static struct flow *flow_of_sock(struct ts_tsqst *t, const struct ts_sockstat *st)
 {
 	unsigned int i;
 
@@ -805,14 +805,14 @@ static void log_shift(struct flow *f, ts_ns_t now)
 }
 
 struct poll_ctx {
-	struct ts_tsq *t;
+	struct ts_tsqst *t;
 	ts_ns_t now;
 };
 
 static void on_sock(void *arg, const struct ts_sockstat *st)
 {
 	struct poll_ctx *c = arg;
-	struct ts_tsq *t = c->t;
+	struct ts_tsqst *t = c->t;
 	struct flow *f = flow_of_sock(t, st);
 	const struct tcp_info *ti = &st->info;
 	struct ts_tsq_sock s;
@@ -876,7 +876,7 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 	}
 }
 
-bool ts_tsq_sample(struct ts_tsq *t, ts_ns_t now)
+bool ts_tsqst_sample(struct ts_tsqst *t, ts_ns_t now)
 {
 	struct poll_ctx c = {t, now};
 	unsigned int i;
@@ -895,11 +895,11 @@ bool ts_tsq_sample(struct ts_tsq *t, ts_ns_t now)
 		if (ret < 0 && !t->poll_err)
 			t->poll_err = ret;
 	}
-	t->next_poll = now + TS_TSQ_POLL_NS;
+	t->next_poll = now + TS_TSQST_POLL_NS;
 	return true;
 }
 
-void ts_tsq_tick(struct ts_tsq *t, ts_ns_t now)
+void ts_tsqst_tick(struct ts_tsqst *t, ts_ns_t now)
 {
 	unsigned int i;
 
@@ -912,15 +912,15 @@ void ts_tsq_tick(struct ts_tsq *t, ts_ns_t now)
 	t->next_flow = (t->next_flow + 1) % t->nflows;
 }
 
-ts_ns_t ts_tsq_next_deadline(const struct ts_tsq *t)
+ts_ns_t ts_tsqst_next_deadline(const struct ts_tsqst *t)
 {
 	return t ? t->resume : TS_NEVER;
 }
 
-bool ts_tsq_sock_view(const struct ts_tsq *t, const struct ts_sockstat *st, uint64_t *rate,
-		      unsigned int *shift, bool *emulated)
+bool ts_tsqst_sock_view(const struct ts_tsqst *t, const struct ts_sockstat *st, uint64_t *rate,
+			unsigned int *shift, bool *emulated)
 {
-	struct flow *f = t ? flow_of_sock((struct ts_tsq *)t, st) : NULL;
+	struct flow *f = t ? flow_of_sock((struct ts_tsqst *)t, st) : NULL;
 
 	if (!f || !f->have_sock)
 		return false;
@@ -937,12 +937,12 @@ static double mean_of(double sum, uint64_t n)
 	return n ? sum / (double)n : 0.0;
 }
 
-static const char *mode_label(const struct ts_tsq *t)
+static const char *mode_label(const struct ts_tsqst *t)
 {
 	return t->conf.mode == TS_TSQ_KERNEL ? "the kernel's own (not emulated)" : "emulated";
 }
 
-void ts_tsq_print(FILE *f, const struct ts_tsq *t, ts_ns_t origin)
+void ts_tsqst_print(FILE *f, const struct ts_tsqst *t, ts_ns_t origin)
 {
 	char buf[32];
 	unsigned int i, k;
@@ -988,8 +988,8 @@ void ts_tsq_print(FILE *f, const struct ts_tsq *t, ts_ns_t origin)
 			t->poll_err ? strerror(-t->poll_err) : "ok");
 }
 
-static struct json_object *json_flow(const struct ts_tsq *t, const struct flow *fl, ts_ns_t origin,
-				     bool *nomem)
+static struct json_object *json_flow(const struct ts_tsqst *t, const struct flow *fl,
+				     ts_ns_t origin, bool *nomem)
 {
 	struct json_object *o = json_object_new_object(), *log = json_object_new_array();
 	double rate = mean_of(fl->rate_sum, fl->nsamples);
@@ -1036,7 +1036,7 @@ static struct json_object *json_flow(const struct ts_tsq *t, const struct flow *
 	return o;
 }
 
-void ts_tsq_json(struct json_object *wifi6, const struct ts_tsq *t, ts_ns_t origin, bool *nomem)
+void ts_tsqst_json(struct json_object *wifi6, const struct ts_tsqst *t, ts_ns_t origin, bool *nomem)
 {
 	struct json_object *o, *r, *flows;
 	char buf[32];
