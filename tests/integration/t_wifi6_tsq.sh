@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # The Wi-Fi station's TCP Small Queues budget (docs/wifi6-model.md, "TCP Small
-# Queues and the pacing shift"; src/run/tsq_station.c). One BBR upload over
+# Queues and the pacing shift"; src/run/tsq_station*.c). One BBR upload over
 # --mac wifi6:phy=1201mbit with a 10 Gbit/s wired hop, 1+3 s:
 #  1. pacing_shift=kernel (the kernel's own shift 10) against the default
 #     (shift 7, as mac80211): the default's peak station queue is at least
