@@ -236,7 +236,7 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 		.duration = c->duration,
 		.cmdline = ts_cmdline_join(s->cmdline, sizeof(s->cmdline), c->argc, c->argv),
 		.cmd_netns_fd = cmd_fd,
-		.tsq = s->shaper.tsq,
+		.station = {ts_tsqst_sock_view, s->shaper.tsq},
 		.quiet = c->quiet,
 		.interactive = c->interactive,
 		/* Filled by ts_rt_enter before the loop's first turn starts the sampler. */

@@ -111,11 +111,14 @@ ts_ns_t ts_tsqst_next_deadline(const struct ts_tsqst *t);
 /*
  * The station's view of a socket for the socket-statistics series: the
  * pacing rate its budget uses (bytes/s), the shift in force, and whether
- * it is emulated. Returns false when the socket is not a tracked flow (or
- * @t is NULL).
+ * it is emulated, in *@out. @station is the run's struct ts_tsqst, or
+ * NULL; untyped, as struct ts_obs_sockview's get (run/obs.h) takes it.
+ * Returns false when the socket is not a tracked flow (or @station is
+ * NULL).
  */
-bool ts_tsqst_sock_view(const struct ts_tsqst *t, const struct ts_sockstat *st, uint64_t *rate,
-			unsigned int *shift, bool *emulated);
+struct ts_sockstats_station;
+bool ts_tsqst_sock_view(const void *station, const struct ts_sockstat *st,
+			struct ts_sockstats_station *out);
 
 /*
  * Summary lines, and the members "tsq" and "flows" of the station's wifi6

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "record/sockstats_out.h"
 #include "run/tsq_station_priv.h"
 
 static bool paced_cca(const char *cca, bool have_bbr)
@@ -124,15 +125,16 @@ bool ts_tsqst_sample(struct ts_tsqst *t, ts_ns_t now)
 	return true;
 }
 
-bool ts_tsqst_sock_view(const struct ts_tsqst *t, const struct ts_sockstat *st, uint64_t *rate,
-			unsigned int *shift, bool *emulated)
+bool ts_tsqst_sock_view(const void *station, const struct ts_sockstat *st,
+			struct ts_sockstats_station *out)
 {
+	const struct ts_tsqst *t = station;
 	struct ts_tsqst_flow *f = t ? ts_tsqst_flow_of_sock((struct ts_tsqst *)t, st) : NULL;
 
 	if (!f || !f->have_sock)
 		return false;
-	*rate = f->plan.rate;
-	*shift = f->shift;
-	*emulated = t->conf.mode != TS_TSQ_KERNEL;
+	out->pacing_rate = f->plan.rate;
+	out->shift = f->shift;
+	out->emulated = t->conf.mode != TS_TSQ_KERNEL;
 	return true;
 }
