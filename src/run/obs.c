@@ -11,7 +11,6 @@
 #include "run/obs.h"
 #include "run/sampler.h"
 #include "record/sockstats_out.h"
-#include "run/tsq_station.h"
 #include "io/outfile.h"
 
 static const char *const dir_name[2] = {"uplink", "downlink"};
@@ -358,8 +357,7 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 	struct sample_ctx *c = arg;
 	struct ts_obs *ob = c->ob;
 	struct ts_sockstats_station stn;
-	bool station =
-		ts_tsq_sock_view(ob->env.tsq, st, &stn.pacing_rate, &stn.shift, &stn.emulated);
+	bool station = ob->env.station.get && ob->env.station.get(ob->env.station.ctx, st, &stn);
 	unsigned int i;
 
 	ts_sockstats_row(ob->sock_f, c->t_s, st, station ? &stn : NULL);

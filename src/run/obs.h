@@ -35,9 +35,23 @@
 #include "run/status_line.h"
 #include "record/stats_out.h"
 
-struct ts_sockdiag; /* net/sockdiag.h */
-struct ts_sampler;  /* run/sampler.h */
-struct ts_tsq;	    /* run/tsq_station.h */
+struct ts_sockdiag;	     /* net/sockdiag.h */
+struct ts_sampler;	     /* run/sampler.h */
+struct ts_sockstat;	     /* net/sockdiag.h */
+struct ts_sockstats_station; /* record/sockstats_out.h */
+
+/*
+ * What the Wi-Fi station knows of a socket, for the --sockstats rows: get
+ * fills *@out and returns true for a socket of a flow it tracks (the
+ * station's TSQ budget provides one, run/tsq_station.h). Handed in rather
+ * than called by name so that obs, which the station calls at its packet
+ * events, does not call back into it. NULL get: no station.
+ */
+struct ts_obs_sockview {
+	bool (*get)(const void *ctx, const struct ts_sockstat *st,
+		    struct ts_sockstats_station *out);
+	const void *ctx;
+};
 
 /* What the user asked for (common options of the wrapper and attach). */
 struct ts_obs_opts {
@@ -63,12 +77,12 @@ struct ts_obs_env {
 	const struct ts_linkcfg *link;
 	const struct ts_dir *dir[2];
 	const struct ts_pool *pool;
-	ts_ns_t origin;		  /* model time 0 of the link (CLOCK_MONOTONIC) */
-	ts_ns_t duration;	  /* --duration, 0: none */
-	const char *cmdline;	  /* the full command line, for the logs */
-	int cmd_netns_fd;	  /* namespace whose sockets --sockstats samples */
-	const struct ts_tsq *tsq; /* the Wi-Fi station's TSQ budget, for --sockstats; or NULL */
-	bool quiet;		  /* --quiet: never a status line */
+	ts_ns_t origin;			/* model time 0 of the link (CLOCK_MONOTONIC) */
+	ts_ns_t duration;		/* --duration, 0: none */
+	const char *cmdline;		/* the full command line, for the logs */
+	int cmd_netns_fd;		/* namespace whose sockets --sockstats samples */
+	struct ts_obs_sockview station; /* for --sockstats */
+	bool quiet;			/* --quiet: never a status line */
 	bool interactive; /* CMD is an interactive shell: no status line unless --progress */
 	/* Where the sampler thread runs (ts_sampler_start); read when it starts, NULL: anywhere. */
 	const cpu_set_t *helper_cpus;

@@ -352,7 +352,7 @@ static void json_wifi(struct json_object *out, const struct ts_summary *s, const
 	ts_json_put(o, "beacon_airtime_ns", jint(ms->beacon_airtime), nomem);
 	if (d->mac->place == TS_PLACE_SENDER) {
 		json_stations(o, d, ms, dt, nomem);
-		ts_tsq_json(o, s->tsq, s->start, nomem);
+		ts_tsqst_json(o, s->tsq, s->start, nomem);
 	}
 	ts_json_put(out, "wifi6", o, nomem);
 }
@@ -521,7 +521,7 @@ void ts_summary_print(FILE *f, const struct ts_summary *s)
 		print_peaks(f, d);
 		print_wifi(f, d, dt);
 		if (d->mac && d->mac->place == TS_PLACE_SENDER)
-			ts_tsq_print(f, s->tsq, s->start);
+			ts_tsqst_print(f, s->tsq, s->start);
 		if (print_fidelity(f, s, i))
 			behind = true;
 	}

@@ -39,8 +39,8 @@ struct ts_summary {
 	ts_ns_t start, end; /* run interval, for capacity and rates */
 	const struct ts_dir *dir[2];
 	struct ts_dir_extra extra[2];
-	const struct ts_tsq *tsq; /* the station's TSQ budget (run/tsq_station.h), or NULL */
-	const struct ts_rt *rt;	  /* how the shaper was scheduled (run/rt.h), or NULL */
+	const struct ts_tsqst *tsq; /* the station's TSQ budget (run/tsq_station.h), or NULL */
+	const struct ts_rt *rt;	    /* how the shaper was scheduled (run/rt.h), or NULL */
 	/* In virtual time only: the guest CPUs' idle share in the run's busiest second. */
 	bool have_cpu_idle;
 	uint32_t cpu_idle_permille;

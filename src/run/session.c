@@ -210,7 +210,7 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 		}
 	}
 	/* The Wi-Fi station's TSQ budget (run/tsq_station.h): sockets are sampled in its namespace. */
-	return ts_tsq_start(&s->shaper.tsq, &s->shaper, s->hook_fd[TS_H_UP_SENDER], err);
+	return ts_tsqst_start(&s->shaper.tsq, &s->shaper, s->hook_fd[TS_H_UP_SENDER], err);
 }
 
 static void manifest_if(struct ts_session *s, unsigned int k, int fd, const char *ifname,
@@ -236,7 +236,7 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 		.duration = c->duration,
 		.cmdline = ts_cmdline_join(s->cmdline, sizeof(s->cmdline), c->argc, c->argv),
 		.cmd_netns_fd = cmd_fd,
-		.tsq = s->shaper.tsq,
+		.station = {ts_tsqst_sock_view, s->shaper.tsq},
 		.quiet = c->quiet,
 		.interactive = c->interactive,
 		/* Filled by ts_rt_enter before the loop's first turn starts the sampler. */
@@ -384,13 +384,13 @@ static int stations_hooked(struct ts_session *s, bool v6, struct ts_err *err)
 	s->shaper.nsta = n;
 	s->shaper.sta_v4[0] = s->topo.v4_in.s_addr;
 	s->shaper.sta_v6[0] = s->topo.v6_in;
-	ret = ts_tsq_lever_station(s->link, s->topo.inner.fd, err);
+	ret = ts_tsqst_lever_station(s->link, s->topo.inner.fd, err);
 	for (k = 1; k < n && ret == 0; k++) {
 		const struct ts_topo_sta *st = &s->topo.sta[k - 1];
 
 		s->shaper.sta_v4[k] = st->v4_s.s_addr;
 		s->shaper.sta_v6[k] = st->v6_s;
-		ret = ts_tsq_lever_station(s->link, st->ns.fd, err);
+		ret = ts_tsqst_lever_station(s->link, st->ns.fd, err);
 		if (ret < 0 || !h->io)
 			continue;
 		ret = ts_ipt_add_nfqueue(&s->rules, s->topo.link.fd, AF_INET, "mangle",

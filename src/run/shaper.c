@@ -31,7 +31,7 @@ static void on_release(void *ctx, struct ts_pkt *p, ts_ns_t t)
 	struct ts_hook *h = &sh->hook[p->src];
 	int ret;
 
-	if (sh->tsq && ts_tsq_release(sh->tsq, p, t))
+	if (sh->tsq && ts_tsqst_release(sh->tsq, p, t))
 		return;
 	ret = h->io->verdict(h->q, p->id, 1);
 	if (ret < 0 && !sh->fatal)
@@ -54,7 +54,7 @@ static void on_drop(void *ctx, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns
 	struct ts_hook *h = &sh->hook[p->src];
 	int ret;
 
-	if (sh->tsq && ts_tsq_drop(sh->tsq, p, cause, t))
+	if (sh->tsq && ts_tsqst_drop(sh->tsq, p, cause, t))
 		return;
 	ret = h->io->verdict(h->q, p->id, 0);
 	/* The cause is counted by the stage and the pipe. */
@@ -117,7 +117,7 @@ static void on_packet(void *ctx, const struct ts_nfq_pkt *kp)
 	p->hash = 0;
 	p->user = 0;
 	p->sta = h->dir == TS_DOWN && sh->nsta > 1 ? station_of(sh, kp) : h->sta;
-	if (sh->tsq && ts_tsq_packet(sh->tsq, p->src, p, kp))
+	if (sh->tsq && ts_tsqst_packet(sh->tsq, p->src, p, kp))
 		return;
 	if (sh->obs)
 		ts_obs_arrival(sh->obs, p, kp, h->dir, h->place, sh->now);
@@ -177,7 +177,7 @@ bool ts_shaper_needs(const struct ts_shaper *sh, enum ts_hook_id id)
 	if (h->sta && (!sh->cfg->wifi6 || h->sta >= ts_wifi6_conf_of(sh->cfg->wifi6)->real))
 		return false;
 	return sh->dir[h->dir].pipe[h->place].nstages > 0 ||
-	       (id == TS_H_UP_NETWORK && ts_tsq_wanted(sh->cfg));
+	       (id == TS_H_UP_NETWORK && ts_tsqst_wanted(sh->cfg));
 }
 
 struct open_arg {
@@ -285,7 +285,7 @@ ts_ns_t ts_shaper_deadline(const struct ts_shaper *sh)
 	if (sh->obs)
 		d = ts_min(d, ts_obs_next_deadline(sh->obs));
 	if (sh->tsq)
-		d = ts_min(d, ts_tsq_next_deadline(sh->tsq));
+		d = ts_min(d, ts_tsqst_next_deadline(sh->tsq));
 	return d;
 }
 
@@ -531,7 +531,7 @@ int ts_shaper_check(const struct ts_shaper *sh, struct ts_err *err)
 	}
 	/* The station's TSQ emulation moves some verdicts ahead of the pipes (run/tsq_station.h). */
 	if (sh->tsq)
-		ts_tsq_in_transit(sh->tsq, &verdicts, &held_out);
+		ts_tsqst_in_transit(sh->tsq, &verdicts, &held_out);
 	if (seen != verdicts + held || held + held_out != sh->pool.used) {
 		ts_err_set(err,
 			   "conservation: packets seen %llu != verdicts %llu + held %llu "
@@ -587,11 +587,11 @@ int ts_shaper_turn(struct ts_shaper *sh, ts_ns_t now, unsigned int ready, struct
 		ts_pipe_advance(&sh->dir[i].pipe[TS_PLACE_NETWORK], now);
 	}
 	if (sh->tsq)
-		ts_tsq_tick(sh->tsq, now);
+		ts_tsqst_tick(sh->tsq, now);
 	ret = flush_all(sh);
 	/* The station's sockets are read after the releases; new budgets still act in this turn. */
-	if (ret >= 0 && !sh->fatal && sh->tsq && ts_tsq_sample(sh->tsq, now)) {
-		ts_tsq_tick(sh->tsq, now);
+	if (ret >= 0 && !sh->fatal && sh->tsq && ts_tsqst_sample(sh->tsq, now)) {
+		ts_tsqst_tick(sh->tsq, now);
 		ret = flush_all(sh);
 	}
 	if (ret < 0 || sh->fatal) {
@@ -974,7 +974,7 @@ void ts_shaper_fini(struct ts_shaper *sh)
 	if (sh->tfd >= 0)
 		close(sh->tfd);
 	sh->epfd = sh->tfd = -1;
-	ts_tsq_stop(sh->tsq);
+	ts_tsqst_stop(sh->tsq);
 	sh->tsq = NULL;
 	ts_pool_fini(&sh->pool);
 }

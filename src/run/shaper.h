@@ -194,7 +194,7 @@ struct ts_shaper {
 	 * Not owned.
 	 */
 	struct ts_obs *obs;
-	struct ts_tsq *tsq; /* the station's TSQ budget (run/tsq_station.h), or NULL */
+	struct ts_tsqst *tsq; /* the station's TSQ budget (run/tsq_station.h), or NULL */
 };
 
 /*

@@ -21,7 +21,7 @@
  *    there until the MAC has sent the A-MPDU it belongs to.
  *
  * Each flow's pacing rate, cwnd, MSS and BBR gains are read from the
- * kernel through sock_diag (net/sockdiag.h) every TS_TSQ_POLL_NS while
+ * kernel through sock_diag (net/sockdiag.h) every TS_TSQST_POLL_NS while
  * the station holds packets, after a turn's verdicts went out. With pacing_shift=kernel nothing is changed
  * and the flows are only observed (the same statistics, the kernel's own
  * budget).
@@ -40,21 +40,21 @@
 #include "tasshape/drop.h"
 #include "tasshape/pkt.h"
 
-#define TS_TSQ_POLL_NS (1 * TS_NSEC_PER_MSEC)
-#define TS_TSQ_FLOWS   64    /* flows tracked per run; more are left to the kernel, counted */
-#define TS_TSQ_RING    16384 /* packets released early and not yet seen on the link side */
-#define TS_TSQ_LOST_NS (50 * TS_NSEC_PER_MSEC) /* one not seen by then is given up (counted) */
+#define TS_TSQST_POLL_NS (1 * TS_NSEC_PER_MSEC)
+#define TS_TSQST_FLOWS	 64    /* flows tracked per run; more are left to the kernel, counted */
+#define TS_TSQST_RING	 16384 /* packets released early and not yet seen on the link side */
+#define TS_TSQST_LOST_NS (50 * TS_NSEC_PER_MSEC) /* one not seen by then is given up (counted) */
 /*
  * Early releases per loop turn. A verdict sends its packets through the
  * veth into the receiving CPU's backlog, which drops beyond
  * net.core.netdev_max_backlog (1000): with the MAC's own A-MPDUs (at most
- * 256) a turn stays well below it. The rest goes TS_TSQ_BURST_GAP later.
+ * 256) a turn stays well below it. The rest goes TS_TSQST_BURST_GAP later.
  */
-#define TS_TSQ_BURST	 128
-#define TS_TSQ_BURST_GAP (20 * TS_NSEC_PER_USEC)
+#define TS_TSQST_BURST	   128
+#define TS_TSQST_BURST_GAP (20 * TS_NSEC_PER_USEC)
 
 struct ts_shaper;
-struct ts_tsq;
+struct ts_tsqst;
 struct ts_sockstat;
 
 /*
@@ -62,25 +62,25 @@ struct ts_sockstat;
  * pacing_shift other than kernel): the uplink network hook is then needed
  * even without network stages.
  */
-bool ts_tsq_wanted(const struct ts_linkcfg *cfg);
+bool ts_tsqst_wanted(const struct ts_linkcfg *cfg);
 
 /*
- * ts_tsq_start - begin for shaper @sh whose station namespace is @station_fd:
+ * ts_tsqst_start - begin for shaper @sh whose station namespace is @station_fd:
  * open the sock_diag socket there and, unless pacing_shift=kernel, scale
  * its pacing ratios. *@out is NULL (and 0 returned) when the run has no
  * Wi-Fi station. Returns 0 or a negative errno with @err set.
  */
-int ts_tsq_start(struct ts_tsq **out, struct ts_shaper *sh, int station_fd, struct ts_err *err);
+int ts_tsqst_start(struct ts_tsqst **out, struct ts_shaper *sh, int station_fd, struct ts_err *err);
 
 /*
- * The shaper's packet events. ts_tsq_packet: the kernel queued @p (@kp)
+ * The shaper's packet events. ts_tsqst_packet: the kernel queued @p (@kp)
  * at hook @hook; returns true when the packet was one released early and
  * has been taken over (the caller does nothing more with @p). The
  * release and drop hooks return true when they handled the verdict.
  */
-bool ts_tsq_packet(struct ts_tsq *t, int hook, struct ts_pkt *p, const struct ts_nfq_pkt *kp);
-bool ts_tsq_release(struct ts_tsq *t, struct ts_pkt *p, ts_ns_t when);
-bool ts_tsq_drop(struct ts_tsq *t, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns_t when);
+bool ts_tsqst_packet(struct ts_tsqst *t, int hook, struct ts_pkt *p, const struct ts_nfq_pkt *kp);
+bool ts_tsqst_release(struct ts_tsqst *t, struct ts_pkt *p, ts_ns_t when);
+bool ts_tsqst_drop(struct ts_tsqst *t, struct ts_pkt *p, enum ts_drop_cause cause, ts_ns_t when);
 
 /*
  * For the shaper's conservation check: packets in a pipe whose verdict
@@ -89,47 +89,51 @@ bool ts_tsq_drop(struct ts_tsq *t, struct ts_pkt *p, enum ts_drop_cause cause, t
  * dropped by the model before the network hook saw them) are added to
  * *@held_out.
  */
-void ts_tsq_in_transit(const struct ts_tsq *t, uint64_t *verdicts, uint64_t *held_out);
+void ts_tsqst_in_transit(const struct ts_tsqst *t, uint64_t *verdicts, uint64_t *held_out);
 
 /* Once per loop turn, before the verdicts go out: release early within the budgets. */
-void ts_tsq_tick(struct ts_tsq *t, ts_ns_t now);
+void ts_tsqst_tick(struct ts_tsqst *t, ts_ns_t now);
 
 /*
- * ts_tsq_sample - read the sockets of the flows with packets at the station
+ * ts_tsqst_sample - read the sockets of the flows with packets at the station
  * (their pacing rates, cwnd, BBR gains) and update their budgets, at most
- * every TS_TSQ_POLL_NS. The shaper calls it after a turn's verdicts went
+ * every TS_TSQST_POLL_NS. The shaper calls it after a turn's verdicts went
  * out: one sock_diag request per flow costs about 15 us of a virtual-time
  * guest's CPU, which, done before the flush, delayed every release due in
  * that turn. Returns true when it sampled (the caller then runs
- * ts_tsq_tick again, so that new budgets act in the same turn).
+ * ts_tsqst_tick again, so that new budgets act in the same turn).
  */
-bool ts_tsq_sample(struct ts_tsq *t, ts_ns_t now);
+bool ts_tsqst_sample(struct ts_tsqst *t, ts_ns_t now);
 
 /* When the loop must turn again for early releases a turn's burst left over; TS_NEVER: none. */
-ts_ns_t ts_tsq_next_deadline(const struct ts_tsq *t);
+ts_ns_t ts_tsqst_next_deadline(const struct ts_tsqst *t);
 
 /*
  * The station's view of a socket for the socket-statistics series: the
  * pacing rate its budget uses (bytes/s), the shift in force, and whether
- * it is emulated. Returns false when the socket is not a tracked flow (or
- * @t is NULL).
+ * it is emulated, in *@out. @station is the run's struct ts_tsqst, or
+ * NULL; untyped, as struct ts_obs_sockview's get (run/obs.h) takes it.
+ * Returns false when the socket is not a tracked flow (or @station is
+ * NULL).
  */
-bool ts_tsq_sock_view(const struct ts_tsq *t, const struct ts_sockstat *st, uint64_t *rate,
-		      unsigned int *shift, bool *emulated);
+struct ts_sockstats_station;
+bool ts_tsqst_sock_view(const void *station, const struct ts_sockstat *st,
+			struct ts_sockstats_station *out);
 
 /*
  * Summary lines, and the members "tsq" and "flows" of the station's wifi6
  * JSON record (*@nomem set when an allocation failed). NULL @t: nothing.
  */
-void ts_tsq_print(FILE *f, const struct ts_tsq *t, ts_ns_t origin);
+void ts_tsqst_print(FILE *f, const struct ts_tsqst *t, ts_ns_t origin);
 struct json_object;
-void ts_tsq_json(struct json_object *wifi6, const struct ts_tsq *t, ts_ns_t origin, bool *nomem);
+void ts_tsqst_json(struct json_object *wifi6, const struct ts_tsqst *t, ts_ns_t origin,
+		   bool *nomem);
 
 /* Restore the namespace's sysctls and free; NULL is fine. */
-void ts_tsq_stop(struct ts_tsq *t);
+void ts_tsqst_stop(struct ts_tsqst *t);
 
 /*
- * ts_tsq_lever_station - with real Wi-Fi stations (wifi6 real=), the part
+ * ts_tsqst_lever_station - with real Wi-Fi stations (wifi6 real=), the part
  * of the station's TSQ budget that holds for unpaced controls: the pacing
  * ratios of the station's namespace @netns_fd (new, so from the kernel's
  * defaults, and removed with the run: nothing to restore) scaled to the
@@ -137,6 +141,6 @@ void ts_tsq_stop(struct ts_tsq *t);
  * nothing under pacing_shift=kernel. Returns 0 or a negative errno with
  * @err set.
  */
-int ts_tsq_lever_station(const struct ts_linkcfg *cfg, int netns_fd, struct ts_err *err);
+int ts_tsqst_lever_station(const struct ts_linkcfg *cfg, int netns_fd, struct ts_err *err);
 
 #endif

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # The Wi-Fi station's TCP Small Queues budget (docs/wifi6-model.md, "TCP Small
-# Queues and the pacing shift"; src/run/tsq_station.c). One BBR upload over
+# Queues and the pacing shift"; src/run/tsq_station*.c). One BBR upload over
 # --mac wifi6:phy=1201mbit with a 10 Gbit/s wired hop, 1+3 s:
 #  1. pacing_shift=kernel (the kernel's own shift 10) against the default
 #     (shift 7, as mac80211): the default's peak station queue is at least
@@ -12,6 +12,7 @@
 #     of the flow's mean pacing rate >> 7, and a peak station queue no larger
 #     than the largest budget plus the one 64 KB skb (45 x 1500 B on the wire)
 #     the kernel lets go while under the limit (BBR's cwnd may keep it below);
+#     its --sockstats rows carry the station's view (shift 7, emulated);
 #  3. pacing_shift=tas:7/10: the shift log of the flow shows 7 while BBR is
 #     in STARTUP (its first entry) and 10 once it is in PROBE_BW ("steady"),
 #     and the flow's shift at the end is 10;
@@ -65,7 +66,8 @@ if upload kernel 5311 --mac wifi6:phy=1201mbit,pacing_shift=kernel --uplink-trac
 	ts_check "kernel: no packet released early" "$(jq -r '.early_released_pkts' <<<"$f")" == 0
 fi
 
-if upload default 5312 --mac wifi6:phy=1201mbit --uplink-trace const:10gbit && [ -n "$k_peak" ]; then
+if upload default 5312 --mac wifi6:phy=1201mbit --uplink-trace const:10gbit \
+	--sockstats "$TS_TMP/default.sock.csv" && [ -n "$k_peak" ]; then
 	f=$(flow 5312)
 	ts_log "default: station flow $f"
 	peak=$(jq -r '.station_peak_bytes' <<<"$f")
@@ -85,6 +87,15 @@ if upload default 5312 --mac wifi6:phy=1201mbit --uplink-trace const:10gbit && [
 	ts_check "default: peak station queue within the largest budget plus one 64 KB skb (B)" \
 		"$(jq -r '.station_peak_bytes' <<<"$f")" "<=" \
 		"$(jq -r '.tsq_budget_max_bytes + 67500' <<<"$f")"
+	# --sockstats rows of the upload carry the station's view: its shift 7, not the kernel's 10.
+	sock=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["dport"] == 5312 && $c["station_tsq"] != "" {
+			n++
+			if ($c["station_pacing_shift"] != 7 || $c["station_tsq"] != "emulated") bad++
+		}
+		END { print n + 0, bad + 0 }' "$TS_TMP/default.sock.csv")
+	ts_check "default: --sockstats rows with the station's view" "${sock% *}" ">" 0
+	ts_check "default: --sockstats rows of another shift or not emulated" "${sock#* }" == 0
 fi
 
 if upload tas 5313 --mac wifi6:phy=1201mbit,pacing_shift=tas:7/10 --uplink-trace const:10gbit; then

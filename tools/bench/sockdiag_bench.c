@@ -5,7 +5,7 @@
  * namespace of each kind, with one loopback TCP connection (two
  * established sockets), it times ts_sockdiag_dump (what --sockstats and
  * the drain's socket count do) and ts_sockdiag_get (the Wi-Fi TSQ
- * layer's per-flow lookup, src/run/tsq_station.c), and prints per call the
+ * layer's per-flow lookup, src/run/tsq_station_sock.c), and prints per call the
  * thread's CPU time (user + system: the kernel's walk is charged to the
  * caller, so a busy host lengthens the wall time but hardly this) and
  * the wall time, next to the namespace's net.ipv4.tcp_ehash_entries
