@@ -76,9 +76,9 @@ static const struct argp_option vm_options[] = {
 	{"clock", OPT_CLOCK, "virtual|real", 0,
 	 "The guest's clock: virtual (QEMU's instruction counter, 1 ns per instruction, idle "
 	 "time skipped; TCG only; the default under TCG: with --seal, runs identical whatever "
-	 "the host's load; without, the guest's reads over 9p finish at host-timed instants and "
-	 "runs differ, which the note and --info-json's reproducible say) or real (the host's "
-	 "clock; the default under KVM)",
+	 "the host's load, idle time then executed rather than skipped; without, the guest's "
+	 "reads over 9p finish at host-timed instants and runs differ, which the note and "
+	 "--info-json's reproducible say) or real (the host's clock; the default under KVM)",
 	 0},
 	{"cpus", OPT_CPUS, "N", 0, "Virtual CPUs (default 2; 1 in virtual time)", 0},
 	{"memory", OPT_MEMORY, "SIZE", 0, "Guest memory, e.g. 1g, 512m (default 1g)", 0},
