@@ -218,9 +218,12 @@ static int fetch(const char *cache, const char *pkg, char *kernel, char *modules
 		return 0;
 	if (!quiet)
 		fprintf(stderr, "tasshape vm: downloading %s into %s (once)\n", pkg, cache);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", cache, pkg, (int)getpid());
-	ts_rmtree(tmp, &e);
-	if (mkdir(tmp, 0755) < 0) {
+	/*
+	 * A name of its own, not the PID's: two rootless runs are both PID 1 of their namespaces,
+	 * and may fetch the same kernel at once.
+	 */
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", cache, pkg);
+	if (!mkdtemp(tmp) || chmod(tmp, 0755) < 0) {
 		ret = -errno;
 		ts_err_set(err, "%s: %s", tmp, strerror(errno));
 		return ret;
