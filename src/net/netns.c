@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/sysfile.h"
 #include "net/netns.h"
 
 /* /proc/self is the thread-group leader; setns/unshare act per thread. */
@@ -280,30 +281,8 @@ out:
 
 int ts_sysctl_write(const char *key, const char *value, struct ts_err *err)
 {
-	char path[256];
-	size_t len = strlen(value);
-	ssize_t n;
-	int fd, ret = 0, w;
-
-	w = snprintf(path, sizeof(path), "/proc/sys/%s", key);
-	if (w < 0 || (size_t)w >= sizeof(path)) {
-		ts_err_set(err, "sysctl name too long: %s", key);
-		return -ENAMETOOLONG;
-	}
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		ts_err_set(err, "cannot open %s: %s (needs root; is /proc/sys mounted rw?)", path,
-			   strerror(errno));
-		return ret;
-	}
-	n = write(fd, value, len);
-	if (n < 0 || (size_t)n != len) {
-		ret = n < 0 ? -errno : -EIO;
-		ts_err_set(err, "cannot write '%s' to %s: %s", value, path, strerror(-ret));
-	}
-	close(fd);
-	return ret;
+	/* The one writer of kernel settings: never a link, never a file it creates. */
+	return ts_sysfile_write("/proc/sys", key, value, err);
 }
 
 /*
