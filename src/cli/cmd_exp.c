@@ -14,6 +14,7 @@
 #include "cli/cmd_exp_results.h"
 #include "results/check.h"
 #include "plan/matrix.h"
+#include "plan/planload.h"
 #include "io/sha256.h"
 #include "tasshape/units.h"
 
@@ -110,19 +111,9 @@ int exp_load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_m
 {
 	char err[1024];
 
-	if (ts_exp_spec_load(spec, a->spec_path, err, sizeof(err)) < 0)
+	if (ts_exp_plan_load(a->spec_path, &a->opts, a->kernel_files, spec, plan, sha, err,
+			     sizeof(err)) < 0)
 		return ts_cli_error("%s", err);
-	if (ts_sha256_file(a->spec_path, sha) == 0)
-		spec->sha256 = sha;
-	if (ts_exp_spec_check_links(spec, err, sizeof(err)) < 0 ||
-	    (a->kernel_files && ts_exp_spec_check_kernels(spec, err, sizeof(err)) < 0)) {
-		ts_exp_spec_free(spec);
-		return ts_cli_error("%s", err);
-	}
-	if (ts_exp_matrix_build(spec, &a->opts, plan, err, sizeof(err)) < 0) {
-		ts_exp_spec_free(spec);
-		return ts_cli_error("%s", err);
-	}
 	return 0;
 }
 
