@@ -22,6 +22,7 @@
 #include "campaign/progress.h"
 #include "io/invoker.h"
 #include "net/userns.h"
+#include "results/checks.h"
 #include "results/result.h"
 #include "results/stats.h"
 #include "run/clock.h"
@@ -239,8 +240,6 @@ static void on_stop(int sig)
 
 struct report {
 	struct progress p;
-	const struct ts_exp_check *checks;
-	size_t nchecks;
 	bool every_line; /* --jobs: runs overlap, so every finished run gets its line */
 };
 
@@ -334,13 +333,6 @@ static void rep_summary(void *ctx, const struct ts_exp_summary *s, const char *o
 	printf("\nsummaries: %s/summary.json, .csv, .md\n", out);
 }
 
-static unsigned rep_checks(void *ctx, const struct ts_exp_summary *s)
-{
-	struct report *r = ctx;
-
-	return r->nchecks ? exp_eval_checks(r->checks, r->nchecks, s) : 0;
-}
-
 /* What the verdict says beyond the exit status: failed runs, an emulator behind, TCG. */
 static void print_verdict(const struct ts_campaign_verdict *v)
 {
@@ -357,6 +349,27 @@ static void print_verdict(const struct ts_campaign_verdict *v)
 			"tasshape: exp: %u of %zu configurations ran in a VM under TCG "
 			"(software emulation: coarser timing, flag tcg)%s\n",
 			v->tcg, v->nconfigs, strict);
+}
+
+/* The checks parsed into *@checks (freed by the caller) and resolved against @plan; 1 if not. */
+static int load_checks(const struct run_args *a, const struct ts_exp_matrix *plan,
+		       struct ts_exp_check **checks)
+{
+	char err[TS_EXP_CHECKS_ERR];
+	struct ts_exp_point *pts;
+	int ret = 1;
+
+	if (ts_exp_checks_parse(a->checks, a->nchecks, checks, err, sizeof(err)) < 0)
+		return ts_cli_error("%s", err);
+	pts = ts_exp_matrix_points(plan);
+	if (!pts)
+		return 1;
+	if (ts_exp_checks_resolve(*checks, a->nchecks, pts, plan->nconfigs, err, sizeof(err)) < 0)
+		ts_cli_error("%s", err);
+	else
+		ret = 0;
+	free(pts);
+	return ret;
 }
 
 int exp_run(int argc, char **argv)
@@ -379,12 +392,11 @@ int exp_run(int argc, char **argv)
 		NULL};
 	struct run_args a = {.progress = -1};
 	struct ts_exp_check *checks = NULL;
-	struct ts_exp_point *pts = NULL;
 	struct ts_exp_spec spec;
 	struct ts_exp_matrix plan;
 	struct report rep = {.p = {.lock = PTHREAD_MUTEX_INITIALIZER}};
-	const struct ts_campaign_report cb = {&rep,	   rep_notice, rep_begin,   rep_run_start,
-					      rep_run_end, rep_end,    rep_summary, rep_checks};
+	const struct ts_campaign_report cb = {&rep,	   rep_notice, rep_begin,  rep_run_start,
+					      rep_run_end, rep_end,    rep_summary};
 	struct ts_campaign_opts o;
 	struct ts_campaign_verdict v;
 	char sha[2 * TS_SHA256_LEN + 1];
@@ -397,10 +409,7 @@ int exp_run(int argc, char **argv)
 	if (exp_load_plan(&a.plan, &spec, &plan, sha))
 		goto out;
 	have_plan = 1;
-	if (exp_parse_checks(a.checks, a.nchecks, &checks))
-		goto out;
-	pts = ts_exp_matrix_points(&plan);
-	if (!pts || exp_resolve_checks(checks, a.nchecks, pts, plan.nconfigs))
+	if (load_checks(&a, &plan, &checks))
 		goto out;
 
 	o = (struct ts_campaign_opts){.out = a.out,
@@ -412,9 +421,10 @@ int exp_run(int argc, char **argv)
 				      .resume = a.res.resume,
 				      .force = a.res.force,
 				      .strict = a.strict,
+				      .checks = checks,
+				      .nchecks = a.nchecks,
+				      .checks_out = stdout,
 				      .stop = &stop_signal};
-	rep.checks = checks;
-	rep.nchecks = a.nchecks;
 	rep.every_line = a.res.jobs > 1;
 	rep.p.live = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
 	rep.p.planned = plan.runs[0].length + 2 * plan.runs[0].delay + 3 * TS_NSEC_PER_SEC;
@@ -428,7 +438,6 @@ int exp_run(int argc, char **argv)
 	print_verdict(&v);
 	ret = ts_campaign_status(&v);
 out:
-	free(pts);
 	free(checks);
 	if (have_plan) {
 		ts_exp_matrix_free(&plan);
