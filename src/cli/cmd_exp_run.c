@@ -6,7 +6,6 @@
  * prints its progress, the summary, the checks and the verdict, and
  * returns the exit status the verdict gives.
  */
-#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,7 +23,6 @@
 #include "net/userns.h"
 #include "results/checks.h"
 #include "results/result.h"
-#include "results/stats.h"
 #include "run/clock.h"
 
 #define MAX_CHECKS 64
@@ -189,39 +187,14 @@ static void run_line(const struct ts_exp_run *run, size_t pos, size_t total, con
 		     ts_ns_t took)
 {
 	struct ts_exp_result r;
-	char err[512], extra[512] = "";
-	double up = 0, down = 0;
-	size_t i, n = 0;
-	int nup = 0, ndown = 0;
+	char err[512], extra[512];
 
 	if (ts_exp_result_load(&r, path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "exp %zu/%zu %s rep %u: no result: %s\n", pos, total,
 			run->config_id, run->rep, err);
 		return;
 	}
-	for (i = 0; i < r.nflows; i++) {
-		if (isnan(r.flows[i].throughput_mbps))
-			continue; /* a failed run's flow that was not measured */
-		if (r.flows[i].up) {
-			up += r.flows[i].throughput_mbps;
-			nup++;
-		} else {
-			down += r.flows[i].throughput_mbps;
-			ndown++;
-		}
-	}
-	if (nup)
-		n += (size_t)snprintf(extra + n, sizeof(extra) - n, ", up %.2f Mbit/s", up);
-	if (ndown && n < sizeof(extra))
-		n += (size_t)snprintf(extra + n, sizeof(extra) - n, ", down %.2f Mbit/s", down);
-	if (r.nicmp && n < sizeof(extra)) {
-		ts_stats_sort(r.icmp_ms, r.nicmp);
-		n += (size_t)snprintf(extra + n, sizeof(extra) - n, ", ICMP p95 %.1f ms",
-				      ts_stats_quantile(r.icmp_ms, r.nicmp, 0.95));
-	}
-	for (i = 0; i < r.nflags && n < sizeof(extra); i++)
-		n += (size_t)snprintf(extra + n, sizeof(extra) - n, "%s%s", i ? " " : "; ",
-				      r.flags[i]);
+	ts_exp_result_headline(&r, extra, sizeof(extra));
 	fprintf(stderr, "exp %zu/%zu %s rep %u: %s in %.1f s%s%s%s\n", pos, total, run->config_id,
 		run->rep, r.ok ? "ok" : "FAILED", (double)took / TS_NSEC_PER_SEC, extra,
 		r.ok ? "" : ": ", r.ok ? "" : (r.error ? r.error : "no reason given"));
