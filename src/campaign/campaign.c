@@ -21,6 +21,7 @@
 #include "campaign/driver.h"
 #include "io/outfile.h"
 #include "run/clock.h"
+#include "results/checks.h"
 #include "results/result.h"
 #include "results/rundir.h"
 #include "vm/vm.h"
@@ -422,7 +423,7 @@ static int run_all(struct ts_campaign *c)
 
 /* ---- the verdict -------------------------------------------------------------------------- */
 
-/* The summary's counts into the verdict; the checks evaluated by the front end. */
+/* The summary's counts and the checks that failed into the verdict. */
 static void judge(struct ts_campaign *c, const struct ts_exp_summary *s)
 {
 	struct ts_campaign_verdict *v = c->v;
@@ -439,8 +440,9 @@ static void judge(struct ts_campaign *c, const struct ts_exp_summary *s)
 	for (i = 0; i < s->nconfigs; i++)
 		for (f = 0; f < s->configs[i].nflags; f++)
 			v->tcg += !strcmp(s->configs[i].flags[f], "tcg");
-	if (c->rep && c->rep->checks)
-		v->checks_failed = c->rep->checks(c->rep->ctx, s);
+	if (c->o.nchecks)
+		v->checks_failed =
+			ts_exp_checks_eval(c->o.checks, c->o.nchecks, s, c->o.checks_out);
 }
 
 int ts_campaign_run(const struct ts_exp_matrix *plan, const struct ts_campaign_opts *o,

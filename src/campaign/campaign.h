@@ -7,9 +7,10 @@
  * this invocation owns (its shard, and when resuming those not done) are
  * handed to an executor in run order, one at a time or by a pool of
  * worker processes (--jobs); then the directory is summarised from its
- * result.json files. The outcome comes back as data, a verdict; nothing
- * here prints or exits: what the user sees goes through the report
- * callbacks of the front end.
+ * result.json files and the checks evaluated. The outcome comes back as
+ * data, a verdict; nothing here prints or exits: what the user sees goes
+ * through the report callbacks of the front end, and the checks' lines to
+ * the stream it names.
  *
  * The executor is an interface, so that a unit test can drive a whole
  * campaign with a fake one (made-up results, no root, no network);
@@ -21,8 +22,10 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "plan/matrix.h"
+#include "results/check.h"
 #include "results/expdir.h"
 #include "results/summary.h"
 
@@ -64,10 +67,8 @@ struct ts_campaign_report {
 			const char *result, ts_ns_t took);
 	/* No run starts any more (the loop is over, stopped or failed). */
 	void (*end)(void *ctx);
-	/* The summary of @out, written (summary.json, .csv, .md). */
+	/* The summary of @out, written (summary.json, .csv, .md); the checks follow. */
 	void (*summary)(void *ctx, const struct ts_exp_summary *s, const char *out);
-	/* Evaluate the checks on @s; the number that failed. */
-	unsigned (*checks)(void *ctx, const struct ts_exp_summary *s);
 };
 
 struct ts_campaign_opts {
@@ -79,6 +80,13 @@ struct ts_campaign_opts {
 	unsigned jobs;		   /* runs at once; 0 or 1: one after the other */
 	bool resume, force;	   /* exp resume, exp resume --force */
 	bool strict;		   /* an unavailable congestion control fails the campaign */
+	/*
+	 * The checks (parsed and resolved, results/checks.h), evaluated on the summary into the
+	 * verdict, each one's line and the count written to @checks_out (not NULL when nchecks).
+	 */
+	const struct ts_exp_check *checks;
+	size_t nchecks;
+	FILE *checks_out;
 	/*
 	 * The CPUs the job pool hands out, two per job (one per job when every run is in a
 	 * guest in virtual time); NULL: the CPUs this process may run on.

@@ -12,8 +12,9 @@
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
 #include "cli/cmd_exp_results.h"
-#include "results/check.h"
+#include "results/checks.h"
 #include "plan/matrix.h"
+#include "plan/planload.h"
 #include "io/sha256.h"
 #include "tasshape/units.h"
 
@@ -110,19 +111,9 @@ int exp_load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_m
 {
 	char err[1024];
 
-	if (ts_exp_spec_load(spec, a->spec_path, err, sizeof(err)) < 0)
+	if (ts_exp_plan_load(a->spec_path, &a->opts, a->kernel_files, spec, plan, sha, err,
+			     sizeof(err)) < 0)
 		return ts_cli_error("%s", err);
-	if (ts_sha256_file(a->spec_path, sha) == 0)
-		spec->sha256 = sha;
-	if (ts_exp_spec_check_links(spec, err, sizeof(err)) < 0 ||
-	    (a->kernel_files && ts_exp_spec_check_kernels(spec, err, sizeof(err)) < 0)) {
-		ts_exp_spec_free(spec);
-		return ts_cli_error("%s", err);
-	}
-	if (ts_exp_matrix_build(spec, &a->opts, plan, err, sizeof(err)) < 0) {
-		ts_exp_spec_free(spec);
-		return ts_cli_error("%s", err);
-	}
 	return 0;
 }
 
@@ -192,45 +183,6 @@ static int exp_list(int argc, char **argv)
 	return fflush(stdout) ? 1 : 0;
 }
 
-int exp_parse_checks(char **exprs, size_t n, struct ts_exp_check **out)
-{
-	struct ts_exp_check *c = calloc(n ? n : 1, sizeof(*c));
-	char err[1024];
-	size_t i;
-
-	*out = c;
-	if (!c)
-		return ts_cli_error("out of memory");
-	for (i = 0; i < n; i++)
-		if (ts_exp_check_parse(&c[i], exprs[i], err, sizeof(err)) < 0)
-			return ts_cli_error("%s", err);
-	return 0;
-}
-
-int exp_resolve_checks(struct ts_exp_check *c, size_t n, const struct ts_exp_point *pts,
-		       size_t npts)
-{
-	char err[2048];
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (ts_exp_check_resolve(&c[i], pts, npts, err, sizeof(err)) < 0)
-			return ts_cli_error("%s", err);
-	return 0;
-}
-
-unsigned exp_eval_checks(const struct ts_exp_check *c, size_t n, const struct ts_exp_summary *s)
-{
-	unsigned failed = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		failed += !ts_exp_check_eval(&c[i], s, stdout);
-	if (n)
-		printf("checks: %zu, %u failed\n", n, failed);
-	return failed;
-}
-
 struct check_args {
 	const char *dir;
 	size_t nexprs;
@@ -273,37 +225,20 @@ static int exp_check(int argc, char **argv)
 		NULL,
 		NULL,
 		NULL};
-	struct ts_exp_check *checks = NULL;
-	struct ts_exp_point *pts = NULL;
 	struct check_args a = {0};
-	struct ts_exp_summary s;
-	char err[1024];
-	int ret =
-		TS_EXIT_USAGE; /* a check that cannot be evaluated is a usage error, not a failure */
+	char err[TS_EXP_CHECKS_ERR];
+	long failed;
 
 	/* Checks may start with a digit or '-' ("-5 < ..."): stop option parsing at DIR. */
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
 		return TS_EXIT_USAGE;
-	ts_exp_summary_init(&s, NULL);
-	if (exp_parse_checks(a.exprs, a.nexprs, &checks))
-		goto out;
-	if (ts_exp_summary_from_dir(&s, a.dir, err, sizeof(err)) < 0) {
+	failed = ts_exp_checks_dir(a.dir, a.exprs, a.nexprs, stdout, err, sizeof(err));
+	/* A check that cannot be evaluated is a usage error, not a failure. */
+	if (failed < 0) {
 		ts_cli_error("%s", err);
-		goto out;
+		return TS_EXIT_USAGE;
 	}
-	pts = ts_exp_summary_points(&s);
-	if (!pts) {
-		ts_cli_error("out of memory");
-		goto out;
-	}
-	if (exp_resolve_checks(checks, a.nexprs, pts, s.nconfigs))
-		goto out;
-	ret = exp_eval_checks(checks, a.nexprs, &s) ? 1 : 0;
-out:
-	free(pts);
-	free(checks);
-	ts_exp_summary_free(&s);
-	return ret;
+	return failed ? 1 : 0;
 }
 
 static void exp_usage(FILE *f)

@@ -5,7 +5,6 @@
 
 #include <stdbool.h>
 
-#include "results/check.h"
 #include "plan/matrix.h"
 #include "io/sha256.h"
 
@@ -28,16 +27,6 @@ extern const struct argp exp_plan_argp;
  */
 int exp_load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_matrix *plan,
 		  char sha[2 * TS_SHA256_LEN + 1]);
-
-/* Parse every check of @exprs into *@out (freed by the caller); prints the first error, 1. */
-int exp_parse_checks(char **exprs, size_t n, struct ts_exp_check **out);
-
-/* Resolve the checks against @pts (the plan's or a summary's configurations); 1 on error. */
-int exp_resolve_checks(struct ts_exp_check *c, size_t n, const struct ts_exp_point *pts,
-		       size_t npts);
-
-/* Evaluate and print every check on @s; the number that failed. */
-unsigned exp_eval_checks(const struct ts_exp_check *c, size_t n, const struct ts_exp_summary *s);
 
 int exp_run(int argc, char **argv);
 

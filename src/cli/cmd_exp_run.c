@@ -6,7 +6,6 @@
  * prints its progress, the summary, the checks and the verdict, and
  * returns the exit status the verdict gives.
  */
-#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,8 +21,8 @@
 #include "campaign/progress.h"
 #include "io/invoker.h"
 #include "net/userns.h"
+#include "results/checks.h"
 #include "results/result.h"
-#include "results/stats.h"
 #include "run/clock.h"
 
 #define MAX_CHECKS 64
@@ -188,39 +187,14 @@ static void run_line(const struct ts_exp_run *run, size_t pos, size_t total, con
 		     ts_ns_t took)
 {
 	struct ts_exp_result r;
-	char err[512], extra[512] = "";
-	double up = 0, down = 0;
-	size_t i, n = 0;
-	int nup = 0, ndown = 0;
+	char err[512], extra[512];
 
 	if (ts_exp_result_load(&r, path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "exp %zu/%zu %s rep %u: no result: %s\n", pos, total,
 			run->config_id, run->rep, err);
 		return;
 	}
-	for (i = 0; i < r.nflows; i++) {
-		if (isnan(r.flows[i].throughput_mbps))
-			continue; /* a failed run's flow that was not measured */
-		if (r.flows[i].up) {
-			up += r.flows[i].throughput_mbps;
-			nup++;
-		} else {
-			down += r.flows[i].throughput_mbps;
-			ndown++;
-		}
-	}
-	if (nup)
-		n += (size_t)snprintf(extra + n, sizeof(extra) - n, ", up %.2f Mbit/s", up);
-	if (ndown && n < sizeof(extra))
-		n += (size_t)snprintf(extra + n, sizeof(extra) - n, ", down %.2f Mbit/s", down);
-	if (r.nicmp && n < sizeof(extra)) {
-		ts_stats_sort(r.icmp_ms, r.nicmp);
-		n += (size_t)snprintf(extra + n, sizeof(extra) - n, ", ICMP p95 %.1f ms",
-				      ts_stats_quantile(r.icmp_ms, r.nicmp, 0.95));
-	}
-	for (i = 0; i < r.nflags && n < sizeof(extra); i++)
-		n += (size_t)snprintf(extra + n, sizeof(extra) - n, "%s%s", i ? " " : "; ",
-				      r.flags[i]);
+	ts_exp_result_headline(&r, extra, sizeof(extra));
 	fprintf(stderr, "exp %zu/%zu %s rep %u: %s in %.1f s%s%s%s\n", pos, total, run->config_id,
 		run->rep, r.ok ? "ok" : "FAILED", (double)took / TS_NSEC_PER_SEC, extra,
 		r.ok ? "" : ": ", r.ok ? "" : (r.error ? r.error : "no reason given"));
@@ -239,8 +213,6 @@ static void on_stop(int sig)
 
 struct report {
 	struct progress p;
-	const struct ts_exp_check *checks;
-	size_t nchecks;
 	bool every_line; /* --jobs: runs overlap, so every finished run gets its line */
 };
 
@@ -334,13 +306,6 @@ static void rep_summary(void *ctx, const struct ts_exp_summary *s, const char *o
 	printf("\nsummaries: %s/summary.json, .csv, .md\n", out);
 }
 
-static unsigned rep_checks(void *ctx, const struct ts_exp_summary *s)
-{
-	struct report *r = ctx;
-
-	return r->nchecks ? exp_eval_checks(r->checks, r->nchecks, s) : 0;
-}
-
 /* What the verdict says beyond the exit status: failed runs, an emulator behind, TCG. */
 static void print_verdict(const struct ts_campaign_verdict *v)
 {
@@ -357,6 +322,27 @@ static void print_verdict(const struct ts_campaign_verdict *v)
 			"tasshape: exp: %u of %zu configurations ran in a VM under TCG "
 			"(software emulation: coarser timing, flag tcg)%s\n",
 			v->tcg, v->nconfigs, strict);
+}
+
+/* The checks parsed into *@checks (freed by the caller) and resolved against @plan; 1 if not. */
+static int load_checks(const struct run_args *a, const struct ts_exp_matrix *plan,
+		       struct ts_exp_check **checks)
+{
+	char err[TS_EXP_CHECKS_ERR];
+	struct ts_exp_point *pts;
+	int ret = 1;
+
+	if (ts_exp_checks_parse(a->checks, a->nchecks, checks, err, sizeof(err)) < 0)
+		return ts_cli_error("%s", err);
+	pts = ts_exp_matrix_points(plan);
+	if (!pts)
+		return 1;
+	if (ts_exp_checks_resolve(*checks, a->nchecks, pts, plan->nconfigs, err, sizeof(err)) < 0)
+		ts_cli_error("%s", err);
+	else
+		ret = 0;
+	free(pts);
+	return ret;
 }
 
 int exp_run(int argc, char **argv)
@@ -379,12 +365,11 @@ int exp_run(int argc, char **argv)
 		NULL};
 	struct run_args a = {.progress = -1};
 	struct ts_exp_check *checks = NULL;
-	struct ts_exp_point *pts = NULL;
 	struct ts_exp_spec spec;
 	struct ts_exp_matrix plan;
 	struct report rep = {.p = {.lock = PTHREAD_MUTEX_INITIALIZER}};
-	const struct ts_campaign_report cb = {&rep,	   rep_notice, rep_begin,   rep_run_start,
-					      rep_run_end, rep_end,    rep_summary, rep_checks};
+	const struct ts_campaign_report cb = {&rep,	   rep_notice, rep_begin,  rep_run_start,
+					      rep_run_end, rep_end,    rep_summary};
 	struct ts_campaign_opts o;
 	struct ts_campaign_verdict v;
 	char sha[2 * TS_SHA256_LEN + 1];
@@ -397,10 +382,7 @@ int exp_run(int argc, char **argv)
 	if (exp_load_plan(&a.plan, &spec, &plan, sha))
 		goto out;
 	have_plan = 1;
-	if (exp_parse_checks(a.checks, a.nchecks, &checks))
-		goto out;
-	pts = ts_exp_matrix_points(&plan);
-	if (!pts || exp_resolve_checks(checks, a.nchecks, pts, plan.nconfigs))
+	if (load_checks(&a, &plan, &checks))
 		goto out;
 
 	o = (struct ts_campaign_opts){.out = a.out,
@@ -412,9 +394,10 @@ int exp_run(int argc, char **argv)
 				      .resume = a.res.resume,
 				      .force = a.res.force,
 				      .strict = a.strict,
+				      .checks = checks,
+				      .nchecks = a.nchecks,
+				      .checks_out = stdout,
 				      .stop = &stop_signal};
-	rep.checks = checks;
-	rep.nchecks = a.nchecks;
 	rep.every_line = a.res.jobs > 1;
 	rep.p.live = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
 	rep.p.planned = plan.runs[0].length + 2 * plan.runs[0].delay + 3 * TS_NSEC_PER_SEC;
@@ -428,7 +411,6 @@ int exp_run(int argc, char **argv)
 	print_verdict(&v);
 	ret = ts_campaign_status(&v);
 out:
-	free(pts);
 	free(checks);
 	if (have_plan) {
 		ts_exp_matrix_free(&plan);

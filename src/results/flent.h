@@ -126,4 +126,19 @@ int ts_flent_write(const char *path, const struct json_object *doc, char *err, s
  */
 int ts_flent_export_run(const char *rundir, const char *tool_version, char *err, size_t errlen);
 
+/* Runs of ts_flent_export_tree: written, nothing to write (1 above), failed. */
+struct ts_flent_count {
+	unsigned written, skipped, failed;
+};
+
+/*
+ * ts_flent_export_tree - ts_flent_export_run for @dir when it holds a
+ * result.json, else for every directory that does at most two levels
+ * below it, counted into @c; a done run's record is written again to list
+ * the new file. A run's problem is said through @say (and counted failed).
+ * Returns 0, or a negative errno when a directory cannot be read.
+ */
+int ts_flent_export_tree(const char *dir, const char *tool_version, struct ts_flent_count *c,
+			 void (*say)(void *ctx, const char *msg), void *ctx);
+
 #endif

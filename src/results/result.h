@@ -62,6 +62,14 @@ int ts_exp_result_load(struct ts_exp_result *r, const char *path, char *err, siz
 void ts_exp_result_free(struct ts_exp_result *r);
 
 /*
+ * ts_exp_result_headline - @r's headline numbers as exp run's line for a
+ * finished run ends them, into @buf: ", up U Mbit/s" and ", down D Mbit/s"
+ * (the sum of the direction's measured flows), ", ICMP p95 P ms", then
+ * "; FLAG FLAG...". Sorts @r's ICMP samples.
+ */
+void ts_exp_result_headline(struct ts_exp_result *r, char *buf, size_t len);
+
+/*
  * ts_exp_result_write_unrun - write @path as the result.json of @run that
  * could not be carried out at all ("ok": false, "error": @error, flag
  * "not_run"), so the summary counts it as failed. 0 or -errno.

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "campaign/campaign.h"
+#include "results/checks.h"
 #include "results/done.h"
 #include "results/expdir.h"
 #include "results/result.h"
@@ -201,8 +202,7 @@ struct seen {
 	size_t end_pos[NRUNS], end_total[NRUNS];
 	unsigned end_index[NRUNS];
 	ts_ns_t took[NRUNS];
-	double mean_a, mean_b;	/* throughput_up means of A and B in the summary */
-	unsigned checks_failed; /* what the checks callback answers */
+	double mean_a, mean_b; /* throughput_up means of A and B in the summary */
 };
 
 static void on_notice(void *ctx, const char *msg)
@@ -258,18 +258,12 @@ static void on_summary(void *ctx, const struct ts_exp_summary *sum, const char *
 	s->mean_b = b && b->n ? b->thr_up.mean : -1;
 }
 
-static unsigned on_checks(void *ctx, const struct ts_exp_summary *sum)
-{
-	(void)sum;
-	return ((struct seen *)ctx)->checks_failed;
-}
-
 static int campaign(struct fixture *f, struct ts_campaign_opts *o, struct fake *k, struct seen *s,
 		    struct ts_campaign_verdict *v)
 {
 	const struct ts_campaign_executor ex = {k, NULL, fake_probe, fake_run, fake_now};
-	const struct ts_campaign_report rep = {s,	   on_notice, on_begin,	  on_start,
-					       on_run_end, on_end,    on_summary, on_checks};
+	const struct ts_campaign_report rep = {s,	   on_notice, on_begin,	 on_start,
+					       on_run_end, on_end,    on_summary};
 
 	o->out = f->out;
 	o->spec_path = f->spec_path;
@@ -277,6 +271,39 @@ static int campaign(struct fixture *f, struct ts_campaign_opts *o, struct fake *
 	if (!k->refuse)
 		k->refuse = "nosuch";
 	return ts_campaign_run(&f->plan, o, &ex, &rep, v);
+}
+
+/*
+ * A campaign with the one check @expr, parsed and resolved against the plan as exp run does:
+ * the campaign evaluates it on the summary itself, and writes its line and the count.
+ */
+static int check_campaign(struct fixture *f, const char *expr, struct fake *k, struct seen *s,
+			  struct ts_campaign_verdict *v)
+{
+	struct ts_campaign_opts o = {0};
+	struct ts_exp_check *checks = NULL;
+	struct ts_exp_point *pts = ts_exp_matrix_points(&f->plan);
+	char *exprs[1] = {(char *)expr}, err[TS_EXP_CHECKS_ERR], *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	CU_ASSERT_FATAL(pts != NULL);
+	TSU_EQ(ts_exp_checks_parse(exprs, 1, &checks, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_checks_resolve(checks, 1, pts, f->plan.nconfigs, err, sizeof(err)), 0);
+	o.checks = checks;
+	o.nchecks = 1;
+	o.checks_out = open_memstream(&text, &len);
+	CU_ASSERT_FATAL(o.checks_out != NULL);
+	memset(s, 0, sizeof(*s));
+	ret = campaign(f, &o, k, s, v);
+	fclose(o.checks_out);
+	CU_ASSERT(strstr(text, v->checks_failed ? "checks: 1, 1 failed\n"
+						: "checks: 1, 0 failed\n") != NULL);
+	CU_ASSERT(strstr(text, expr) != NULL);
+	free(text);
+	free(pts);
+	free(checks);
+	return ret;
 }
 
 static bool done(const struct fixture *f, size_t conf, unsigned rep)
@@ -633,14 +660,22 @@ static void test_verdict(void)
 	/* A check failed: exit 1; a stop signal wins over everything but an error. */
 	fixture_init(&f);
 	k = (struct fake){0};
-	s.checks_failed = 1;
-	TSU_EQ(campaign(&f, &o, &k, &s, &v), 0);
+	TSU_EQ(check_campaign(&f, "tcp_upload[cca=cubic].throughput_up_mbps.mean > 30", &k, &s, &v),
+	       0);
 	TSU_EQ(v.checks_failed, 1);
 	TSU_EQ(ts_campaign_status(&v), 1);
 	v.stop_signal = SIGINT;
 	TSU_EQ(ts_campaign_status(&v), 128 + SIGINT);
 	v.err = -EIO;
 	TSU_EQ(ts_campaign_status(&v), 1);
+	fixture_free(&f);
+	/* The same configuration's mean (25 Mbit/s) under the bound: it passes, exit 0. */
+	fixture_init(&f);
+	k = (struct fake){0};
+	TSU_EQ(check_campaign(&f, "tcp_upload[cca=cubic].throughput_up_mbps.mean < 30", &k, &s, &v),
+	       0);
+	TSU_EQ(v.checks_failed, 0);
+	TSU_EQ(ts_campaign_status(&v), 0);
 	fixture_free(&f);
 }
 
