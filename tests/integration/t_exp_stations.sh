@@ -63,7 +63,9 @@ done
 ts_show "$TS_TMP/run.log"
 R=$(echo "$OUT"/*/rep-1/result.json)
 S=$(dirname "$R")/summary.json
-[ -s "$R" ] && [ -s "$S" ] || ts_die "no result.json or wrapper summary in $OUT"
+if [ ! -s "$R" ] || [ ! -s "$S" ]; then
+	ts_die "no result.json or wrapper summary in $OUT"
+fi
 ts_check "exp run exit status" "$RC" "==" 0
 ts_true "the run is ok" test "$(jq '.ok' "$R")" = true
 ts_log "flags: $(jq -c '.flags' "$R"); stations: $(jq -c '.stations | {n, flows,
