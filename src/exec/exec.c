@@ -48,6 +48,7 @@
 #include "exec/exec_parse.h"
 #include "exec/exec_plan.h"
 #include "exec/exec_result.h"
+#include "exec/exec_stations.h"
 #include "exec/exec_vm.h"
 #include "link/linkcfg.h"
 #include "plan/run.h"
@@ -106,6 +107,7 @@ static int clear_base(void *arg)
 	unsetenv("TASSHAPE_BASE");
 	unsetenv("TASSHAPE_BASE6");
 	unsetenv("MAHIMAHI_BASE");
+	unsetenv("TASSHAPE_STATION"); /* the run's own stations set it afresh */
 	return 0;
 }
 
@@ -253,7 +255,7 @@ static json_object *server_job(const struct exec *e, unsigned srv, const char *r
 
 static int client_job(const struct exec *e, json_object **out_job, char *err, size_t errlen)
 {
-	json_object *job = json_object_new_object(), *procs = json_object_new_array();
+	json_object *job = json_object_new_object(), *procs = json_object_new_array(), *fp;
 	char out[4096], errf[4096], report[4096];
 	struct ts_exp_argv a;
 	bool nomem = false;
@@ -279,8 +281,15 @@ static int client_job(const struct exec *e, json_object **out_job, char *err, si
 		snprintf(errf, sizeof(errf), "%s/%s.err", e->dir, f->file);
 		if (ts_exp_flow_argv(&e->plan, f, host, e->cca.name, &a) < 0)
 			goto too_long;
-		ts_json_append(procs, proc(e->plan.delay / 1e9, a.argv, out, errf), &nomem);
+		fp = proc(e->plan.delay / 1e9, a.argv, out, errf);
+		if (fp && e->plan.stations > 1)
+			ts_json_put(fp, "station", json_object_new_int((int)f->station), &nomem);
+		ts_json_append(procs, fp, &nomem);
 	}
+	/* Real Wi-Fi stations: the wrapper runs this job once per station (exec_stations.h). */
+	if (e->plan.stations > 1)
+		ts_json_put(job, "reports", ts_exp_station_reports(e->dir, e->plan.stations),
+			    &nomem);
 	path_in(e, report, sizeof(report), TS_EXP_F_CLIENT);
 	ts_json_put_str(job, "role", "client", &nomem);
 	ts_json_put(job, "sysctl", sysctls(e), &nomem);

@@ -25,6 +25,7 @@
 
 struct proc {
 	double at;
+	unsigned station; /* the real Wi-Fi station it runs behind (job's "station", 0) */
 	json_object *argv, *out, *err;
 	pid_t pid;
 	double started, ended;
@@ -37,7 +38,8 @@ struct agent {
 	size_t n;
 	double t0, deadline;
 	const char *base;
-	bool nomem; /* an add to the report failed: it is not written (ts_json_put) */
+	unsigned station; /* which one this agent is: $TASSHAPE_STATION, 0 without */
+	bool nomem;	  /* an add to the report failed: it is not written (ts_json_put) */
 };
 
 static double now_unix(void)
@@ -351,6 +353,33 @@ static int wait_sig(const sigset_t *set, double until)
 	return sig < 0 ? 0 : sig;
 }
 
+/*
+ * With real Wi-Fi stations the wrapper runs this agent once per station,
+ * telling each which by TASSHAPE_STATION: station k runs the processes
+ * marked "station": k and writes its report to the job's "reports"[k].
+ * -1 when the variable is not a station of the job.
+ */
+static int station_of(struct agent *a, json_object *job, const char **report)
+{
+	const char *v = getenv("TASSHAPE_STATION");
+	json_object *reports;
+	char *end;
+	unsigned long k;
+
+	/* A job without stations: the variable is an outer run's (tasshape -- tasshape exp). */
+	if (!v || !json_object_object_get_ex(job, "reports", &reports))
+		return 0;
+	errno = 0;
+	k = strtoul(v, &end, 10);
+	if (errno || end == v || *end || k >= json_object_array_length(reports)) {
+		fprintf(stderr, "exp-agent: TASSHAPE_STATION=%s: not a station of the job\n", v);
+		return -1;
+	}
+	a->station = (unsigned)k;
+	*report = json_object_get_string(json_object_array_get_idx(reports, k));
+	return 0;
+}
+
 static int run_client(struct agent *a, const sigset_t *set, json_object *rep)
 {
 	json_object *procs = json_object_new_array();
@@ -362,8 +391,9 @@ static int run_client(struct agent *a, const sigset_t *set, json_object *rep)
 		double now = now_unix(), until = a->t0 + a->deadline;
 		int sig;
 
-		while (next < a->n && a->t0 + a->p[next].at <= now)
-			start(a, &a->p[next++]);
+		for (; next < a->n && a->t0 + a->p[next].at <= now; next++)
+			if (a->p[next].station == a->station)
+				start(a, &a->p[next]);
 		reap(a);
 		if (next == a->n && !running(a))
 			break;
@@ -380,6 +410,13 @@ static int run_client(struct agent *a, const sigset_t *set, json_object *rep)
 	for (i = 0; i < a->n; i++) {
 		json_object *p = json_object_new_object();
 
+		if (a->p[i].station != a->station) {
+			/* Another station's agent runs it and reports it (exec_stations.c merges). */
+			ts_json_put(p, "station", json_object_new_int((int)a->p[i].station),
+				    &a->nomem);
+			ts_json_append(procs, p, &a->nomem);
+			continue;
+		}
 		ts_json_put(p, "started", json_object_new_double(a->p[i].started), &a->nomem);
 		ts_json_put(p, "ended", json_object_new_double(a->p[i].ended), &a->nomem);
 		ts_json_put(p, "status", json_object_new_int(a->p[i].status), &a->nomem);
@@ -454,6 +491,8 @@ int ts_exp_agent_main(const char *job_path)
 		json_object_object_get_ex(job, "deadline", &o) ? json_object_get_double(o) : 60;
 	if (json_object_object_get_ex(job, "report", &o))
 		report = json_object_get_string(o);
+	if (station_of(&a, job, &report) < 0)
+		goto out;
 	a.base = getenv("TASSHAPE_BASE") ? getenv("TASSHAPE_BASE") : "";
 	json_object_object_get_ex(job, "procs", &procs);
 	for (i = 0; procs && i < json_object_array_length(procs) && i < MAX_PROCS; i++) {
@@ -462,6 +501,9 @@ int ts_exp_agent_main(const char *job_path)
 
 		pr->status = -1;
 		pr->at = json_object_object_get_ex(p, "at", &o) ? json_object_get_double(o) : 0;
+		pr->station = json_object_object_get_ex(p, "station", &o)
+				      ? (unsigned)json_object_get_int(o)
+				      : 0;
 		json_object_object_get_ex(p, "argv", &pr->argv);
 		json_object_object_get_ex(p, "out", &pr->out);
 		json_object_object_get_ex(p, "err", &pr->err);

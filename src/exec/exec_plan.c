@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec/exec_plan.h"
+#include "plan/flowsta.h"
 
 static const struct ts_exp_mark mark_be = {"BE", 0}, mark_bk = {"BK", 8}, mark_cs5 = {"CS5", 40},
 				mark_ef = {"EF", 46};
@@ -111,6 +112,7 @@ static unsigned streams(unsigned n)
 int ts_exp_plan_build(const struct ts_exp_run *run, struct ts_exp_plan *p, char *err, size_t errlen)
 {
 	const char *t = run->test ? run->test : "";
+	size_t k;
 
 	memset(p, 0, sizeof(*p));
 	p->length = run->length;
@@ -157,6 +159,9 @@ int ts_exp_plan_build(const struct ts_exp_run *run, struct ts_exp_plan *p, char 
 		snprintf(err, errlen, "%s: length must be positive", t);
 		return -EINVAL;
 	}
+	p->stations = run->stations > 1 ? run->stations : 1;
+	for (k = 0; k < p->nflows; k++)
+		p->flow[k].station = ts_exp_flow_station(run, k);
 	return 0;
 }
 

@@ -43,6 +43,7 @@ struct ts_exp_flow_plan {
 	unsigned server;	    /* index of the far-side host */
 	unsigned port;		    /* its iperf3 server's port */
 	char file[TS_EXP_NAME_MAX]; /* iperf3 JSON in the run directory */
+	unsigned station;	    /* the real Wi-Fi station it runs behind (plan/flowsta.h) */
 };
 
 struct ts_exp_probe_plan {
@@ -59,6 +60,7 @@ struct ts_exp_plan {
 	size_t nprobes;
 	struct ts_exp_probe_plan probe[TS_EXP_MAX_PROBES];
 	size_t nservers;
+	unsigned stations; /* real Wi-Fi stations of the link; probes run behind station 0 */
 	ts_ns_t length, delay;
 	ts_ns_t step; /* probe and iperf3 interval: Flent's default step, 200 ms */
 };

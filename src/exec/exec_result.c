@@ -13,6 +13,7 @@
 #include "io/json.h"
 #include "exec/exec_parse.h"
 #include "exec/exec_result.h"
+#include "exec/exec_stations.h"
 #include "link/bundled.h"
 #include "link/linkcfg.h"
 #include "net/probe.h"
@@ -144,6 +145,8 @@ static json_object *flow_json(struct ctx *x, size_t k, unsigned *port)
 	ts_json_put_str(j, "dir", f->dir == TS_EXP_UP ? "up" : "down", &x->nomem);
 	ts_json_put_str(j, "dscp", dscp_name(&f->mark), &x->nomem);
 	ts_json_put(j, "server", json_object_new_int((int)f->server), &x->nomem);
+	if (p->stations > 1)
+		ts_json_put(j, "station", json_object_new_int((int)f->station), &x->nomem);
 	if (!text) {
 		set_error(x->error, sizeof(x->error), "%s: no iperf3 output (%s)", f->name,
 			  f->file);
@@ -251,7 +254,11 @@ static void flows_json(struct ctx *x)
 		unsigned lp;
 
 		ts_json_append(flows, flow_json(x, k, &lp), &x->nomem);
-		x->cli[k].port = lp;
+		/*
+		 * The wrapper samples station 0's sockets only; another station's
+		 * namespace has ports of its own, which may be the same numbers.
+		 */
+		x->cli[k].port = p->flow[k].station ? 0 : lp;
 		x->srv[k].port = lp ? p->flow[k].port : 0;
 		x->srv[k].peer = lp;
 	}
@@ -562,12 +569,41 @@ static json_object *axes_json(const struct ts_exp_run *run)
 	return ts_json_built(a, nomem);
 }
 
+/*
+ * The client agent's report, parsed; with real Wi-Fi stations, each
+ * station's processes as its own agent reported them (exec_stations.h).
+ * NULL when there is none.
+ */
+static json_object *client_report(struct ctx *x)
+{
+	char *text = ts_exp_slurp(x->o->rundir, TS_EXP_F_CLIENT), why[256];
+	json_object *report = text ? json_tokener_parse(text) : NULL;
+
+	free(text);
+	if (report && x->o->plan && x->o->plan->stations > 1 &&
+	    ts_exp_station_merge(x->o->rundir, report, why, sizeof(why)) < 0)
+		set_error(x->error, sizeof(x->error), "%s", why);
+	return report;
+}
+
+/* "stations": with real Wi-Fi stations, each flow's and the medium's figures per station. */
+static void stations_json(struct ctx *x)
+{
+	char *text;
+
+	if (!x->o->plan || x->o->plan->stations <= 1)
+		return;
+	text = ts_exp_slurp(x->o->rundir, TS_EXP_F_SUMMARY);
+	ts_json_put(x->r, "stations", ts_exp_stations_json(text, x->o->plan), &x->nomem);
+	free(text);
+}
+
 int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen)
 {
 	const struct ts_exp_run *run = o->run;
 	struct ctx x = {.o = o};
 	json_object *report = NULL, *v, *client_sysctl = NULL, *warnings = NULL;
-	char path[4096], *text;
+	char path[4096];
 	struct ts_err e;
 	size_t i;
 	int ret;
@@ -578,10 +614,7 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 	for (i = 0; o->flags && i < json_object_array_length(o->flags); i++)
 		add_flag(x.flags, json_object_get_string(json_object_array_get_idx(o->flags, i)),
 			 &x.nomem);
-	text = ts_exp_slurp(o->rundir, TS_EXP_F_CLIENT);
-	if (text)
-		report = json_tokener_parse(text);
-	free(text);
+	report = client_report(&x);
 	if (report && json_object_object_get_ex(report, "t0", &v))
 		x.t0 = json_object_get_double(v);
 	if (report)
@@ -610,6 +643,7 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 		flows_json(&x);
 		latency_json(&x);
 	}
+	stations_json(&x);
 	fidelity_json(&x);
 	put_ref(x.r, "servers", o->servers, &x.nomem);
 	ts_json_put(x.r, "flags", x.flags, &x.nomem);

@@ -37,6 +37,20 @@ static int keep(struct ts_linkcfg *cfg, struct ts_trace *t)
 	return -E2BIG;
 }
 
+unsigned int ts_linkcfg_stations(const struct ts_linkcfg *cfg)
+{
+	struct ts_wifi6_conf conf;
+	struct ts_spec spec;
+	struct ts_err e;
+
+	if (cfg->wifi6)
+		return ts_wifi6_conf_of(cfg->wifi6)->real;
+	if (!cfg->mac || ts_spec_parse(&spec, cfg->mac, &e) < 0 || strcmp(spec.name, "wifi6"))
+		return 1;
+	ts_wifi6_conf_init(&conf);
+	return ts_wifi6_conf_parse(&conf, &spec, &e) < 0 ? 1 : conf.real;
+}
+
 /* --mac: the shared medium of a Wi-Fi hop. */
 static int load_mac(struct ts_linkcfg *cfg, struct ts_err *err)
 {

@@ -77,6 +77,13 @@ void ts_linkcfg_init(struct ts_linkcfg *cfg);
  */
 int ts_linkcfg_check(const struct ts_linkcfg *cfg, struct ts_err *err);
 
+/*
+ * ts_linkcfg_stations - the real Wi-Fi stations of @cfg's hop (--mac
+ * wifi6:...,real=N): N, or 1 without --mac or when its spec does not parse
+ * (ts_linkcfg_check says why). Reads the options only: no file, loaded or not.
+ */
+unsigned int ts_linkcfg_stations(const struct ts_linkcfg *cfg);
+
 /* Warnings about a valid but questionable link (an infinite queue), one line each to @f. */
 void ts_linkcfg_warn(const struct ts_linkcfg *cfg, FILE *f);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "plan/expspec.h"
+#include "plan/flowsta.h"
 #include "link/grammar.h"
 #include "tasshape/units.h"
 #include "vm/guestargs.h"
@@ -484,6 +485,20 @@ static int link_tests_key(struct parse_ctx *c, const char *section, struct ts_ex
 	return ret;
 }
 
+/* flow_stations = S, ...: the station behind which each flow runs (plan/flowsta.h). */
+static int link_flow_stations_key(struct parse_ctx *c, const char *section, struct ts_exp_link *l,
+				  const char *value)
+{
+	struct ts_err e;
+
+	if (l->flow_stations_line)
+		return fail(c, "[%s]: flow_stations given twice", section);
+	l->flow_stations_line = c->line;
+	if (ts_exp_flow_stations_parse(value, l->flow_stations, &l->nflow_stations, &e) < 0)
+		return fail(c, "[%s]: %s", section, e.msg);
+	return 1;
+}
+
 /*
  * A [link NAME] key: a link option of the wrapper, checked and stored by
  * the link grammar (ts_linkcfg_set) into the section's configuration, and
@@ -503,14 +518,16 @@ static int link_key(struct parse_ctx *c, const char *section, const char *name, 
 		return 0;
 	if (!strcmp(name, "tests"))
 		return link_tests_key(c, section, l, value);
+	if (!strcmp(name, "flow_stations"))
+		return link_flow_stations_key(c, section, l, value);
 	k = ts_linkkey_find(name);
 	if (!k) {
 		char keys[1024] = "";
 
 		list_link_keys(keys, sizeof(keys));
 		return fail(c,
-			    "[%s]: unknown key '%s' (expected tests or a link option of the "
-			    "wrapper: %s)",
+			    "[%s]: unknown key '%s' (expected tests, flow_stations or a link "
+			    "option of the wrapper: %s)",
 			    section, name, keys);
 	}
 	if (!strcmp(name, "seed"))
@@ -735,6 +752,24 @@ static int check_link_tests(struct parse_ctx *c)
 	return 1;
 }
 
+/* A link's flow_stations = names stations its mac's real=N has (the mac may come after it). */
+static int check_link_flow_stations(struct parse_ctx *c)
+{
+	const struct ts_exp_spec *s = c->spec;
+	struct ts_err e;
+	size_t i;
+
+	for (i = 0; i < s->nlinks; i++) {
+		const struct ts_exp_link *l = &s->links[i];
+
+		c->line = l->flow_stations_line;
+		if (ts_exp_flow_stations_check(l->flow_stations, l->nflow_stations,
+					       ts_linkcfg_stations(&l->cfg), &e) < 0)
+			return fail(c, "[link %s]: %s", l->name, e.msg);
+	}
+	return 1;
+}
+
 /* A cca value: a kernel name of [a-z0-9_], or bpf:FILE.bpf.o. */
 static int check_cca(struct parse_ctx *c, const char *v)
 {
@@ -836,7 +871,7 @@ static int check_axis_values(struct parse_ctx *c)
 			c->failed = 1;
 			return 0;
 		}
-	if (!check_link_tests(c))
+	if (!check_link_tests(c) || !check_link_flow_stations(c))
 		return 0;
 	return check_tas_shift(c);
 }

@@ -45,6 +45,9 @@ struct ts_exp_link {
 	struct ts_linkcfg cfg; /* owned; ts_exp_spec_check_links loads and unloads it */
 	uint32_t tests;	       /* tests = ...: bit k for ts_exp_tests[k]; 0: every test */
 	unsigned tests_line;
+	size_t nflow_stations; /* flow_stations = ... (plan/flowsta.h); 0: dealt round */
+	unsigned flow_stations[TS_EXP_MAX_FLOW_STATIONS];
+	unsigned flow_stations_line;
 };
 
 struct ts_exp_spec {

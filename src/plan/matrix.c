@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "plan/matrix.h"
+#include "plan/flowsta.h"
 #include "tasshape/rng.h"
 #include "tasshape/units.h"
 
@@ -182,6 +183,9 @@ static int fill_run(const struct ts_exp_spec *spec, const struct ts_exp_matrix_o
 	r->link_name = l->name;
 	r->link_argv = l->argv;
 	r->link = &l->cfg;
+	r->stations = ts_linkcfg_stations(&l->cfg);
+	r->nflow_stations = l->nflow_stations;
+	r->flow_stations = l->flow_stations;
 	r->test = t->runs_as;
 	r->upload_streams = t->up < 0 ? spec->upload_streams : (unsigned)t->up;
 	r->download_streams = t->down < 0 ? spec->download_streams : (unsigned)t->down;
@@ -454,6 +458,19 @@ const struct ts_exp_config *ts_exp_matrix_config(const struct ts_exp_matrix *pla
 	return NULL;
 }
 
+/* With real Wi-Fi stations: the stations the test's flows go behind, in turn. */
+static void print_stations(const struct ts_exp_run *r, FILE *f)
+{
+	size_t k, n = r->nflow_stations ? r->nflow_stations : r->stations;
+
+	if (r->stations <= 1)
+		return;
+	fprintf(f, " [stations %u, flows behind ", r->stations);
+	for (k = 0; k < n; k++)
+		fprintf(f, "%s%u", k ? "," : "", ts_exp_flow_station(r, k));
+	fputs(" in turn]", f);
+}
+
 void ts_exp_matrix_print(const struct ts_exp_matrix *plan, FILE *f)
 {
 	const struct ts_exp_spec *s = plan->spec;
@@ -478,6 +495,7 @@ void ts_exp_matrix_print(const struct ts_exp_matrix *plan, FILE *f)
 			r->config_id);
 		for (j = 0; r->link_argv[j]; j++)
 			fprintf(f, " %s", r->link_argv[j]);
+		print_stations(r, f);
 		fputc('\n', f);
 	}
 }

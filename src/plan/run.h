@@ -22,6 +22,9 @@ struct ts_linkcfg; /* link/linkcfg.h */
 #define TS_EXP_MAX_SYSCTL  32
 #define TS_EXP_MAX_SERVERS 4
 
+#define TS_EXP_MAX_STATIONS	 8  /* real Wi-Fi stations of a link (wifi6 real=) */
+#define TS_EXP_MAX_FLOW_STATIONS 16 /* values of a link's flow_stations = */
+
 /* One axis value of this run, by axis name ("cca", "link", "test", "tas_shift", "kernel", ...). */
 struct ts_exp_axis_val {
 	const char *axis;
@@ -76,6 +79,15 @@ struct ts_exp_run {
 	 * none. The executor reads values from it rather than parsing the argv.
 	 */
 	const struct ts_linkcfg *link;
+	/*
+	 * The link's real Wi-Fi stations (mac = wifi6:...,real=N; 1 without),
+	 * and which one each flow runs behind (plan/flowsta.h): flow k behind
+	 * flow_stations[k mod nflow_stations], or station k mod stations when
+	 * the link has no flow_stations key (nflow_stations 0).
+	 */
+	unsigned stations;
+	size_t nflow_stations;
+	const unsigned *flow_stations;
 
 	/* The test, by Flent name: tcp_upload, tcp_download, tcp_nup, tcp_ndown, rrul,
 	 * rrul_be, rtt_fair. */

@@ -384,13 +384,16 @@ static int stations_hooked(struct ts_session *s, bool v6, struct ts_err *err)
 	s->shaper.nsta = n;
 	s->shaper.sta_v4[0] = s->topo.v4_in.s_addr;
 	s->shaper.sta_v6[0] = s->topo.v6_in;
-	ret = ts_tsqst_lever_station(s->link, s->topo.inner.fd, err);
+	/* Station 0's levers are ts_tsqst_start's when it runs (restored with the run). */
+	ret = s->shaper.tsq ? 0 : ts_tsqst_lever_station(s->link, s->topo.inner.fd, err);
 	for (k = 1; k < n && ret == 0; k++) {
 		const struct ts_topo_sta *st = &s->topo.sta[k - 1];
 
 		s->shaper.sta_v4[k] = st->v4_s.s_addr;
 		s->shaper.sta_v6[k] = st->v6_s;
-		ret = ts_tsqst_lever_station(s->link, st->ns.fd, err);
+		/* Its flows' budgets as station 0's (run/tsq_station.h); else its ratios alone. */
+		ret = s->shaper.tsq ? ts_tsqst_add_station(s->shaper.tsq, k, st->ns.fd, err)
+				    : ts_tsqst_lever_station(s->link, st->ns.fd, err);
 		if (ret < 0 || !h->io)
 			continue;
 		ret = ts_ipt_add_nfqueue(&s->rules, s->topo.link.fd, AF_INET, "mangle",

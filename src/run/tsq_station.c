@@ -14,13 +14,8 @@
 
 bool ts_tsqst_wanted(const struct ts_linkcfg *cfg)
 {
-	/*
-	 * The emulation follows one station's sockets; with several real
-	 * stations (real=) their sockets keep the kernel's own budget, the same
-	 * for all of them (docs/wifi6-model.md, "Real stations").
-	 */
-	return cfg->wifi6 && ts_wifi6_conf_of(cfg->wifi6)->tsq.mode != TS_TSQ_KERNEL &&
-	       ts_wifi6_conf_of(cfg->wifi6)->real <= 1;
+	/* With several real stations (real=) each one's flows are followed (tsq_station_sta.c). */
+	return cfg->wifi6 && ts_wifi6_conf_of(cfg->wifi6)->tsq.mode != TS_TSQ_KERNEL;
 }
 
 static void ignore_sock(void *ctx, const struct ts_sockstat *st)
@@ -43,9 +38,6 @@ int ts_tsqst_start(struct ts_tsqst **out, struct ts_shaper *sh, int station_fd, 
 		goto nomem;
 	t->sh = sh;
 	t->conf = ts_wifi6_conf_of(sh->cfg->wifi6)->tsq;
-	/* Real stations (real=): each keeps the kernel's budget, as ts_tsqst_wanted says. */
-	if (!ts_tsqst_wanted(sh->cfg))
-		t->conf.mode = TS_TSQ_KERNEL;
 	t->station_fd = station_fd;
 	t->cap = sh->pool.cap;
 	t->state = calloc(t->cap, sizeof(*t->state));
@@ -59,7 +51,8 @@ int ts_tsqst_start(struct ts_tsqst **out, struct ts_shaper *sh, int station_fd, 
 	t->nstate[D_NONE] = t->cap;
 	t->resume = TS_NEVER;
 	ts_tsqst_read_tas_params(t);
-	ret = ts_sockdiag_open(&t->sd, station_fd, err);
+	ret = ts_sockdiag_open(&t->sd[0], station_fd, err);
+	t->nsta = 1;
 	if (ret < 0)
 		goto fail;
 	/*
@@ -68,7 +61,7 @@ int ts_tsqst_start(struct ts_tsqst **out, struct ts_shaper *sh, int station_fd, 
 	 * the request, released nothing (the run's first packet, a SYN, 30.8 ms late). So the
 	 * first request is made here, before the loop runs; its answer is not needed.
 	 */
-	ts_sockdiag_dump(t->sd, ignore_sock, NULL);
+	ts_sockdiag_dump(t->sd[0], ignore_sock, NULL);
 	ret = ts_tsqst_lever_up(t, err);
 	if (ret < 0)
 		goto fail;
@@ -83,10 +76,13 @@ fail:
 
 void ts_tsqst_stop(struct ts_tsqst *t)
 {
+	unsigned int k;
+
 	if (!t)
 		return;
 	ts_tsqst_lever_down(t);
-	ts_sockdiag_close(t->sd);
+	for (k = 0; k < TS_WIFI6_REAL_MAX; k++)
+		ts_sockdiag_close(t->sd[k]);
 	free(t->state);
 	free(t->flow);
 	free(t->key);

@@ -133,7 +133,22 @@ void ts_tsqst_json(struct json_object *wifi6, const struct ts_tsqst *t, ts_ns_t 
 void ts_tsqst_stop(struct ts_tsqst *t);
 
 /*
- * ts_tsqst_lever_station - with real Wi-Fi stations (wifi6 real=), the part
+ * ts_tsqst_add_station - with real Wi-Fi stations (wifi6 real=), follow
+ * station @k's flows too: open a sock_diag socket in its namespace
+ * @netns_fd and, unless pacing_shift=kernel, give it the pacing ratios
+ * (and limit) applied to station 0's (its namespace is new, as station
+ * 0's: nothing to restore). Its paced flows then get their uncharged part
+ * as station 0's do. Nothing to do for station 0 (ts_tsqst_start). Returns
+ * 0 or a negative errno with @err set.
+ */
+int ts_tsqst_add_station(struct ts_tsqst *t, unsigned int k, int netns_fd, struct ts_err *err);
+
+/* The real Wi-Fi station whose sender hook @hook is (run/shaper.h), or -1 for another hook. */
+int ts_tsqst_station_of_hook(int hook);
+
+/*
+ * ts_tsqst_lever_station - with real Wi-Fi stations (wifi6 real=) when the
+ * station's queue is not at its sender hook (no ts_tsqst runs), the part
  * of the station's TSQ budget that holds for unpaced controls: the pacing
  * ratios of the station's namespace @netns_fd (new, so from the kernel's
  * defaults, and removed with the run: nothing to restore) scaled to the

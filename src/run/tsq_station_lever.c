@@ -161,6 +161,20 @@ int ts_tsqst_lever_up(struct ts_tsqst *t, struct ts_err *err)
 	return ret;
 }
 
+int ts_tsqst_lever_copy(const struct ts_tsqst *t, int netns_fd, struct ts_err *err)
+{
+	int ret;
+
+	if (!t->lever)
+		return 0;
+	ret = sysctl_set(netns_fd, "tcp_pacing_ss_ratio", t->env.ss_applied, err);
+	if (!ret)
+		ret = sysctl_set(netns_fd, "tcp_pacing_ca_ratio", t->env.ca_applied, err);
+	if (!ret && t->env.lob_applied)
+		ret = sysctl_set(netns_fd, "tcp_limit_output_bytes", t->env.lob_applied, err);
+	return ret;
+}
+
 void ts_tsqst_lever_down(struct ts_tsqst *t)
 {
 	struct ts_err err;

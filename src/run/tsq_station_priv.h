@@ -11,6 +11,8 @@
  *   tsq_station_state.c  each descriptor's state and the early releases
  *   tsq_station_sock.c   the sockets' pacing rates, read through sock_diag
  *   tsq_station_report.c the summary lines and the JSON record
+ *   tsq_station_sta.c    the other real Wi-Fi stations (wifi6 real=): their
+ *                        sockets, their levers, a sender hook's station
  *
  * Per flow, the packets the sender pipe holds are kept in arrival order
  * on a list through per-descriptor links (no allocation per packet): an
@@ -56,6 +58,7 @@ struct ts_tsqst_flow {
 	uint16_t sport, dport; /* host order */
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
 	char cca[16];
+	unsigned int station;	       /* the real Wi-Fi station it is sent from (wifi6 real=), 0 */
 	int32_t head, tail, first_chg; /* descriptor indices, -1: none */
 	uint64_t chg_bytes, unc_bytes, target;
 	bool have_sock;
@@ -81,8 +84,10 @@ struct ts_tsqst_flow {
 struct ts_tsqst {
 	struct ts_shaper *sh;
 	struct ts_tsq_conf conf;
-	int station_fd;
-	struct ts_sockdiag *sd;
+	int station_fd; /* station 0's namespace (the levers it restores) */
+	/* Each real station's sock_diag socket (wifi6 real=; station 0's only without). */
+	struct ts_sockdiag *sd[TS_WIFI6_REAL_MAX];
+	unsigned int nsta; /* stations with a socket in sd[] */
 	struct ts_tsq_env env;
 	bool lever; /* the ratios were changed (restore them) */
 	bool tas_params;
@@ -123,6 +128,9 @@ void ts_tsqst_ring_push(struct ts_tsqst *t, int32_t i, ts_ns_t now);
 int32_t ts_tsqst_ring_match(struct ts_tsqst *t, uint64_t key);
 
 /* ---- tsq_station_lever.c ---- */
+
+/* Give the new namespace of another real station @netns_fd the ratios applied to station 0's. */
+int ts_tsqst_lever_copy(const struct ts_tsqst *t, int netns_fd, struct ts_err *err);
 
 /* Read the station's sysctls and, unless pacing_shift=kernel, scale them (t->lever). */
 int ts_tsqst_lever_up(struct ts_tsqst *t, struct ts_err *err);

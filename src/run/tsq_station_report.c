@@ -74,6 +74,7 @@ static struct json_object *json_flow(const struct ts_tsqst *t, const struct ts_t
 	char buf[32];
 	unsigned int k;
 
+	ts_json_put(o, "station", json_object_new_int((int)fl->station), nomem);
 	ts_json_put_str(o, "src", fl->src, nomem);
 	ts_json_put(o, "sport", json_object_new_int(fl->sport), nomem);
 	ts_json_put_str(o, "dst", fl->dst, nomem);
@@ -126,6 +127,7 @@ void ts_tsqst_json(struct json_object *wifi6, const struct ts_tsqst *t, ts_ns_t 
 	flows = json_object_new_array();
 	ts_json_put_str(o, "pacing_shift", ts_tsq_conf_str(&t->conf, buf, sizeof(buf)), nomem);
 	ts_json_put(o, "emulated", json_object_new_boolean(t->conf.mode != TS_TSQ_KERNEL), nomem);
+	ts_json_put(o, "stations", json_object_new_int((int)t->nsta), nomem);
 	ts_json_put(r, "ss", json_object_new_int((int)t->env.ss_applied), nomem);
 	ts_json_put(r, "ca", json_object_new_int((int)t->env.ca_applied), nomem);
 	ts_json_put(r, "ss_found", json_object_new_int((int)t->env.ss_ratio), nomem);

@@ -114,10 +114,10 @@ bool ts_tsqst_sample(struct ts_tsqst *t, ts_ns_t now)
 		int ret;
 
 		/* Only flows with packets at the station: their sockets are looked up, not dumped. */
-		if (f->head < 0)
+		if (f->head < 0 || !t->sd[f->station])
 			continue;
-		ret = ts_sockdiag_get(t->sd, f->family, f->saddr, f->sport, f->daddr, f->dport,
-				      on_sock, &c);
+		ret = ts_sockdiag_get(t->sd[f->station], f->family, f->saddr, f->sport, f->daddr,
+				      f->dport, on_sock, &c);
 		if (ret < 0 && !t->poll_err)
 			t->poll_err = ret;
 	}

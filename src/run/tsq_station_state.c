@@ -88,7 +88,8 @@ static void ring_trim(struct ts_tsqst *t, ts_ns_t now)
 /* Release flow @f's oldest charged packets early until its uncharged part reaches the target. */
 static void flow_refill(struct ts_tsqst *t, struct ts_tsqst_flow *f, ts_ns_t now)
 {
-	struct ts_hook *h = &t->sh->hook[TS_H_UP_SENDER];
+	/* Released from the hook of the flow's own station: its packets are queued there. */
+	struct ts_hook *h = &t->sh->hook[ts_hook_of_station(f->station)];
 
 	while (f->unc_bytes < f->target && f->first_chg >= 0) {
 		int32_t i = f->first_chg;
@@ -174,8 +175,12 @@ static bool net_arrival(struct ts_tsqst *t, struct ts_pkt *p, const struct ts_nf
 	return true;
 }
 
-/* At the sender hook: @p (@kp) joins its flow's list, charged; other packets are left alone. */
-static void sender_arrival(struct ts_tsqst *t, struct ts_pkt *p, const struct ts_nfq_pkt *kp)
+/*
+ * At station @sta's sender hook: @p (@kp) joins its flow's list, charged;
+ * other packets are left alone.
+ */
+static void sender_arrival(struct ts_tsqst *t, unsigned int sta, struct ts_pkt *p,
+			   const struct ts_nfq_pkt *kp)
 {
 	int32_t i = (int32_t)didx(t, p);
 	struct ts_tsqst_flow k, *f;
@@ -191,6 +196,7 @@ static void sender_arrival(struct ts_tsqst *t, struct ts_pkt *p, const struct ts
 		return;
 	}
 	f = &t->flows[fi];
+	f->station = sta; /* a flow's 4-tuple has one station: their subnets differ */
 	set_state(t, i, D_CHARGED);
 	t->flow[i] = (uint16_t)fi;
 	t->key[i] = key;
@@ -209,17 +215,19 @@ static void sender_arrival(struct ts_tsqst *t, struct ts_pkt *p, const struct ts
 
 bool ts_tsqst_packet(struct ts_tsqst *t, int hook, struct ts_pkt *p, const struct ts_nfq_pkt *kp)
 {
+	int sta = ts_tsqst_station_of_hook(hook);
+
 	if (hook == TS_H_UP_NETWORK)
 		return net_arrival(t, p, kp);
-	if (hook == TS_H_UP_SENDER)
-		sender_arrival(t, p, kp);
+	if (sta >= 0)
+		sender_arrival(t, (unsigned int)sta, p, kp);
 	return false;
 }
 
-/* Only descriptors of the sender pipe are ours; the network pipe's are ordinary. */
+/* Only descriptors of the sender pipe (any station's hook) are ours; the network pipe's are ordinary. */
 static bool ours(const struct ts_tsqst *t, const struct ts_pkt *p)
 {
-	return p->src == TS_H_UP_SENDER && t->state[didx(t, p)] != D_NONE;
+	return ts_tsqst_station_of_hook(p->src) >= 0 && t->state[didx(t, p)] != D_NONE;
 }
 
 /*

@@ -76,7 +76,7 @@ test = tcp_upload
 [link l]
 trace = const:20mbit'
 printf '%s\ndelya = 20ms\n' "$base" >"$TMP/key.ini"
-expect 64 "key.ini:7: \[link l\]: unknown key 'delya' \(expected tests or a link option" "$BIN" exp list "$TMP/key.ini"
+expect 64 "key.ini:7: \[link l\]: unknown key 'delya' \(expected tests, flow_stations or a link option" "$BIN" exp list "$TMP/key.ini"
 printf '%s\n' "$base" | sed 's/cubic, bbr/cubic, bbr, nope!/' >"$TMP/val.ini"
 expect 64 "val.ini:2: cca: 'nope!': expected a congestion control" "$BIN" exp list "$TMP/val.ini"
 printf '%s\n' "$base" | sed 's/tcp_upload/tcp_uplaod/' >"$TMP/test.ini"

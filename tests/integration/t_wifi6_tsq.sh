@@ -21,7 +21,13 @@
 #     pacing ratios of the namespace untouched, and the sender queue's peak
 #     below half of what shift 7 would allow at 1 Gbit/s (125e6 >> 7 =
 #     976562 B; the kernel's limit is max(2 x 69120, rate >> 10) plus one
-#     64 KB skb, under 430 KB even at BBR's STARTUP gain of 2.89).
+#     64 KB skb, under 430 KB even at BBR's STARTUP gain of 2.89);
+#  5. two real stations (real=2), one BBR upload each: the budget is
+#     emulated for both (the summary's tsq record: emulated, 2 stations),
+#     each station's data flow is listed with its station, shift 7,
+#     "emulated", packets released early from its own station's hook, a
+#     budget within 25% of its pacing rate >> 7 and a peak station queue
+#     within its largest budget plus one 64 KB skb.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init wifi6_tsq "${1:-}" iperf3
 
@@ -122,5 +128,43 @@ if upload wired 5314 --uplink-trace const:1gbit --uplink-at sender; then
 	ts_check "wired: sender queue peak below half the shift-7 budget (B)" \
 		"$(jq -r '[.directions[0].stages[] | select(.place == "sender") | .peak_bytes] | max' "$SUM")" \
 		"<" 488281
+fi
+# 5. Two real stations, a BBR upload from each (ports 5315 + station).
+ts_iperf_server 5315
+ts_iperf_server 5316
+# shellcheck disable=SC2016 # expanded by the shell inside each station's namespace
+ts_shape --mac wifi6:phy=1201mbit,real=2 --uplink-trace const:10gbit --quiet \
+	--summary-json "$TS_TMP/sta.sum.json" -- \
+	sh -c 'exec iperf3 -c "$TASSHAPE_BASE" -p "$((5315 + TASSHAPE_STATION))" "$@" \
+		>"$0-$TASSHAPE_STATION.json"' "$TS_TMP/sta" -t 3 -O 1 -C bbr -J 2>"$TS_TMP/sta.err"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	ts_fail "stations: tasshape/iperf3 exited $rc"
+	ts_show "$TS_TMP/sta.err"
+else
+	SUM=$TS_TMP/sta.sum.json
+	ts_log "stations: $(jq -c '.directions[0].wifi6.tsq | {emulated, stations}' "$SUM")"
+	ts_check "stations: the tsq record says emulated, for 2 stations" \
+		"$(jq -r '.directions[0].wifi6.tsq | if .emulated and .stations == 2 then 1 else 0 end' \
+			"$SUM")" == 1
+	for k in 0 1; do
+		f=$(flow $((5315 + k)))
+		ts_log "stations: station $k's flow $f"
+		ts_check "station $k: the flow's station" "$(jq -r '.station' <<<"$f")" == "$k"
+		ts_check "station $k: shift in force" "$(jq -r '.pacing_shift' <<<"$f")" == 7
+		ts_check "station $k: emulated" "$(jq -r 'if .emulated then 1 else 0 end' <<<"$f")" == 1
+		ts_check "station $k: packets released early" \
+			"$(jq -r '.early_released_pkts' <<<"$f")" ">" 0
+		rate_7=$(jq -r '.pacing_rate_bps / 8 / 128' <<<"$f")
+		ts_range "station $k: budget against pacing rate >> 7 ($rate_7 B)" \
+			"$(jq -r '.tsq_budget_bytes' <<<"$f")" \
+			"$(awk -v r="$rate_7" 'BEGIN { print 0.75 * r }')" \
+			"$(awk -v r="$rate_7" 'BEGIN { print 1.25 * r }')" "B "
+		ts_check "station $k: peak station queue within the largest budget plus one 64 KB skb (B)" \
+			"$(jq -r '.station_peak_bytes' <<<"$f")" "<=" \
+			"$(jq -r '.tsq_budget_max_bytes + 67500' <<<"$f")"
+	done
+	ts_check "stations: unexplained drops" \
+		"$(jq -r '[.directions[].unexplained_drops] | add' "$SUM")" == 0
 fi
 exit 0

@@ -176,11 +176,39 @@ static void test_command_lines(void)
 	CU_ASSERT_STRING_EQUAL(a.argv[6], "1.5");
 }
 
+/* Real Wi-Fi stations: flows dealt round, or as the link's flow_stations says; probes stay on 0. */
+static void test_stations(void)
+{
+	struct ts_exp_run r = mkrun("rrul");
+	static const unsigned fs[2] = {2, 0};
+	struct ts_exp_plan p;
+	char err[128];
+	size_t i;
+
+	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(p.stations, 1);
+	for (i = 0; i < p.nflows; i++)
+		TSU_EQ(p.flow[i].station, 0);
+	r.stations = 3;
+	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(p.stations, 3);
+	for (i = 0; i < p.nflows; i++)
+		TSU_EQ(p.flow[i].station, i % 3);
+	r.nflow_stations = 2;
+	r.flow_stations = fs;
+	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(p.flow[0].station, 2);
+	TSU_EQ(p.flow[1].station, 0);
+	TSU_EQ(p.flow[6].station, 2);
+	TSU_EQ(p.flow[7].station, 0);
+}
+
 static const struct tsu_test tests[] = {
 	{"rrul", test_rrul},
 	{"rrul_be, tcp_nup, tcp_8up, tcp_ndown, tcp_upload", test_rrul_be_and_streams},
 	{"rtt_fair and errors", test_rtt_fair_and_errors},
 	{"command lines", test_command_lines},
+	{"real Wi-Fi stations", test_stations},
 };
 
 TSU_MAIN("exec_plan", tests)

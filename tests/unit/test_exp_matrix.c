@@ -137,7 +137,8 @@ static void reject(const char *text, unsigned line, const char *phrase)
 static void test_spec_errors(void)
 {
 	reject(BASE "dealy = 20ms\n", 7,
-	       "unknown key 'dealy' (expected tests or a link option of the wrapper: "
+	       "unknown key 'dealy' (expected tests, flow_stations or a link option of the "
+	       "wrapper: "
 	       "trace, uplink-trace");
 	reject(BASE "delay = -5ms\n", 7, "--delay: '-5ms': negative");
 	reject(BASE "delay = 7200s\n", 7, "expected at most 1 hour");
@@ -520,6 +521,37 @@ static void test_plan_link_tests(void)
 	reject(BASE "tests =\n", 7, "empty value");
 }
 
+/* flow_stations = (plan/flowsta.h): each run carries the link's stations and the list. */
+static void test_plan_flow_stations(void)
+{
+	struct ts_exp_spec s;
+	struct ts_exp_matrix p;
+
+	parse_ok(&s, "[matrix]\ncca = cubic\nlink = w, c\ntest = tcp_8down\n"
+		     "[link w]\nflow_stations = 2, 0\nmac = wifi6:real=3\n"
+		     "[link c]\ntrace = const:10mbit\n");
+	plan_ok(&p, &s, NULL);
+	TSU_EQ(p.nruns, 2);
+	TSU_EQ(p.runs[0].stations, 3);
+	TSU_EQ(p.runs[0].nflow_stations, 2);
+	TSU_EQ(p.runs[0].flow_stations[0], 2);
+	TSU_EQ(p.runs[0].flow_stations[1], 0);
+	TSU_EQ(p.runs[1].stations, 1);
+	TSU_EQ(p.runs[1].nflow_stations, 0);
+	/* The planner's key: not an option of the wrapper. */
+	TSU_EQ(ts_exp_spec_link(&s, "w")->argc, 2);
+	ts_exp_matrix_free(&p);
+	ts_exp_spec_free(&s);
+	reject(BASE "flow_stations = 0, 1\n", 7,
+	       "[link a]: flow_stations: the link has one station (expected mac = "
+	       "wifi6:...,real=N");
+	reject(BASE "mac = wifi6:real=2\nflow_stations = 0, 2\n", 8,
+	       "[link a]: flow_stations: station 2, but the link has 2 (expected 0 to 1)");
+	reject(BASE "flow_stations = 0, one\n", 7, "flow_stations: 'one' is no station");
+	reject(BASE "mac = wifi6:real=2\nflow_stations = 1\nflow_stations = 1\n", 9,
+	       "flow_stations given twice");
+}
+
 #define KBASE                                                                                      \
 	"[matrix]\ncca = cubic\nlink = a\ntest = tcp_upload\nkernel = host, k\n[link a]\ndelay = " \
 	"1ms\n"
@@ -863,6 +895,7 @@ static const struct tsu_test tests[] = {
 	{"--only, overrides, shards", test_plan_only_and_overrides},
 	{"streams and rtt_fair servers", test_plan_streams_servers},
 	{"a link's tests = keeps its tests only", test_plan_link_tests},
+	{"a link's flow_stations = and its real stations", test_plan_flow_stations},
 	{"ids of bpf, streams, servers", test_plan_ids},
 	{"kernel sections and the kernel axis", test_kernel_sections},
 	{"a kernel section's keys are data", test_kernel_keys_are_data},
