@@ -159,7 +159,8 @@ static void rootless_tried(struct doctor *d)
 		       "own (%s) held the namespaces, veth pairs and NFQUEUE rule, and a queued "
 		       "packet passed; CMD runs as you; %s. The outside is a private namespace; "
 		       "the host's network through --outside pasta: %s. exp run (guests too), "
-		       "vm and plot run as you; attach and cleanup need root (docs/rootless.md)",
+		       "vm and plot run as you; attach shapes namespaces you made (unshare -Urn), "
+		       "root's need sudo, as cleanup does (docs/rootless.md)",
 		       map,
 		       pr.pidns ? "what CMD leaves running dies with the run (a PID namespace)"
 				: pr.pidns_note,
