@@ -235,7 +235,7 @@ int ts_rt_probe(char *why, size_t len)
 	ret = ts_rt_enter(&rt);
 	ts_rt_leave(&rt);
 	snprintf(why, len, "%s", rt.note);
-	return ret;
+	return ret < 0 ? ret : rt.prio;
 }
 
 void ts_rt_describe(const struct ts_rt *rt, char *buf, size_t len)

@@ -104,7 +104,8 @@ long ts_rt_budget(void);
 
 /*
  * ts_rt_probe - would ts_rt_enter at TS_RT_PRIO_DEFAULT succeed here? Tries
- * it on the calling thread and puts everything back. Returns 0, or a
+ * it on the calling thread and puts everything back. Returns the SCHED_FIFO
+ * priority granted (below the default when RLIMIT_RTPRIO is lower), or a
  * negative errno with the reason in @why (`tasshape doctor`).
  */
 int ts_rt_probe(char *why, size_t len);
