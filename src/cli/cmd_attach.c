@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "io/invoker.h"
 #include "net/netns.h"
 #include "net/userns.h"
 
@@ -22,11 +23,14 @@ struct attach_args {
 enum { OPT_NETNS = 0x500, OPT_DEV, OPT_PEER, OPT_FORCE };
 
 static const struct argp_option attach_options[] = {
-	{"netns", OPT_NETNS, "NAME", 0, "The station's namespace (/run/netns/NAME); required", 0},
+	{"netns", OPT_NETNS, "NAME", 0,
+	 "The station's namespace: /run/netns/NAME, or pid:PID, that of process PID; required", 0},
 	{"dev", OPT_DEV, "IFACE", 0,
 	 "Its interface towards the network (default: its only interface besides lo)", 0},
 	{"peer-netns", OPT_PEER, "NAME", 0,
-	 "Namespace of the other end of that veth (default: the one tasshape runs in)", 0},
+	 "Namespace of the other end of that veth, NAME or pid:PID (default: the one tasshape "
+	 "runs in)",
+	 0},
 	{"force", OPT_FORCE, NULL, 0,
 	 "Shape even when NAME is the host's own network namespace (refused otherwise)", 0},
 	{0}};
@@ -80,59 +84,87 @@ static const struct argp attach_argp = {
 	"  sudo ip link add ap0 type veth peer name sta0 netns sta\n"
 	"  sudo tasshape attach --netns sta --trace lte-driving --delay 20ms\n"
 	"  # One minute of Starlink, recorded for 'tasshape plot run1':\n"
-	"  sudo tasshape attach --netns sta --trace starlink --duration 60s --out run1",
+	"  sudo tasshape attach --netns sta --trace starlink --duration 60s --out run1\n"
+	"  # Without root, namespaces of your own (docs/rootless.md): the station's and the\n"
+	"  # other end's, named by a process in each:\n"
+	"  tasshape attach --netns pid:$STA --peer-netns pid:$AP --trace const:20mbit",
 	attach_children,
 	NULL,
 	NULL};
 
 /*
- * Without root (docs/rootless.md): shaping a namespace needs CAP_NET_ADMIN
- * in the user namespace that owns it, which a user has only in a user
- * namespace of their own, entered. attach does not enter one, so a user is
- * refused here, with the owner of @netns named: root's (`ip netns add`), or
- * another user's, or one of the user's own, which the wrapper would serve.
- * Root of a rootless run's namespace may shape only what that namespace
- * owns. 0 when nothing stands in the way, or 1 after the message (a
- * namespace that cannot be opened is left for ts_session_attach to report).
+ * Root of a rootless run's namespace (docs/rootless.md) may shape only
+ * what that namespace owns: the run's own namespaces. 0 when @netns is
+ * one of them (or cannot be opened: ts_session_attach reports that), 1
+ * after the message.
  */
-static int attach_rootless_check(const char *netns)
+static int attach_inside_run(const char *netns)
 {
-	bool rootless = ts_userns_rootless(), ours = false;
 	struct ts_netns ns;
+	bool ours = false;
 	uid_t owner = 0;
 	int ret;
 
-	if (geteuid() == 0 && !rootless)
-		return 0;
 	if (ts_netns_open(&ns, netns, NULL) < 0)
 		return 0;
 	ret = ts_netns_owner(ns.fd, &owner, &ours);
 	ts_netns_destroy(&ns, NULL);
-	if (ret < 0 || (rootless && ours))
+	if (ret < 0 || ours)
 		return 0;
-	if (rootless) {
-		ts_cli_error("attach: namespace %s belongs to a user namespace other than this "
-			     "rootless run's (the host's, or another outside it): shaping it needs "
-			     "CAP_NET_ADMIN there, which root of this run's namespace does not "
-			     "have: run attach with sudo outside the run (docs/rootless.md)",
-			     netns);
-		return 1;
-	}
-	if (owner != geteuid()) {
-		ts_cli_error("attach: namespace %s belongs to a user namespace of uid %u%s, not "
-			     "yours (uid %u): shaping it needs CAP_NET_ADMIN there: sudo tasshape "
-			     "attach ... (docs/rootless.md)",
-			     netns, (unsigned)owner,
-			     owner == 0 ? " (root's: `ip netns add` makes them there)" : "",
-			     (unsigned)geteuid());
-		return 1;
-	}
-	ts_cli_error("attach: namespace %s belongs to a user namespace of yours, but attach does "
-		     "not enter user namespaces: run the command under the wrapper (tasshape "
-		     "[LINK OPTIONS] -- CMD makes a user namespace of its own), or use sudo "
-		     "(docs/rootless.md)",
+	ts_cli_error("attach: namespace %s belongs to a user namespace other than this rootless "
+		     "run's (the host's, or another outside it): shaping it needs CAP_NET_ADMIN "
+		     "there, which root of this run's namespace does not have: run attach with "
+		     "sudo outside the run (docs/rootless.md)",
 		     netns);
 	return 1;
+}
+
+/*
+ * A user without root or sudo (docs/rootless.md): shaping a namespace
+ * needs CAP_NET_ADMIN in the user namespace that owns it, so the run joins
+ * that user namespace when it is one the user made (net/userns_join.c),
+ * and goes on as root does, from the other end's namespace; anything else
+ * (root's namespaces, another user's) is refused before any set-up. 0 to
+ * go on, 1 after the message.
+ */
+static int attach_as_user(struct attach_args *a)
+{
+	struct ts_netns ns, peer;
+	struct ts_err err = {{0}};
+	int ret;
+
+	ts_netns_init(&peer);
+	ret = ts_netns_open(&ns, a->netns, &err);
+	if (ret < 0)
+		goto out;
+	if (a->peer)
+		ret = ts_netns_open(&peer, a->peer, &err);
+	else
+		ret = peer.fd = ts_netns_current(&err);
+	if (ret >= 0)
+		ret = ts_userns_join(ns.fd, a->netns, peer.fd, a->peer ? a->peer : "this namespace",
+				     &err);
+out:
+	ts_netns_destroy(&ns, NULL);
+	ts_netns_destroy(&peer, NULL);
+	if (ret < 0) {
+		ts_cli_error("attach: %s", err.msg);
+		return 1;
+	}
+	/* Unmapped files (root's, others') show as the overflow uid from here on. */
+	ts_invoker_set_rootless();
+	a->common.rootless = true;
+	return 0;
+}
+
+/* Who runs attach decides how it may shape @a->netns: 0 to go on, 1 after the message. */
+static int attach_rootless_check(struct attach_args *a)
+{
+	if (ts_userns_rootless())
+		return attach_inside_run(a->netns);
+	if (geteuid() == 0)
+		return 0;
+	return attach_as_user(a);
 }
 
 int cmd_attach(int argc, char **argv)
@@ -147,7 +179,7 @@ int cmd_attach(int argc, char **argv)
 	argp_parse(&attach_argp, argc, argv, 0, NULL, &a);
 	a.common.argc = argc;
 	a.common.argv = argv;
-	if (attach_rootless_check(a.netns)) {
+	if (attach_rootless_check(&a)) {
 		ts_linkcfg_free(&a.link);
 		return 1;
 	}

@@ -159,7 +159,8 @@ static void rootless_tried(struct doctor *d)
 		       "own (%s) held the namespaces, veth pairs and NFQUEUE rule, and a queued "
 		       "packet passed; CMD runs as you; %s. The outside is a private namespace; "
 		       "the host's network through --outside pasta: %s. exp run (guests too), "
-		       "vm and plot run as you; attach and cleanup need root (docs/rootless.md)",
+		       "vm and plot run as you; attach shapes namespaces you made (unshare -Urn), "
+		       "root's need sudo, as cleanup does (docs/rootless.md)",
 		       map,
 		       pr.pidns ? "what CMD leaves running dies with the run (a PID namespace)"
 				: pr.pidns_note,
@@ -470,8 +471,9 @@ static void check_rt(struct doctor *d)
 {
 	long budget = ts_rt_budget();
 	char why[256];
+	int prio = ts_rt_probe(why, sizeof(why));
 
-	if (ts_rt_probe(why, sizeof(why)) < 0) {
+	if (prio < 0) {
 		dr_add(d, "realtime", false, DR_WARN,
 		       budget == 0 ? "sudo sysctl -w kernel.sched_rt_runtime_us=950000"
 		       : geteuid() != 0
@@ -490,7 +492,7 @@ static void check_rt(struct doctor *d)
 		       "(kernel.sched_rt_runtime_us -1): on a kernel before 6.12, which has no "
 		       "fair server, only the shaper's poll bound (a quarter of one CPU) keeps a "
 		       "CPU for normal tasks when it is overloaded",
-		       TS_RT_PRIO_DEFAULT);
+		       prio);
 	} else {
 		enum ts_awake_mode awake = ts_awake_host();
 		cpu_set_t allowed, others;
@@ -513,7 +515,7 @@ static void check_rt(struct doctor *d)
 		       "at least 5%% of every CPU (the kernel's fair server since 6.12, real-time "
 		       "throttling before it: kernel.sched_rt_runtime_us %ld); %s; while it "
 		       "shapes, the CPUs are kept out of idle by %s",
-		       TS_RT_PRIO_DEFAULT, budget, where,
+		       prio, budget, where,
 		       awake == TS_AWAKE_POLL ? "SCHED_IDLE polling threads (no cpuidle driver)"
 		       : awake == TS_AWAKE_PM_QOS
 			       ? "a PM QoS request of 0 us (/dev/cpu_dma_latency)"

@@ -223,6 +223,8 @@ int ts_netns_open(struct ts_netns *ns, const char *name, struct ts_err *err)
 {
 	int ret;
 
+	if (!strncmp(name, TS_NETNS_PID_PREFIX, strlen(TS_NETNS_PID_PREFIX)))
+		return ts_netns_open_pid(ns, name, err);
 	ts_netns_init(ns);
 	ret = check_name(name, err);
 	if (ret < 0)

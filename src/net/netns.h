@@ -55,11 +55,30 @@ int ts_netns_create(struct ts_netns *ns, const char *name, struct ts_err *err);
 int ts_netns_create_anon(struct ts_netns *ns, const char *name, struct ts_err *err);
 
 /*
+ * A namespace named by a process in it: "pid:PID" (`attach --netns
+ * pid:PID`), for namespaces pinned nowhere, as a user's made with
+ * `unshare -Urn` are.
+ */
+#define TS_NETNS_PID_PREFIX "pid:"
+
+/*
  * ts_netns_open - open the existing namespace /run/netns/@name (for
- * `attach --netns NAME`). owned = false: destroy only closes the fd.
- * Returns 0, or negative errno (-ENOENT when no such namespace) with @err set.
+ * `attach --netns NAME`), or, when @name is "pid:PID", the network
+ * namespace of process PID (ts_netns_open_pid). owned = false: destroy
+ * only closes the fd. Returns 0, or negative errno (-ENOENT when no such
+ * namespace) with @err set.
  */
 int ts_netns_open(struct ts_netns *ns, const char *name, struct ts_err *err);
+
+/*
+ * ts_netns_open_pid - open the network namespace of the process @spec
+ * names ("pid:PID", a decimal pid above 0, nothing else: -EINVAL). The
+ * process must be one this process may inspect (the kernel's ptrace read
+ * check: the caller's own, for a user) and must not end while it is
+ * opened (-ESRCH: its pid could have been reused). owned = false, path
+ * empty. Returns 0 or a negative errno with @err set.
+ */
+int ts_netns_open_pid(struct ts_netns *ns, const char *spec, struct ts_err *err);
 
 /*
  * ts_netns_destroy - close @ns's fd and, if owned, detach the bind mount

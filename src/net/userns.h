@@ -174,4 +174,22 @@ void ts_userns_leave(struct ts_userns *u);
  */
 int ts_userns_nest(uid_t uid, gid_t gid);
 
+/*
+ * ts_userns_join - for `attach` without root (net/userns_join.c): join the
+ * user namespace that owns network namespace @netns_fd (named @name in
+ * messages), then enter network namespace @peer_fd (@peer), the other
+ * end's, so that the run is made from there as root's runs are made from
+ * the namespace they start in. Refused (-EPERM, @err naming the owner and
+ * sudo) unless that user namespace's owner is the caller's real uid and it
+ * is not the caller's own; refused too when @peer_fd is owned by another
+ * user namespace (rules are made in both ends), and when the caller's uid
+ * is not mapped to 0 there (what the run writes outside must be the
+ * caller's). The process must be single-threaded. Returns 0, the process
+ * then root of that user namespace, with its capabilities there and none
+ * outside; or a negative errno with @err set (the process may have joined
+ * the user namespace already: it must not go on).
+ */
+int ts_userns_join(int netns_fd, const char *name, int peer_fd, const char *peer,
+		   struct ts_err *err);
+
 #endif

@@ -74,12 +74,11 @@ static void add_inside(pid_t *owners, size_t *n, pid_t pid)
  * too, so the list of owners is taken (transitively) before anything is
  * killed.
  */
-static void guard_cleanup(pid_t owner, char netns[][TS_NETNS_NAME_MAX], int n)
+static void guard_cleanup(pid_t owner, struct ts_netns *ns, int n)
 {
 	pid_t owners[GUARD_OWNERS_MAX];
 	size_t nowners = 1, i;
 	struct ts_cleanup_opts o = {.force = true, .only_pid = owner};
-	struct ts_netns ns;
 	int k;
 
 	owners[0] = owner;
@@ -89,24 +88,38 @@ static void guard_cleanup(pid_t owner, char netns[][TS_NETNS_NAME_MAX], int n)
 	o.npids = nowners - 1;
 	/* force: a killed owner stays a zombie until its parent reaps it, and looks alive. */
 	ts_topo_cleanup(&o, NULL, NULL);
-	for (k = 0; k < n; k++) {
-		ts_netns_init(&ns);
-		if (ts_netns_open(&ns, netns[k], NULL) < 0)
-			continue;
-		ts_netns_run(ns.fd, sweep, &o, NULL);
-		ts_netns_destroy(&ns, NULL);
-	}
+	for (k = 0; k < n; k++)
+		if (ns[k].fd >= 0)
+			ts_netns_run(ns[k].fd, sweep, &o, NULL);
+}
+
+/*
+ * The namespaces the owner puts rules in, opened now, while they are
+ * surely the ones it named: a namespace named by a process (pid:PID,
+ * attach without root) could name another after that process ends. They
+ * are the user's, alive anyway while the run holds them.
+ */
+static void open_watched(char netns[][TS_NETNS_NAME_MAX], struct ts_netns *ns, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		if (ts_netns_open(&ns[k], netns[k], NULL) < 0)
+			ts_netns_init(&ns[k]);
 }
 
 static void guard_main(int rfd, pid_t owner, char netns[][TS_NETNS_NAME_MAX], int n)
 {
 	static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP};
+	struct ts_netns ns[TS_GUARD_NETNS_MAX];
 	sigset_t none;
 	ssize_t r, w;
 	char c;
 	int fd;
 	size_t i;
 
+	/* Out of the run's process group (ts_guard_start sets it too, whichever comes first). */
+	setpgid(0, 0);
 	for (i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
 		signal(ignored[i], SIG_IGN);
 	sigemptyset(&none);
@@ -128,6 +141,7 @@ static void guard_main(int rfd, pid_t owner, char netns[][TS_NETNS_NAME_MAX], in
 		close(rfd);
 	}
 	close_range(4, ~0U, 0);
+	open_watched(netns, ns, n);
 	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (fd >= 0) {
 		dup2(fd, STDIN_FILENO);
@@ -141,7 +155,7 @@ static void guard_main(int rfd, pid_t owner, char netns[][TS_NETNS_NAME_MAX], in
 	while (r < 0 && errno == EINTR);
 	if (r == 1)
 		_exit(0);
-	guard_cleanup(owner, netns, n);
+	guard_cleanup(owner, ns, n);
 	_exit(0);
 }
 
@@ -168,6 +182,13 @@ int ts_guard_start(struct ts_guard *g, const char *const *netns, struct ts_err *
 		close(pfd[1]);
 		guard_main(pfd[0], owner, names, n);
 	}
+	/*
+	 * A process group of its own, set here as well as in the guard so that
+	 * it holds before the run makes anything: a SIGKILL to the run's whole
+	 * group (a job killed by its shell, a supervisor that kills the group)
+	 * must not take the guard with it, or the run's namespaces stay behind.
+	 */
+	setpgid(pid, pid);
 	close(pfd[0]);
 	g->pid = pid;
 	g->fd = pfd[1];

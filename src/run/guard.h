@@ -13,10 +13,13 @@
  * namespace's ip_forward back if no other run needs it (net/fwd.h). A normal end
  * writes one byte first: the guard then exits without touching anything.
  *
- * The guard ignores the terminal's signals (Ctrl-C reaches the whole
- * process group), is exempt from the OOM killer (oom_score_adj -1000: it
- * is a few hundred kilobytes) and holds no namespace fd (it was forked
- * before any was made), so it keeps nothing alive.
+ * The guard is in a process group of its own, so that a signal to the
+ * run's whole group (Ctrl-C, or a SIGKILL a supervisor sends the group)
+ * does not reach it; it ignores the terminal's signals anyway. It is
+ * exempt from the OOM killer (oom_score_adj -1000: it is a few hundred
+ * kilobytes) and holds no fd of the run's own namespaces (it was forked
+ * before any was made), so it keeps nothing of the run alive; it holds
+ * those given with ts_guard_start, which the run holds too.
  */
 #ifndef TS_RUN_GUARD_H
 #define TS_RUN_GUARD_H
@@ -36,9 +39,10 @@ void ts_guard_init(struct ts_guard *g);
 
 /*
  * ts_guard_start - fork the guard of the calling process. @netns: names
- * under /run/netns (up to TS_GUARD_NETNS_MAX, NULL-terminated, may be NULL)
- * of namespaces the run does not own but puts rules in (attach), swept
- * for "tas:PID" rules too. Returns 0 or a negative errno with @err set.
+ * under /run/netns, or "pid:PID" (net/netns.h; up to TS_GUARD_NETNS_MAX,
+ * NULL-terminated, may be NULL) of namespaces the run does not own but
+ * puts rules in (attach), opened by the guard at once and swept for
+ * "tas:PID" rules too. Returns 0 or a negative errno with @err set.
  */
 int ts_guard_start(struct ts_guard *g, const char *const *netns, struct ts_err *err);
 

@@ -109,13 +109,14 @@ void ts_rt_unpin(struct ts_rt *rt)
 /*
  * Why SCHED_FIFO was refused (@ret, a negative errno), into rt->note.
  * Without CAP_SYS_NICE (a rootless run, docs/rootless.md) RLIMIT_RTPRIO is
- * the limit, and it is named when it is below the priority asked.
+ * the limit; fifo_enter asked within it, so it is named when it is 0.
  */
 static void fifo_refused(struct ts_rt *rt, int ret)
 {
 	struct rlimit rl;
 
-	if (ret == -EPERM && getrlimit(RLIMIT_RTPRIO, &rl) == 0 && rl.rlim_cur < (rlim_t)rt->want)
+	/* fifo_enter asked within a limit above 0: only a limit of 0 is the limit's doing. */
+	if (ret == -EPERM && getrlimit(RLIMIT_RTPRIO, &rl) == 0 && rl.rlim_cur == 0)
 		snprintf(rt->note, sizeof(rt->note),
 			 "SCHED_FIFO %d refused: %s (no CAP_SYS_NICE, and RLIMIT_RTPRIO is %llu: "
 			 "limits.conf's rtprio)",
@@ -128,9 +129,44 @@ static void fifo_refused(struct ts_rt *rt, int ret)
 				       : "");
 }
 
-int ts_rt_enter(struct ts_rt *rt)
+int ts_rt_within(int want, unsigned long long rtprio)
+{
+	if (want <= 0)
+		return 0;
+	return rtprio >= (unsigned long long)want ? want : (int)rtprio;
+}
+
+/*
+ * SCHED_FIFO at rt->want, or, refused without CAP_SYS_NICE, at the highest
+ * priority RLIMIT_RTPRIO allows: a user granted `rtprio 5` asks for 5 and
+ * gets it, rather than asking for 10 and running with normal scheduling.
+ * rt->prio is what is in force. 0 or a negative errno (rt->note says why).
+ */
+static int fifo_enter(struct ts_rt *rt)
 {
 	struct sched_param sp = {.sched_priority = rt->want};
+	struct rlimit rl;
+	int ret;
+
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == 0) {
+		rt->prio = rt->want;
+		return 0;
+	}
+	ret = -errno;
+	if (ret == -EPERM && getrlimit(RLIMIT_RTPRIO, &rl) == 0) {
+		sp.sched_priority = ts_rt_within(rt->want, rl.rlim_cur);
+		if (sp.sched_priority > 0 && sp.sched_priority < rt->want &&
+		    sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == 0) {
+			rt->prio = sp.sched_priority;
+			return 0;
+		}
+	}
+	fifo_refused(rt, ret);
+	return ret;
+}
+
+int ts_rt_enter(struct ts_rt *rt)
+{
 	char lim[32];
 	int ret = 0;
 
@@ -154,12 +190,9 @@ int ts_rt_enter(struct ts_rt *rt)
 			 "kernel.sched_rt_runtime_us is 0: real-time tasks get no CPU time");
 		return -EPERM;
 	}
-	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0) {
-		ret = -errno;
-		fifo_refused(rt, ret);
+	ret = fifo_enter(rt);
+	if (ret < 0)
 		return ret;
-	}
-	rt->prio = rt->want;
 	if (rt->pin != TS_SHAPER_CPU_OFF)
 		pin(rt);
 	/*
@@ -202,12 +235,13 @@ int ts_rt_probe(char *why, size_t len)
 	ret = ts_rt_enter(&rt);
 	ts_rt_leave(&rt);
 	snprintf(why, len, "%s", rt.note);
-	return ret;
+	return ret < 0 ? ret : rt.prio;
 }
 
 void ts_rt_describe(const struct ts_rt *rt, char *buf, size_t len)
 {
 	char pinned[32], list[160], steer[sizeof(rt->napi) + sizeof(rt->napi_note) + 40] = "";
+	char below[64] = "";
 
 	if (rt->cpu >= 0)
 		snprintf(pinned, sizeof(pinned), "on CPU %d", rt->cpu);
@@ -222,11 +256,14 @@ void ts_rt_describe(const struct ts_rt *rt, char *buf, size_t len)
 			 rt->napi_note[0] ? ": " : "", rt->napi_note);
 	else if (rt->napi_note[0])
 		snprintf(steer, sizeof(steer), ", deliveries in the loop: %s", rt->napi_note);
+	if (rt->prio && rt->prio < rt->want)
+		snprintf(below, sizeof(below), " (asked %d: RLIMIT_RTPRIO allows %d)", rt->want,
+			 rt->prio);
 	if (!rt->want)
 		snprintf(buf, len, "normal (--rt-priority off)");
 	else if (rt->prio)
-		snprintf(buf, len, "SCHED_FIFO %d, memory %s, %s%s, CPUs kept awake: %s%s%s",
-			 rt->prio, rt->locked ? "locked" : "not locked", pinned, steer,
+		snprintf(buf, len, "SCHED_FIFO %d%s, memory %s, %s%s, CPUs kept awake: %s%s%s",
+			 rt->prio, below, rt->locked ? "locked" : "not locked", pinned, steer,
 			 ts_awake_mode_name(rt->awake.mode), rt->awake.note[0] ? ": " : "",
 			 rt->awake.note);
 	else

@@ -63,12 +63,23 @@ void ts_rt_init(struct ts_rt *rt, int want);
  * (run/awake.h) and, unless rt->pin is TS_SHAPER_CPU_OFF, once it is
  * real-time on a host with two CPUs or more, pinned to one of them
  * (rt->cpu, run/cpupin.h; the caller then steers the deliveries to
- * rt->others). Never fails the run: what
+ * rt->others). Without CAP_SYS_NICE it takes what RLIMIT_RTPRIO allows:
+ * a priority below rt->want when the limit is lower (ts_rt_within;
+ * rt->prio then says which). Never fails the run: what
  * the kernel refused is written to rt->note and the thread keeps (or gets
  * back) normal scheduling. Returns 0 when everything asked is in force,
  * a negative errno otherwise (the first refusal).
  */
 int ts_rt_enter(struct ts_rt *rt);
+
+/*
+ * ts_rt_within - the SCHED_FIFO priority to ask for when @want was refused
+ * for want of CAP_SYS_NICE: an unprivileged thread may take a real-time
+ * priority up to its RLIMIT_RTPRIO, @rtprio (sched(7)), so @want when the
+ * limit allows it, else the limit itself, else 0 (none: RLIMIT_RTPRIO 0).
+ * Pure.
+ */
+int ts_rt_within(int want, unsigned long long rtprio);
 
 /*
  * ts_rt_unpin - the loop back on the CPUs it had before ts_rt_enter pinned
@@ -93,7 +104,8 @@ long ts_rt_budget(void);
 
 /*
  * ts_rt_probe - would ts_rt_enter at TS_RT_PRIO_DEFAULT succeed here? Tries
- * it on the calling thread and puts everything back. Returns 0, or a
+ * it on the calling thread and puts everything back. Returns the SCHED_FIFO
+ * priority granted (below the default when RLIMIT_RTPRIO is lower), or a
  * negative errno with the reason in @why (`tasshape doctor`).
  */
 int ts_rt_probe(char *why, size_t len);

@@ -321,17 +321,19 @@ static int session_begin(struct ts_session *s, struct ts_linkcfg *link,
 	if (ret < 0)
 		return ret;
 	/*
-	 * Rootless: everything is made in namespaces that only this process
-	 * and what it starts hold, and that go with them; nothing of another
-	 * run is reachable from here, and there is nothing a guard could
-	 * remove that the kernel does not (docs/rootless.md).
+	 * Rootless: everything the wrapper makes is in namespaces that only
+	 * this process and what it starts hold, and that go with them; nothing
+	 * of another run is reachable from here, and there is nothing a guard
+	 * could remove that the kernel does not (docs/rootless.md). attach's
+	 * rules, though, are in the user's own namespaces, which outlive the
+	 * run: a guard removes them if tasshape dies.
 	 */
 	if (common->rootless)
-		return 0;
+		return netns ? ts_guard_start(&s->guard, netns, err) : 0;
 	/*
 	 * What runs started from this namespace left when they died with their
-	 * guard (a power cut, a kill of the whole process group): only objects
-	 * whose owner pid is not running; processes inside are killed first.
+	 * guard (a power cut): only objects whose owner pid is not running;
+	 * processes inside are killed first.
 	 */
 	ts_topo_cleanup(&dead, NULL, NULL);
 	return ts_guard_start(&s->guard, netns, err);

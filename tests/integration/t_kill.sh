@@ -12,6 +12,9 @@
 #    namespace and the host's), no iptables or ip6tables rule "tas:PID";
 #  - the test namespace's net.ipv4.ip_forward (set to 0 first: a new
 #    namespace may inherit the host's 1), 1 during the run, is back to 0.
+# Then a run that leads its own process group (setsid) is killed with the
+# whole group (kill -KILL -PGID): its guard is in a group of its own, so
+# again no process, namespace, link or rule of the run is left (within 2 s).
 # Only objects carrying this run's pid are compared: other runs may be
 # live on this machine. Started with nsenter --net (the host's mount
 # namespace), as t_cleanup.sh explains: the namespaces' bind mounts are
@@ -75,4 +78,36 @@ for _ in $(seq 100); do
 	sleep 0.02
 done
 ts_check "ip_forward after the kill (as the run found it)" "$(fwd)" == 0
+
+# The whole process group killed at once (a supervisor, or a shell's job
+# control, kills the group): the run leads a group of its own (setsid), CMD
+# and the guard were started in it; the guard has left it, survives the
+# kill and cleans up as above.
+setsid nsenter --net="/run/netns/$TS_NS" "$TS_BIN" --quiet --trace const:10mbit -- \
+	sh -c 'sleep 60 & exec sleep 61' 2>"$TS_TMP/err2" &
+PID=$!
+ts_own_pid "$PID"
+for _ in $(seq 100); do
+	compgen -G "/run/netns/tas-$PID-*-link" >/dev/null &&
+		[ "$(ts_descendants "$PID" | wc -l)" -ge 3 ] && break
+	sleep 0.1
+done
+procs=$(ts_descendants "$PID" | tr '\n' ' ')
+ts_true "group kill: the run has its namespaces" test -n "$(compgen -G "/run/netns/tas-$PID-*")"
+ts_check "group kill: processes in the run's group before the kill" \
+	"$(ps -o pid= -g "$PID" | wc -l)" ">=" 3
+kill -KILL -- "-$PID"
+wait "$PID" 2>/dev/null
+for _ in $(seq 100); do
+	alive=
+	for p in $procs; do
+		running "$p" && alive="$alive $p"
+	done
+	[ -z "$alive" ] && ! compgen -G "/run/netns/tas-$PID-*" >/dev/null && break
+	sleep 0.02
+done
+left=$(ts_leftovers "$PID")
+[ -z "$left" ] || printf '%s\n' "$left" | sed 's/^/    left: /'
+ts_true "group kill: no process of the run left (were: $procs)" test -z "$alive"
+ts_true "group kill: no namespace, link or rule of the run left" test -z "$left"
 exit 0

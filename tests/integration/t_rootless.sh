@@ -37,9 +37,9 @@
 # is the init of its PID namespace) and pasta with it; `tasshape doctor`
 # reports its rootless check ok, and, in a user namespace whose
 # user.max_user_namespaces is 0, fails it naming that sysctl; attach is
-# refused naming the namespace's owner (root's, the user's own, outside a
-# rootless run's); `tasshape plot` of a rootless run's --out works as the
-# user. Everything happens inside the test's own namespace $TS_NS (and,
+# refused naming the namespace's owner (root's, outside a rootless run's),
+# or, onto the user's own, that the other end is not theirs; `tasshape
+# plot` of a rootless run's --out works as the user. Everything happens inside the test's own namespace $TS_NS (and,
 # for pasta, a gateway namespace next to it; for attach, one the user made).
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init rootless "${1:-}" iperf3 useradd userdel setpriv nsenter pgrep prlimit
@@ -460,8 +460,9 @@ ts_true "doctor, user namespaces forbidden: the fix raises user.max_user_namespa
 # attach as the user is refused before any set-up, naming the namespace's
 # owner: the test namespace is root's (ip netns add); one the user made
 # (unshare, pinned by root as ip netns attach) is the user's own, which
-# attach does not enter; and root of a rootless run's namespace may not
-# shape the host's.
+# attach enters, but the veth's other end would then be the test namespace,
+# root's (t_rootless_attach.sh shapes the user's own pair); and root of a
+# rootless run's namespace may not shape the host's.
 as_u1() { ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- "$@"; }
 as_u1 "$UDIR/tasshape" attach --netns "$TS_NS" --trace const:10mbit 2>"$TS_TMP/att1.err"
 ts_check "attach as $U1 to root's namespace: exit status" "$?" == 1
@@ -482,8 +483,8 @@ ip netns attach "$OWN" "$OWNPID" && TS_EXTRA_NS+=("$OWN")
 as_u1 "$UDIR/tasshape" attach --netns "$OWN" --trace const:10mbit 2>"$TS_TMP/att2.err"
 ts_check "attach as $U1 to a namespace of theirs: exit status" "$?" == 1
 ts_show "$TS_TMP/att2.err"
-ts_true "attach as $U1 to a namespace of theirs: says it is theirs, and what serves instead" \
-	grep -q "belongs to a user namespace of yours.*under the wrapper" "$TS_TMP/att2.err"
+ts_true "attach as $U1 to a namespace of theirs, the other end root's: says both must be theirs" \
+	grep -q "both ends of the veth must be in one user namespace of yours" "$TS_TMP/att2.err"
 as_u1 "$UDIR/tasshape" --quiet --as-root -- "$UDIR/tasshape" attach --netns "$TS_NS" \
 	--trace const:10mbit 2>"$TS_TMP/att3.err"
 ts_check "attach from a rootless run (--as-root) to root's namespace: exit status" "$?" == 1
