@@ -109,11 +109,10 @@ const struct argp exp_plan_argp = {plan_options, plan_parse, NULL, NULL, NULL, N
 int exp_load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_matrix *plan,
 		  char sha[2 * TS_SHA256_LEN + 1])
 {
-	char err[1024];
+	struct ts_err err;
 
-	if (ts_exp_plan_load(a->spec_path, &a->opts, a->kernel_files, spec, plan, sha, err,
-			     sizeof(err)) < 0)
-		return ts_cli_error("%s", err);
+	if (ts_exp_plan_load(a->spec_path, &a->opts, a->kernel_files, spec, plan, sha, &err) < 0)
+		return ts_cli_error("%s", err.msg);
 	return 0;
 }
 

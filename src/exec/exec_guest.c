@@ -39,9 +39,13 @@ static int guest_exec(const struct ts_exp_run *run, const char *rundir, char *er
 	 * at the end: writes to the share during the run would stall on the host's I/O, and in
 	 * virtual time the guest's clock runs on meanwhile (copytree.h).
 	 */
-	if (ts_exp_exec_run(run, local, msg, sizeof(msg)) >= 0 &&
-	    ts_copy_tree(local, rundir, 0, msg, sizeof(msg)) >= 0)
-		return 0;
+	if (ts_exp_exec_run(run, local, msg, sizeof(msg)) >= 0) {
+		struct ts_err cerr;
+
+		if (ts_copy_tree(local, rundir, 0, &cerr) >= 0)
+			return 0;
+		snprintf(msg, sizeof(msg), "%s", cerr.msg);
+	}
 	snprintf(result, sizeof(result), "%.4000s/%s", rundir, TS_EXP_F_RESULT);
 	if (ts_exp_result_write_unrun(run, result, msg[0] ? msg : "the run could not start") < 0)
 		snprintf(err, errlen, "%s: cannot write", result);
@@ -60,8 +64,12 @@ int ts_exp_guest_run(const struct ts_exp_guest_req *g, char *err, size_t errlen)
 	size_t i;
 	int ret = -1;
 
-	if (ts_exp_plan_load(g->spec, &o, false, &spec, &plan, sha, err, errlen) < 0)
+	struct ts_err e;
+
+	if (ts_exp_plan_load(g->spec, &o, false, &spec, &plan, sha, &e) < 0) {
+		snprintf(err, errlen, "%s", e.msg);
 		return -1;
+	}
 	for (i = 0; i < plan.nconfigs && strcmp(plan.configs[i].id, g->config_id); i++)
 		;
 	if (i == plan.nconfigs || !plan.configs[i].tmpl.vm) {

@@ -47,13 +47,16 @@ int ts_exp_seal_files(const struct ts_exp_run *run, const char *spec, struct ts_
 		      char *err, size_t errlen)
 {
 	struct ts_exp_spec s;
+	struct ts_err e;
 	size_t i, k;
 	int ret;
 
 	memset(f, 0, sizeof(*f));
-	ret = ts_exp_spec_load(&s, spec, err, errlen);
-	if (ret < 0)
+	ret = ts_exp_spec_load(&s, spec, &e);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", e.msg);
 		return ret;
+	}
 	ret = push(f, spec, err, errlen);
 	for (i = 0; !ret && i < s.nlinks; i++) {
 		char **v = s.links[i].argv;

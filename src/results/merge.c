@@ -287,6 +287,7 @@ static int copy_run(const char *stage, const char *dir, const struct ts_expdir_r
 		    size_t errlen)
 {
 	char from[PATH_MAX], to[PATH_MAX], parent[PATH_MAX], why[512];
+	struct ts_err cerr;
 	int ret;
 
 	if (ts_rundir_path(from, sizeof(from), dir, r->id, r->rep) ||
@@ -302,9 +303,9 @@ static int copy_run(const char *stage, const char *dir, const struct ts_expdir_r
 		snprintf(err, errlen, "%s: %s", parent, strerror(-ret));
 		return ret;
 	}
-	ret = ts_copy_tree(from, to, TS_COPY_NEW | TS_COPY_OWN, why, sizeof(why));
+	ret = ts_copy_tree(from, to, TS_COPY_NEW | TS_COPY_OWN, &cerr);
 	if (ret) {
-		snprintf(err, errlen, "%s -> %s: %s", from, to, why);
+		snprintf(err, errlen, "%s -> %s: %s", from, to, cerr.msg);
 		return ret;
 	}
 	if (ts_done_check(to, why, sizeof(why)) != TS_DONE_OK) {
@@ -318,7 +319,8 @@ static int copy_run(const char *stage, const char *dir, const struct ts_expdir_r
 static int copy_spec(const char *stage, const char *const *dirs, size_t ndirs, char *err,
 		     size_t errlen)
 {
-	char from[PATH_MAX], to[PATH_MAX], why[512];
+	char from[PATH_MAX], to[PATH_MAX];
+	struct ts_err why;
 	size_t k;
 	int ret;
 
@@ -327,9 +329,9 @@ static int copy_spec(const char *stage, const char *const *dirs, size_t ndirs, c
 		ret = join(from, sizeof(from), dirs[k], TS_EXPDIR_SPEC, err, errlen);
 		if (ret || access(from, R_OK) != 0)
 			continue;
-		ret = ts_copy_file(from, to, TS_COPY_NEW | TS_COPY_OWN, why, sizeof(why));
+		ret = ts_copy_file(from, to, TS_COPY_NEW | TS_COPY_OWN, &why);
 		if (ret)
-			snprintf(err, errlen, "%s: %s", from, why);
+			snprintf(err, errlen, "%s: %s", from, why.msg);
 		return ret;
 	}
 	return ret;

@@ -468,15 +468,15 @@ static pid_t sealed_start(const struct ts_vm_guest_conf *g, char **argv, char **
 static void sealed_copy_out(const struct ts_vm_guest_conf *g)
 {
 	const char *dir = TS_VM_SEALED_DIR "/share";
-	char msg[512] = "";
+	struct ts_err msg;
 
 	if (!g->out[0])
 		return;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		die("mkdir %s: %s", dir, strerror(errno));
 	must_mount(TS_VM_TAG_OUT, dir, "9p", 0, TS_VM_9P_OPTS);
-	if (ts_copy_tree(g->out, dir, 0, msg, sizeof(msg)) < 0)
-		die("copying the output to the host: %s", msg);
+	if (ts_copy_tree(g->out, dir, 0, &msg) < 0)
+		die("copying the output to the host: %s", msg.msg);
 	if (umount(dir) < 0)
 		console("umount %s: %s", dir, strerror(errno));
 }
