@@ -212,7 +212,6 @@ static int probe_ccas(struct ts_campaign *c)
 static int put_experiment(struct ts_campaign *c, const char *path, const char *text, size_t len)
 {
 	struct ts_expdir rec = {.shard = c->o.shard};
-	char err[1024];
 	struct ts_err e;
 	int ret;
 
@@ -223,9 +222,9 @@ static int put_experiment(struct ts_campaign *c, const char *path, const char *t
 	rec.doc = json_tokener_parse(text);
 	if (!rec.doc)
 		return ts_campaign_fail(c, -ENOMEM, "%s: out of memory", path);
-	ret = ts_expdir_write(c->o.out, &rec, err, sizeof(err));
+	ret = ts_expdir_write(c->o.out, &rec, &e);
 	json_object_put(rec.doc);
-	return ret < 0 ? ts_campaign_fail(c, ret, "%s", err) : 0;
+	return ret < 0 ? ts_campaign_fail(c, ret, "%s", e.msg) : 0;
 }
 
 static int write_experiment(struct ts_campaign *c)
@@ -306,13 +305,14 @@ static int stopped_failure(struct ts_campaign *c, const struct ts_exp_run *run, 
 			   bool *unrun)
 {
 	struct ts_exp_result r;
-	char err[512], why[160];
+	struct ts_err err;
+	char why[160];
 	bool ok = false;
 
 	*unrun = false;
 	if (!stopped(c))
 		return 0;
-	if (ts_exp_result_load(&r, result, err, sizeof(err)) == 0) {
+	if (ts_exp_result_load(&r, result, &err) == 0) {
 		ok = r.ok;
 		ts_exp_result_free(&r);
 	}
@@ -451,7 +451,7 @@ int ts_campaign_run(const struct ts_exp_matrix *plan, const struct ts_campaign_o
 {
 	struct ts_campaign c = {plan, *o, ex, rep, v, {0}, 2};
 	struct ts_exp_summary sum;
-	char err[1024];
+	struct ts_err err;
 	int fd = -1, ret;
 
 	memset(v, 0, sizeof(*v));
@@ -471,9 +471,9 @@ int ts_campaign_run(const struct ts_exp_matrix *plan, const struct ts_campaign_o
 				   "exp: stopped by signal %d after %zu of %zu runs; "
 				   "summarising those",
 				   v->stop_signal, v->carried, v->selected);
-	ret = ts_campaign_summarise(o->out, &sum, err, sizeof(err));
+	ret = ts_campaign_summarise(o->out, &sum, &err);
 	if (ret) {
-		ts_campaign_fail(&c, ret, "%s", err);
+		ts_campaign_fail(&c, ret, "%s", err.msg);
 		goto out;
 	}
 	if (rep && rep->summary)

@@ -144,6 +144,6 @@ int ts_campaign_check_jobs(unsigned jobs, unsigned per_job, size_t ncpus, char *
  * into @s and write its summary.json, .csv and .md. 0 (free @s with
  * ts_exp_summary_free), or -errno with @err (@s freed).
  */
-int ts_campaign_summarise(const char *dir, struct ts_exp_summary *s, char *err, size_t errlen);
+int ts_campaign_summarise(const char *dir, struct ts_exp_summary *s, struct ts_err *err);
 
 #endif

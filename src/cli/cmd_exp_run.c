@@ -187,11 +187,12 @@ static void run_line(const struct ts_exp_run *run, size_t pos, size_t total, con
 		     ts_ns_t took)
 {
 	struct ts_exp_result r;
-	char err[512], extra[512];
+	struct ts_err err;
+	char extra[512];
 
-	if (ts_exp_result_load(&r, path, err, sizeof(err)) < 0) {
+	if (ts_exp_result_load(&r, path, &err) < 0) {
 		fprintf(stderr, "exp %zu/%zu %s rep %u: no result: %s\n", pos, total,
-			run->config_id, run->rep, err);
+			run->config_id, run->rep, err.msg);
 		return;
 	}
 	ts_exp_result_headline(&r, extra, sizeof(extra));
@@ -268,10 +269,10 @@ static void rep_run_end(void *ctx, const struct ts_exp_run *run, size_t pos, siz
 		run_line(run, pos, total, result, took);
 	} else {
 		struct ts_exp_result res;
-		char err[256];
+		struct ts_err err;
 
 		/* On a terminal only failures get a line of their own. */
-		if (ts_exp_result_load(&res, result, err, sizeof(err)) < 0 || !res.ok) {
+		if (ts_exp_result_load(&res, result, &err) < 0 || !res.ok) {
 			live_erase(&r->p);
 			run_line(run, pos, total, result, took);
 		}
@@ -328,17 +329,17 @@ static void print_verdict(const struct ts_campaign_verdict *v)
 static int load_checks(const struct run_args *a, const struct ts_exp_matrix *plan,
 		       struct ts_exp_check **checks)
 {
-	char err[TS_EXP_CHECKS_ERR];
+	struct ts_err err;
 	struct ts_exp_point *pts;
 	int ret = 1;
 
-	if (ts_exp_checks_parse(a->checks, a->nchecks, checks, err, sizeof(err)) < 0)
-		return ts_cli_error("%s", err);
+	if (ts_exp_checks_parse(a->checks, a->nchecks, checks, &err) < 0)
+		return ts_cli_error("%s", err.msg);
 	pts = ts_exp_matrix_points(plan);
 	if (!pts)
 		return 1;
-	if (ts_exp_checks_resolve(*checks, a->nchecks, pts, plan->nconfigs, err, sizeof(err)) < 0)
-		ts_cli_error("%s", err);
+	if (ts_exp_checks_resolve(*checks, a->nchecks, pts, plan->nconfigs, &err) < 0)
+		ts_cli_error("%s", err.msg);
 	else
 		ret = 0;
 	free(pts);

@@ -15,6 +15,7 @@
 #define TS_RESULTS_CHECK_H
 
 #include <stdio.h>
+#include "tasshape/err.h"
 
 #include "results/summary.h"
 
@@ -50,7 +51,7 @@ struct ts_exp_point {
 };
 
 /* Parse @expr; 0, or -EINVAL with @err saying where and what was expected (unknown metric, ...). */
-int ts_exp_check_parse(struct ts_exp_check *c, const char *expr, char *err, size_t errlen);
+int ts_exp_check_parse(struct ts_exp_check *c, const char *expr, struct ts_err *err);
 
 /*
  * ts_exp_check_resolve - find each side's configuration among @pts: the one
@@ -59,7 +60,7 @@ int ts_exp_check_parse(struct ts_exp_check *c, const char *expr, char *err, size
  * ids are listed).
  */
 int ts_exp_check_resolve(struct ts_exp_check *c, const struct ts_exp_point *pts, size_t n,
-			 char *err, size_t errlen);
+			 struct ts_err *err);
 
 /*
  * ts_exp_check_eval - evaluate a resolved check on @s and print one line

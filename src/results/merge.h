@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "tasshape/err.h"
 
 /*
  * ts_exp_merge - merge @dirs (@ndirs experiment directories of the same
@@ -32,7 +33,7 @@
  * 0; -EINVAL (refused: spec differs, overlap, missing, a bad result), or
  * another negative errno, with @err saying why in one line.
  */
-int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *msg, char *err,
-		 size_t errlen);
+int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *msg,
+		 struct ts_err *err);
 
 #endif

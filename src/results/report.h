@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "tasshape/err.h"
 
 #include "plan/expspec.h"
 
@@ -64,7 +65,7 @@ struct ts_report {
  * errno with @err naming the file at fault (-E2BIG: beyond a limit, named).
  * Free with ts_report_free.
  */
-int ts_report_load(struct ts_report *r, const char *dir, char *err, size_t errlen);
+int ts_report_load(struct ts_report *r, const char *dir, struct ts_err *err);
 void ts_report_free(struct ts_report *r);
 
 /* Summary statistics of one box: n, mean, min, q1, median, q3, max (type-7 quantiles). */

@@ -45,10 +45,10 @@ static void fuzz_spec(const char *text)
 static void fuzz_check(const char *text)
 {
 	struct ts_exp_check c;
-	char err[1024] = "";
-	int ret = ts_exp_check_parse(&c, text, err, sizeof(err));
+	struct ts_err err = {""};
+	int ret = ts_exp_check_parse(&c, text, &err);
 
-	if (ret < 0 && (ret != -EINVAL || !err[0]))
+	if (ret < 0 && (ret != -EINVAL || !err.msg[0]))
 		abort();
 	if (ret == 0 && c.side[0].is_num && c.side[1].is_num)
 		abort();

@@ -283,13 +283,14 @@ static int check_campaign(struct fixture *f, const char *expr, struct fake *k, s
 	struct ts_campaign_opts o = {0};
 	struct ts_exp_check *checks = NULL;
 	struct ts_exp_point *pts = ts_exp_matrix_points(&f->plan);
-	char *exprs[1] = {(char *)expr}, err[TS_EXP_CHECKS_ERR], *text = NULL;
+	char *exprs[1] = {(char *)expr}, *text = NULL;
+	struct ts_err err;
 	size_t len = 0;
 	int ret;
 
 	CU_ASSERT_FATAL(pts != NULL);
-	TSU_EQ(ts_exp_checks_parse(exprs, 1, &checks, err, sizeof(err)), 0);
-	TSU_EQ(ts_exp_checks_resolve(checks, 1, pts, f->plan.nconfigs, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_checks_parse(exprs, 1, &checks, &err), 0);
+	TSU_EQ(ts_exp_checks_resolve(checks, 1, pts, f->plan.nconfigs, &err), 0);
 	o.checks = checks;
 	o.nchecks = 1;
 	o.checks_out = open_memstream(&text, &len);
@@ -403,7 +404,7 @@ static void test_shards(void)
 	struct ts_expdir rec;
 	struct fixture f;
 	unsigned idx[16];
-	char err[256];
+	struct ts_err err;
 
 	fixture_init(&f);
 	/* 1/2: positions 1, 3, 5; 3 is C (skipped): runs 1 (A rep 1) and 5 (B rep 2). */
@@ -415,7 +416,7 @@ static void test_shards(void)
 	TSU_EQ(v.runs, 2);
 	CU_ASSERT_DOUBLE_EQUAL(s.mean_a, 10, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(s.mean_b, 50, 1e-12);
-	TSU_EQ(ts_expdir_read(f.out, &rec, err, sizeof(err)), 0);
+	TSU_EQ(ts_expdir_read(f.out, &rec, &err), 0);
 	TSU_EQ(rec.shard.i, 1);
 	TSU_EQ(rec.shard.n, 2);
 	TSU_EQ(rec.n, 6); /* the whole matrix is recorded, for merge */
@@ -514,7 +515,8 @@ static void test_stop_fails_run(void)
 	struct fixture f;
 	struct ts_exp_result r;
 	unsigned idx[16];
-	char path[PATH_MAX], err[512];
+	char path[PATH_MAX];
+	struct ts_err err;
 
 	fixture_init(&f);
 	TSU_EQ(campaign(&f, &o, &k, &s, &v), 0);
@@ -523,7 +525,7 @@ static void test_stop_fails_run(void)
 	CU_ASSERT(done(&f, 0, 1));
 	CU_ASSERT(!done(&f, 1, 1));
 	snprintf(path, sizeof(path), "%s/%s/rep-1/result.json", f.out, ids[1]);
-	TSU_EQ(ts_exp_result_load(&r, path, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_result_load(&r, path, &err), 0);
 	CU_ASSERT(!r.ok);
 	TSU_EQ(r.nflags, 1);
 	CU_ASSERT_FATAL(r.nflags == 1 && r.error);
