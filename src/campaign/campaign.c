@@ -108,11 +108,11 @@ static bool all_virtual(const struct ts_exp_matrix *plan)
 static int check_jobs(struct ts_campaign *c)
 {
 	int cpu[CPU_SETSIZE];
-	char err[1024];
+	struct ts_err err;
 	size_t n = ts_campaign_cpus(c, cpu, CPU_SETSIZE);
-	int ret = ts_campaign_check_jobs(c->o.jobs, c->per_job, n, err, sizeof(err));
+	int ret = ts_campaign_check_jobs(c->o.jobs, c->per_job, n, &err);
 
-	return ret ? ts_campaign_fail(c, ret, "%s", err) : 0;
+	return ret ? ts_campaign_fail(c, ret, "%s", err.msg) : 0;
 }
 
 /* An empty or new directory (lock_out creates it, with its parents). */
@@ -255,11 +255,11 @@ static int check_all(struct ts_campaign *c, int *fd)
 	c->per_job = all_virtual(c->plan) ? 1 : 2;
 	ret = check_jobs(c);
 	if (!ret && c->ex->check) {
-		char err[1024] = "";
+		struct ts_err err = {""};
 
-		ret = c->ex->check(c->ex->ctx, err, sizeof(err));
+		ret = c->ex->check(c->ex->ctx, &err);
 		if (ret)
-			ts_campaign_fail(c, ret, "%s", err);
+			ts_campaign_fail(c, ret, "%s", err.msg);
 	}
 	if (!ret)
 		ret = check_kernels(c);
@@ -330,7 +330,8 @@ static int stopped_failure(struct ts_campaign *c, const struct ts_exp_run *run, 
 int ts_campaign_one_run(struct ts_campaign *c, const struct ts_exp_run *run, char *result,
 			size_t rlen)
 {
-	char dir[4096], err[1024] = "", *rep;
+	char dir[4096], *rep;
+	struct ts_err err = {""};
 	bool unrun;
 	int n, ret;
 
@@ -351,12 +352,12 @@ int ts_campaign_one_run(struct ts_campaign *c, const struct ts_exp_run *run, cha
 	n = snprintf(result, rlen, "%.4000s/result.json", dir);
 	if (n < 0 || (size_t)n >= rlen)
 		return ts_campaign_fail(c, -ENAMETOOLONG, "--out: path too long");
-	ret = c->ex->run(c->ex->ctx, run, dir, err, sizeof(err));
+	ret = c->ex->run(c->ex->ctx, run, dir, &err);
 	if (ret < 0) {
 		/* Recorded as a failed run, so the summary and the exit status say so. */
-		if (!err[0])
-			snprintf(err, sizeof(err), "the run could not start: %s", strerror(-ret));
-		if (ts_exp_result_write_unrun(run, result, err) < 0)
+		if (!err.msg[0])
+			ts_err_set(&err, "the run could not start: %s", strerror(-ret));
+		if (ts_exp_result_write_unrun(run, result, err.msg) < 0)
 			return ts_campaign_fail(c, -EIO, "%s: cannot write", result);
 		return 0; /* never started: not done, so resume tries it again */
 	}

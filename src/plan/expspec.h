@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
+
 #include "tasshape/err.h"
 
 #include "link/linkcfg.h"

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+
 #include "tasshape/err.h"
 
 #include "plan/expspec.h"

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
 #include "tasshape/err.h"
 
 #include "io/sha256.h"

@@ -15,6 +15,7 @@
 #define TS_RESULTS_CHECK_H
 
 #include <stdio.h>
+
 #include "tasshape/err.h"
 
 #include "results/summary.h"

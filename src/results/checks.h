@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+
 #include "tasshape/err.h"
 
 #include "results/check.h"

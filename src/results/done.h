@@ -14,6 +14,7 @@
 #define TS_RESULTS_DONE_H
 
 #include <stddef.h>
+
 #include "tasshape/err.h"
 
 #define TS_DONE_FILE "done"

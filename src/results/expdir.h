@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
 #include "tasshape/err.h"
 
 struct json_object;

@@ -29,6 +29,7 @@
 #define TS_RESULTS_FLENT_H
 
 #include <stddef.h>
+
 #include "tasshape/err.h"
 
 struct json_object;

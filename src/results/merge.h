@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+
 #include "tasshape/err.h"
 
 /*

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+
 #include "tasshape/err.h"
 
 #include "plan/expspec.h"

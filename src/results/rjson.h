@@ -9,6 +9,7 @@
 #define TS_RESULTS_RJSON_H
 
 #include <stddef.h>
+
 #include "tasshape/err.h"
 
 #include <json-c/json.h>

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+
 #include "tasshape/err.h"
 
 #include "plan/matrix.h"

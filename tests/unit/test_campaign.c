@@ -136,8 +136,7 @@ static int fake_probe(void *ctx, const char *cca, char *why, size_t whylen)
 	return -ENOENT;
 }
 
-static int fake_run(void *ctx, const struct ts_exp_run *run, const char *rundir, char *err,
-		    size_t errlen)
+static int fake_run(void *ctx, const struct ts_exp_run *run, const char *rundir, struct ts_err *err)
 {
 	const struct fake *k = ctx;
 	char path[PATH_MAX], line[32];
@@ -156,7 +155,7 @@ static int fake_run(void *ctx, const struct ts_exp_run *run, const char *rundir,
 	if (run->index == k->stop_after && k->stop)
 		*k->stop = SIGTERM;
 	if (run->index == k->no_start) {
-		snprintf(err, errlen, "fake: no namespaces today");
+		ts_err_set(err, "fake: no namespaces today");
 		return -EIO;
 	}
 	snprintf(path, sizeof(path), "%s/result.json", rundir);
@@ -683,17 +682,18 @@ static void test_verdict(void)
 
 static void test_check_jobs(void)
 {
-	char err[512];
+	struct ts_err err;
 
-	TSU_EQ(ts_campaign_check_jobs(1, 2, 1, err, sizeof(err)), 0);
-	TSU_EQ(ts_campaign_check_jobs(2, 0, 4, err, sizeof(err)), 0);
-	TSU_EQ(ts_campaign_check_jobs(3, 2, 5, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "use 5 CPUs, and each run needs 2"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "at most 2 jobs here"));
-	TSU_EQ(ts_campaign_check_jobs(2, 1, 2, err, sizeof(err)), 0);
-	TSU_EQ(ts_campaign_check_jobs(3, 1, 2, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "--jobs 3: this host lets tasshape use 2 CPUs, one per guest "
-				    "in virtual time: at most 2 jobs here");
+	TSU_EQ(ts_campaign_check_jobs(1, 2, 1, &err), 0);
+	TSU_EQ(ts_campaign_check_jobs(2, 0, 4, &err), 0);
+	TSU_EQ(ts_campaign_check_jobs(3, 2, 5, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "use 5 CPUs, and each run needs 2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "at most 2 jobs here"));
+	TSU_EQ(ts_campaign_check_jobs(2, 1, 2, &err), 0);
+	TSU_EQ(ts_campaign_check_jobs(3, 1, 2, &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg,
+			       "--jobs 3: this host lets tasshape use 2 CPUs, one per guest "
+			       "in virtual time: at most 2 jobs here");
 }
 
 /*
