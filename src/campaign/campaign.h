@@ -147,4 +147,13 @@ int ts_campaign_check_jobs(unsigned jobs, unsigned per_job, size_t ncpus, struct
  */
 int ts_campaign_summarise(const char *dir, struct ts_exp_summary *s, struct ts_err *err);
 
+/*
+ * ts_campaign_rootless - for a user without root or sudo, enter a user
+ * namespace before the first run, while the process is single-threaded
+ * still, as the wrapper does: every run's wrapper and agents then run
+ * rootless inside it (docs/rootless.md). 0 (also when root), or -errno
+ * with @err.
+ */
+int ts_campaign_rootless(struct ts_err *err);
+
 #endif

@@ -39,6 +39,24 @@ int ts_exp_checks_resolve(struct ts_exp_check *c, size_t n, const struct ts_exp_
 	return 0;
 }
 
+int ts_exp_checks_for_plan(char *const *exprs, size_t n, const struct ts_exp_matrix *plan,
+			   struct ts_exp_check **out, struct ts_err *err)
+{
+	struct ts_exp_point *pts;
+	int ret = ts_exp_checks_parse(exprs, n, out, err);
+
+	if (ret < 0)
+		return ret;
+	pts = ts_exp_matrix_points(plan);
+	if (!pts) {
+		ts_err_set(err, "out of memory");
+		return -ENOMEM;
+	}
+	ret = ts_exp_checks_resolve(*out, n, pts, plan->nconfigs, err);
+	free(pts);
+	return ret;
+}
+
 unsigned ts_exp_checks_eval(const struct ts_exp_check *c, size_t n, const struct ts_exp_summary *s,
 			    FILE *out)
 {

@@ -32,6 +32,15 @@ int ts_exp_checks_resolve(struct ts_exp_check *c, size_t n, const struct ts_exp_
 			  size_t npts, struct ts_err *err);
 
 /*
+ * ts_exp_checks_for_plan - ts_exp_checks_parse, then ts_exp_checks_resolve
+ * against @plan's configurations: the checks of exp run, all found wrong
+ * before any run. *@out as ts_exp_checks_parse's. 0, -ENOMEM or -EINVAL
+ * with @err.
+ */
+int ts_exp_checks_for_plan(char *const *exprs, size_t n, const struct ts_exp_matrix *plan,
+			   struct ts_exp_check **out, struct ts_err *err);
+
+/*
  * ts_exp_checks_eval - evaluate every check on @s, one line each to @out,
  * then "checks: N, M failed" (nothing when @n is 0). The number that failed.
  */

@@ -281,15 +281,12 @@ static int check_campaign(struct fixture *f, const char *expr, struct fake *k, s
 {
 	struct ts_campaign_opts o = {0};
 	struct ts_exp_check *checks = NULL;
-	struct ts_exp_point *pts = ts_exp_matrix_points(&f->plan);
 	char *exprs[1] = {(char *)expr}, *text = NULL;
 	struct ts_err err;
 	size_t len = 0;
 	int ret;
 
-	CU_ASSERT_FATAL(pts != NULL);
-	TSU_EQ(ts_exp_checks_parse(exprs, 1, &checks, &err), 0);
-	TSU_EQ(ts_exp_checks_resolve(checks, 1, pts, f->plan.nconfigs, &err), 0);
+	TSU_EQ(ts_exp_checks_for_plan(exprs, 1, &f->plan, &checks, &err), 0);
 	o.checks = checks;
 	o.nchecks = 1;
 	o.checks_out = open_memstream(&text, &len);
@@ -301,7 +298,6 @@ static int check_campaign(struct fixture *f, const char *expr, struct fake *k, s
 						: "checks: 1, 0 failed\n") != NULL);
 	CU_ASSERT(strstr(text, expr) != NULL);
 	free(text);
-	free(pts);
 	free(checks);
 	return ret;
 }
@@ -750,7 +746,28 @@ static void test_experiment_whole(void)
 	half_write(&shard);
 }
 
+/* exp run's checks are refused before any run: malformed, or naming no configuration. */
+static void test_checks_for_plan(void)
+{
+	char *bad[1] = {(char *)"tcp_upload[cca=reno].n > 0"};
+	char *junk[1] = {(char *)"tcp_upload.n >"};
+	struct ts_exp_check *checks = NULL;
+	struct fixture f;
+	struct ts_err err;
+
+	fixture_init(&f);
+	TSU_EQ(ts_exp_checks_for_plan(bad, 1, &f.plan, &checks, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cca=reno"));
+	free(checks);
+	checks = NULL;
+	TSU_EQ(ts_exp_checks_for_plan(junk, 1, &f.plan, &checks, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "check 'tcp_upload.n >': at column"));
+	free(checks);
+	fixture_free(&f);
+}
+
 static const struct tsu_test tests[] = {
+	{"checks refused against the plan", test_checks_for_plan},
 	{"run order, a skipped control, the summary", test_order_and_skip},
 	{"--strict and an unavailable control", test_strict_skip},
 	{"--shard i/N", test_shards},
