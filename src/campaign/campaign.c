@@ -20,7 +20,7 @@
 
 #include "campaign/driver.h"
 #include "io/outfile.h"
-#include "run/clock.h"
+#include "io/clock.h"
 #include "results/checks.h"
 #include "results/result.h"
 #include "results/rundir.h"

@@ -5,7 +5,7 @@
 
 #include "campaign/live.h"
 #include "campaign/progress.h"
-#include "run/clock.h"
+#include "io/clock.h"
 
 void ts_exp_live_init(struct ts_exp_live *l, FILE *out, bool live, ts_ns_t planned)
 {
