@@ -20,7 +20,7 @@
 
 #include "campaign/driver.h"
 #include "io/outfile.h"
-#include "run/clock.h"
+#include "io/clock.h"
 #include "results/checks.h"
 #include "results/result.h"
 #include "results/rundir.h"
@@ -108,11 +108,11 @@ static bool all_virtual(const struct ts_exp_matrix *plan)
 static int check_jobs(struct ts_campaign *c)
 {
 	int cpu[CPU_SETSIZE];
-	char err[1024];
+	struct ts_err err;
 	size_t n = ts_campaign_cpus(c, cpu, CPU_SETSIZE);
-	int ret = ts_campaign_check_jobs(c->o.jobs, c->per_job, n, err, sizeof(err));
+	int ret = ts_campaign_check_jobs(c->o.jobs, c->per_job, n, &err);
 
-	return ret ? ts_campaign_fail(c, ret, "%s", err) : 0;
+	return ret ? ts_campaign_fail(c, ret, "%s", err.msg) : 0;
 }
 
 /* An empty or new directory (lock_out creates it, with its parents). */
@@ -212,7 +212,6 @@ static int probe_ccas(struct ts_campaign *c)
 static int put_experiment(struct ts_campaign *c, const char *path, const char *text, size_t len)
 {
 	struct ts_expdir rec = {.shard = c->o.shard};
-	char err[1024];
 	struct ts_err e;
 	int ret;
 
@@ -223,9 +222,9 @@ static int put_experiment(struct ts_campaign *c, const char *path, const char *t
 	rec.doc = json_tokener_parse(text);
 	if (!rec.doc)
 		return ts_campaign_fail(c, -ENOMEM, "%s: out of memory", path);
-	ret = ts_expdir_write(c->o.out, &rec, err, sizeof(err));
+	ret = ts_expdir_write(c->o.out, &rec, &e);
 	json_object_put(rec.doc);
-	return ret < 0 ? ts_campaign_fail(c, ret, "%s", err) : 0;
+	return ret < 0 ? ts_campaign_fail(c, ret, "%s", e.msg) : 0;
 }
 
 static int write_experiment(struct ts_campaign *c)
@@ -256,11 +255,11 @@ static int check_all(struct ts_campaign *c, int *fd)
 	c->per_job = all_virtual(c->plan) ? 1 : 2;
 	ret = check_jobs(c);
 	if (!ret && c->ex->check) {
-		char err[1024] = "";
+		struct ts_err err = {""};
 
-		ret = c->ex->check(c->ex->ctx, err, sizeof(err));
+		ret = c->ex->check(c->ex->ctx, &err);
 		if (ret)
-			ts_campaign_fail(c, ret, "%s", err);
+			ts_campaign_fail(c, ret, "%s", err.msg);
 	}
 	if (!ret)
 		ret = check_kernels(c);
@@ -306,13 +305,14 @@ static int stopped_failure(struct ts_campaign *c, const struct ts_exp_run *run, 
 			   bool *unrun)
 {
 	struct ts_exp_result r;
-	char err[512], why[160];
+	struct ts_err err;
+	char why[160];
 	bool ok = false;
 
 	*unrun = false;
 	if (!stopped(c))
 		return 0;
-	if (ts_exp_result_load(&r, result, err, sizeof(err)) == 0) {
+	if (ts_exp_result_load(&r, result, &err) == 0) {
 		ok = r.ok;
 		ts_exp_result_free(&r);
 	}
@@ -330,7 +330,8 @@ static int stopped_failure(struct ts_campaign *c, const struct ts_exp_run *run, 
 int ts_campaign_one_run(struct ts_campaign *c, const struct ts_exp_run *run, char *result,
 			size_t rlen)
 {
-	char dir[4096], err[1024] = "", *rep;
+	char dir[4096], *rep;
+	struct ts_err err = {""};
 	bool unrun;
 	int n, ret;
 
@@ -351,12 +352,12 @@ int ts_campaign_one_run(struct ts_campaign *c, const struct ts_exp_run *run, cha
 	n = snprintf(result, rlen, "%.4000s/result.json", dir);
 	if (n < 0 || (size_t)n >= rlen)
 		return ts_campaign_fail(c, -ENAMETOOLONG, "--out: path too long");
-	ret = c->ex->run(c->ex->ctx, run, dir, err, sizeof(err));
+	ret = c->ex->run(c->ex->ctx, run, dir, &err);
 	if (ret < 0) {
 		/* Recorded as a failed run, so the summary and the exit status say so. */
-		if (!err[0])
-			snprintf(err, sizeof(err), "the run could not start: %s", strerror(-ret));
-		if (ts_exp_result_write_unrun(run, result, err) < 0)
+		if (!err.msg[0])
+			ts_err_set(&err, "the run could not start: %s", strerror(-ret));
+		if (ts_exp_result_write_unrun(run, result, err.msg) < 0)
 			return ts_campaign_fail(c, -EIO, "%s: cannot write", result);
 		return 0; /* never started: not done, so resume tries it again */
 	}
@@ -451,7 +452,7 @@ int ts_campaign_run(const struct ts_exp_matrix *plan, const struct ts_campaign_o
 {
 	struct ts_campaign c = {plan, *o, ex, rep, v, {0}, 2};
 	struct ts_exp_summary sum;
-	char err[1024];
+	struct ts_err err;
 	int fd = -1, ret;
 
 	memset(v, 0, sizeof(*v));
@@ -471,9 +472,9 @@ int ts_campaign_run(const struct ts_exp_matrix *plan, const struct ts_campaign_o
 				   "exp: stopped by signal %d after %zu of %zu runs; "
 				   "summarising those",
 				   v->stop_signal, v->carried, v->selected);
-	ret = ts_campaign_summarise(o->out, &sum, err, sizeof(err));
+	ret = ts_campaign_summarise(o->out, &sum, &err);
 	if (ret) {
-		ts_campaign_fail(&c, ret, "%s", err);
+		ts_campaign_fail(&c, ret, "%s", err.msg);
 		goto out;
 	}
 	if (rep && rep->summary)

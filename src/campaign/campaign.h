@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "tasshape/err.h"
+
 #include "plan/matrix.h"
 #include "results/check.h"
 #include "results/expdir.h"
@@ -33,7 +35,7 @@
 struct ts_campaign_executor {
 	void *ctx;
 	/* Can runs be carried out here at all (root, ...)? 0, or -errno with @err. May be NULL. */
-	int (*check)(void *ctx, char *err, size_t errlen);
+	int (*check)(void *ctx, struct ts_err *err);
 	/* ts_exp_cca_probe's contract (plan/run.h): 0 when @cca can run, else -errno and @why. */
 	int (*cca_probe)(void *ctx, const char *cca, char *why, size_t whylen);
 	/*
@@ -41,8 +43,7 @@ struct ts_campaign_executor {
 	 * @rundir and write its result.json there; -errno with @err when it could not start.
 	 * Under --jobs it is called in a worker process of its own, pinned to its CPUs.
 	 */
-	int (*run)(void *ctx, const struct ts_exp_run *run, const char *rundir, char *err,
-		   size_t errlen);
+	int (*run)(void *ctx, const struct ts_exp_run *run, const char *rundir, struct ts_err *err);
 	/*
 	 * The clock the runs' durations are read from (ns, non-decreasing); NULL: the host's
 	 * monotonic clock. Tests give made-up times, so the durations reported are exact.
@@ -137,13 +138,22 @@ int ts_campaign_status(const struct ts_campaign_verdict *v);
  * 2), be given CPUs of their own out of @ncpus? 0, or -EINVAL with @err
  * saying how many fit.
  */
-int ts_campaign_check_jobs(unsigned jobs, unsigned per_job, size_t ncpus, char *err, size_t errlen);
+int ts_campaign_check_jobs(unsigned jobs, unsigned per_job, size_t ncpus, struct ts_err *err);
 
 /*
  * ts_campaign_summarise - summarise @dir again from its result.json files
  * into @s and write its summary.json, .csv and .md. 0 (free @s with
  * ts_exp_summary_free), or -errno with @err (@s freed).
  */
-int ts_campaign_summarise(const char *dir, struct ts_exp_summary *s, char *err, size_t errlen);
+int ts_campaign_summarise(const char *dir, struct ts_exp_summary *s, struct ts_err *err);
+
+/*
+ * ts_campaign_rootless - for a user without root or sudo, enter a user
+ * namespace before the first run, while the process is single-threaded
+ * still, as the wrapper does: every run's wrapper and agents then run
+ * rootless inside it (docs/rootless.md). 0 (also when root), or -errno
+ * with @err.
+ */
+int ts_campaign_rootless(struct ts_err *err);
 
 #endif

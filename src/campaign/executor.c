@@ -11,14 +11,14 @@
 #include "campaign/campaign.h"
 #include "exec/exec.h"
 
-static int exec_check(void *ctx, char *err, size_t errlen)
+static int exec_check(void *ctx, struct ts_err *err)
 {
 	(void)ctx;
 	if (geteuid() == 0)
 		return 0;
-	snprintf(err, errlen,
-		 "exp run needs root (namespaces, iptables, NFQUEUE); 'exp list' shows the plan "
-		 "without it");
+	ts_err_set(err,
+		   "exp run needs root (namespaces, iptables, NFQUEUE); 'exp list' shows the plan "
+		   "without it");
 	return -EPERM;
 }
 
@@ -28,11 +28,10 @@ static int exec_probe(void *ctx, const char *cca, char *why, size_t whylen)
 	return ts_exp_cca_probe(cca, why, whylen);
 }
 
-static int exec_run(void *ctx, const struct ts_exp_run *run, const char *rundir, char *err,
-		    size_t errlen)
+static int exec_run(void *ctx, const struct ts_exp_run *run, const char *rundir, struct ts_err *err)
 {
 	(void)ctx;
-	return ts_exp_exec_run(run, rundir, err, errlen);
+	return ts_exp_exec_run(run, rundir, err);
 }
 
 const struct ts_campaign_executor ts_campaign_exec = {NULL, exec_check, exec_probe, exec_run, NULL};

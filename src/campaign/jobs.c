@@ -49,25 +49,26 @@ size_t ts_campaign_cpus(const struct ts_campaign *c, int *cpu, size_t max)
 	return n;
 }
 
-int ts_campaign_check_jobs(unsigned jobs, unsigned per_job, size_t ncpus, char *err, size_t errlen)
+int ts_campaign_check_jobs(unsigned jobs, unsigned per_job, size_t ncpus, struct ts_err *err)
 {
 	size_t per = per_job ? per_job : CPUS_PER_JOB;
 
 	if (jobs <= 1 || jobs * per <= ncpus)
 		return 0;
 	if (per == 1)
-		snprintf(err, errlen,
-			 "--jobs %u: this host lets tasshape use %zu CPUs, one per guest in "
-			 "virtual time: at most %zu jobs here",
-			 jobs, ncpus, ncpus);
+		ts_err_set(err,
+			   "--jobs %u: this host lets tasshape use %zu CPUs, one per guest in "
+			   "virtual time: at most %zu jobs here",
+			   jobs, ncpus, ncpus);
 	else
-		snprintf(err, errlen,
-			 "--jobs %u: this host lets tasshape use %zu CPUs, and each run needs %d "
-			 "of its own (the shaper, and the flows it shapes): at most %zu jobs here "
-			 "(runs in guests in virtual time, [kernel NAME] clock = virtual, need "
-			 "one). A shaper that competes for its CPU releases packets late and "
-			 "emulates another link than the one asked for",
-			 jobs, ncpus, CPUS_PER_JOB, ncpus / CPUS_PER_JOB);
+		ts_err_set(
+			err,
+			"--jobs %u: this host lets tasshape use %zu CPUs, and each run needs %d "
+			"of its own (the shaper, and the flows it shapes): at most %zu jobs here "
+			"(runs in guests in virtual time, [kernel NAME] clock = virtual, need "
+			"one). A shaper that competes for its CPU releases packets late and "
+			"emulates another link than the one asked for",
+			jobs, ncpus, CPUS_PER_JOB, ncpus / CPUS_PER_JOB);
 	return -EINVAL;
 }
 

@@ -25,6 +25,24 @@ const char *ts_exp_fmt_clock(char *buf, size_t len, ts_ns_t t)
 	return buf;
 }
 
+bool ts_exp_progress_done(char *buf, size_t len, size_t pos, size_t total,
+			  const struct ts_exp_run *run, struct ts_exp_result *r, const char *why,
+			  ts_ns_t took)
+{
+	char extra[512];
+
+	if (!r) {
+		snprintf(buf, len, "exp %zu/%zu %s rep %u: no result: %s", pos, total,
+			 run->config_id, run->rep, why);
+		return false;
+	}
+	ts_exp_result_headline(r, extra, sizeof(extra));
+	snprintf(buf, len, "exp %zu/%zu %s rep %u: %s in %.1f s%s%s%s", pos, total, run->config_id,
+		 run->rep, r->ok ? "ok" : "FAILED", (double)took / TS_NSEC_PER_SEC, extra,
+		 r->ok ? "" : ": ", r->ok ? "" : (r->error ? r->error : "no reason given"));
+	return r->ok;
+}
+
 int ts_exp_progress_live(char *buf, size_t len, size_t pos, size_t total,
 			 const struct ts_exp_run *run, ts_ns_t elapsed, ts_ns_t eta)
 {

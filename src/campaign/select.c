@@ -72,12 +72,13 @@ int ts_campaign_check_resume(struct ts_campaign *c)
 {
 	const char *out = c->o.out, *sha = c->o.spec_sha256;
 	struct ts_expdir rec;
-	char err[1024], why[512];
+	struct ts_err err;
+	char why[512];
 	int ret;
 
-	ret = ts_expdir_read(out, &rec, err, sizeof(err));
+	ret = ts_expdir_read(out, &rec, &err);
 	if (ret)
-		return ts_campaign_fail(c, ret, "exp resume: %s", err);
+		return ts_campaign_fail(c, ret, "exp resume: %s", err.msg);
 	if (!c->o.shard_given)
 		c->o.shard = rec.shard;
 	if (rec.shard.i != c->o.shard.i || rec.shard.n != c->o.shard.n) {
@@ -117,16 +118,17 @@ out:
 int ts_campaign_after_plan(struct ts_campaign *c)
 {
 	const char *out = c->o.out;
-	char err[1024], copy[PATH_MAX];
+	char copy[PATH_MAX];
+	struct ts_err err;
 	int ret;
 
 	if (snprintf(copy, sizeof(copy), "%s/%s", out, TS_EXPDIR_SPEC) >= (int)sizeof(copy))
 		return ts_campaign_fail(c, -ENAMETOOLONG, "--out %s: path too long", out);
 	/* The spec beside its results: resume and the curious need no other file. */
 	if (!c->o.resume || access(copy, F_OK) != 0) {
-		ret = ts_expdir_copy_spec(out, c->o.spec_path, err, sizeof(err));
+		ret = ts_expdir_copy_spec(out, c->o.spec_path, &err);
 		if (ret)
-			return ts_campaign_fail(c, ret, "%s", err);
+			return ts_campaign_fail(c, ret, "%s", err.msg);
 	}
 	return 0;
 }
@@ -149,16 +151,16 @@ int ts_campaign_before_run(struct ts_campaign *c, const struct ts_exp_run *run)
 
 int ts_campaign_after_run(struct ts_campaign *c, const struct ts_exp_run *run, const char *rundir)
 {
-	char err[1024];
+	struct ts_err err;
 	int ret;
 
-	ret = ts_flent_export_run(rundir, ts_build_version(), err, sizeof(err));
+	ret = ts_flent_export_run(rundir, ts_build_version(), &err);
 	if (ret < 0)
 		/* The run's own results stand; only its Flent view is missing, and says why. */
-		ts_campaign_notice(c, "exp: %s: no Flent file: %s", rundir, err);
+		ts_campaign_notice(c, "exp: %s: no Flent file: %s", rundir, err.msg);
 	/* Last: from here on the run counts as done, and resume keeps it. */
-	ret = ts_done_write(rundir, run->config_id, run->rep, err, sizeof(err));
+	ret = ts_done_write(rundir, run->config_id, run->rep, &err);
 	if (ret)
-		return ts_campaign_fail(c, ret, "exp: %s", err);
+		return ts_campaign_fail(c, ret, "exp: %s", err.msg);
 	return 0;
 }

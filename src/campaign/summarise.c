@@ -6,14 +6,14 @@
  */
 #include "campaign/campaign.h"
 
-int ts_campaign_summarise(const char *dir, struct ts_exp_summary *s, char *err, size_t errlen)
+int ts_campaign_summarise(const char *dir, struct ts_exp_summary *s, struct ts_err *err)
 {
 	int ret;
 
 	ts_exp_summary_init(s, NULL);
-	ret = ts_exp_summary_from_dir(s, dir, err, errlen);
+	ret = ts_exp_summary_from_dir(s, dir, err);
 	if (!ret)
-		ret = ts_exp_summary_write_all(s, dir, err, errlen);
+		ret = ts_exp_summary_write_all(s, dir, err);
 	if (ret)
 		ts_exp_summary_free(s);
 	return ret;

@@ -109,11 +109,10 @@ const struct argp exp_plan_argp = {plan_options, plan_parse, NULL, NULL, NULL, N
 int exp_load_plan(struct plan_args *a, struct ts_exp_spec *spec, struct ts_exp_matrix *plan,
 		  char sha[2 * TS_SHA256_LEN + 1])
 {
-	char err[1024];
+	struct ts_err err;
 
-	if (ts_exp_plan_load(a->spec_path, &a->opts, a->kernel_files, spec, plan, sha, err,
-			     sizeof(err)) < 0)
-		return ts_cli_error("%s", err);
+	if (ts_exp_plan_load(a->spec_path, &a->opts, a->kernel_files, spec, plan, sha, &err) < 0)
+		return ts_cli_error("%s", err.msg);
 	return 0;
 }
 
@@ -226,16 +225,16 @@ static int exp_check(int argc, char **argv)
 		NULL,
 		NULL};
 	struct check_args a = {0};
-	char err[TS_EXP_CHECKS_ERR];
+	struct ts_err err;
 	long failed;
 
 	/* Checks may start with a digit or '-' ("-5 < ..."): stop option parsing at DIR. */
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
 		return TS_EXIT_USAGE;
-	failed = ts_exp_checks_dir(a.dir, a.exprs, a.nexprs, stdout, err, sizeof(err));
+	failed = ts_exp_checks_dir(a.dir, a.exprs, a.nexprs, stdout, &err);
 	/* A check that cannot be evaluated is a usage error, not a failure. */
 	if (failed < 0) {
-		ts_cli_error("%s", err);
+		ts_cli_error("%s", err.msg);
 		return TS_EXIT_USAGE;
 	}
 	return failed ? 1 : 0;

@@ -59,7 +59,7 @@ int cmd_exp_guest(int argc, char **argv)
 		NULL};
 	struct guest_args g;
 	struct ts_exp_guest_req q;
-	char err[4400];
+	struct ts_err err;
 
 	memset(&g, 0, sizeof(g));
 	if (argp_parse(&argp, argc, argv, 0, NULL, &g))
@@ -72,7 +72,7 @@ int cmd_exp_guest(int argc, char **argv)
 				      .seed = g.num[A_SEED],
 				      .length = (ts_ns_t)g.num[A_LENGTH],
 				      .delay = (ts_ns_t)g.num[A_DELAY]};
-	if (ts_exp_guest_run(&q, err, sizeof(err)))
-		return ts_cli_error("%s", err);
+	if (ts_exp_guest_run(&q, &err))
+		return ts_cli_error("%s", err.msg);
 	return 0;
 }

@@ -62,14 +62,14 @@ int cmd_exp_merge(int argc, char **argv)
 		NULL,
 		NULL};
 	struct merge_args a = {0};
-	char err[2048];
+	struct ts_err err;
 	int ret;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return TS_EXIT_USAGE;
-	ret = ts_exp_merge(a.out, (const char *const *)a.dirs, a.ndirs, stderr, err, sizeof(err));
+	ret = ts_exp_merge(a.out, (const char *const *)a.dirs, a.ndirs, stderr, &err);
 	if (ret)
-		return ts_cli_error("exp merge: %s", err);
+		return ts_cli_error("exp merge: %s", err.msg);
 	printf("exp merge: %zu directories into %s: summary.json, summary.csv, summary.md "
 	       "written\n",
 	       a.ndirs, a.out);

@@ -35,7 +35,7 @@ static const struct argp_option results_options[] = {
 static error_t results_parse(int key, char *arg, struct argp_state *state)
 {
 	struct exp_results *x = state->input;
-	char err[256];
+	struct ts_err err;
 	char *end;
 	unsigned long v;
 
@@ -47,8 +47,8 @@ static error_t results_parse(int key, char *arg, struct argp_state *state)
 			x->jobs = 1;
 		break;
 	case OPT_SHARD:
-		if (ts_exp_shard_parse(arg, &x->shard, err, sizeof(err)))
-			argp_error(state, "%s", err);
+		if (ts_exp_shard_parse(arg, &x->shard, &err))
+			argp_error(state, "%s", err.msg);
 		x->shard_given = true;
 		break;
 	case OPT_JOBS:

@@ -6,24 +6,20 @@
  * prints its progress, the summary, the checks and the verdict, and
  * returns the exit status the verdict gives.
  */
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
 #include "cli/cmd_exp_results.h"
 #include "campaign/campaign.h"
+#include "campaign/live.h"
 #include "campaign/progress.h"
-#include "io/invoker.h"
-#include "net/userns.h"
+#include "campaign/stops.h"
 #include "results/checks.h"
 #include "results/result.h"
-#include "run/clock.h"
 
 #define MAX_CHECKS 64
 
@@ -99,122 +95,27 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* ---- progress ----------------------------------------------------------------------------- */
-
-struct progress {
-	bool live;
-	pthread_mutex_t lock;
-	pthread_t thread;
-	bool thread_up, stop;
-	const struct ts_exp_run *run; /* the run going on, NULL between runs */
-	size_t pos, total, done;
-	ts_ns_t start, run_start, planned;
-};
-
-static void live_draw(struct progress *p)
-{
-	char line[512];
-	ts_ns_t now = ts_clock_now();
-
-	if (!p->run)
-		return;
-	ts_exp_progress_live(
-		line, sizeof(line), p->pos, p->total, p->run, now - p->start,
-		ts_exp_eta(p->done, p->total, now - p->start, now - p->run_start, p->planned));
-	fprintf(stderr, "\r\033[K%s", line);
-	fflush(stderr);
-}
-
-static void live_erase(struct progress *p)
-{
-	if (p->live) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
-}
-
-/*
- * A user without root or sudo: enter a user namespace before the first
- * run (single-threaded still), as the wrapper does; every run's wrapper
- * and agents then run rootless inside it. 0, or 1 after the message.
- */
-static int exp_rootless(void)
-{
-	struct ts_userns uns;
-	struct ts_err err = {{0}};
-
-	if (!ts_userns_wanted())
-		return 0;
-	if (ts_userns_enter(&uns, false, &err) < 0) {
-		ts_cli_error("%s", err.msg);
-		return 1;
-	}
-	ts_invoker_set_rootless();
-	return 0;
-}
-
-/* The live line is redrawn once a second while the executor works. */
-static void *live_loop(void *arg)
-{
-	struct progress *p = arg;
-	struct timespec tick = {1, 0};
-	sigset_t stop;
-
-	/*
-	 * A stop signal must reach the thread that runs the campaign: a run in a guest blocks it
-	 * there and waits for it on a signalfd, which a signal taken by this thread never
-	 * reaches (the guest would run on to its end).
-	 */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &stop, NULL);
-	for (;;) {
-		nanosleep(&tick, NULL);
-		pthread_mutex_lock(&p->lock);
-		if (p->stop) {
-			pthread_mutex_unlock(&p->lock);
-			return NULL;
-		}
-		live_draw(p);
-		pthread_mutex_unlock(&p->lock);
-	}
-}
-
-/* One line for a finished run: its outcome and headline numbers, read back from its result. */
-static void run_line(const struct ts_exp_run *run, size_t pos, size_t total, const char *path,
-		     ts_ns_t took)
-{
-	struct ts_exp_result r;
-	char err[512], extra[512];
-
-	if (ts_exp_result_load(&r, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "exp %zu/%zu %s rep %u: no result: %s\n", pos, total,
-			run->config_id, run->rep, err);
-		return;
-	}
-	ts_exp_result_headline(&r, extra, sizeof(extra));
-	fprintf(stderr, "exp %zu/%zu %s rep %u: %s in %.1f s%s%s%s\n", pos, total, run->config_id,
-		run->rep, r.ok ? "ok" : "FAILED", (double)took / TS_NSEC_PER_SEC, extra,
-		r.ok ? "" : ": ", r.ok ? "" : (r.error ? r.error : "no reason given"));
-	fflush(stderr);
-	ts_exp_result_free(&r);
-}
-
 /* ---- the campaign's report (campaign.h) ---------------------------------------------------- */
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
 struct report {
-	struct progress p;
+	struct ts_exp_live live;
 	bool every_line; /* --jobs: runs overlap, so every finished run gets its line */
 };
+
+/* The line of a finished run into @line, read back from its result; whether it is ok. */
+static bool run_line(char *line, size_t len, const struct ts_exp_run *run, size_t pos, size_t total,
+		     const char *path, ts_ns_t took)
+{
+	struct ts_exp_result r;
+	struct ts_err err;
+	bool ok;
+
+	if (ts_exp_result_load(&r, path, &err) < 0)
+		return ts_exp_progress_done(line, len, pos, total, run, NULL, err.msg, took);
+	ok = ts_exp_progress_done(line, len, pos, total, run, &r, NULL, took);
+	ts_exp_result_free(&r);
+	return ok;
+}
 
 static void rep_notice(void *ctx, const char *msg)
 {
@@ -222,23 +123,13 @@ static void rep_notice(void *ctx, const char *msg)
 	fprintf(stderr, "tasshape: %s\n", msg);
 }
 
-/*
- * The runs start: stop signals end the campaign after the runs under way (the runs, and a
- * guest, are told), and the live line is drawn from here on.
- */
+/* The runs start: stop signals end the campaign after the runs under way (stops.h). */
 static void rep_begin(void *ctx, size_t total)
 {
 	struct report *r = ctx;
-	struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESTART};
 
-	r->p.total = total;
-	r->p.start = ts_clock_now();
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	if (r->p.live && pthread_create(&r->p.thread, NULL, live_loop, &r->p) == 0)
-		r->p.thread_up = true;
+	ts_campaign_stops_catch();
+	ts_exp_live_start(&r->live, total);
 }
 
 static void rep_run_start(void *ctx, const struct ts_exp_run *run, size_t pos, size_t total)
@@ -246,56 +137,32 @@ static void rep_run_start(void *ctx, const struct ts_exp_run *run, size_t pos, s
 	struct report *r = ctx;
 
 	(void)total;
-	pthread_mutex_lock(&r->p.lock);
-	r->p.run = run;
-	r->p.pos = pos;
-	r->p.run_start = ts_clock_now();
-	if (r->p.live)
-		live_draw(&r->p);
-	pthread_mutex_unlock(&r->p.lock);
+	ts_exp_live_run_start(&r->live, run, pos);
 }
 
+/* Every run gets its line, but on a terminal without --jobs only a failed one does. */
 static void rep_run_end(void *ctx, const struct ts_exp_run *run, size_t pos, size_t total,
 			const char *result, ts_ns_t took)
 {
 	struct report *r = ctx;
+	char line[1024];
+	bool ok = run_line(line, sizeof(line), run, pos, total, result, took);
 
-	pthread_mutex_lock(&r->p.lock);
-	r->p.run = NULL;
-	r->p.done++;
-	if (!r->p.live || r->every_line) {
-		live_erase(&r->p);
-		run_line(run, pos, total, result, took);
-	} else {
-		struct ts_exp_result res;
-		char err[256];
-
-		/* On a terminal only failures get a line of their own. */
-		if (ts_exp_result_load(&res, result, err, sizeof(err)) < 0 || !res.ok) {
-			live_erase(&r->p);
-			run_line(run, pos, total, result, took);
-		}
-		if (res.path)
-			ts_exp_result_free(&res);
+	ts_exp_live_run_end(&r->live);
+	if (!r->live.live || r->every_line || !ok) {
+		ts_exp_live_erase(&r->live);
+		fprintf(stderr, "%s\n", line);
+		fflush(stderr);
 	}
-	pthread_mutex_unlock(&r->p.lock);
+	ts_exp_live_unlock(&r->live);
 }
 
 static void rep_end(void *ctx)
 {
 	struct report *r = ctx;
 
-	if (r->p.thread_up) {
-		pthread_mutex_lock(&r->p.lock);
-		r->p.stop = true;
-		pthread_mutex_unlock(&r->p.lock);
-		pthread_join(r->p.thread, NULL);
-		r->p.thread_up = false;
-	}
-	live_erase(&r->p);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	ts_exp_live_stop(&r->live);
+	ts_campaign_stops_release();
 }
 
 /* The summary's table, and where its files are. */
@@ -324,27 +191,6 @@ static void print_verdict(const struct ts_campaign_verdict *v)
 			v->tcg, v->nconfigs, strict);
 }
 
-/* The checks parsed into *@checks (freed by the caller) and resolved against @plan; 1 if not. */
-static int load_checks(const struct run_args *a, const struct ts_exp_matrix *plan,
-		       struct ts_exp_check **checks)
-{
-	char err[TS_EXP_CHECKS_ERR];
-	struct ts_exp_point *pts;
-	int ret = 1;
-
-	if (ts_exp_checks_parse(a->checks, a->nchecks, checks, err, sizeof(err)) < 0)
-		return ts_cli_error("%s", err);
-	pts = ts_exp_matrix_points(plan);
-	if (!pts)
-		return 1;
-	if (ts_exp_checks_resolve(*checks, a->nchecks, pts, plan->nconfigs, err, sizeof(err)) < 0)
-		ts_cli_error("%s", err);
-	else
-		ret = 0;
-	free(pts);
-	return ret;
-}
-
 int exp_run(int argc, char **argv)
 {
 	struct argp_child children[] = {
@@ -367,11 +213,12 @@ int exp_run(int argc, char **argv)
 	struct ts_exp_check *checks = NULL;
 	struct ts_exp_spec spec;
 	struct ts_exp_matrix plan;
-	struct report rep = {.p = {.lock = PTHREAD_MUTEX_INITIALIZER}};
+	struct report rep;
 	const struct ts_campaign_report cb = {&rep,	   rep_notice, rep_begin,  rep_run_start,
 					      rep_run_end, rep_end,    rep_summary};
 	struct ts_campaign_opts o;
 	struct ts_campaign_verdict v;
+	struct ts_err err;
 	char sha[2 * TS_SHA256_LEN + 1];
 	int ret = TS_EXIT_USAGE, have_plan = 0;
 
@@ -382,8 +229,10 @@ int exp_run(int argc, char **argv)
 	if (exp_load_plan(&a.plan, &spec, &plan, sha))
 		goto out;
 	have_plan = 1;
-	if (load_checks(&a, &plan, &checks))
+	if (ts_exp_checks_for_plan(a.checks, a.nchecks, &plan, &checks, &err) < 0) {
+		ts_cli_error("%s", err.msg);
 		goto out;
+	}
 
 	o = (struct ts_campaign_opts){.out = a.out,
 				      .spec_path = a.plan.spec_path,
@@ -397,13 +246,16 @@ int exp_run(int argc, char **argv)
 				      .checks = checks,
 				      .nchecks = a.nchecks,
 				      .checks_out = stdout,
-				      .stop = &stop_signal};
+				      .stop = ts_campaign_stop_flag()};
 	rep.every_line = a.res.jobs > 1;
-	rep.p.live = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
-	rep.p.planned = plan.runs[0].length + 2 * plan.runs[0].delay + 3 * TS_NSEC_PER_SEC;
+	ts_exp_live_init(&rep.live, stderr,
+			 a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO)),
+			 ts_exp_live_planned(&plan.runs[0]));
 	/* Not root: the campaign runs in a user namespace of its own (docs/rootless.md). */
-	if (exp_rootless())
+	if (ts_campaign_rootless(&err) < 0) {
+		ts_cli_error("%s", err.msg);
 		goto out;
+	}
 	if (ts_campaign_run(&plan, &o, &ts_campaign_exec, &cb, &v)) {
 		ret = ts_cli_error("%s", v.msg);
 		goto out;

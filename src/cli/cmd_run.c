@@ -21,7 +21,7 @@
 #include "net/topo.h"
 #include "net/userns.h"
 #include "run/child.h"
-#include "run/clock.h"
+#include "io/clock.h"
 #include "io/invoker.h"
 #include "run/shaper.h"
 #include "tasshape/units.h"

@@ -149,26 +149,20 @@ static void stop(struct ts_proc *p, double grace)
 	ts_proc_stop(p, (int)(grace * 1000));
 }
 
-static int write_job(const struct exec *e, const char *name, json_object *job, char *err,
-		     size_t errlen)
+static int write_job(const struct exec *e, const char *name, json_object *job, struct ts_err *err)
 {
 	char path[4096];
-	struct ts_err terr;
 	int ret;
 
 	path_in(e, path, sizeof(path), name);
 	if (!job) { /* its builder could not make it whole */
-		snprintf(err, errlen, "%.400s: out of memory", path);
+		ts_err_set(err, "%.400s: out of memory", path);
 		return -ENOMEM;
 	}
 	ret = ts_json_write_file(path, job,
-				 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &terr);
+				 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
 	json_object_put(job);
-	if (ret < 0) {
-		snprintf(err, errlen, "%s", terr.msg);
-		return ret;
-	}
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 
 /* The sysctls a job sets, as [key, value] pairs; NULL: out of memory. */
@@ -253,7 +247,7 @@ static json_object *server_job(const struct exec *e, unsigned srv, const char *r
 	return ts_json_built(job, nomem);
 }
 
-static int client_job(const struct exec *e, json_object **out_job, char *err, size_t errlen)
+static int client_job(const struct exec *e, json_object **out_job, struct ts_err *err)
 {
 	json_object *job = json_object_new_object(), *procs = json_object_new_array(), *fp;
 	char out[4096], errf[4096], report[4096];
@@ -301,7 +295,7 @@ static int client_job(const struct exec *e, json_object **out_job, char *err, si
 too_long:
 	json_object_put(job);
 	json_object_put(procs);
-	snprintf(err, errlen, "a command line of the run does not fit");
+	ts_err_set(err, "a command line of the run does not fit");
 	return -E2BIG;
 }
 
@@ -329,7 +323,7 @@ static json_object *wait_report(const struct exec *e, const char *name, struct t
  * namespaces, gets its own small TCP hash so that a dump does not walk
  * the host's (net/netns_hash.h).
  */
-static int hub_create(struct exec *e, char *err, size_t errlen)
+static int hub_create(struct exec *e, struct ts_err *err)
 {
 	struct ts_err terr;
 	struct ts_rtnl r;
@@ -345,7 +339,7 @@ static int hub_create(struct exec *e, char *err, size_t errlen)
 		ret = ts_netns_create_hashed(&e->hub, name, !ts_userns_rootless(), &terr);
 	}
 	if (ret < 0) {
-		snprintf(err, errlen, "far-side namespace: %.400s", terr.msg);
+		ts_err_set(err, "far-side namespace: %.400s", terr.msg);
 		return ret;
 	}
 	ret = ts_rtnl_open(&r, e->hub.fd, &terr);
@@ -355,13 +349,13 @@ static int hub_create(struct exec *e, char *err, size_t errlen)
 		ts_rtnl_close(&r);
 	}
 	if (ret < 0)
-		snprintf(err, errlen, "far-side namespace %s: %.400s", e->hub.name, terr.msg);
+		ts_err_set(err, "far-side namespace %s: %.400s", e->hub.name, terr.msg);
 	return ret;
 }
 
 /* Far-side host @i into e->servers (for result.json). 0, or -ENOMEM with @err. */
-static int note_servers(struct exec *e, unsigned i, json_object *rep, double base_rtt_ms, char *err,
-			size_t errlen)
+static int note_servers(struct exec *e, unsigned i, json_object *rep, double base_rtt_ms,
+			struct ts_err *err)
 {
 	json_object *s = json_object_new_object(), *v;
 	bool nomem = false;
@@ -376,7 +370,7 @@ static int note_servers(struct exec *e, unsigned i, json_object *rep, double bas
 	if (!e->sysctl_srv && json_object_object_get_ex(rep, "sysctl", &v))
 		e->sysctl_srv = json_object_get(v);
 	if (nomem)
-		snprintf(err, errlen, "server %u: out of memory", i + 1);
+		ts_err_set(err, "server %u: out of memory", i + 1);
 	return nomem ? -ENOMEM : 0;
 }
 
@@ -402,7 +396,7 @@ static double measure_rtt(struct exec *e, unsigned i)
 }
 
 /* Server @i started (directly, or behind a nested wrapper of its delay) and its report read. */
-static int start_server(struct exec *e, unsigned i, json_object **rep, char *err, size_t errlen)
+static int start_server(struct exec *e, unsigned i, json_object **rep, struct ts_err *err)
 {
 	char jobname[64], repname[64], job[4096], report[4096], log[4096], sum[4096];
 	char delay[32];
@@ -436,7 +430,7 @@ static int start_server(struct exec *e, unsigned i, json_object **rep, char *err
 	snprintf(sum, sizeof(sum), "%s/server-%u-summary.json", e->dir, i + 1);
 	snprintf(delay, sizeof(delay), "%lldus",
 		 (long long)(e->run->server_delay[i] / TS_NSEC_PER_USEC));
-	ret = write_job(e, jobname, server_job(e, i, report), err, errlen);
+	ret = write_job(e, jobname, server_job(e, i, report), err);
 	if (ret < 0)
 		return ret;
 	/* Started one after the other: each nested wrapper picks its addresses knowing
@@ -444,19 +438,19 @@ static int start_server(struct exec *e, unsigned i, json_object **rep, char *err
 	ret = spawn(&e->server[i], e->hub.fd, e->plan.nservers > 1 ? nested : direct, NULL, log,
 		    &terr);
 	if (ret < 0) {
-		snprintf(err, errlen, "cannot start server %u: %.400s", i + 1, terr.msg);
+		ts_err_set(err, "cannot start server %u: %.400s", i + 1, terr.msg);
 		return ret;
 	}
 	*rep = wait_report(e, repname, &e->server[i], 15);
 	if (!*rep) {
-		snprintf(err, errlen, "server %u did not come up (see %.300s)", i + 1, log);
+		ts_err_set(err, "server %u did not come up (see %.300s)", i + 1, log);
 		return -EIO;
 	}
 	return 0;
 }
 
 /* Server @i's base RTT, by ping, within 1 ms of the one asked; into @rtt. */
-static int check_rtt(struct exec *e, unsigned i, double *rtt, char *err, size_t errlen)
+static int check_rtt(struct exec *e, unsigned i, double *rtt, struct ts_err *err)
 {
 	double want = 2 * e->run->server_delay[i] / 1e6;
 	int tries;
@@ -468,17 +462,17 @@ static int check_rtt(struct exec *e, unsigned i, double *rtt, char *err, size_t 
 			break;
 	}
 	if (*rtt < 0 || *rtt < want - 1 || *rtt > want + 1) {
-		snprintf(err, errlen,
-			 "server %u: base RTT %.3f ms measured by ping, %.3f ms "
-			 "asked "
-			 "(tolerance 1 ms)",
-			 i + 1, *rtt, want);
+		ts_err_set(err,
+			   "server %u: base RTT %.3f ms measured by ping, %.3f ms "
+			   "asked "
+			   "(tolerance 1 ms)",
+			   i + 1, *rtt, want);
 		return -EIO;
 	}
 	return 0;
 }
 
-static int start_servers(struct exec *e, char *err, size_t errlen)
+static int start_servers(struct exec *e, struct ts_err *err)
 {
 	unsigned i;
 
@@ -487,19 +481,19 @@ static int start_servers(struct exec *e, char *err, size_t errlen)
 		double rtt = -1;
 		int ret;
 
-		ret = start_server(e, i, &rep, err, errlen);
+		ret = start_server(e, i, &rep, err);
 		if (ret < 0)
 			return ret;
 		if (json_object_object_get_ex(rep, "addr", &v))
 			snprintf(e->addr[i], sizeof(e->addr[i]), "%s", json_object_get_string(v));
 		if (e->plan.nservers > 1) {
-			ret = check_rtt(e, i, &rtt, err, errlen);
+			ret = check_rtt(e, i, &rtt, err);
 			if (ret < 0) {
 				json_object_put(rep);
 				return ret;
 			}
 		}
-		ret = note_servers(e, i, rep, rtt, err, errlen);
+		ret = note_servers(e, i, rep, rtt, err);
 		json_object_put(rep);
 		if (ret < 0)
 			return ret;
@@ -571,7 +565,7 @@ static int wait_client(struct exec *e, double timeout)
 	return ret;
 }
 
-static int run_client(struct exec *e, char *err, size_t errlen)
+static int run_client(struct exec *e, struct ts_err *err)
 {
 	char job[4096], sum[4096], stats[4096], sock[4096], log[4096], seed[32], dur[32];
 	char *argv[TS_EXP_MAX_ARGV * 4];
@@ -581,10 +575,10 @@ static int run_client(struct exec *e, char *err, size_t errlen)
 	char **v;
 	int ret;
 
-	ret = client_job(e, &j, err, errlen);
+	ret = client_job(e, &j, err);
 	if (ret < 0)
 		return ret;
-	ret = write_job(e, "job-client.json", j, err, errlen);
+	ret = write_job(e, "job-client.json", j, err);
 	if (ret < 0)
 		return ret;
 	path_in(e, job, sizeof(job), "job-client.json");
@@ -611,13 +605,13 @@ static int run_client(struct exec *e, char *err, size_t errlen)
 	argv[n] = NULL;
 	ret = spawn(&e->client, e->hub.fd, argv, NULL, log, &terr);
 	if (ret < 0) {
-		snprintf(err, errlen, "cannot start the link: %.400s", terr.msg);
+		ts_err_set(err, "cannot start the link: %.400s", terr.msg);
 		return ret;
 	}
 	ret = wait_client(e, total_s(e) + 60);
 	if (ret == -ETIMEDOUT) {
 		stop(&e->client, 5);
-		snprintf(err, errlen, "the link's wrapper did not end in time");
+		ts_err_set(err, "the link's wrapper did not end in time");
 		return -ETIMEDOUT;
 	}
 	/*
@@ -625,10 +619,10 @@ static int run_client(struct exec *e, char *err, size_t errlen)
 	 * ping's own 1 (a probe lost under load) is not a failure. Anything else is.
 	 */
 	if (ret == 124)
-		snprintf(err, errlen, "the run hit its time bound (%s); see %s", dur, TS_EXP_F_LOG);
+		ts_err_set(err, "the run hit its time bound (%s); see %s", dur, TS_EXP_F_LOG);
 	else if (ret != 0 && ret != 1)
-		snprintf(err, errlen, "the link's wrapper exited with status %d (see %s)", ret,
-			 TS_EXP_F_LOG);
+		ts_err_set(err, "the link's wrapper exited with status %d (see %s)", ret,
+			   TS_EXP_F_LOG);
 	return 0;
 }
 
@@ -647,24 +641,22 @@ static void teardown(struct exec *e)
 	}
 }
 
-int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, char *err, size_t errlen)
+int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, struct ts_err *err)
 {
 	struct exec e = {.run = run, .dir = rundir};
 	struct ts_guard guard;
-	struct ts_err terr;
 	char why[512] = "";
 	int ret;
 
 	ts_netns_init(&e.hub);
 	ts_guard_init(&guard);
 	if (run->vm && !run->in_guest)
-		return ts_exp_exec_vm(run, rundir, err, errlen);
+		return ts_exp_exec_vm(run, rundir, err);
 	if (run->kernel && run->kernel[0] && strcmp(run->kernel, "host") && !run->in_guest) {
-		snprintf(err, errlen, "kernel %s: no [kernel %s] section", run->kernel,
-			 run->kernel);
+		ts_err_set(err, "kernel %s: no [kernel %s] section", run->kernel, run->kernel);
 		return -EINVAL;
 	}
-	ret = ts_exp_plan_build(run, &e.plan, err, errlen);
+	ret = ts_exp_plan_build(run, &e.plan, err);
 	if (ret < 0)
 		return ret;
 	e.servers = json_object_new_array();
@@ -679,7 +671,7 @@ int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, char *err,
 		bool nomem = false; /* the error below fails the run, flagged or not */
 
 		ts_json_append(e.flags, json_object_new_string("cca_unavailable"), &nomem);
-		snprintf(e.out.error, sizeof(e.out.error), "%s", why);
+		ts_err_set(&e.out.error, "%s", why);
 		goto result;
 	}
 	e.have_cca = true;
@@ -690,19 +682,16 @@ int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, char *err,
 	 * as the wrapper's own guard does for its namespaces (run/guard.h).
 	 * Rootless, the kernel does: nothing is pinned outside the processes.
 	 */
-	if (!ts_userns_rootless() && ts_guard_start(&guard, NULL, &terr) < 0) {
-		snprintf(e.out.error, sizeof(e.out.error), "%s", terr.msg);
+	if (!ts_userns_rootless() && ts_guard_start(&guard, NULL, &e.out.error) < 0)
 		goto result;
-	}
-	if (hub_create(&e, e.out.error, sizeof(e.out.error)) < 0 ||
-	    start_servers(&e, e.out.error, sizeof(e.out.error)) < 0)
+	if (hub_create(&e, &e.out.error) < 0 || start_servers(&e, &e.out.error) < 0)
 		goto result;
-	run_client(&e, e.out.error, sizeof(e.out.error));
+	run_client(&e, &e.out.error);
 result:
 	teardown(&e);
 	ts_guard_stop(&guard);
 	e.out.sysctl_srv = e.sysctl_srv;
-	ret = ts_exp_result_write(&e.out, err, errlen);
+	ret = ts_exp_result_write(&e.out, err);
 	if (e.have_cca)
 		ts_exp_cca_release(&e.cca);
 	json_object_put(e.servers);

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "tasshape/err.h"
+
 #include "plan/run.h"
 
 /*
@@ -19,7 +21,7 @@
  * reason); a negative errno with @err set when it could not be carried
  * out at all. Leaves no namespace, rule, interface or process behind.
  */
-int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, char *err, size_t errlen);
+int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, struct ts_err *err);
 
 /*
  * ts_exp_cca_probe - can @cca (as written in the spec) run on this host?

@@ -21,9 +21,10 @@
 #include "results/result.h"
 
 /* The run's files: warm this binary's pages, run on the guest's tmpfs, copy them out. */
-static int guest_exec(const struct ts_exp_run *run, const char *rundir, char *err, size_t errlen)
+static int guest_exec(const struct ts_exp_run *run, const char *rundir, struct ts_err *err)
 {
-	char local[] = "/tmp/tasshape-exp-guest.XXXXXX", self[PATH_MAX], msg[1024] = "";
+	char local[] = "/tmp/tasshape-exp-guest.XXXXXX", self[PATH_MAX];
+	struct ts_err msg = {""};
 	char result[4200];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
@@ -31,7 +32,7 @@ static int guest_exec(const struct ts_exp_run *run, const char *rundir, char *er
 		self[n] = '\0';
 	ts_exp_exec_warm(n > 0 ? self : NULL);
 	if (!mkdtemp(local)) {
-		snprintf(err, errlen, "exp-guest: %s: %s", local, strerror(errno));
+		ts_err_set(err, "exp-guest: %s: %s", local, strerror(errno));
 		return -1;
 	}
 	/*
@@ -39,18 +40,18 @@ static int guest_exec(const struct ts_exp_run *run, const char *rundir, char *er
 	 * at the end: writes to the share during the run would stall on the host's I/O, and in
 	 * virtual time the guest's clock runs on meanwhile (copytree.h).
 	 */
-	if (ts_exp_exec_run(run, local, msg, sizeof(msg)) >= 0 &&
-	    ts_copy_tree(local, rundir, 0, msg, sizeof(msg)) >= 0)
+	if (ts_exp_exec_run(run, local, &msg) >= 0 && ts_copy_tree(local, rundir, 0, &msg) >= 0)
 		return 0;
 	snprintf(result, sizeof(result), "%.4000s/%s", rundir, TS_EXP_F_RESULT);
-	if (ts_exp_result_write_unrun(run, result, msg[0] ? msg : "the run could not start") < 0)
-		snprintf(err, errlen, "%s: cannot write", result);
+	if (ts_exp_result_write_unrun(run, result,
+				      msg.msg[0] ? msg.msg : "the run could not start") < 0)
+		ts_err_set(err, "%s: cannot write", result);
 	else
-		snprintf(err, errlen, "exp-guest: %s", msg);
+		ts_err_set(err, "exp-guest: %s", msg.msg);
 	return -1;
 }
 
-int ts_exp_guest_run(const struct ts_exp_guest_req *g, char *err, size_t errlen)
+int ts_exp_guest_run(const struct ts_exp_guest_req *g, struct ts_err *err)
 {
 	struct ts_exp_matrix_opts o = {.length = g->length, .delay = g->delay, .delay_set = 1};
 	char sha[2 * TS_SHA256_LEN + 1];
@@ -60,13 +61,13 @@ int ts_exp_guest_run(const struct ts_exp_guest_req *g, char *err, size_t errlen)
 	size_t i;
 	int ret = -1;
 
-	if (ts_exp_plan_load(g->spec, &o, false, &spec, &plan, sha, err, errlen) < 0)
+	if (ts_exp_plan_load(g->spec, &o, false, &spec, &plan, sha, err) < 0)
 		return -1;
 	for (i = 0; i < plan.nconfigs && strcmp(plan.configs[i].id, g->config_id); i++)
 		;
 	if (i == plan.nconfigs || !plan.configs[i].tmpl.vm) {
-		snprintf(err, errlen, "exp-guest: %s: no configuration '%s' with a [kernel NAME]",
-			 g->spec, g->config_id);
+		ts_err_set(err, "exp-guest: %s: no configuration '%s' with a [kernel NAME]",
+			   g->spec, g->config_id);
 		goto out;
 	}
 	run = plan.configs[i].tmpl;
@@ -74,7 +75,7 @@ int ts_exp_guest_run(const struct ts_exp_guest_req *g, char *err, size_t errlen)
 	run.index = g->index;
 	run.seed = g->seed;
 	run.in_guest = 1;
-	ret = guest_exec(&run, g->rundir, err, errlen);
+	ret = guest_exec(&run, g->rundir, err);
 out:
 	ts_exp_matrix_free(&plan);
 	ts_exp_spec_free(&spec);

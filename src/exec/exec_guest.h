@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tasshape/err.h"
+
 #include "tasshape/units.h"
 
 /* The run, as exp run names it on the guest's command line. */
@@ -29,6 +31,6 @@ struct ts_exp_guest_req {
  * @g->rundir at the end (a run that could not start leaves a result.json
  * saying why). Returns 0, or -1 with @err the message to print.
  */
-int ts_exp_guest_run(const struct ts_exp_guest_req *g, char *err, size_t errlen);
+int ts_exp_guest_run(const struct ts_exp_guest_req *g, struct ts_err *err);
 
 #endif

@@ -60,18 +60,18 @@ static json_object *num(double v)
 	return json_object_new_double_s(v, buf);
 }
 
-static json_object *parse_json(const char *text, char *err, size_t errlen)
+static json_object *parse_json(const char *text, struct ts_err *err)
 {
 	enum json_tokener_error jerr;
 	json_object *o = json_tokener_parse_verbose(text, &jerr);
 
 	if (!o)
-		snprintf(err, errlen, "not JSON: %s", json_tokener_error_desc(jerr));
+		ts_err_set(err, "not JSON: %s", json_tokener_error_desc(jerr));
 	return o;
 }
 
 int ts_exp_parse_iperf3(const char *text, double started, double t0, struct ts_exp_iperf *out,
-			char *err, size_t errlen)
+			struct ts_err *err)
 {
 	json_object *root, *o, *iv;
 	size_t i, n;
@@ -79,16 +79,16 @@ int ts_exp_parse_iperf3(const char *text, double started, double t0, struct ts_e
 
 	memset(out, 0, sizeof(*out));
 	out->retransmits = -1;
-	root = parse_json(text, err, errlen);
+	root = parse_json(text, err);
 	if (!root)
 		return -EINVAL;
 	if ((o = PATH(root, "error"))) {
-		snprintf(err, errlen, "iperf3: %s", json_object_get_string(o));
+		ts_err_set(err, "iperf3: %s", json_object_get_string(o));
 		goto out;
 	}
 	o = PATH(root, "end", "sum_received");
 	if (!o || !PATH(o, "bytes") || !PATH(o, "seconds")) {
-		snprintf(err, errlen, "iperf3 JSON has no end.sum_received");
+		ts_err_set(err, "iperf3 JSON has no end.sum_received");
 		goto out;
 	}
 	out->bytes = (uint64_t)json_object_get_int64(PATH(o, "bytes"));
@@ -110,7 +110,7 @@ int ts_exp_parse_iperf3(const char *text, double started, double t0, struct ts_e
 
 	out->series = series_new(NULL, "mbps");
 	if (!out->series) {
-		snprintf(err, errlen, "iperf3: out of memory");
+		ts_err_set(err, "iperf3: out of memory");
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -159,9 +159,9 @@ json_object *ts_exp_parse_ping(const char *text, double t0, long *sent)
 	return s;
 }
 
-json_object *ts_exp_parse_irtt(const char *text, double t0, long *lost, char *err, size_t errlen)
+json_object *ts_exp_parse_irtt(const char *text, double t0, long *lost, struct ts_err *err)
 {
-	json_object *root = parse_json(text, err, errlen), *rts, *s;
+	json_object *root = parse_json(text, err), *rts, *s;
 	size_t i, n;
 
 	*lost = 0;
@@ -169,7 +169,7 @@ json_object *ts_exp_parse_irtt(const char *text, double t0, long *lost, char *er
 		return NULL;
 	rts = PATH(root, "round_trips");
 	if (!rts || !json_object_is_type(rts, json_type_array)) {
-		snprintf(err, errlen, "irtt JSON has no round_trips");
+		ts_err_set(err, "irtt JSON has no round_trips");
 		json_object_put(root);
 		return NULL;
 	}
@@ -201,9 +201,9 @@ static uint64_t u64(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? (uint64_t)json_object_get_int64(v) : 0;
 }
 
-int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], char *err, size_t errlen)
+int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], struct ts_err *err)
 {
-	json_object *root = parse_json(text, err, errlen), *dirs, *v;
+	json_object *root = parse_json(text, err), *dirs, *v;
 	size_t i, n;
 	int64_t k;
 
@@ -212,7 +212,7 @@ int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], char *er
 		return -EINVAL;
 	dirs = PATH(root, "directions");
 	if (!dirs || !json_object_is_type(dirs, json_type_array)) {
-		snprintf(err, errlen, "summary JSON has no directions");
+		ts_err_set(err, "summary JSON has no directions");
 		json_object_put(root);
 		return -EINVAL;
 	}
@@ -326,11 +326,10 @@ static void sock_row(const struct ts_sockstats_row *row, double t_off, struct ts
 }
 
 int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *socks, size_t n,
-			   char *err, size_t errlen)
+			   struct ts_err *err)
 {
 	struct ts_sockstats_row row;
 	struct ts_sockstats_in r;
-	struct ts_err e;
 	const char *p = text ? text : "";
 	size_t i, k;
 	int ret;
@@ -347,12 +346,12 @@ int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *s
 			ts_json_put(socks[i].series, cols[k], json_object_new_array(), &nomem);
 		socks[i].series = ts_json_built(socks[i].series, nomem);
 		if (nomem) {
-			snprintf(err, errlen, "socket statistics: out of memory");
+			ts_err_set(err, "socket statistics: out of memory");
 			return -ENOMEM;
 		}
 	}
 	if (!*p || *p == '\n') {
-		snprintf(err, errlen, "socket statistics: empty file");
+		ts_err_set(err, "socket statistics: empty file");
 		return -EINVAL;
 	}
 	/* The file's reader beside its writer (record/sockstats_in.h). */
@@ -360,14 +359,12 @@ int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *s
 	for (k = 0; *p; k++) {
 		size_t len = strcspn(p, "\n");
 
-		ret = ts_sockstats_in_line(&r, p, len, &row, &e);
+		ret = ts_sockstats_in_line(&r, p, len, &row, err);
 		p += len + (p[len] == '\n');
-		if (ret == 1) {
+		if (ret == 1)
 			sock_row(&row, t_off, socks, n);
-		} else if (ret < 0 && !k) {
-			snprintf(err, errlen, "%s", e.msg);
+		else if (ret < 0 && !k)
 			return -EINVAL;
-		}
 		/*
 		 * A row the reader refuses is left out, as a row cut short when the
 		 * wrapper was killed while writing it: the rows before it still count.
@@ -376,8 +373,7 @@ int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *s
 			continue;
 		for (i = 0; i < sizeof(ss_need) / sizeof(ss_need[0]); i++) {
 			if (r.col[ss_need[i]] < 0) {
-				snprintf(err, errlen, "socket statistics: no column %s",
-					 ss_need_name[i]);
+				ts_err_set(err, "socket statistics: no column %s", ss_need_name[i]);
 				return -EINVAL;
 			}
 		}

@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tasshape/err.h"
+
 struct ts_exp_iperf {
 	uint64_t bytes;			       /* received (end.sum_received), either direction */
 	double seconds;			       /* the receiver's */
@@ -38,7 +40,7 @@ struct ts_exp_iperf {
  * -ENOMEM. On success the caller owns out->series (json_object_put).
  */
 int ts_exp_parse_iperf3(const char *text, double started, double t0, struct ts_exp_iperf *out,
-			char *err, size_t errlen);
+			struct ts_err *err);
 
 /*
  * ts_exp_parse_ping - ping -D output into {"t","seq","rtt_ms"} (replies
@@ -53,7 +55,7 @@ json_object *ts_exp_parse_ping(const char *text, double t0, long *sent);
  * (round trips that came back; t is the send time) and *@lost. Returns
  * the object or NULL with @err set.
  */
-json_object *ts_exp_parse_irtt(const char *text, double t0, long *lost, char *err, size_t errlen);
+json_object *ts_exp_parse_irtt(const char *text, double t0, long *lost, struct ts_err *err);
 
 /* Fidelity of one direction, from the wrapper's summary JSON. */
 struct ts_exp_fidelity {
@@ -76,7 +78,7 @@ struct ts_exp_fidelity {
  * queued packet: queue full and netlink socket overrun. Returns 0 or
  * -EINVAL with @err set.
  */
-int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], char *err, size_t errlen);
+int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], struct ts_err *err);
 
 /*
  * ts_exp_fell_behind - did the emulator fall behind in this direction, by
@@ -116,4 +118,4 @@ struct ts_exp_sock {
  * with @err set when the header lacks a column or is malformed, or -ENOMEM.
  */
 int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *socks, size_t n,
-			   char *err, size_t errlen);
+			   struct ts_err *err);

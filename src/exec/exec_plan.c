@@ -109,7 +109,7 @@ static unsigned streams(unsigned n)
 	return n ? n : 4; /* Flent's default for tcp_nup / tcp_ndown */
 }
 
-int ts_exp_plan_build(const struct ts_exp_run *run, struct ts_exp_plan *p, char *err, size_t errlen)
+int ts_exp_plan_build(const struct ts_exp_run *run, struct ts_exp_plan *p, struct ts_err *err)
 {
 	const char *t = run->test ? run->test : "";
 	size_t k;
@@ -134,7 +134,7 @@ int ts_exp_plan_build(const struct ts_exp_run *run, struct ts_exp_plan *p, char 
 								: run->download_streams);
 
 		if (n > TS_EXP_MAX_FLOWS) {
-			snprintf(err, errlen, "%s: %u streams, at most %d", t, n, TS_EXP_MAX_FLOWS);
+			ts_err_set(err, "%s: %u streams, at most %d", t, n, TS_EXP_MAX_FLOWS);
 			return -EINVAL;
 		}
 		plan_tcp(p, dir, n, true);
@@ -143,20 +143,21 @@ int ts_exp_plan_build(const struct ts_exp_run *run, struct ts_exp_plan *p, char 
 	} else if (!strcmp(t, "rtt_fair")) {
 		p->nservers = run->nservers ? run->nservers : TS_EXP_MAX_SERVERS;
 		if (p->nservers > TS_EXP_MAX_SERVERS) {
-			snprintf(err, errlen, "rtt_fair: %zu servers, at most %d", p->nservers,
-				 TS_EXP_MAX_SERVERS);
+			ts_err_set(err, "rtt_fair: %zu servers, at most %d", p->nservers,
+				   TS_EXP_MAX_SERVERS);
 			return -EINVAL;
 		}
 		plan_rtt_fair(p);
 	} else {
-		snprintf(err, errlen,
-			 "unknown test '%s' (expected tcp_upload, tcp_download, tcp_nup, tcp_8up, "
-			 "tcp_ndown, tcp_8down, rrul, rrul_be or rtt_fair)",
-			 t);
+		ts_err_set(
+			err,
+			"unknown test '%s' (expected tcp_upload, tcp_download, tcp_nup, tcp_8up, "
+			"tcp_ndown, tcp_8down, rrul, rrul_be or rtt_fair)",
+			t);
 		return -EINVAL;
 	}
 	if (run->length <= 0) {
-		snprintf(err, errlen, "%s: length must be positive", t);
+		ts_err_set(err, "%s: length must be positive", t);
 		return -EINVAL;
 	}
 	p->stations = run->stations > 1 ? run->stations : 1;

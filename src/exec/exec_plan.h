@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tasshape/err.h"
+
 #include "plan/run.h"
 
 #define TS_EXP_MAX_FLOWS  16
@@ -70,8 +72,7 @@ struct ts_exp_plan {
  * -EINVAL with @err naming the test when it is unknown or its stream
  * counts or server count do not fit.
  */
-int ts_exp_plan_build(const struct ts_exp_run *run, struct ts_exp_plan *p, char *err,
-		      size_t errlen);
+int ts_exp_plan_build(const struct ts_exp_run *run, struct ts_exp_plan *p, struct ts_err *err);
 
 /* One command line: words point into @buf, NULL-terminated. */
 struct ts_exp_argv {

@@ -137,7 +137,8 @@ static json_object *flow_json(struct ctx *x, size_t k, unsigned *port)
 	const struct ts_exp_plan *p = x->o->plan;
 	const struct ts_exp_flow_plan *f = &p->flow[k];
 	json_object *j = json_object_new_object();
-	char *text = ts_exp_slurp(x->o->rundir, f->file), perr[256];
+	char *text = ts_exp_slurp(x->o->rundir, f->file);
+	struct ts_err perr;
 	struct ts_exp_iperf ip;
 
 	*port = 0;
@@ -153,9 +154,8 @@ static json_object *flow_json(struct ctx *x, size_t k, unsigned *port)
 		return j;
 	}
 	/* The client job starts the probes first, then the flows, in plan order. */
-	if (ts_exp_parse_iperf3(text, proc_started(x, p->nprobes + k), x->t0, &ip, perr,
-				sizeof(perr)) < 0) {
-		set_error(x->error, sizeof(x->error), "%s: %s", f->name, perr);
+	if (ts_exp_parse_iperf3(text, proc_started(x, p->nprobes + k), x->t0, &ip, &perr) < 0) {
+		set_error(x->error, sizeof(x->error), "%s: %s", f->name, perr.msg);
 		free(text);
 		return j;
 	}
@@ -225,7 +225,8 @@ static void sock_check(struct ctx *x, json_object *flows, json_object *sockstats
 /* Read one socket-statistics file into @socks (series NULL when it is missing). */
 static void read_socks(struct ctx *x, const char *name, struct ts_exp_sock *socks)
 {
-	char *text = ts_exp_slurp(x->o->rundir, name), serr[256];
+	char *text = ts_exp_slurp(x->o->rundir, name);
+	struct ts_err serr;
 	size_t k;
 
 	if (!text)
@@ -234,7 +235,7 @@ static void read_socks(struct ctx *x, const char *name, struct ts_exp_sock *sock
 	 * Socket samples are in the link's time, whose 0 is when the wrapper
 	 * started the client agent; the agent takes t0 a few milliseconds later.
 	 */
-	if (ts_exp_parse_sockstats(text, 0, socks, x->o->plan->nflows, serr, sizeof(serr)) < 0) {
+	if (ts_exp_parse_sockstats(text, 0, socks, x->o->plan->nflows, &serr) < 0) {
 		for (k = 0; k < x->o->plan->nflows; k++) {
 			json_object_put(socks[k].series);
 			socks[k].series = NULL;
@@ -283,7 +284,8 @@ static void latency_json(struct ctx *x)
 		const struct ts_exp_probe_plan *pr = &p->probe[k];
 		json_object *j = json_object_new_object(), *loaded = json_object_new_object();
 		json_object *samples = NULL, *t;
-		char *text = ts_exp_slurp(x->o->rundir, pr->file), perr[256];
+		char *text = ts_exp_slurp(x->o->rundir, pr->file);
+		struct ts_err perr;
 		long n = 0;
 
 		ts_json_put_str(j, "name", pr->name, &x->nomem);
@@ -297,7 +299,7 @@ static void latency_json(struct ctx *x)
 			else
 				ts_json_put_null(j, "sent", &x->nomem);
 		} else if (text) {
-			samples = ts_exp_parse_irtt(text, x->t0, &n, perr, sizeof(perr));
+			samples = ts_exp_parse_irtt(text, x->t0, &n, &perr);
 			ts_json_put(j, "lost", json_object_new_int64(n), &x->nomem);
 		}
 		free(text);
@@ -356,13 +358,14 @@ static void servers_fidelity(struct ctx *x, json_object *fj)
 	arr = json_object_new_array();
 	for (i = 0; i < p->nservers; i++) {
 		struct ts_exp_fidelity f[2];
-		char name[64], why[128], perr[256], flag[48], *text;
+		char name[64], why[128], flag[48], *text;
+		struct ts_err perr;
 		json_object *sj = json_object_new_object();
 		int d;
 
 		snprintf(name, sizeof(name), "server-%zu-summary.json", i + 1);
 		text = ts_exp_slurp(x->o->rundir, name);
-		if (text && ts_exp_parse_summary(text, f, perr, sizeof(perr)) == 0) {
+		if (text && ts_exp_parse_summary(text, f, &perr) == 0) {
 			for (d = 0; d < 2; d++) {
 				if (!f[d].present)
 					continue;
@@ -385,10 +388,11 @@ static void fidelity_json(struct ctx *x)
 	static const char *const key[2] = {"up", "down"};
 	struct ts_exp_fidelity f[2];
 	json_object *fj = json_object_new_object();
-	char *text = ts_exp_slurp(x->o->rundir, TS_EXP_F_SUMMARY), perr[256], why[128];
+	char *text = ts_exp_slurp(x->o->rundir, TS_EXP_F_SUMMARY), why[128];
+	struct ts_err perr;
 	int i;
 
-	if (!text || ts_exp_parse_summary(text, f, perr, sizeof(perr)) < 0) {
+	if (!text || ts_exp_parse_summary(text, f, &perr) < 0) {
 		set_error(x->error, sizeof(x->error),
 			  "the link's summary (%s) is missing or unreadable", TS_EXP_F_SUMMARY);
 		free(text);
@@ -493,7 +497,7 @@ static void host_sysctl(json_object *o, const char *name, bool *nomem)
 }
 
 static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sysctl,
-			  json_object *warnings, char *err, size_t errlen)
+			  json_object *warnings, struct ts_err *err)
 {
 	const struct ts_exp_run *run = o->run;
 	json_object *m = json_object_new_object(), *ts = json_object_new_object();
@@ -502,7 +506,6 @@ static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sy
 	json_object *spec = json_object_new_object(), *runsys = json_object_new_object();
 	char path[4096];
 	bool nomem = false;
-	struct ts_err e;
 	struct utsname u;
 	char **v;
 	size_t i;
@@ -546,16 +549,12 @@ static int write_manifest(const struct ts_exp_outcome *o, json_object *client_sy
 	snprintf(path, sizeof(path), "%s/%s", o->rundir, TS_EXP_F_MANIFEST);
 	ret = -ENOMEM;
 	if (nomem)
-		ts_err_set(&e, "%s: out of memory", path);
+		ts_err_set(err, "%s: out of memory", path);
 	else
 		ret = ts_json_write_file(
-			path, m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &e);
+			path, m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
 	json_object_put(m);
-	if (ret < 0) {
-		snprintf(err, errlen, "%s", e.msg);
-		return ret;
-	}
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 
 static json_object *axes_json(const struct ts_exp_run *run)
@@ -598,17 +597,16 @@ static void stations_json(struct ctx *x)
 	free(text);
 }
 
-int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen)
+int ts_exp_result_write(const struct ts_exp_outcome *o, struct ts_err *err)
 {
 	const struct ts_exp_run *run = o->run;
 	struct ctx x = {.o = o};
 	json_object *report = NULL, *v, *client_sysctl = NULL, *warnings = NULL;
 	char path[4096];
-	struct ts_err e;
 	size_t i;
 	int ret;
 
-	snprintf(x.error, sizeof(x.error), "%s", o->error);
+	snprintf(x.error, sizeof(x.error), "%s", o->error.msg);
 	x.r = json_object_new_object();
 	x.flags = json_object_new_array();
 	for (i = 0; o->flags && i < json_object_array_length(o->flags); i++)
@@ -650,18 +648,16 @@ int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen
 	ts_json_put(x.r, "ok", json_object_new_boolean(!x.error[0]), &x.nomem);
 	put_str_or_null(x.r, "error", x.error, &x.nomem);
 
-	ret = write_manifest(o, client_sysctl, warnings, err, errlen);
+	ret = write_manifest(o, client_sysctl, warnings, err);
 	ts_json_put(x.r, "files", files_json(o->rundir), &x.nomem);
 	snprintf(path, sizeof(path), "%s/%s", o->rundir, TS_EXP_F_RESULT);
 	if (ret == 0 && x.nomem) {
 		/* A record missing a member would read as another run's: none is written. */
-		snprintf(err, errlen, "%s: out of memory", path);
+		ts_err_set(err, "%s: out of memory", path);
 		ret = -ENOMEM;
 	} else if (ret == 0) {
 		ret = ts_json_write_file(
-			path, x.r, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &e);
-		if (ret < 0)
-			snprintf(err, errlen, "%s", e.msg);
+			path, x.r, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
 	}
 	json_object_put(x.r);
 	json_object_put(report);

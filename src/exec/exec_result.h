@@ -20,6 +20,8 @@
 
 #include <json-c/json.h>
 
+#include "tasshape/err.h"
+
 #include "exec/exec_cca.h"
 #include "exec/exec_plan.h"
 #include "plan/run.h"
@@ -39,7 +41,7 @@ struct ts_exp_outcome {
 	const struct ts_exp_plan *plan;
 	const struct ts_exp_cca *cca; /* NULL: it could not be acquired */
 	const char *rundir;
-	char error[512];	 /* "" or why the run could not be carried out */
+	struct ts_err error;	 /* "" or why the run could not be carried out */
 	json_object *flags;	 /* array of strings to add (borrowed), or NULL */
 	json_object *servers;	 /* [{"addr","delay_ms","base_rtt_ms"}] (borrowed), or NULL */
 	json_object *sysctl_srv; /* the far side's sysctls as read back (borrowed), or NULL */
@@ -50,7 +52,7 @@ struct ts_exp_outcome {
  * result.json and manifest.json there. Returns 0, or a negative errno
  * with @err set when a file could not be written.
  */
-int ts_exp_result_write(const struct ts_exp_outcome *o, char *err, size_t errlen);
+int ts_exp_result_write(const struct ts_exp_outcome *o, struct ts_err *err);
 
 /*
  * The largest file of a run directory read whole (an iperf3 or irtt

@@ -18,7 +18,7 @@
 const char *const ts_exp_seal_tools[] = {"iperf3", NULL};
 const char *const ts_exp_seal_tools_opt[] = {"irtt", "ping", NULL};
 
-static int push(struct ts_exp_seal_files *f, const char *path, char *err, size_t errlen)
+static int push(struct ts_exp_seal_files *f, const char *path, struct ts_err *err)
 {
 	char real[PATH_MAX];
 	struct stat st;
@@ -30,8 +30,8 @@ static int push(struct ts_exp_seal_files *f, const char *path, char *err, size_t
 		if (!strcmp(f->path[i], path))
 			return 0;
 	if (f->n == TS_EXP_SEAL_MAX_FILES) {
-		snprintf(err, errlen, "a sealed guest takes at most %d data files",
-			 TS_EXP_SEAL_MAX_FILES);
+		ts_err_set(err, "a sealed guest takes at most %d data files",
+			   TS_EXP_SEAL_MAX_FILES);
 		return -E2BIG;
 	}
 	/* The guest opens the path as written: packed there, its links resolved in the image. */
@@ -44,17 +44,17 @@ static int push(struct ts_exp_seal_files *f, const char *path, char *err, size_t
 }
 
 int ts_exp_seal_files(const struct ts_exp_run *run, const char *spec, struct ts_exp_seal_files *f,
-		      char *err, size_t errlen)
+		      struct ts_err *err)
 {
 	struct ts_exp_spec s;
 	size_t i, k;
 	int ret;
 
 	memset(f, 0, sizeof(*f));
-	ret = ts_exp_spec_load(&s, spec, err, errlen);
+	ret = ts_exp_spec_load(&s, spec, err);
 	if (ret < 0)
 		return ret;
-	ret = push(f, spec, err, errlen);
+	ret = push(f, spec, err);
 	for (i = 0; !ret && i < s.nlinks; i++) {
 		char **v = s.links[i].argv;
 
@@ -65,14 +65,14 @@ int ts_exp_seal_files(const struct ts_exp_run *run, const char *spec, struct ts_
 
 			if (!key || !key->arg || strcmp(key->arg, "FILE"))
 				continue;
-			ret = push(f, ts_trace_resolve(v[k + 1], buf, sizeof(buf)), err, errlen);
+			ret = push(f, ts_trace_resolve(v[k + 1], buf, sizeof(buf)), err);
 		}
 	}
 	if (!ret && run->cca && !strncmp(run->cca, "bpf:", 4))
-		ret = push(f, run->cca + 4, err, errlen);
+		ret = push(f, run->cca + 4, err);
 	ts_exp_spec_free(&s);
 	if (ret == -ENOMEM)
-		snprintf(err, errlen, "out of memory");
+		ts_err_set(err, "out of memory");
 	if (ret < 0)
 		ts_exp_seal_files_free(f);
 	return ret;

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "tasshape/err.h"
+
 #include "plan/run.h"
 
 /* Programs every run executes (a missing one is an error) and those only some runs do. */
@@ -32,7 +34,7 @@ struct ts_exp_seal_files {
  * negative errno with @err naming the spec or the bound.
  */
 int ts_exp_seal_files(const struct ts_exp_run *run, const char *spec, struct ts_exp_seal_files *f,
-		      char *err, size_t errlen);
+		      struct ts_err *err);
 void ts_exp_seal_files_free(struct ts_exp_seal_files *f);
 
 #endif

@@ -55,19 +55,18 @@ static json_object *vm_json(const struct ts_exp_kernel *k, const char *image,
 }
 
 /* Add @vm (and the tcg flag) to the guest-written @name in @dir. */
-static int annotate(const char *dir, const char *name, json_object *vm, bool tcg, char *err,
-		    size_t errlen)
+static int annotate(const char *dir, const char *name, json_object *vm, bool tcg,
+		    struct ts_err *err)
 {
 	char path[4200];
 	json_object *root, *flags;
-	struct ts_err terr;
 	bool nomem = !vm; /* vm_json could not build it */
 	int ret = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	root = json_object_from_file(path);
 	if (!root || !json_object_is_type(root, json_type_object)) {
-		snprintf(err, errlen, "%s: the guest wrote no readable JSON", path);
+		ts_err_set(err, "%s: the guest wrote no readable JSON", path);
 		json_object_put(root);
 		return -EIO;
 	}
@@ -94,14 +93,11 @@ static int annotate(const char *dir, const char *name, json_object *vm, bool tcg
 		}
 	}
 	if (nomem) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		ts_err_set(err, "%s: out of memory", path);
 		ret = -ENOMEM;
 	} else {
-		ret = ts_json_write_file(path, root,
-					 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE,
-					 &terr);
-		if (ret < 0)
-			snprintf(err, errlen, "%s", terr.msg);
+		ret = ts_json_write_file(
+			path, root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
 	}
 	json_object_put(root);
 	return ret;
@@ -177,15 +173,15 @@ struct vm_job {
 };
 
 /* This tasshape, the run directory and the spec, resolved: the guest sees them there. */
-static int job_paths(struct vm_job *j, const char *rundir, char *err, size_t errlen)
+static int job_paths(struct vm_job *j, const char *rundir, struct ts_err *err)
 {
 	ssize_t n = readlink("/proc/self/exe", j->self, sizeof(j->self) - 1);
 	char *slash;
 
 	if (n <= 0 || !realpath(rundir, j->dir) || !j->run->spec_path ||
 	    !realpath(j->run->spec_path, j->spec)) {
-		snprintf(err, errlen, "kernel %s: cannot find this tasshape, %s or the spec",
-			 j->k->name, rundir);
+		ts_err_set(err, "kernel %s: cannot find this tasshape, %s or the spec", j->k->name,
+			   rundir);
 		return -ENOENT;
 	}
 	j->self[n] = '\0';
@@ -203,7 +199,7 @@ static int job_paths(struct vm_job *j, const char *rundir, char *err, size_t err
 }
 
 /* The section's image and modules, or Debian's stock kernel from the cache. */
-static int job_kernel(struct vm_job *j, char *err, size_t errlen)
+static int job_kernel(struct vm_job *j, struct ts_err *err)
 {
 	const struct ts_exp_kernel *k = j->k;
 	struct ts_err terr;
@@ -216,7 +212,7 @@ static int job_kernel(struct vm_job *j, char *err, size_t errlen)
 	}
 	ret = ts_vm_debian_kernel(j->kernel, j->modules, sizeof(j->kernel), true, &terr);
 	if (ret < 0) {
-		snprintf(err, errlen, "kernel %s: image = debian: %s", k->name, terr.msg);
+		ts_err_set(err, "kernel %s: image = debian: %s", k->name, terr.msg);
 		return ret;
 	}
 	j->conf.kernel = j->kernel;
@@ -225,7 +221,7 @@ static int job_kernel(struct vm_job *j, char *err, size_t errlen)
 }
 
 /* The guest's mode (vm/mode.h), its resources, shares and time bound. */
-static int job_conf(struct vm_job *j, char *err, size_t errlen)
+static int job_conf(struct vm_job *j, struct ts_err *err)
 {
 	const struct ts_exp_kernel *k = j->k;
 	const struct ts_exp_run *run = j->run;
@@ -239,7 +235,7 @@ static int job_conf(struct vm_job *j, char *err, size_t errlen)
 	conf->cpus = k->cpus;
 	ret = ts_vm_mode_decide(conf, kvm_usable, (void *)k, &j->mode, &terr);
 	if (ret < 0) {
-		snprintf(err, errlen, "kernel %s: %s", k->name, terr.msg);
+		ts_err_set(err, "kernel %s: %s", k->name, terr.msg);
 		return ret;
 	}
 	/* The accelerator decided here (auto: by the probe of this process), for ts_vm_run. */
@@ -268,7 +264,7 @@ static int job_conf(struct vm_job *j, char *err, size_t errlen)
  * needs and writes the run directory in its RAM at a path of its own, the same for
  * every run, so that two runs of one configuration boot the same image.
  */
-static int job_seal(struct vm_job *j, char *err, size_t errlen)
+static int job_seal(struct vm_job *j, struct ts_err *err)
 {
 	struct ts_vm_conf *conf = &j->conf;
 	int ret;
@@ -276,7 +272,7 @@ static int job_seal(struct vm_job *j, char *err, size_t errlen)
 	conf->seal = j->mode.vclock;
 	if (!conf->seal)
 		return 0;
-	ret = ts_exp_seal_files(j->run, j->spec, &j->files, err, errlen);
+	ret = ts_exp_seal_files(j->run, j->spec, &j->files, err);
 	if (ret < 0)
 		return ret;
 	conf->seal_tools = ts_exp_seal_tools;
@@ -310,7 +306,7 @@ static void job_argv(struct vm_job *j)
 }
 
 /* Boot the guest and run exp-guest in it; then the VM runner's record, vm.json. */
-static int job_boot(struct vm_job *j, char *err, size_t errlen)
+static int job_boot(struct vm_job *j, struct ts_err *err)
 {
 	const struct ts_exp_kernel *k = j->k;
 	char path[PATH_MAX + 16];
@@ -320,7 +316,7 @@ static int job_boot(struct vm_job *j, char *err, size_t errlen)
 	job_argv(j);
 	ret = ts_vm_run(&j->conf, j->argv, &j->res, &terr);
 	if (ret < 0) {
-		snprintf(err, errlen, "kernel %s: %s", k->name, terr.msg);
+		ts_err_set(err, "kernel %s: %s", k->name, terr.msg);
 		/*
 		 * ts_vm_run took the stop signal from its signalfd (blocked while QEMU ran) and
 		 * ended the guest; the campaign's own handler never saw it and would start the
@@ -335,14 +331,14 @@ static int job_boot(struct vm_job *j, char *err, size_t errlen)
 		snprintf(j->res.accel_note, sizeof(j->res.accel_note), "%s", kvm_why.msg);
 	snprintf(path, sizeof(path), "%s/%s", j->dir, TS_EXP_F_VM);
 	if (ts_vm_info_json(path, &j->conf, &j->res, &terr) < 0) {
-		snprintf(err, errlen, "kernel %s: %s", k->name, terr.msg);
+		ts_err_set(err, "kernel %s: %s", k->name, terr.msg);
 		return -EIO;
 	}
 	return 0;
 }
 
 /* Did exp-guest carry the run out? A result.json it wrote, and its exit status 0. */
-static int job_check(const struct vm_job *j, char *err, size_t errlen)
+static int job_check(const struct vm_job *j, struct ts_err *err)
 {
 	const char *name = j->k->name;
 	char path[PATH_MAX + 16];
@@ -350,9 +346,9 @@ static int job_check(const struct vm_job *j, char *err, size_t errlen)
 
 	snprintf(path, sizeof(path), "%s/%s", j->dir, TS_EXP_F_RESULT);
 	if (access(path, F_OK) < 0) {
-		snprintf(err, errlen,
-			 "kernel %s: the run in the guest wrote no result (its exit status %d%s)",
-			 name, j->res.status, j->res.timed_out ? ", timed out" : "");
+		ts_err_set(err,
+			   "kernel %s: the run in the guest wrote no result (its exit status %d%s)",
+			   name, j->res.status, j->res.timed_out ? ", timed out" : "");
 		return -EIO;
 	}
 	if (j->res.status == 0)
@@ -360,14 +356,14 @@ static int job_check(const struct vm_job *j, char *err, size_t errlen)
 	/* exp-guest could not carry the run out: not done, so resume tries it again. */
 	r = json_object_from_file(path);
 	json_object_object_get_ex(r, "error", &e);
-	snprintf(err, errlen, "kernel %s: in the guest: %s", name,
-		 e && json_object_get_string(e) ? json_object_get_string(e) : "exp-guest failed");
+	ts_err_set(err, "kernel %s: in the guest: %s", name,
+		   e && json_object_get_string(e) ? json_object_get_string(e) : "exp-guest failed");
 	json_object_put(r);
 	return -EIO;
 }
 
 /* What only the host knows, added to the guest-written result.json and manifest.json. */
-static int job_record(const struct vm_job *j, char *err, size_t errlen)
+static int job_record(const struct vm_job *j, struct ts_err *err)
 {
 	/* In virtual time the timing is exact in guest time: the release-timing rule judges it. */
 	bool tcg = !j->res.kvm && !j->res.vclock;
@@ -375,38 +371,38 @@ static int job_record(const struct vm_job *j, char *err, size_t errlen)
 	char path[PATH_MAX + 16];
 	int ret;
 
-	ret = annotate(j->dir, TS_EXP_F_RESULT, vm, tcg, err, errlen);
+	ret = annotate(j->dir, TS_EXP_F_RESULT, vm, tcg, err);
 	snprintf(path, sizeof(path), "%s/%s", j->dir, TS_EXP_F_MANIFEST);
 	if (!ret && access(path, F_OK) == 0)
-		ret = annotate(j->dir, TS_EXP_F_MANIFEST, vm, tcg, err, errlen);
+		ret = annotate(j->dir, TS_EXP_F_MANIFEST, vm, tcg, err);
 	json_object_put(vm);
 	return ret;
 }
 
-int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, size_t errlen)
+int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, struct ts_err *err)
 {
 	struct vm_job *j = calloc(1, sizeof(*j));
 	int ret;
 
 	if (!j) {
-		snprintf(err, errlen, "out of memory");
+		ts_err_set(err, "out of memory");
 		return -ENOMEM;
 	}
 	j->run = run;
 	j->k = run->vm;
-	ret = job_paths(j, rundir, err, errlen);
+	ret = job_paths(j, rundir, err);
 	if (!ret)
-		ret = job_kernel(j, err, errlen);
+		ret = job_kernel(j, err);
 	if (!ret)
-		ret = job_conf(j, err, errlen);
+		ret = job_conf(j, err);
 	if (!ret)
-		ret = job_seal(j, err, errlen);
+		ret = job_seal(j, err);
 	if (!ret)
-		ret = job_boot(j, err, errlen);
+		ret = job_boot(j, err);
 	if (!ret)
-		ret = job_check(j, err, errlen);
+		ret = job_check(j, err);
 	if (!ret)
-		ret = job_record(j, err, errlen);
+		ret = job_record(j, err);
 	ts_exp_seal_files_free(&j->files);
 	free(j);
 	return ret;

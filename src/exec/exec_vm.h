@@ -20,6 +20,8 @@
 
 #include <stddef.h>
 
+#include "tasshape/err.h"
+
 #include "plan/run.h"
 
 #define TS_EXP_F_VM "vm.json" /* the VM runner's record of the guest (ts_vm_info_json) */
@@ -28,6 +30,6 @@
 #define TS_EXP_GUEST_CMD "exp-guest"
 
 /* Carry out @run (run->vm set, run->in_guest 0) in its VM; as ts_exp_exec_run. */
-int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, char *err, size_t errlen);
+int ts_exp_exec_vm(const struct ts_exp_run *run, const char *rundir, struct ts_err *err);
 
 #endif

@@ -16,8 +16,7 @@
 struct copy {
 	unsigned flags;
 	struct ts_invoker inv;
-	char *err;
-	size_t errlen;
+	struct ts_err *err;
 };
 
 /* Hand @fd, made by this copy, to the invoking user when asked to (TS_COPY_OWN). */
@@ -85,8 +84,8 @@ out:
 	if (in >= 0)
 		close(in);
 	if (ret)
-		snprintf(cp->err, cp->errlen, "copying %s: %s", sname,
-			 ret == -EINVAL ? "not a regular file" : strerror(-ret));
+		ts_err_set(cp->err, "copying %s: %s", sname,
+			   ret == -EINVAL ? "not a regular file" : strerror(-ret));
 	return ret;
 }
 
@@ -99,7 +98,7 @@ static int copy_subdir(const struct copy *cp, int sdir, int ddir, const char *na
 
 	if (mkdirat(ddir, name, 0755) < 0 && ((cp->flags & TS_COPY_NEW) || errno != EEXIST)) {
 		ret = -errno;
-		snprintf(cp->err, cp->errlen, "mkdir %s: %s", name, strerror(errno));
+		ts_err_set(cp->err, "mkdir %s: %s", name, strerror(errno));
 		return ret;
 	}
 	s = openat(sdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -109,7 +108,7 @@ static int copy_subdir(const struct copy *cp, int sdir, int ddir, const char *na
 	else
 		ret = own(cp, t);
 	if (ret) {
-		snprintf(cp->err, cp->errlen, "%s: %s", name, strerror(-ret));
+		ts_err_set(cp->err, "%s: %s", name, strerror(-ret));
 		if (s >= 0)
 			close(s);
 		if (t >= 0)
@@ -128,7 +127,7 @@ static int copy_dir(const struct copy *cp, int sdir, int ddir, int depth)
 
 	if (!d) {
 		ret = -errno;
-		snprintf(cp->err, cp->errlen, "opendir: %s", strerror(errno));
+		ts_err_set(cp->err, "opendir: %s", strerror(errno));
 		close(sdir);
 		goto out;
 	}
@@ -139,7 +138,7 @@ static int copy_dir(const struct copy *cp, int sdir, int ddir, int depth)
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			ret = -errno;
-			snprintf(cp->err, cp->errlen, "%s: %s", de->d_name, strerror(errno));
+			ts_err_set(cp->err, "%s: %s", de->d_name, strerror(errno));
 		} else if (S_ISREG(st.st_mode)) {
 			ret = copy_file(cp, dirfd(d), de->d_name, ddir, de->d_name, st.st_mode);
 		} else if (S_ISDIR(st.st_mode) && depth < TS_COPY_MAX_DEPTH) {
@@ -153,45 +152,40 @@ out:
 }
 
 /* The copy's context; with TS_COPY_OWN the invoking user must be known (else -EINVAL). */
-static int copy_init(struct copy *cp, unsigned flags, char *err, size_t errlen)
+static int copy_init(struct copy *cp, unsigned flags, struct ts_err *err)
 {
-	struct ts_err e;
-
 	memset(cp, 0, sizeof(*cp));
 	cp->flags = flags;
 	cp->err = err;
-	cp->errlen = errlen;
-	if ((flags & TS_COPY_OWN) && ts_invoker_get(&cp->inv, &e) < 0) {
-		snprintf(err, errlen, "%s", e.msg);
+	if ((flags & TS_COPY_OWN) && ts_invoker_get(&cp->inv, err) < 0)
 		return -EINVAL;
-	}
 	return 0;
 }
 
-int ts_copy_tree(const char *src, const char *dst, unsigned flags, char *err, size_t errlen)
+int ts_copy_tree(const char *src, const char *dst, unsigned flags, struct ts_err *err)
 {
 	struct copy cp;
 	int s, t, ret;
 
-	ret = copy_init(&cp, flags, err, errlen);
+	ret = copy_init(&cp, flags, err);
 	if (ret)
 		return ret;
 	s = open(src, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", src, strerror(errno));
+		ts_err_set(err, "%s: %s", src, strerror(errno));
 		return ret;
 	}
 	if ((flags & TS_COPY_NEW) && mkdir(dst, 0755) < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "mkdir %s: %s", dst, strerror(errno));
+		ts_err_set(err, "mkdir %s: %s", dst, strerror(errno));
 		close(s);
 		return ret;
 	}
 	t = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	ret = t < 0 ? -errno : (flags & TS_COPY_NEW) ? own(&cp, t) : 0;
 	if (ret) {
-		snprintf(err, errlen, "%s: %s", dst, strerror(-ret));
+		ts_err_set(err, "%s: %s", dst, strerror(-ret));
 		if (t >= 0)
 			close(t);
 		close(s);
@@ -200,22 +194,22 @@ int ts_copy_tree(const char *src, const char *dst, unsigned flags, char *err, si
 	return copy_dir(&cp, s, t, 0);
 }
 
-int ts_copy_file(const char *src, const char *dst, unsigned flags, char *err, size_t errlen)
+int ts_copy_file(const char *src, const char *dst, unsigned flags, struct ts_err *err)
 {
 	struct copy cp;
 	struct stat st;
 	int ret;
 
-	ret = copy_init(&cp, flags, err, errlen);
+	ret = copy_init(&cp, flags, err);
 	if (ret)
 		return ret;
 	if (lstat(src, &st) < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", src, strerror(errno));
+		ts_err_set(err, "%s: %s", src, strerror(errno));
 		return ret;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", src);
+		ts_err_set(err, "%s: not a regular file", src);
 		return -EINVAL;
 	}
 	return copy_file(&cp, AT_FDCWD, src, AT_FDCWD, dst, st.st_mode);

@@ -22,6 +22,8 @@
 
 #include <stddef.h>
 
+#include "tasshape/err.h"
+
 #define TS_COPY_MAX_DEPTH 8
 
 enum {
@@ -37,12 +39,12 @@ enum {
  * errno with @err naming the file (-EINVAL: TS_COPY_OWN and the invoking
  * user unknown, or a file that stopped being a regular file).
  */
-int ts_copy_tree(const char *src, const char *dst, unsigned flags, char *err, size_t errlen);
+int ts_copy_tree(const char *src, const char *dst, unsigned flags, struct ts_err *err);
 
 /*
  * ts_copy_file - the same for one regular file @src (a link or anything else
  * is refused: -EINVAL) to @dst.
  */
-int ts_copy_file(const char *src, const char *dst, unsigned flags, char *err, size_t errlen);
+int ts_copy_file(const char *src, const char *dst, unsigned flags, struct ts_err *err);
 
 #endif

@@ -21,9 +21,9 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "io/clock.h"
 #include "io/proc.h"
 #include "io/which.h"
 
@@ -65,10 +65,7 @@ int ts_proc_status(int wstatus)
 
 static long long now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return ts_clock_now() / TS_NSEC_PER_MSEC;
 }
 
 static const char *prog_name(const struct ts_proc *p)

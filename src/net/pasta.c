@@ -122,6 +122,7 @@ int ts_pasta_start(const char *prog, pid_t target, int life, struct ts_err *err)
 		ts_err_set(err, "pasta (pid %ld) is gone already: %s", (long)pid, strerror(errno));
 		return ret;
 	}
+	/* Not io/proc.c: the child runs no program, it is this process waiting on @life. */
 	ret = fork();
 	if (ret == 0)
 		keeper(life, pidfd);

@@ -266,6 +266,7 @@ int ts_probe_rootless(struct ts_probe_rootless *out, struct ts_err *err)
 		return -errno;
 	}
 	fflush(NULL); /* the child exits with _exit: nothing buffered is written twice */
+	/* Not io/proc.c: the child runs no program; it unshares itself and reports in a struct. */
 	pid = fork();
 	if (pid == 0) {
 		close(fds[0]);

@@ -32,6 +32,8 @@ int ts_prog_find(const char *name, char *path, size_t len);
  *            stdout goes to /dev/null. stdin is always /dev/null.
  * @errtxt:   receives the program's stderr (newlines folded to "; ",
  *            truncated to @errlen - 1); may be NULL when @errlen is 0.
+ *            A text buffer, not a struct ts_err (err.h): it holds what the
+ *            program said, which callers quote inside their own message.
  * The child starts with an empty signal mask and SIGPIPE at its default,
  * so a caller that blocks signals for a signalfd does not leak that.
  * The program runs in a process group of its own, so that a Ctrl-C meant

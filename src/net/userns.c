@@ -273,6 +273,7 @@ static int enter_helped(struct ts_userns *u, struct helper *h, const struct ts_i
 		close(fds[1]);
 		return ret;
 	}
+	/* Not io/proc.c: the helper stays outside as this process unshares; it maps via io/proc.c. */
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;

@@ -60,6 +60,7 @@ static int pidns_try(void)
 	pid_t pid, in;
 	int st;
 
+	/* Not io/proc.c: no program runs, the children only unshare and mount. */
 	pid = fork();
 	if (pid < 0)
 		return errno;
@@ -190,6 +191,7 @@ int ts_userns_pidns(struct ts_userns *u, struct ts_err *err)
 		return -e;
 	}
 	fflush(NULL); /* nothing buffered is written twice */
+	/* Not io/proc.c: the child is this process going on as PID 1 of the new namespace. */
 	pid = fork();
 	if (pid < 0) {
 		e = errno;

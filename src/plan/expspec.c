@@ -72,8 +72,7 @@ struct parse_ctx {
 	const char *text; /* the reader's position */
 	unsigned line;	  /* line of the chunk inih is handling */
 	unsigned done;	  /* lines read to their end */
-	char *err;
-	size_t errlen;
+	struct ts_err *err;
 	int failed;
 	unsigned experiment_seen;  /* bit i: experiment_keys[i] was given */
 	unsigned bad_section_line; /* first line of a section inih never reports (no keys) */
@@ -83,18 +82,16 @@ struct parse_ctx {
 static int fail(struct parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct parse_ctx *c, const char *fmt, ...)
 {
+	char what[TS_ERR_MAX];
 	va_list ap;
-	int n;
 
 	if (c->failed)
 		return 0;
 	c->failed = 1;
-	n = snprintf(c->err, c->errlen, "%s:%u: ", c->spec->path, c->line);
-	if (n < 0 || (size_t)n >= c->errlen)
-		return 0;
 	va_start(ap, fmt);
-	ts_err_vformat(c->err + n, c->errlen - (size_t)n, fmt, ap);
+	ts_err_vformat(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	ts_err_set(c->err, "%s:%u: %s", c->spec->path, c->line, what);
 	return 0; /* inih: stop */
 }
 
@@ -865,9 +862,9 @@ static int check_axis_values(struct parse_ctx *c)
 	for (i = 0; i < 3; i++)
 		if (!ts_exp_spec_axis(s, axis_names[i])) {
 			c->line = 0;
-			snprintf(c->err, c->errlen,
-				 "%s: [matrix] has no '%s' axis (expected cca, link and test)",
-				 s->path, axis_names[i]);
+			ts_err_set(c->err,
+				   "%s: [matrix] has no '%s' axis (expected cca, link and test)",
+				   s->path, axis_names[i]);
 			c->failed = 1;
 			return 0;
 		}
@@ -876,8 +873,8 @@ static int check_axis_values(struct parse_ctx *c)
 	return check_tas_shift(c);
 }
 
-int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *text, char *err,
-		      size_t errlen)
+int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *text,
+		      struct ts_err *err)
 {
 	struct parse_ctx c;
 	int line;
@@ -895,7 +892,7 @@ int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *te
 	spec->path = strdup(path);
 	spec->name = strdup("experiment");
 	if (!spec->path || !spec->name) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		ts_err_set(err, "%s: out of memory", path);
 		ts_exp_spec_free(spec);
 		return -ENOMEM;
 	}
@@ -903,7 +900,6 @@ int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *te
 	c.spec = spec;
 	c.text = text;
 	c.err = err;
-	c.errlen = errlen;
 	/* A continuation line would reach the handler as the same key again: off. */
 	ini_allow_multiline = false;
 	/*
@@ -936,7 +932,7 @@ int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *te
 	return 0;
 }
 
-int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, char *err, size_t errlen)
+int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, struct ts_err *err)
 {
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
@@ -945,14 +941,14 @@ int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, char *err, size
 
 	memset(spec, 0, sizeof(*spec));
 	if (!*path) {
-		snprintf(err, errlen, "'': an empty file name (expected an experiment spec)");
+		ts_err_set(err, "'': an empty file name (expected an experiment spec)");
 		if (f)
 			fclose(f);
 		return -EINVAL;
 	}
 	if (!f) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		ts_err_set(err, "%s: %s", path, strerror(errno));
 		return ret;
 	}
 	{
@@ -962,7 +958,7 @@ int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, char *err, size
 
 		if (!m) {
 			fclose(f);
-			snprintf(err, errlen, "%s: out of memory", path);
+			ts_err_set(err, "%s: out of memory", path);
 			return -ENOMEM;
 		}
 		size_t total = 0;
@@ -984,22 +980,22 @@ int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, char *err, size
 	}
 	fclose(f);
 	if (ret == -EFBIG) {
-		snprintf(err, errlen, "%s: larger than %d bytes: not an experiment spec", path,
-			 TS_EXP_SPEC_MAX);
+		ts_err_set(err, "%s: larger than %d bytes: not an experiment spec", path,
+			   TS_EXP_SPEC_MAX);
 		free(text);
 		return -EINVAL;
 	}
 	if (ret < 0) {
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(-ret));
+		ts_err_set(err, "%s: cannot read: %s", path, strerror(-ret));
 		free(text);
 		return ret;
 	}
 	if (strlen(text) != len) {
-		snprintf(err, errlen, "%s: a NUL byte (expected an INI text file)", path);
+		ts_err_set(err, "%s: a NUL byte (expected an INI text file)", path);
 		free(text);
 		return -EINVAL;
 	}
-	ret = ts_exp_spec_parse(spec, path, text, err, errlen);
+	ret = ts_exp_spec_parse(spec, path, text, err);
 	free(text);
 	return ret;
 }

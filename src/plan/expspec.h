@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tasshape/err.h"
+
 #include "link/linkcfg.h"
 #include "plan/run.h"
 
@@ -81,8 +83,8 @@ struct ts_exp_spec {
  * "PATH:LINE: what was wrong (expected ...)" and @spec freed. The caller
  * frees a parsed spec with ts_exp_spec_free.
  */
-int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *text, char *err,
-		      size_t errlen);
+int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *text,
+		      struct ts_err *err);
 
 /* Longest spec line, newline excluded (a cca axis of 64 long bpf: paths fits). */
 #define TS_EXP_SPEC_LINE_MAX 4096
@@ -94,7 +96,7 @@ int ts_exp_spec_parse(struct ts_exp_spec *spec, const char *path, const char *te
  * ts_exp_spec_load - read @path and parse it as above; -errno with @err when it cannot be read
  * ("PATH: cannot read: Is a directory"), -EINVAL for a file larger than TS_EXP_SPEC_MAX.
  */
-int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, char *err, size_t errlen);
+int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, struct ts_err *err);
 
 /*
  * ts_exp_spec_check_links - build every link of @spec as the wrapper would
@@ -105,7 +107,7 @@ int ts_exp_spec_load(struct ts_exp_spec *spec, const char *path, char *err, size
  * the message is about (ts_exp_link_line). Warnings about a valid link go
  * to stderr, as the wrapper prints them.
  */
-int ts_exp_spec_check_links(struct ts_exp_spec *spec, char *err, size_t errlen);
+int ts_exp_spec_check_links(struct ts_exp_spec *spec, struct ts_err *err);
 
 /*
  * ts_exp_spec_check_kernels - read every [kernel NAME] section's image (a
@@ -115,7 +117,7 @@ int ts_exp_spec_check_links(struct ts_exp_spec *spec, char *err, size_t errlen);
  * is refused at once. Returns 0, or a negative errno with @err set to
  * "PATH:LINE: [kernel NAME]: image: what was wrong", LINE the key's.
  */
-int ts_exp_spec_check_kernels(const struct ts_exp_spec *spec, char *err, size_t errlen);
+int ts_exp_spec_check_kernels(const struct ts_exp_spec *spec, struct ts_err *err);
 
 void ts_exp_spec_free(struct ts_exp_spec *spec);
 

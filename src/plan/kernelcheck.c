@@ -14,8 +14,8 @@
 #include "vm/moddir.h"
 
 /* One section's files; 0 or -errno with @err set to "PATH:LINE: [kernel NAME]: KEY: ...". */
-static int check_kernel(const struct ts_exp_spec *spec, const struct ts_exp_kernel *k, char *err,
-			size_t errlen)
+static int check_kernel(const struct ts_exp_spec *spec, const struct ts_exp_kernel *k,
+			struct ts_err *err)
 {
 	struct ts_vm_kimage img;
 	struct ts_err e;
@@ -25,8 +25,8 @@ static int check_kernel(const struct ts_exp_spec *spec, const struct ts_exp_kern
 	if (strcmp(k->image, "debian")) {
 		ret = ts_vm_kimage_load(k->image, &img, &e);
 		if (ret < 0) {
-			snprintf(err, errlen, "%s:%u: [kernel %s]: image: %s", spec->path,
-				 k->image_line, k->name, e.msg);
+			ts_err_set(err, "%s:%u: [kernel %s]: image: %s", spec->path, k->image_line,
+				   k->name, e.msg);
 			return ret;
 		}
 		ts_vm_kimage_free(&img);
@@ -34,18 +34,18 @@ static int check_kernel(const struct ts_exp_spec *spec, const struct ts_exp_kern
 	if (k->modules) {
 		ret = ts_vm_modules_check(k->modules, &e);
 		if (ret < 0)
-			snprintf(err, errlen, "%s:%u: [kernel %s]: modules: %s", spec->path,
-				 k->modules_line, k->name, e.msg);
+			ts_err_set(err, "%s:%u: [kernel %s]: modules: %s", spec->path,
+				   k->modules_line, k->name, e.msg);
 	}
 	return ret;
 }
 
-int ts_exp_spec_check_kernels(const struct ts_exp_spec *spec, char *err, size_t errlen)
+int ts_exp_spec_check_kernels(const struct ts_exp_spec *spec, struct ts_err *err)
 {
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; i < spec->nkernels && !ret; i++)
-		ret = check_kernel(spec, &spec->kernels[i], err, errlen);
+		ret = check_kernel(spec, &spec->kernels[i], err);
 	return ret;
 }

@@ -21,7 +21,7 @@ static int build_dir(const struct ts_linkcfg *cfg, int d, struct ts_err *err)
 	return 0;
 }
 
-int ts_exp_spec_check_links(struct ts_exp_spec *spec, char *err, size_t errlen)
+int ts_exp_spec_check_links(struct ts_exp_spec *spec, struct ts_err *err)
 {
 	struct ts_err e;
 	size_t i;
@@ -35,8 +35,8 @@ int ts_exp_spec_check_links(struct ts_exp_spec *spec, char *err, size_t errlen)
 		for (d = 0; d < 2 && !ret; d++)
 			ret = build_dir(&l->cfg, d, &e);
 		if (ret < 0)
-			snprintf(err, errlen, "%s:%u: [link %s]: %s", spec->path,
-				 ts_exp_link_line(l, e.msg), l->name, e.msg);
+			ts_err_set(err, "%s:%u: [link %s]: %s", spec->path,
+				   ts_exp_link_line(l, e.msg), l->name, e.msg);
 		/* The traces are read again by the wrapper of each run: keep only the options. */
 		ts_linkcfg_unload(&l->cfg);
 	}

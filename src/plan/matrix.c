@@ -10,14 +10,15 @@
 #include "tasshape/rng.h"
 #include "tasshape/units.h"
 
-static int plan_err(char *err, size_t errlen, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int plan_err(char *err, size_t errlen, int ret, const char *fmt, ...)
+static int plan_err(struct ts_err *err, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int plan_err(struct ts_err *err, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	if (err)
+		ts_err_vformat(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -111,7 +112,7 @@ static int only_keeps(const struct ts_exp_matrix_opts *opts, const struct ts_exp
 }
 
 static int check_only(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts,
-		      char *err, size_t errlen)
+		      struct ts_err *err)
 {
 	size_t i, j;
 
@@ -121,18 +122,18 @@ static int check_only(const struct ts_exp_spec *spec, const struct ts_exp_matrix
 		char axis[64];
 
 		if (!eq || eq == opts->only[i] || (size_t)(eq - opts->only[i]) >= sizeof(axis))
-			return plan_err(err, errlen, -EINVAL, "--only '%s': expected AXIS=VALUE",
+			return plan_err(err, -EINVAL, "--only '%s': expected AXIS=VALUE",
 					opts->only[i]);
 		snprintf(axis, sizeof(axis), "%.*s", (int)(eq - opts->only[i]), opts->only[i]);
 		a = ts_exp_spec_axis(spec, axis);
 		if (!a)
-			return plan_err(err, errlen, -EINVAL,
+			return plan_err(err, -EINVAL,
 					"--only '%s': %s has no axis '%s' in [matrix]",
 					opts->only[i], spec->path, axis);
 		for (j = 0; j < a->nvalues && !ts_exp_value_matches(a->values[j], eq + 1); j++)
 			;
 		if (j == a->nvalues)
-			return plan_err(err, errlen, -EINVAL,
+			return plan_err(err, -EINVAL,
 					"--only '%s': '%s' is not a value of axis %s (%s:%u)",
 					opts->only[i], eq + 1, axis, spec->path, a->line);
 	}
@@ -266,22 +267,22 @@ static void axis_sizes(const struct ts_exp_spec *spec, char *buf, size_t len)
 
 /* Check the plan's size and seeds against their limits, before anything is allocated. */
 static int check_limits(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts,
-			unsigned reps, size_t *nconfigs, char *err, size_t errlen)
+			unsigned reps, size_t *nconfigs, struct ts_err *err)
 {
 	uint64_t all = ts_exp_matrix_count(spec, NULL), kept = ts_exp_matrix_count(spec, opts);
 	char sizes[256];
 
 	axis_sizes(spec, sizes, sizeof(sizes));
 	if (all > TS_EXP_MAX_CONFIGS)
-		return plan_err(err, errlen, -EINVAL,
+		return plan_err(err, -EINVAL,
 				"%s: the matrix has %llu configurations (%s), more than the limit "
 				"of %d configurations (expected fewer axis values; split the spec)",
 				spec->path, (unsigned long long)all, sizes, TS_EXP_MAX_CONFIGS);
 	if (!kept)
-		return plan_err(err, errlen, -EINVAL, "%s: --only leaves no configuration to run",
+		return plan_err(err, -EINVAL, "%s: --only leaves no configuration to run",
 				spec->path);
 	if (kept * reps > TS_EXP_MAX_RUNS)
-		return plan_err(err, errlen, -EINVAL,
+		return plan_err(err, -EINVAL,
 				"%s: %llu configurations x %u repetitions = %llu runs, more than "
 				"the limit of %d runs (expected fewer repetitions or "
 				"configurations)",
@@ -289,7 +290,7 @@ static int check_limits(const struct ts_exp_spec *spec, const struct ts_exp_matr
 				(unsigned long long)(kept * reps), TS_EXP_MAX_RUNS);
 	/* Run k's seed is seed + k: it must not wrap round to 0, 1, ... */
 	if (spec->seed > UINT64_MAX - reps)
-		return plan_err(err, errlen, -EINVAL,
+		return plan_err(err, -EINVAL,
 				"%s: seed %llu: runs are seeded seed + repetition (1 to %u), which "
 				"passes 2^64 - 1 (expected a seed of at most %llu)",
 				spec->path, (unsigned long long)spec->seed, reps,
@@ -299,20 +300,20 @@ static int check_limits(const struct ts_exp_spec *spec, const struct ts_exp_matr
 }
 
 static int add_config(struct ts_exp_matrix *plan, size_t cap, const struct ts_exp_run *r,
-		      const char *id, char *err, size_t errlen)
+		      const char *id, struct ts_err *err)
 {
 	struct ts_exp_config *c;
 
 	/* The count said how many configurations --only keeps: more would be a bug here. */
 	if (plan->nconfigs == cap)
-		return plan_err(err, errlen, -EINVAL,
+		return plan_err(err, -EINVAL,
 				"%s: the matrix has more configurations "
 				"than counted",
 				plan->spec->path);
 	c = &plan->configs[plan->nconfigs];
 	c->id = strdup(id);
 	if (!c->id)
-		return plan_err(err, errlen, -ENOMEM, "out of memory");
+		return plan_err(err, -ENOMEM, "out of memory");
 	c->tmpl = *r;
 	c->tmpl.config_id = c->id;
 	plan->nconfigs++;
@@ -325,20 +326,20 @@ static int cmp_id(const void *a, const void *b)
 }
 
 /* Two configurations with one id would share a result directory: sort the ids, compare neighbours. */
-static int check_ids(const struct ts_exp_matrix *plan, char *err, size_t errlen)
+static int check_ids(const struct ts_exp_matrix *plan, struct ts_err *err)
 {
 	const char **ids = calloc(plan->nconfigs, sizeof(*ids));
 	size_t i;
 	int ret = 0;
 
 	if (!ids)
-		return plan_err(err, errlen, -ENOMEM, "out of memory");
+		return plan_err(err, -ENOMEM, "out of memory");
 	for (i = 0; i < plan->nconfigs; i++)
 		ids[i] = plan->configs[i].id;
 	qsort(ids, plan->nconfigs, sizeof(*ids), cmp_id);
 	for (i = 1; i < plan->nconfigs && !ret; i++)
 		if (!strcmp(ids[i - 1], ids[i]))
-			ret = plan_err(err, errlen, -EINVAL,
+			ret = plan_err(err, -EINVAL,
 				       "%s: two configurations have the id '%s' (two bpf objects "
 				       "with the same file name?)",
 				       plan->spec->path, ids[i]);
@@ -347,7 +348,7 @@ static int check_ids(const struct ts_exp_matrix *plan, char *err, size_t errlen)
 }
 
 int ts_exp_matrix_build(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts,
-			struct ts_exp_matrix *plan, char *err, size_t errlen)
+			struct ts_exp_matrix *plan, struct ts_err *err)
 {
 	size_t idx[TS_EXP_MAX_AXES] = {0};
 	size_t *perm = NULL;
@@ -359,22 +360,22 @@ int ts_exp_matrix_build(const struct ts_exp_spec *spec, const struct ts_exp_matr
 	memset(plan, 0, sizeof(*plan));
 	plan->spec = spec;
 	plan->repetitions = opts && opts->repetitions ? opts->repetitions : spec->repetitions;
-	ret = check_only(spec, opts, err, errlen);
+	ret = check_only(spec, opts, err);
 	if (ret < 0)
 		return ret;
-	ret = check_limits(spec, opts, plan->repetitions, &cap, err, errlen);
+	ret = check_limits(spec, opts, plan->repetitions, &cap, err);
 	if (ret < 0)
 		return ret;
 	plan->configs = calloc(cap, sizeof(*plan->configs));
 	if (!plan->configs)
-		return plan_err(err, errlen, -ENOMEM, "out of memory");
+		return plan_err(err, -ENOMEM, "out of memory");
 	/* Odometer over the axes, the last axis turning fastest. */
 	for (;;) {
 		struct ts_exp_run r;
 		char id[1024];
 
 		if (fill_run(spec, opts, idx, &r, id, sizeof(id))) {
-			ret = add_config(plan, cap, &r, id, err, errlen);
+			ret = add_config(plan, cap, &r, id, err);
 			if (ret < 0)
 				goto out;
 		}
@@ -386,13 +387,13 @@ int ts_exp_matrix_build(const struct ts_exp_spec *spec, const struct ts_exp_matr
 		if (i == 0)
 			break;
 	}
-	ret = check_ids(plan, err, errlen);
+	ret = check_ids(plan, err);
 	if (ret < 0)
 		goto out;
 	plan->runs = calloc(plan->nconfigs * plan->repetitions, sizeof(*plan->runs));
 	perm = calloc(plan->nconfigs, sizeof(*perm));
 	if (!plan->runs || !perm) {
-		ret = plan_err(err, errlen, -ENOMEM, "out of memory");
+		ret = plan_err(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	ts_rng_seed(&rng, spec->seed);

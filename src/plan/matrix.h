@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tasshape/err.h"
+
 #include "plan/expspec.h"
 
 #define TS_EXP_MAX_ONLY 32
@@ -63,7 +65,7 @@ struct ts_exp_matrix {
  * whose seed + repetitions passes 2^64 - 1), or -ENOMEM.
  */
 int ts_exp_matrix_build(const struct ts_exp_spec *spec, const struct ts_exp_matrix_opts *opts,
-			struct ts_exp_matrix *plan, char *err, size_t errlen);
+			struct ts_exp_matrix *plan, struct ts_err *err);
 
 void ts_exp_matrix_free(struct ts_exp_matrix *plan);
 

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tasshape/err.h"
+
 #include "io/sha256.h"
 #include "plan/expspec.h"
 #include "plan/matrix.h"
@@ -20,6 +22,6 @@
  */
 int ts_exp_plan_load(const char *path, const struct ts_exp_matrix_opts *o, bool kernel_files,
 		     struct ts_exp_spec *spec, struct ts_exp_matrix *plan,
-		     char sha[2 * TS_SHA256_LEN + 1], char *err, size_t errlen);
+		     char sha[2 * TS_SHA256_LEN + 1], struct ts_err *err);
 
 #endif

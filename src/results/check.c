@@ -33,22 +33,19 @@ static const char *const ops[] = {"<", "<=", ">", ">=", "==", "!="};
 
 struct lexer {
 	const char *s, *p;
-	char *err;
-	size_t errlen;
+	struct ts_err *err;
 };
 
 static int lex_err(struct lexer *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int lex_err(struct lexer *l, const char *fmt, ...)
 {
+	char what[TS_ERR_MAX];
 	va_list ap;
-	int n = snprintf(l->err, l->errlen, "check '%s': at column %d: ", l->s,
-			 (int)(l->p - l->s) + 1);
 
-	if (n >= 0 && (size_t)n < l->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(l->err + n, l->errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	ts_err_vformat(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	ts_err_set(l->err, "check '%s': at column %d: %s", l->s, (int)(l->p - l->s) + 1, what);
 	return -EINVAL;
 }
 
@@ -206,9 +203,9 @@ out:
 	return 0;
 }
 
-int ts_exp_check_parse(struct ts_exp_check *c, const char *expr, char *err, size_t errlen)
+int ts_exp_check_parse(struct ts_exp_check *c, const char *expr, struct ts_err *err)
 {
-	struct lexer l = {expr, expr, err, errlen};
+	struct lexer l = {expr, expr, err};
 	int ret, i;
 
 	memset(c, 0, sizeof(*c));
@@ -257,7 +254,7 @@ static int point_matches(const struct ts_exp_check_side *sd, const struct ts_exp
 }
 
 int ts_exp_check_resolve(struct ts_exp_check *c, const struct ts_exp_point *pts, size_t n,
-			 char *err, size_t errlen)
+			 struct ts_err *err)
 {
 	int s;
 
@@ -279,14 +276,14 @@ int ts_exp_check_resolve(struct ts_exp_check *c, const struct ts_exp_point *pts,
 				hits++;
 			}
 		if (hits == 0) {
-			snprintf(err, errlen, "check '%s': %s matches no configuration", c->expr,
-				 sd->text);
+			ts_err_set(err, "check '%s': %s matches no configuration", c->expr,
+				   sd->text);
 			return -EINVAL;
 		}
 		if (hits > 1) {
-			snprintf(err, errlen,
-				 "check '%s': %s matches %zu configurations (%s): name more axes",
-				 c->expr, sd->text, hits, ids);
+			ts_err_set(err,
+				   "check '%s': %s matches %zu configurations (%s): name more axes",
+				   c->expr, sd->text, hits, ids);
 			return -EINVAL;
 		}
 	}

@@ -16,6 +16,8 @@
 
 #include <stdio.h>
 
+#include "tasshape/err.h"
+
 #include "results/summary.h"
 
 #define TS_EXP_CHECK_SELS 8
@@ -50,7 +52,7 @@ struct ts_exp_point {
 };
 
 /* Parse @expr; 0, or -EINVAL with @err saying where and what was expected (unknown metric, ...). */
-int ts_exp_check_parse(struct ts_exp_check *c, const char *expr, char *err, size_t errlen);
+int ts_exp_check_parse(struct ts_exp_check *c, const char *expr, struct ts_err *err);
 
 /*
  * ts_exp_check_resolve - find each side's configuration among @pts: the one
@@ -59,7 +61,7 @@ int ts_exp_check_parse(struct ts_exp_check *c, const char *expr, char *err, size
  * ids are listed).
  */
 int ts_exp_check_resolve(struct ts_exp_check *c, const struct ts_exp_point *pts, size_t n,
-			 char *err, size_t errlen);
+			 struct ts_err *err);
 
 /*
  * ts_exp_check_eval - evaluate a resolved check on @s and print one line

@@ -6,24 +6,19 @@
 
 #include "results/checks.h"
 
-int ts_exp_checks_parse(char *const *exprs, size_t n, struct ts_exp_check **out, char *err,
-			size_t errlen)
+int ts_exp_checks_parse(char *const *exprs, size_t n, struct ts_exp_check **out, struct ts_err *err)
 {
 	struct ts_exp_check *c = calloc(n ? n : 1, sizeof(*c));
 	size_t i;
 	int ret;
 
-	/* A parse message is cut at 1024 bytes, as exp run and exp check always cut it. */
-	if (errlen > 1024)
-		errlen = 1024;
-
 	*out = c;
 	if (!c) {
-		snprintf(err, errlen, "out of memory");
+		ts_err_set(err, "out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		ret = ts_exp_check_parse(&c[i], exprs[i], err, errlen);
+		ret = ts_exp_check_parse(&c[i], exprs[i], err);
 		if (ret < 0)
 			return ret;
 	}
@@ -31,17 +26,35 @@ int ts_exp_checks_parse(char *const *exprs, size_t n, struct ts_exp_check **out,
 }
 
 int ts_exp_checks_resolve(struct ts_exp_check *c, size_t n, const struct ts_exp_point *pts,
-			  size_t npts, char *err, size_t errlen)
+			  size_t npts, struct ts_err *err)
 {
 	size_t i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = ts_exp_check_resolve(&c[i], pts, npts, err, errlen);
+		ret = ts_exp_check_resolve(&c[i], pts, npts, err);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
+}
+
+int ts_exp_checks_for_plan(char *const *exprs, size_t n, const struct ts_exp_matrix *plan,
+			   struct ts_exp_check **out, struct ts_err *err)
+{
+	struct ts_exp_point *pts;
+	int ret = ts_exp_checks_parse(exprs, n, out, err);
+
+	if (ret < 0)
+		return ret;
+	pts = ts_exp_matrix_points(plan);
+	if (!pts) {
+		ts_err_set(err, "out of memory");
+		return -ENOMEM;
+	}
+	ret = ts_exp_checks_resolve(*out, n, pts, plan->nconfigs, err);
+	free(pts);
+	return ret;
 }
 
 unsigned ts_exp_checks_eval(const struct ts_exp_check *c, size_t n, const struct ts_exp_summary *s,
@@ -57,30 +70,27 @@ unsigned ts_exp_checks_eval(const struct ts_exp_check *c, size_t n, const struct
 	return failed;
 }
 
-long ts_exp_checks_dir(const char *dir, char *const *exprs, size_t n, FILE *out, char *err,
-		       size_t errlen)
+long ts_exp_checks_dir(const char *dir, char *const *exprs, size_t n, FILE *out, struct ts_err *err)
 {
 	struct ts_exp_check *checks = NULL;
 	struct ts_exp_point *pts = NULL;
 	struct ts_exp_summary s;
 	long ret;
-	/* An unreadable @dir: the message cut where exp check always cut it. */
-	size_t shortlen = errlen < 1024 ? errlen : 1024;
 
 	ts_exp_summary_init(&s, NULL);
-	ret = ts_exp_checks_parse(exprs, n, &checks, err, errlen);
+	ret = ts_exp_checks_parse(exprs, n, &checks, err);
 	if (ret < 0)
 		goto out;
-	ret = ts_exp_summary_from_dir(&s, dir, err, shortlen);
+	ret = ts_exp_summary_from_dir(&s, dir, err);
 	if (ret < 0)
 		goto out;
 	pts = ts_exp_summary_points(&s);
 	if (!pts) {
-		snprintf(err, errlen, "out of memory");
+		ts_err_set(err, "out of memory");
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = ts_exp_checks_resolve(checks, n, pts, s.nconfigs, err, errlen);
+	ret = ts_exp_checks_resolve(checks, n, pts, s.nconfigs, err);
 	if (ret < 0)
 		goto out;
 	ret = ts_exp_checks_eval(checks, n, &s, out);

@@ -11,26 +11,34 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "tasshape/err.h"
+
 #include "results/check.h"
 #include "results/summary.h"
-
-/* Room for any message of the functions below. */
-#define TS_EXP_CHECKS_ERR 2048
 
 /*
  * ts_exp_checks_parse - parse every check of @exprs into *@out (an array
  * of @n, freed by the caller even on error). 0, or -ENOMEM / -EINVAL with
  * @err saying why (the first malformed check).
  */
-int ts_exp_checks_parse(char *const *exprs, size_t n, struct ts_exp_check **out, char *err,
-			size_t errlen);
+int ts_exp_checks_parse(char *const *exprs, size_t n, struct ts_exp_check **out,
+			struct ts_err *err);
 
 /*
  * ts_exp_checks_resolve - resolve the checks against @pts (the plan's or a
  * summary's configurations). 0, or -EINVAL with @err (the first that fails).
  */
 int ts_exp_checks_resolve(struct ts_exp_check *c, size_t n, const struct ts_exp_point *pts,
-			  size_t npts, char *err, size_t errlen);
+			  size_t npts, struct ts_err *err);
+
+/*
+ * ts_exp_checks_for_plan - ts_exp_checks_parse, then ts_exp_checks_resolve
+ * against @plan's configurations: the checks of exp run, all found wrong
+ * before any run. *@out as ts_exp_checks_parse's. 0, -ENOMEM or -EINVAL
+ * with @err.
+ */
+int ts_exp_checks_for_plan(char *const *exprs, size_t n, const struct ts_exp_matrix *plan,
+			   struct ts_exp_check **out, struct ts_err *err);
 
 /*
  * ts_exp_checks_eval - evaluate every check on @s, one line each to @out,
@@ -45,7 +53,7 @@ unsigned ts_exp_checks_eval(const struct ts_exp_check *c, size_t n, const struct
  * @out. The number that failed, or a negative errno with @err when a check
  * is malformed, names no single configuration, or @dir cannot be read.
  */
-long ts_exp_checks_dir(const char *dir, char *const *exprs, size_t n, FILE *out, char *err,
-		       size_t errlen);
+long ts_exp_checks_dir(const char *dir, char *const *exprs, size_t n, FILE *out,
+		       struct ts_err *err);
 
 #endif

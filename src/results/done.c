@@ -235,22 +235,21 @@ static int open_rundir(const char *rundir, char *why, size_t whylen)
 	return ret;
 }
 
-int ts_done_write(const char *rundir, const char *id, unsigned rep, char *err, size_t errlen)
+int ts_done_write(const char *rundir, const char *id, unsigned rep, struct ts_err *err)
 {
 	struct file_list l = {NULL, 0, 0};
 	struct json_object *doc = json_object_new_object(), *files = json_object_new_array();
 	char path[PATH_MAX];
 	const char *text;
-	struct ts_err e;
 	bool nomem = false;
 	size_t i;
 	int ret;
 
-	ret = open_rundir(rundir, err, errlen);
+	ret = open_rundir(rundir, err->msg, sizeof(err->msg));
 	if (ret == -ENOENT)
-		snprintf(err, errlen, "%s: %s", rundir, strerror(ENOENT));
+		ts_err_set(err, "%s: %s", rundir, strerror(ENOENT));
 	if (ret >= 0)
-		ret = list_files(ret, rundir, &l, err, errlen);
+		ret = list_files(ret, rundir, &l, err->msg, sizeof(err->msg));
 	if (ret)
 		goto out;
 	ts_json_put(doc, "version", json_object_new_int(1), &nomem);
@@ -261,7 +260,7 @@ int ts_done_write(const char *rundir, const char *id, unsigned rep, char *err, s
 		long long bytes = 0;
 		char hex[65];
 
-		ret = file_facts(rundir, l.path[i], hex, &bytes, err, errlen);
+		ret = file_facts(rundir, l.path[i], hex, &bytes, err->msg, sizeof(err->msg));
 		if (ret) {
 			json_object_put(f);
 			goto out;
@@ -281,9 +280,7 @@ int ts_done_write(const char *rundir, const char *id, unsigned rep, char *err, s
 	if (!text)
 		goto out;
 	/* The record appears whole or not at all: a kill here leaves a run that is not done. */
-	ret = ts_out_write_whole(path, text, strlen(text), &e);
-	if (ret)
-		snprintf(err, errlen, "%s", e.msg);
+	ret = ts_out_write_whole(path, text, strlen(text), err);
 out:
 	json_object_put(files);
 	json_object_put(doc);
@@ -377,11 +374,14 @@ static int check_record(const char *rundir, const char *path, const struct file_
 			size_t whylen)
 {
 	struct json_object *doc = NULL, *files;
+	struct ts_err e;
 	bool *seen = NULL;
 	size_t n, i;
 	int ret;
 
-	ret = ts_rj_load(path, &doc, why, whylen);
+	ret = ts_rj_load(path, &doc, &e);
+	if (ret)
+		snprintf(why, whylen, "%s", e.msg);
 	if (ret)
 		/* A record that does not parse is broken: the run is redone. */
 		return ret == -ENOMEM ? ret : TS_DONE_BROKEN;

@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+#include "tasshape/err.h"
+
 #define TS_DONE_FILE "done"
 
 /*
@@ -34,7 +36,7 @@
  * record. Returns 0 or a negative errno with @err naming the file (also
  * when @rundir holds a link, FIFO or device, or exceeds the limits).
  */
-int ts_done_write(const char *rundir, const char *id, unsigned rep, char *err, size_t errlen);
+int ts_done_write(const char *rundir, const char *id, unsigned rep, struct ts_err *err);
 
 enum ts_done_state {
 	TS_DONE_NONE = 0,   /* no record: not done (never finished, or killed) */

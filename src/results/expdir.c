@@ -35,17 +35,18 @@ static int parse_uint(const char *s, const char **end, unsigned *v)
 	return 0;
 }
 
-int ts_exp_shard_parse(const char *s, struct ts_exp_shard *sh, char *err, size_t errlen)
+int ts_exp_shard_parse(const char *s, struct ts_exp_shard *sh, struct ts_err *err)
 {
 	const char *p;
 	unsigned i, n;
 
 	if (parse_uint(s, &p, &i) || *p != '/' || parse_uint(p + 1, &p, &n) || *p || i < 1 ||
 	    n < 1 || i > n || n > 100000) {
-		snprintf(err, errlen,
-			 "--shard: expected i/N with 1 <= i <= N <= 100000 (\"2/4\": the second of "
-			 "four slices), got '%s'",
-			 s);
+		ts_err_set(
+			err,
+			"--shard: expected i/N with 1 <= i <= N <= 100000 (\"2/4\": the second of "
+			"four slices), got '%s'",
+			s);
 		return -EINVAL;
 	}
 	sh->i = i;
@@ -104,21 +105,18 @@ static struct json_object *build_doc(const struct ts_expdir *p, bool *nomem)
 }
 
 /* @doc into @path, whole or not at all (a temporary name renamed over it). 0 or -errno. */
-static int write_whole(const char *path, struct json_object *doc, char *err, size_t errlen)
+static int write_whole(const char *path, struct json_object *doc, struct ts_err *err)
 {
 	const char *text = json_object_to_json_string_ext(doc, TS_JSON_PRETTY);
-	struct ts_err e;
 	int ret;
 
 	if (!text)
 		return -ENOMEM;
-	ret = ts_out_write_whole(path, text, strlen(text), &e);
-	if (ret)
-		snprintf(err, errlen, "%s", e.msg);
+	ret = ts_out_write_whole(path, text, strlen(text), err);
 	return ret;
 }
 
-int ts_expdir_write(const char *dir, const struct ts_expdir *p, char *err, size_t errlen)
+int ts_expdir_write(const char *dir, const struct ts_expdir *p, struct ts_err *err)
 {
 	struct json_object *doc = NULL;
 	char path[PATH_MAX], shard[32];
@@ -137,36 +135,37 @@ int ts_expdir_write(const char *dir, const struct ts_expdir *p, char *err, size_
 		ts_json_put(doc, "shard", json_object_new_string(shard), &nomem);
 	if (snprintf(path, sizeof(path), "%s/%s", dir, TS_EXPDIR_FILE) >= (int)sizeof(path)) {
 		ret = -ENAMETOOLONG;
-		snprintf(err, errlen, "%s: path too long", dir);
+		ts_err_set(err, "%s: path too long", dir);
 	} else if (nomem) {
 		ret = -ENOMEM;
 	} else {
-		ret = write_whole(path, doc, err, errlen);
+		ret = write_whole(path, doc, err);
 	}
 	json_object_put(doc);
 	return ret;
 }
 
-int ts_expdir_read(const char *dir, struct ts_expdir *p, char *err, size_t errlen)
+int ts_expdir_read(const char *dir, struct ts_expdir *p, struct ts_err *err)
 {
 	struct json_object *doc = NULL, *runs;
-	char path[PATH_MAX], why[256];
+	char path[PATH_MAX];
+	struct ts_err why;
 	const char *shard;
 	size_t n, i;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
 	snprintf(path, sizeof(path), "%s/%s", dir, TS_EXPDIR_FILE);
-	ret = ts_rj_load(path, &doc, err, errlen);
+	ret = ts_rj_load(path, &doc, err);
 	if (ret == -ENOENT)
-		snprintf(err, errlen, "%s: no %s (not a directory written by tasshape exp run)",
-			 dir, TS_EXPDIR_FILE);
+		ts_err_set(err, "%s: no %s (not a directory written by tasshape exp run)", dir,
+			   TS_EXPDIR_FILE);
 	if (ret)
 		return ret;
 	ret = -EINVAL;
 	shard = ts_rj_str(doc, "shard", "1/1");
-	if (ts_exp_shard_parse(shard, &p->shard, why, sizeof(why))) {
-		snprintf(err, errlen, "%s: \"shard\": expected i/N, got '%s'", path, shard);
+	if (ts_exp_shard_parse(shard, &p->shard, &why)) {
+		ts_err_set(err, "%s: \"shard\": expected i/N, got '%s'", path, shard);
 		goto out;
 	}
 	/* A spec read without its hash has "spec_sha256": null: it compares as unknown (""). */
@@ -174,7 +173,7 @@ int ts_expdir_read(const char *dir, struct ts_expdir *p, char *err, size_t errle
 	p->spec = strdup(ts_rj_str(doc, "spec", ""));
 	runs = ts_rj_arr(doc, "runs", &n);
 	if (!runs || !p->spec_sha256 || !p->spec) {
-		snprintf(err, errlen, "%s: expected \"runs\", a list of {id, rep, index}", path);
+		ts_err_set(err, "%s: expected \"runs\", a list of {id, rep, index}", path);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -184,10 +183,11 @@ int ts_expdir_read(const char *dir, struct ts_expdir *p, char *err, size_t errle
 
 		if (!id || !*id || strchr(id, '/') || strstr(id, "..") || rep < 1 || index < 1 ||
 		    (i > 0 && index <= p->runs[i - 1].index)) {
-			snprintf(err, errlen,
-				 "%s: runs[%zu]: expected {\"id\": a directory name, \"rep\" >= 1, "
-				 "\"index\" after the previous run's}",
-				 path, i);
+			ts_err_set(
+				err,
+				"%s: runs[%zu]: expected {\"id\": a directory name, \"rep\" >= 1, "
+				"\"index\" after the previous run's}",
+				path, i);
 			goto out;
 		}
 		if (ts_expdir_add(p, id, (unsigned)rep, (unsigned)index)) {
@@ -218,7 +218,7 @@ bool ts_expdir_same_runs(const struct ts_expdir *a, const struct ts_expdir *b)
 	return true;
 }
 
-int ts_expdir_check_fresh(const char *dir, char *err, size_t errlen)
+int ts_expdir_check_fresh(const char *dir, struct ts_err *err)
 {
 	struct dirent *e;
 	DIR *d = opendir(dir);
@@ -233,10 +233,10 @@ int ts_expdir_check_fresh(const char *dir, char *err, size_t errlen)
 		}
 	closedir(d);
 	if (ret)
-		snprintf(err, errlen,
-			 "%s is not empty: it may hold results of an earlier run; to finish that "
-			 "experiment use 'tasshape exp resume %s', or choose a new --out DIR",
-			 dir, dir);
+		ts_err_set(err,
+			   "%s is not empty: it may hold results of an earlier run; to finish that "
+			   "experiment use 'tasshape exp resume %s', or choose a new --out DIR",
+			   dir, dir);
 	return ret;
 }
 
@@ -252,10 +252,9 @@ int ts_expdir_mkdirs(const char *path)
 	return fd < 0 ? fd : 0;
 }
 
-int ts_expdir_copy_spec(const char *dir, const char *spec_path, char *err, size_t errlen)
+int ts_expdir_copy_spec(const char *dir, const char *spec_path, struct ts_err *err)
 {
 	struct stat a, b;
-	struct ts_err e;
 	char to[PATH_MAX];
 	FILE *in = NULL, *out = NULL;
 	char buf[8192];
@@ -263,7 +262,7 @@ int ts_expdir_copy_spec(const char *dir, const char *spec_path, char *err, size_
 	int ret = ts_expdir_mkdirs(dir);
 
 	if (ret) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
+		ts_err_set(err, "%s: %s", dir, strerror(-ret));
 		return ret;
 	}
 	snprintf(to, sizeof(to), "%s/%s", dir, TS_EXPDIR_SPEC);
@@ -274,13 +273,12 @@ int ts_expdir_copy_spec(const char *dir, const char *spec_path, char *err, size_
 	in = fopen(spec_path, "rb");
 	if (!in) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", spec_path, strerror(errno));
+		ts_err_set(err, "%s: %s", spec_path, strerror(errno));
 		return ret;
 	}
-	out = ts_out_fopen(to, &e);
+	out = ts_out_fopen(to, err);
 	if (!out) {
 		ret = -errno;
-		snprintf(err, errlen, "%s", e.msg);
 		fclose(in);
 		return ret;
 	}
@@ -293,7 +291,7 @@ int ts_expdir_copy_spec(const char *dir, const char *spec_path, char *err, size_
 	if (fclose(out) != 0 && !ret)
 		ret = -EIO;
 	if (ret) {
-		snprintf(err, errlen, "%s: cannot copy the spec", to);
+		ts_err_set(err, "%s: cannot copy the spec", to);
 		return ret;
 	}
 	return 0;

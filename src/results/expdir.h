@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tasshape/err.h"
+
 struct json_object;
 
 #define TS_EXPDIR_FILE "experiment.json"
@@ -35,7 +37,7 @@ struct ts_exp_shard {
  * ts_exp_shard_parse - "i/N" into @sh: decimal, 1 <= i <= N <= 100000, nothing
  * else. Returns 0, or -EINVAL with @err saying what was expected.
  */
-int ts_exp_shard_parse(const char *s, struct ts_exp_shard *sh, char *err, size_t errlen);
+int ts_exp_shard_parse(const char *s, struct ts_exp_shard *sh, struct ts_err *err);
 
 struct ts_expdir_run {
 	char *id;
@@ -60,14 +62,14 @@ void ts_expdir_free(struct ts_expdir *p);
  * with its "shard" set from @p, or, for a plan built with ts_expdir_add,
  * one of its fields alone. 0 or a negative errno with @err.
  */
-int ts_expdir_write(const char *dir, const struct ts_expdir *p, char *err, size_t errlen);
+int ts_expdir_write(const char *dir, const struct ts_expdir *p, struct ts_err *err);
 
 /*
  * ts_expdir_read - @dir/experiment.json into @p (zeroed first; free with
  * ts_expdir_free). Returns 0, -ENOENT when there is none (with @err), or
  * -EINVAL with @err naming the file and what is wrong.
  */
-int ts_expdir_read(const char *dir, struct ts_expdir *p, char *err, size_t errlen);
+int ts_expdir_read(const char *dir, struct ts_expdir *p, struct ts_err *err);
 
 /* ts_expdir_same_runs - do @a and @b list the same runs in the same order? */
 bool ts_expdir_same_runs(const struct ts_expdir *a, const struct ts_expdir *b);
@@ -77,14 +79,14 @@ bool ts_expdir_same_runs(const struct ts_expdir *a, const struct ts_expdir *b);
  * does not exist or is empty; -EEXIST when it holds anything, with @err
  * saying that results are there and naming exp resume.
  */
-int ts_expdir_check_fresh(const char *dir, char *err, size_t errlen);
+int ts_expdir_check_fresh(const char *dir, struct ts_err *err);
 
 /*
  * ts_expdir_copy_spec - copy @spec_path to @dir/spec.ini (created with its
  * parents), unless it is that file already. Returns 0 or a negative errno
  * with @err.
  */
-int ts_expdir_copy_spec(const char *dir, const char *spec_path, char *err, size_t errlen);
+int ts_expdir_copy_spec(const char *dir, const char *spec_path, struct ts_err *err);
 
 enum ts_resume_action {
 	TS_RESUME_KEEP = 1, /* done and intact: not run again */

@@ -34,8 +34,7 @@ struct build {
 	double t0;	/* result t0: the start of the run */
 	double data_t0; /* Flent's T0: the earliest sample */
 	size_t nsteps;
-	char *err;
-	size_t errlen;
+	struct ts_err *err;
 };
 
 static void iso_time(double unix_s, char *buf, size_t len)
@@ -221,18 +220,17 @@ static int take_records(struct build *b, const char *key, enum ts_flent_kind kin
 				continue;
 			k = series_for(b, rec, kind);
 			if (k == -2) {
-				snprintf(b->err, b->errlen, "%s[%zu]: '%s' appears twice", key, i,
-					 name);
+				ts_err_set(b->err, "%s[%zu]: '%s' appears twice", key, i, name);
 				return -EINVAL;
 			}
 			if (k < 0) {
 				list_names(b, kind, names, sizeof(names));
-				snprintf(b->err, b->errlen,
-					 "%s[%zu]: '%s' is not a %s of Flent's test %s, and none "
-					 "of its "
-					 "(%s) is left for it",
-					 key, i, name, kind == TS_FLENT_FLOW ? "flow" : "probe",
-					 ts_rj_str(b->result, "test", ""), names);
+				ts_err_set(b->err,
+					   "%s[%zu]: '%s' is not a %s of Flent's test %s, and none "
+					   "of its "
+					   "(%s) is left for it",
+					   key, i, name, kind == TS_FLENT_FLOW ? "flow" : "probe",
+					   ts_rj_str(b->result, "test", ""), names);
 				return -EINVAL;
 			}
 			b->s[k].src = rec;
@@ -251,10 +249,10 @@ static int take_flow(struct build *b, size_t k, struct json_object *f)
 	b->s[k].mean = ts_rj_num(f, "throughput_mbps", NAN);
 	ret = read_samples(&b->s[k], ts_rj_obj(f, "series"), "t", "mbps", b->t0);
 	if (ret)
-		snprintf(b->err, b->errlen,
-			 "flow '%s': series.t and series.mbps must be numbers of equal length, t "
-			 "ascending",
-			 ts_rj_str(f, "name", ""));
+		ts_err_set(b->err,
+			   "flow '%s': series.t and series.mbps must be numbers of equal length, t "
+			   "ascending",
+			   ts_rj_str(f, "name", ""));
 	return ret;
 }
 
@@ -266,8 +264,8 @@ static int take_ping(struct build *b, size_t k, struct json_object *l)
 
 	ret = read_samples(&b->s[k], ts_rj_obj(l, "samples"), "t", "rtt_ms", b->t0);
 	if (ret) {
-		snprintf(
-			b->err, b->errlen,
+		ts_err_set(
+			b->err,
 			"probe '%s': samples.t and samples.rtt_ms must be numbers of equal length, "
 			"t ascending",
 			ts_rj_str(l, "name", ""));
@@ -303,7 +301,7 @@ static int make_grid(struct build *b)
 		tmax = fmax(tmax, b->s[i].t[b->s[i].n - 1]);
 	}
 	if (isinf(tmin)) {
-		snprintf(b->err, b->errlen, "no samples in any flow or latency series");
+		ts_err_set(b->err, "no samples in any flow or latency series");
 		return -EINVAL;
 	}
 	b->data_t0 = tmin;
@@ -661,7 +659,7 @@ static struct json_object *assemble(struct build *b, const struct ts_flent_ctx *
 }
 
 int ts_flent_build(const struct json_object *result, const struct ts_flent_ctx *ctx,
-		   struct json_object **out, char *err, size_t errlen)
+		   struct json_object **out, struct ts_err *err)
 {
 	struct build *b;
 	const char *test = ts_rj_str(result, "test", NULL);
@@ -673,11 +671,11 @@ int ts_flent_build(const struct json_object *result, const struct ts_flent_ctx *
 
 	*out = NULL;
 	if (!test) {
-		snprintf(err, errlen, "no \"test\" (expected the Flent test name of the run)");
+		ts_err_set(err, "no \"test\" (expected the Flent test name of the run)");
 		return -EINVAL;
 	}
 	if (!ts_flent_is_test(test)) {
-		snprintf(err, errlen, "test '%s' has no Flent counterpart", test);
+		ts_err_set(err, "test '%s' has no Flent counterpart", test);
 		return -ENOENT;
 	}
 	b = calloc(1, sizeof(*b));
@@ -685,11 +683,10 @@ int ts_flent_build(const struct json_object *result, const struct ts_flent_ctx *
 		return -ENOMEM;
 	b->result = result;
 	b->err = err;
-	b->errlen = errlen;
 	b->t0 = ts_rj_num(result, "t0", NAN);
 	ret = -EINVAL;
 	if (isnan(b->t0)) {
-		snprintf(err, errlen, "no \"t0\" (expected the Unix time the run started)");
+		ts_err_set(err, "no \"t0\" (expected the Unix time the run started)");
 		goto out;
 	}
 	host_names(result, hosts);
@@ -700,8 +697,8 @@ int ts_flent_build(const struct json_object *result, const struct ts_flent_ctx *
 	down = count_dir(result, "down");
 	ret = ts_flent_test_def(test, up, down, hp, nhosts, &b->def);
 	if (ret) {
-		snprintf(err, errlen, "test %s: %u upload and %u download flows do not fit it",
-			 test, up, down);
+		ts_err_set(err, "test %s: %u upload and %u download flows do not fit it", test, up,
+			   down);
 		goto out;
 	}
 	ret = take_flows(b);

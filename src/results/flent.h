@@ -30,6 +30,8 @@
 
 #include <stddef.h>
 
+#include "tasshape/err.h"
+
 struct json_object;
 
 #define TS_FLENT_STEP	     0.2 /* seconds: Flent's default STEP_SIZE */
@@ -110,13 +112,13 @@ struct ts_flent_ctx {
  * not one of the test's series, series of unequal lengths).
  */
 int ts_flent_build(const struct json_object *result, const struct ts_flent_ctx *ctx,
-		   struct json_object **out, char *err, size_t errlen);
+		   struct json_object **out, struct ts_err *err);
 
 /*
  * ts_flent_write - write @doc gzip'd to @path (replaced atomically via a
  * temporary file). Returns 0 or a negative errno with @err set.
  */
-int ts_flent_write(const char *path, const struct json_object *doc, char *err, size_t errlen);
+int ts_flent_write(const char *path, const struct json_object *doc, struct ts_err *err);
 
 /*
  * ts_flent_export_run - read @rundir/result.json (and manifest.json when
@@ -124,7 +126,7 @@ int ts_flent_write(const char *path, const struct json_object *doc, char *err, s
  * test has no Flent counterpart or the run failed (nothing written), or a
  * negative errno with @err naming the file and what is wrong.
  */
-int ts_flent_export_run(const char *rundir, const char *tool_version, char *err, size_t errlen);
+int ts_flent_export_run(const char *rundir, const char *tool_version, struct ts_err *err);
 
 /* Runs of ts_flent_export_tree: written, nothing to write (1 above), failed. */
 struct ts_flent_count {

@@ -14,10 +14,9 @@
 #include "io/json.h"
 #include "io/outfile.h"
 
-int ts_flent_write(const char *path, const struct json_object *doc, char *err, size_t errlen)
+int ts_flent_write(const char *path, const struct json_object *doc, struct ts_err *err)
 {
 	const char *text;
-	struct ts_err e;
 	struct ts_out o;
 	size_t len;
 	gzFile gz;
@@ -27,16 +26,14 @@ int ts_flent_write(const char *path, const struct json_object *doc, char *err, s
 	if (!text)
 		return -ENOMEM;
 	len = strlen(text);
-	ret = ts_out_begin(&o, path, &e);
-	if (ret < 0) {
-		snprintf(err, errlen, "%s", e.msg);
+	ret = ts_out_begin(&o, path, err);
+	if (ret < 0)
 		return ret;
-	}
 	gz = gzdopen(o.fd, "wb");
 	if (!gz) {
 		close(o.fd);
 		ts_out_cancel(&o);
-		snprintf(err, errlen, "%s: out of memory for gzip", path);
+		ts_err_set(err, "%s: out of memory for gzip", path);
 		return -ENOMEM;
 	}
 	while (len > 0) {
@@ -46,8 +43,7 @@ int ts_flent_write(const char *path, const struct json_object *doc, char *err, s
 		if (w <= 0) {
 			int zerr;
 
-			snprintf(err, errlen, "%s: gzip write failed (%s)", path,
-				 gzerror(gz, &zerr));
+			ts_err_set(err, "%s: gzip write failed (%s)", path, gzerror(gz, &zerr));
 			ret = -EIO;
 			break;
 		}
@@ -56,29 +52,28 @@ int ts_flent_write(const char *path, const struct json_object *doc, char *err, s
 	}
 	/* gzclose closes the descriptor too. */
 	if (gzclose(gz) != Z_OK && !ret) {
-		snprintf(err, errlen, "%s: gzip close failed", path);
+		ts_err_set(err, "%s: gzip close failed", path);
 		ret = -EIO;
 	}
 	if (ret) {
 		ts_out_cancel(&o);
 		return ret;
 	}
-	ret = ts_out_commit(&o, &e);
-	if (ret)
-		snprintf(err, errlen, "%s", e.msg);
+	ret = ts_out_commit(&o, err);
 	return ret;
 }
 
-int ts_flent_export_run(const char *rundir, const char *tool_version, char *err, size_t errlen)
+int ts_flent_export_run(const char *rundir, const char *tool_version, struct ts_err *err)
 {
 	struct json_object *result = NULL, *manifest = NULL, *doc = NULL, *ok;
-	char path[PATH_MAX], host[256] = "", why[512];
+	char path[PATH_MAX], host[256] = "";
+	struct ts_err why;
 	struct ts_flent_ctx ctx;
 	const char *test;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/result.json", rundir);
-	ret = ts_rj_load(path, &result, err, errlen);
+	ret = ts_rj_load(path, &result, err);
 	if (ret)
 		return ret;
 	test = ts_rj_str(result, "test", "");
@@ -89,23 +84,21 @@ int ts_flent_export_run(const char *rundir, const char *tool_version, char *err,
 	if (json_object_object_get_ex(result, "ok", &ok) && !json_object_get_boolean(ok))
 		goto out;
 	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
-	if (ts_rj_load(path, &manifest, why, sizeof(why)) == -EINVAL) {
-		snprintf(err, errlen, "%s", why);
+	if (ts_rj_load(path, &manifest, err) == -EINVAL) {
 		ret = -EINVAL;
 		goto out;
 	}
-	why[0] = '\0';
 	gethostname(host, sizeof(host) - 1);
 	ctx.local_host = host;
 	ctx.tool_version = tool_version;
 	ctx.manifest = manifest;
-	ret = ts_flent_build(result, &ctx, &doc, why, sizeof(why));
+	ret = ts_flent_build(result, &ctx, &doc, &why);
 	if (ret) {
-		snprintf(err, errlen, "%s/result.json: %s (%s)", rundir, why, strerror(-ret));
+		ts_err_set(err, "%s/result.json: %s (%s)", rundir, why.msg, strerror(-ret));
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/%s%s", rundir, test, TS_FLENT_FILE_SUFFIX);
-	ret = ts_flent_write(path, doc, err, errlen);
+	ret = ts_flent_write(path, doc, err);
 out:
 	json_object_put(doc);
 	json_object_put(manifest);

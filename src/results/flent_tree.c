@@ -62,10 +62,10 @@ struct tree_ctx {
 static int export_one(const char *rundir, void *arg)
 {
 	struct tree_ctx *t = arg;
-	char err[1024];
+	struct ts_err err;
 	/* A done run stays done: its record is written again to list the new file. */
-	int was_done = ts_done_check(rundir, err, sizeof(err)) == TS_DONE_OK;
-	int ret = ts_flent_export_run(rundir, t->version, err, sizeof(err));
+	int was_done = ts_done_check(rundir, err.msg, sizeof(err.msg)) == TS_DONE_OK;
+	int ret = ts_flent_export_run(rundir, t->version, &err);
 
 	if (ret == 0 && was_done) {
 		const char *rep = strrchr(rundir, '/');
@@ -75,13 +75,13 @@ static int export_one(const char *rundir, void *arg)
 		snprintf(id, sizeof(id), "%.*s", rep ? (int)(rep - rundir) : 0, rundir);
 		if (rep)
 			sscanf(rep, "/" TS_RUNDIR_PREFIX "%u", &k);
-		if (ts_done_write(rundir, strrchr(id, '/') ? strrchr(id, '/') + 1 : id, k, err,
-				  sizeof(err)) < 0)
+		if (ts_done_write(rundir, strrchr(id, '/') ? strrchr(id, '/') + 1 : id, k, &err) <
+		    0)
 			ret = -EIO;
 	}
 
 	if (ret < 0) {
-		t->say(t->ctx, err);
+		t->say(t->ctx, err.msg);
 		t->c->failed++;
 	} else if (ret == 1) {
 		t->c->skipped++;

@@ -150,8 +150,8 @@ static int union_skipped(struct ts_expdir *plans, size_t ndirs)
 	return 0;
 }
 
-static int check_dirs(const char *const *dirs, size_t ndirs, struct ts_expdir *plans, char *err,
-		      size_t errlen)
+static int check_dirs(const char *const *dirs, size_t ndirs, struct ts_expdir *plans,
+		      struct ts_err *err)
 {
 	size_t k;
 	int ret;
@@ -159,35 +159,37 @@ static int check_dirs(const char *const *dirs, size_t ndirs, struct ts_expdir *p
 	for (k = 0; k < ndirs; k++) {
 		size_t nskipped;
 
-		ret = ts_expdir_read(dirs[k], &plans[k], err, errlen);
+		ret = ts_expdir_read(dirs[k], &plans[k], err);
 		if (ret)
 			return ret;
 		/* Each skipped control is compared with every run and every other directory's. */
 		ts_rj_arr(plans[k].doc, "skipped", &nskipped);
 		if (nskipped > TS_EXP_SUM_MAX_SKIPPED || plans[k].n > TS_EXP_MAX_RUNS) {
-			snprintf(err, errlen,
-				 "%s/%s: %zu runs and %zu skipped congestion controls: at most %d "
-				 "runs (the largest matrix exp run plans) and %d skipped controls "
-				 "(the "
-				 "values of a spec's cca axis)",
-				 dirs[k], TS_EXPDIR_FILE, plans[k].n, nskipped, TS_EXP_MAX_RUNS,
-				 TS_EXP_SUM_MAX_SKIPPED);
+			ts_err_set(
+				err,
+				"%s/%s: %zu runs and %zu skipped congestion controls: at most %d "
+				"runs (the largest matrix exp run plans) and %d skipped controls "
+				"(the "
+				"values of a spec's cca axis)",
+				dirs[k], TS_EXPDIR_FILE, plans[k].n, nskipped, TS_EXP_MAX_RUNS,
+				TS_EXP_SUM_MAX_SKIPPED);
 			return -E2BIG;
 		}
 		if (k == 0)
 			continue;
 		if (strcmp(plans[k].spec_sha256, plans[0].spec_sha256)) {
-			snprintf(err, errlen,
-				 "%s and %s ran different specs (SHA-256 %.12s... and %.12s...): "
-				 "only shards of one spec merge",
-				 dirs[0], dirs[k], plans[0].spec_sha256, plans[k].spec_sha256);
+			ts_err_set(err,
+				   "%s and %s ran different specs (SHA-256 %.12s... and %.12s...): "
+				   "only shards of one spec merge",
+				   dirs[0], dirs[k], plans[0].spec_sha256, plans[k].spec_sha256);
 			return -EINVAL;
 		}
 		if (!ts_expdir_same_runs(&plans[0], &plans[k])) {
-			snprintf(err, errlen,
-				 "%s and %s planned different runs from the same spec (other "
-				 "--only, --repetitions or seed): only shards of one matrix merge",
-				 dirs[0], dirs[k]);
+			ts_err_set(
+				err,
+				"%s and %s planned different runs from the same spec (other "
+				"--only, --repetitions or seed): only shards of one matrix merge",
+				dirs[0], dirs[k]);
 			return -EINVAL;
 		}
 	}
@@ -200,7 +202,7 @@ static int check_dirs(const char *const *dirs, size_t ndirs, struct ts_expdir *p
  * and the runs done in none. 0, or -EINVAL when any overlap or is missing.
  */
 static int find_sources(const struct ts_expdir *plans, const char *const *dirs, size_t ndirs,
-			int *src, FILE *msg, char *err, size_t errlen)
+			int *src, FILE *msg, struct ts_err *err)
 {
 	unsigned overlap = 0, missing = 0;
 	size_t i;
@@ -229,19 +231,19 @@ static int find_sources(const struct ts_expdir *plans, const char *const *dirs, 
 	}
 	if (!overlap && !missing)
 		return 0;
-	snprintf(err, errlen,
-		 "refusing to merge: %u run(s) overlap and %u are missing (listed above); "
-		 "nothing was written",
-		 overlap, missing);
+	ts_err_set(err,
+		   "refusing to merge: %u run(s) overlap and %u are missing (listed above); "
+		   "nothing was written",
+		   overlap, missing);
 	return -EINVAL;
 }
 
 /* "@a/@b" into @buf; -ENAMETOOLONG (with @err) when it does not fit. */
-static int join(char *buf, size_t len, const char *a, const char *b, char *err, size_t errlen)
+static int join(char *buf, size_t len, const char *a, const char *b, struct ts_err *err)
 {
 	if ((size_t)snprintf(buf, len, "%s/%s", a, b) < len)
 		return 0;
-	snprintf(err, errlen, "%s/%s: path too long", a, b);
+	ts_err_set(err, "%s/%s: path too long", a, b);
 	return -ENAMETOOLONG;
 }
 
@@ -250,7 +252,7 @@ static int join(char *buf, size_t len, const char *a, const char *b, char *err, 
  * refuses (a missing field, -Infinity) is named in @from's file, the one
  * whose author can mend it. 0 when it parses or there is none.
  */
-static int check_result(const char *to, const char *from, char *err, size_t errlen)
+static int check_result(const char *to, const char *from, struct ts_err *err)
 {
 	struct ts_exp_result res;
 	char path[PATH_MAX], name[PATH_MAX];
@@ -259,19 +261,19 @@ static int check_result(const char *to, const char *from, char *err, size_t errl
 	size_t len;
 	int ret;
 
-	ret = join(path, sizeof(path), to, "result.json", err, errlen);
+	ret = join(path, sizeof(path), to, "result.json", err);
 	if (!ret)
-		ret = join(name, sizeof(name), from, "result.json", err, errlen);
+		ret = join(name, sizeof(name), from, "result.json", err);
 	if (ret)
 		return ret;
 	ret = ts_in_read(path, TS_IN_JSON_MAX, &text, &len, &e);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret) {
-		snprintf(err, errlen, "%s: %s", name, strerror(-ret));
+		ts_err_set(err, "%s: %s", name, strerror(-ret));
 		return ret;
 	}
-	ret = ts_exp_result_parse(&res, name, text, err, errlen);
+	ret = ts_exp_result_parse(&res, name, text, err);
 	if (!ret)
 		ts_exp_result_free(&res);
 	free(text);
@@ -283,53 +285,54 @@ static int check_result(const char *to, const char *from, char *err, size_t errl
  * invoker's files, not links to the author's), checked against its done
  * record and its result.json read. 0 or -errno with @err.
  */
-static int copy_run(const char *stage, const char *dir, const struct ts_expdir_run *r, char *err,
-		    size_t errlen)
+static int copy_run(const char *stage, const char *dir, const struct ts_expdir_run *r,
+		    struct ts_err *err)
 {
 	char from[PATH_MAX], to[PATH_MAX], parent[PATH_MAX], why[512];
+	struct ts_err cerr;
 	int ret;
 
 	if (ts_rundir_path(from, sizeof(from), dir, r->id, r->rep) ||
 	    ts_rundir_path(to, sizeof(to), stage, r->id, r->rep)) {
-		snprintf(err, errlen, "%.300s: path too long", from);
+		ts_err_set(err, "%.300s: path too long", from);
 		return -ENAMETOOLONG;
 	}
-	ret = join(parent, sizeof(parent), stage, r->id, err, errlen);
+	ret = join(parent, sizeof(parent), stage, r->id, err);
 	if (ret)
 		return ret;
 	ret = ts_expdir_mkdirs(parent);
 	if (ret) {
-		snprintf(err, errlen, "%s: %s", parent, strerror(-ret));
+		ts_err_set(err, "%s: %s", parent, strerror(-ret));
 		return ret;
 	}
-	ret = ts_copy_tree(from, to, TS_COPY_NEW | TS_COPY_OWN, why, sizeof(why));
+	ret = ts_copy_tree(from, to, TS_COPY_NEW | TS_COPY_OWN, &cerr);
 	if (ret) {
-		snprintf(err, errlen, "%s -> %s: %s", from, to, why);
+		ts_err_set(err, "%s -> %s: %s", from, to, cerr.msg);
 		return ret;
 	}
 	if (ts_done_check(to, why, sizeof(why)) != TS_DONE_OK) {
-		snprintf(err, errlen, "%s: the copy does not match its done record: %s", from, why);
+		ts_err_set(err, "%s: the copy does not match its done record: %s", from, why);
 		return -EIO;
 	}
-	return check_result(to, from, err, errlen);
+	return check_result(to, from, err);
 }
 
 /* The first directory's spec.ini (that has one) into @stage. */
-static int copy_spec(const char *stage, const char *const *dirs, size_t ndirs, char *err,
-		     size_t errlen)
+static int copy_spec(const char *stage, const char *const *dirs, size_t ndirs, struct ts_err *err)
 {
-	char from[PATH_MAX], to[PATH_MAX], why[512];
+	char from[PATH_MAX], to[PATH_MAX];
+	struct ts_err why;
 	size_t k;
 	int ret;
 
-	ret = join(to, sizeof(to), stage, TS_EXPDIR_SPEC, err, errlen);
+	ret = join(to, sizeof(to), stage, TS_EXPDIR_SPEC, err);
 	for (k = 0; k < ndirs && !ret; k++) {
-		ret = join(from, sizeof(from), dirs[k], TS_EXPDIR_SPEC, err, errlen);
+		ret = join(from, sizeof(from), dirs[k], TS_EXPDIR_SPEC, err);
 		if (ret || access(from, R_OK) != 0)
 			continue;
-		ret = ts_copy_file(from, to, TS_COPY_NEW | TS_COPY_OWN, why, sizeof(why));
+		ret = ts_copy_file(from, to, TS_COPY_NEW | TS_COPY_OWN, &why);
 		if (ret)
-			snprintf(err, errlen, "%s: %s", from, why);
+			ts_err_set(err, "%s: %s", from, why.msg);
 		return ret;
 	}
 	return ret;
@@ -337,7 +340,7 @@ static int copy_spec(const char *stage, const char *const *dirs, size_t ndirs, c
 
 /* Everything of the merged directory into @stage: runs, spec, experiment.json, summaries. */
 static int fill_stage(const char *stage, struct ts_expdir *plans, const char *const *dirs,
-		      size_t ndirs, const int *src, char *err, size_t errlen)
+		      size_t ndirs, const int *src, struct ts_err *err)
 {
 	struct ts_exp_summary s;
 	struct ts_expdir merged;
@@ -346,11 +349,11 @@ static int fill_stage(const char *stage, struct ts_expdir *plans, const char *co
 
 	for (i = 0; i < plans[0].n && !ret; i++)
 		if (src[i] >= 0) /* else skipped */
-			ret = copy_run(stage, dirs[src[i]], &plans[0].runs[i], err, errlen);
+			ret = copy_run(stage, dirs[src[i]], &plans[0].runs[i], err);
 	if (!ret)
-		ret = copy_spec(stage, dirs, ndirs, err, errlen);
+		ret = copy_spec(stage, dirs, ndirs, err);
 	if (!ret && union_skipped(plans, ndirs)) {
-		snprintf(err, errlen, "out of memory");
+		ts_err_set(err, "out of memory");
 		ret = -ENOMEM;
 	}
 	if (ret)
@@ -358,50 +361,49 @@ static int fill_stage(const char *stage, struct ts_expdir *plans, const char *co
 	/* The merged directory is the whole matrix: shard 1/1 of the same spec and runs. */
 	merged = plans[0];
 	merged.shard.i = merged.shard.n = 1;
-	ret = ts_expdir_write(stage, &merged, err, errlen);
+	ret = ts_expdir_write(stage, &merged, err);
 	if (ret)
 		return ret;
 	/* Summarised here, as exp run summarises (campaign/summarise.c): a refusal writes nothing. */
 	ts_exp_summary_init(&s, NULL);
-	ret = ts_exp_summary_from_dir(&s, stage, err, errlen);
+	ret = ts_exp_summary_from_dir(&s, stage, err);
 	if (!ret)
-		ret = ts_exp_summary_write_all(&s, stage, err, errlen);
+		ret = ts_exp_summary_write_all(&s, stage, err);
 	ts_exp_summary_free(&s);
 	return ret;
 }
 
 /* Merge into a private directory beside @out, renamed to @out when all of it is written. */
 static int write_out(const char *out, struct ts_expdir *plans, const char *const *dirs,
-		     size_t ndirs, const int *src, char *err, size_t errlen)
+		     size_t ndirs, const int *src, struct ts_err *err)
 {
 	struct ts_out_stage st;
-	struct ts_err e;
 	int ret;
 
-	ret = ts_out_stage_begin(&st, out, &e);
-	if (ret) {
-		snprintf(err, errlen, "%s", e.msg);
+	ret = ts_out_stage_begin(&st, out, err);
+	if (ret)
 		return ret;
-	}
-	ret = fill_stage(st.path, plans, dirs, ndirs, src, err, errlen);
-	if (!ret) {
-		ret = ts_out_stage_commit(&st, &e);
-		if (ret)
-			snprintf(err, errlen, "%s", e.msg);
-	}
+	ret = fill_stage(st.path, plans, dirs, ndirs, src, err);
+	if (!ret)
+		ret = ts_out_stage_commit(&st, err);
 	if (ret) {
 		struct ts_err rm;
 
 		/* The staging directory is ours (0700, made by ts_out_stage_begin). */
 		ts_rmtree(st.path, &rm);
-		snprintf(err + strlen(err), errlen - strlen(err), "; %s was not written", out);
+		if (err) {
+			char first[TS_ERR_MAX];
+
+			snprintf(first, sizeof(first), "%s", err->msg);
+			ts_err_set(err, "%s; %s was not written", first, out);
+		}
 	}
 	ts_out_stage_end(&st);
 	return ret;
 }
 
-int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *msg, char *err,
-		 size_t errlen)
+int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *msg,
+		 struct ts_err *err)
 {
 	struct ts_expdir *plans;
 	int *src = NULL;
@@ -409,28 +411,27 @@ int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *m
 	int ret;
 
 	if (ndirs == 0) {
-		snprintf(err, errlen, "no directories to merge");
+		ts_err_set(err, "no directories to merge");
 		return -EINVAL;
 	}
 	/* Checked again, through descriptors, when the merged directory is moved there. */
 	if (!is_empty_or_absent(out)) {
-		snprintf(err, errlen, "%s exists and is not empty: merge into a new directory",
-			 out);
+		ts_err_set(err, "%s exists and is not empty: merge into a new directory", out);
 		return -EEXIST;
 	}
 	plans = calloc(ndirs, sizeof(*plans));
 	if (!plans)
 		return -ENOMEM;
-	ret = check_dirs(dirs, ndirs, plans, err, errlen);
+	ret = check_dirs(dirs, ndirs, plans, err);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
 	src = calloc(plans[0].n ? plans[0].n : 1, sizeof(*src));
 	if (!src)
 		goto out;
-	ret = find_sources(plans, dirs, ndirs, src, msg, err, errlen);
+	ret = find_sources(plans, dirs, ndirs, src, msg, err);
 	if (!ret)
-		ret = write_out(out, plans, dirs, ndirs, src, err, errlen);
+		ret = write_out(out, plans, dirs, ndirs, src, err);
 out:
 	for (k = 0; k < ndirs; k++)
 		ts_expdir_free(&plans[k]);

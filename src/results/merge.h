@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "tasshape/err.h"
+
 /*
  * ts_exp_merge - merge @dirs (@ndirs experiment directories of the same
  * spec, each with its experiment.json) into @out, which must not exist or
@@ -32,7 +34,7 @@
  * 0; -EINVAL (refused: spec differs, overlap, missing, a bad result), or
  * another negative errno, with @err saying why in one line.
  */
-int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *msg, char *err,
-		 size_t errlen);
+int ts_exp_merge(const char *out, const char *const *dirs, size_t ndirs, FILE *msg,
+		 struct ts_err *err);
 
 #endif

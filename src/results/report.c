@@ -169,7 +169,7 @@ static size_t pair_len(json_object *s, const char *tk, const char *vk, json_obje
  * for (TS_REP_MAX_LENGTH_S) is refused, naming @path.
  */
 static int run_points(struct ts_rep_config *c, const struct json_object *res, const char *path,
-		      char *err, size_t errlen)
+		      struct ts_err *err)
 {
 	double delay = ts_rj_num(res, "delay_s", 0), length = ts_rj_num(res, "length_s", 0);
 	struct json_object *flows = ts_rj_arr(res, "flows", NULL),
@@ -179,10 +179,10 @@ static int run_points(struct ts_rep_config *c, const struct json_object *res, co
 	int ret;
 
 	if (length > TS_REP_MAX_LENGTH_S || fabs(delay) > TS_REP_MAX_LENGTH_S) {
-		snprintf(err, errlen,
-			 "%s: \"length_s\" and \"delay_s\": expected at most %d s (24 h, the "
-			 "longest a spec may ask for)",
-			 path, TS_REP_MAX_LENGTH_S);
+		ts_err_set(err,
+			   "%s: \"length_s\" and \"delay_s\": expected at most %d s (24 h, the "
+			   "longest a spec may ask for)",
+			   path, TS_REP_MAX_LENGTH_S);
 		return -EINVAL;
 	}
 	ret = bins_init(&b, length > 0 ? (size_t)floor(length) : 0, delay);
@@ -217,7 +217,7 @@ static int run_points(struct ts_rep_config *c, const struct json_object *res, co
 	return ret;
 }
 
-static int add_run(struct ts_rep_config *c, const char *rundir, char *err, size_t errlen)
+static int add_run(struct ts_rep_config *c, const char *rundir, struct ts_err *err)
 {
 	struct ts_exp_result r;
 	struct json_object *raw = NULL;
@@ -228,7 +228,7 @@ static int add_run(struct ts_rep_config *c, const char *rundir, char *err, size_
 
 	if (snprintf(path, sizeof(path), "%s/result.json", rundir) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	ret = ts_exp_result_load(&r, path, err, errlen);
+	ret = ts_exp_result_load(&r, path, err);
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
 	if (!r.ok)
@@ -251,8 +251,8 @@ static int add_run(struct ts_rep_config *c, const char *rundir, char *err, size_
 		ret = push(&c->udp, &c->nudp, r.udp_ms[i]);
 	if (!ret && !c->first_run && !(c->first_run = strdup(rundir)))
 		ret = -ENOMEM;
-	if (!ret && ts_rj_load(path, &raw, err, errlen) == 0)
-		ret = run_points(c, raw, path, err, errlen);
+	if (!ret && ts_rj_load(path, &raw, err) == 0)
+		ret = run_points(c, raw, path, err);
 	json_object_put(raw);
 out:
 	ts_exp_result_free(&r);
@@ -308,7 +308,7 @@ static int config_add(struct ts_rep_test *t, const char *id, struct ts_rep_confi
 }
 
 /* The ok runs of configuration @c (directory @dir/@c->id). */
-static int config_runs(struct ts_rep_config *c, const char *dir, char *err, size_t errlen)
+static int config_runs(struct ts_rep_config *c, const char *dir, struct ts_err *err)
 {
 	char cdir[PATH_MAX], **reps = NULL;
 	size_t nreps = 0, k;
@@ -324,7 +324,7 @@ static int config_runs(struct ts_rep_config *c, const char *dir, char *err, size
 		if (snprintf(rdir, sizeof(rdir), "%s/%s", cdir, reps[k]) >= (int)sizeof(rdir))
 			ret = -ENAMETOOLONG;
 		else
-			ret = add_run(c, rdir, err, errlen);
+			ret = add_run(c, rdir, err);
 	}
 	ts_dirlist_free(reps, nreps);
 	if (!ret && c->nicmp)
@@ -334,7 +334,7 @@ static int config_runs(struct ts_rep_config *c, const char *dir, char *err, size
 	return ret;
 }
 
-int ts_report_load(struct ts_report *r, const char *dir, char *err, size_t errlen)
+int ts_report_load(struct ts_report *r, const char *dir, struct ts_err *err)
 {
 	struct ts_exp_summary s;
 	size_t i;
@@ -343,7 +343,7 @@ int ts_report_load(struct ts_report *r, const char *dir, char *err, size_t errle
 	memset(r, 0, sizeof(*r));
 	ts_exp_summary_init(&s, NULL);
 	/* The summary is bounded (TS_EXP_SUM_MAX_CONFIGS): a larger directory is refused here. */
-	ret = ts_exp_summary_from_dir(&s, dir, err, errlen);
+	ret = ts_exp_summary_from_dir(&s, dir, err);
 	for (i = 0; i < s.nconfigs && !ret; i++) {
 		const struct ts_exp_sum_config *sc = &s.configs[i];
 		const char *test = ts_exp_sum_axis(sc, "test");
@@ -352,18 +352,18 @@ int ts_report_load(struct ts_report *r, const char *dir, char *err, size_t errle
 
 		ret = test_of(r, test ? test : "?", &t);
 		if (ret == -E2BIG)
-			snprintf(err, errlen,
-				 "%s: more than %d tests, the values a spec's test axis may have "
-				 "(each is a section of figures)",
-				 dir, TS_REP_MAX_TESTS);
+			ts_err_set(err,
+				   "%s: more than %d tests, the values a spec's test axis may have "
+				   "(each is a section of figures)",
+				   dir, TS_REP_MAX_TESTS);
 		if (!ret)
 			ret = config_add(t, sc->id, &c);
 		if (!ret)
-			ret = config_runs(c, dir, err, errlen);
+			ret = config_runs(c, dir, err);
 	}
 	ts_exp_summary_free(&s);
 	if (ret == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", dir);
+		ts_err_set(err, "%s: out of memory", dir);
 	if (ret)
 		ts_report_free(r);
 	return ret;

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "tasshape/err.h"
+
 #include "plan/expspec.h"
 
 struct ts_rep_config {
@@ -64,7 +66,7 @@ struct ts_report {
  * errno with @err naming the file at fault (-E2BIG: beyond a limit, named).
  * Free with ts_report_free.
  */
-int ts_report_load(struct ts_report *r, const char *dir, char *err, size_t errlen);
+int ts_report_load(struct ts_report *r, const char *dir, struct ts_err *err);
 void ts_report_free(struct ts_report *r);
 
 /* Summary statistics of one box: n, mean, min, q1, median, q3, max (type-7 quantiles). */

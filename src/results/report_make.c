@@ -29,13 +29,13 @@
 #include "results/report_make.h"
 #include "results/summary.h"
 
-static int write_table(struct ts_rep_out *r, char *err, size_t errlen)
+static int write_table(struct ts_rep_out *r, struct ts_err *err)
 {
 	struct ts_exp_summary s;
 	int ret;
 
 	ts_exp_summary_init(&s, NULL);
-	ret = ts_exp_summary_from_dir(&s, r->dir, err, errlen);
+	ret = ts_exp_summary_from_dir(&s, r->dir, err);
 	if (!ret) {
 		fputs("# Report: ", r->md);
 		ts_md_escape(r->md, s.name);
@@ -75,11 +75,11 @@ static int open_out(struct ts_rep_out *r)
 
 static int write_report(struct ts_rep_out *r, const struct ts_report *rep)
 {
-	char err[1024];
+	struct ts_err err;
 	size_t k;
 
-	if (write_table(r, err, sizeof(err))) {
-		ts_rep_say(r, "%s", err);
+	if (write_table(r, &err)) {
+		ts_rep_say(r, "%s", err.msg);
 		return -1;
 	}
 	for (k = 0; k < rep->ntests; k++) {
@@ -99,7 +99,7 @@ int ts_report_make(const struct ts_report_req *q, unsigned *figures, unsigned *n
 	struct ts_rep_out r = {
 		.dir = q->dir, .out = q->out, .qq_ref = q->qq_ref, .say = q->say, .ctx = q->ctx};
 	struct ts_report rep;
-	char err[1024];
+	struct ts_err err;
 	int ret = -1;
 
 	if (!ts_gnuplot_available()) {
@@ -107,8 +107,8 @@ int ts_report_make(const struct ts_report_req *q, unsigned *figures, unsigned *n
 		return -1;
 	}
 	/* Read (and bounded) first: a directory refused leaves no report directory behind. */
-	if (ts_report_load(&rep, r.dir, err, sizeof(err))) {
-		ts_rep_say(&r, "%s", err);
+	if (ts_report_load(&rep, r.dir, &err)) {
+		ts_rep_say(&r, "%s", err.msg);
 		return -1;
 	}
 	if (!open_out(&r))

@@ -77,12 +77,13 @@ static long link_series(const struct ts_rep_out *r, const char *rundir, FILE *ou
 static size_t tcp_series(const char *rundir, FILE *out, struct ts_text *names, size_t *nflows)
 {
 	struct json_object *res = NULL, *ss;
-	char path[PATH_MAX], err[256];
+	char path[PATH_MAX];
+	struct ts_err err;
 	size_t n, i, j, rows = 0;
 
 	*nflows = 0;
 	snprintf(path, sizeof(path), "%s/result.json", rundir);
-	if (ts_rj_load(path, &res, err, sizeof(err)))
+	if (ts_rj_load(path, &res, &err))
 		return 0;
 	ss = ts_rj_arr(res, "sockstats", &n);
 	ts_text_printf(names, "array flows[%zu]\n", n ? n : 1);

@@ -13,18 +13,17 @@
 #include "io/json.h"
 #include "results/result.h"
 
-static int rerr(char *err, size_t errlen, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int rerr(char *err, size_t errlen, const char *name, const char *fmt, ...)
+static int rerr(struct ts_err *err, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int rerr(struct ts_err *err, const char *name, const char *fmt, ...)
 {
+	char what[TS_ERR_MAX];
 	va_list ap;
-	int n = snprintf(err, errlen, "%s: ", name);
 
-	if (n >= 0 && (size_t)n < errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	ts_err_vformat(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	ts_err_set(err, "%s: %s", name, what);
 	return -EINVAL;
 }
 
@@ -45,7 +44,7 @@ static json_object *get(json_object *o, const char *key, json_type type)
  * for a missing one nor carried into a statistic.
  */
 static int num(const struct ts_exp_result *r, json_object *o, const char *where, const char *key,
-	       double dflt, double *out, char *err, size_t errlen)
+	       double dflt, double *out, struct ts_err *err)
 {
 	json_object *v;
 	double x;
@@ -56,21 +55,21 @@ static int num(const struct ts_exp_result *r, json_object *o, const char *where,
 		return 0;
 	x = json_object_get_double(v);
 	if (!isfinite(x))
-		return rerr(err, errlen, r->path, "%s\"%s\": expected a finite number, got %s",
-			    where, key, json_object_get_string(v));
+		return rerr(err, r->path, "%s\"%s\": expected a finite number, got %s", where, key,
+			    json_object_get_string(v));
 	*out = x;
 	return 0;
 }
 
 /* @o[@key] as a whole number from 0 to @max (0 when absent), or -EINVAL naming the field. */
 static int whole(const struct ts_exp_result *r, json_object *o, const char *key, double max,
-		 double *out, char *err, size_t errlen)
+		 double *out, struct ts_err *err)
 {
-	int ret = num(r, o, "", key, 0, out, err, errlen);
+	int ret = num(r, o, "", key, 0, out, err);
 
 	if (!ret && (*out < 0 || *out > max || *out != floor(*out)))
-		ret = rerr(err, errlen, r->path, "\"%s\": expected a whole number from 0 to %.0f",
-			   key, max);
+		ret = rerr(err, r->path, "\"%s\": expected a whole number from 0 to %.0f", key,
+			   max);
 	return ret;
 }
 
@@ -81,13 +80,13 @@ static char *dupstr(json_object *o, const char *key)
 	return v ? strdup(json_object_get_string(v)) : NULL;
 }
 
-static int read_flows(struct ts_exp_result *r, json_object *root, char *err, size_t errlen)
+static int read_flows(struct ts_exp_result *r, json_object *root, struct ts_err *err)
 {
 	json_object *flows = get(root, "flows", json_type_array);
 	size_t i, n;
 
 	if (!flows)
-		return r->ok ? rerr(err, errlen, r->path, "no \"flows\" array") : 0;
+		return r->ok ? rerr(err, r->path, "no \"flows\" array") : 0;
 	n = json_object_array_length(flows);
 	r->flows = calloc(n ? n : 1, sizeof(*r->flows));
 	if (!r->flows)
@@ -100,15 +99,12 @@ static int read_flows(struct ts_exp_result *r, json_object *root, char *err, siz
 
 		if (!dir || (strcmp(json_object_get_string(dir), "up") &&
 			     strcmp(json_object_get_string(dir), "down")))
-			return rerr(err, errlen, r->path, "flows[%zu]: \"dir\" must be up or down",
-				    i);
+			return rerr(err, r->path, "flows[%zu]: \"dir\" must be up or down", i);
 		r->flows[i].up = !strcmp(json_object_get_string(dir), "up");
 		snprintf(where, sizeof(where), "flows[%zu]: ", i);
-		ret = num(r, f, where, "throughput_mbps", -1, &r->flows[i].throughput_mbps, err,
-			  errlen);
+		ret = num(r, f, where, "throughput_mbps", -1, &r->flows[i].throughput_mbps, err);
 		if (!ret)
-			ret = num(r, f, where, "retransmits", 0, &r->flows[i].retransmits, err,
-				  errlen);
+			ret = num(r, f, where, "retransmits", 0, &r->flows[i].retransmits, err);
 		if (ret)
 			return ret;
 		/*
@@ -119,7 +115,7 @@ static int read_flows(struct ts_exp_result *r, json_object *root, char *err, siz
 		if (r->flows[i].throughput_mbps < 0 && !r->ok)
 			r->flows[i].throughput_mbps = NAN;
 		else if (r->flows[i].throughput_mbps < 0)
-			return rerr(err, errlen, r->path,
+			return rerr(err, r->path,
 				    "flows[%zu]: no \"throughput_mbps\" (expected a number >= 0)",
 				    i);
 	}
@@ -137,7 +133,7 @@ static double sample(json_object *a, size_t i)
 
 /* Append the samples of latency[@k] (@lat) inside its loaded window to @arr. */
 static int add_samples(struct ts_exp_result *r, size_t k, json_object *lat, double **arr, size_t *n,
-		       int icmp, char *err, size_t errlen)
+		       int icmp, struct ts_err *err)
 {
 	json_object *s = get(lat, "samples", json_type_object);
 	json_object *t = get(s, "t", json_type_array), *rtt = get(s, "rtt_ms", json_type_array);
@@ -149,14 +145,14 @@ static int add_samples(struct ts_exp_result *r, size_t k, json_object *lat, doub
 	int ret;
 
 	if (!t || !rtt || json_object_array_length(t) != json_object_array_length(rtt))
-		return rerr(err, errlen, r->path,
+		return rerr(err, r->path,
 			    "latency[%zu]: \"samples\" needs \"t\" and \"rtt_ms\" arrays of one "
 			    "length",
 			    k);
 	snprintf(where, sizeof(where), "latency[%zu].loaded: ", k);
-	ret = num(r, win, where, "from_s", -1e300, &from, err, errlen);
+	ret = num(r, win, where, "from_s", -1e300, &from, err);
 	if (!ret)
-		ret = num(r, win, where, "to_s", 1e300, &to, err, errlen);
+		ret = num(r, win, where, "to_s", 1e300, &to, err);
 	if (ret)
 		return ret;
 	m = json_object_array_length(t);
@@ -168,7 +164,7 @@ static int add_samples(struct ts_exp_result *r, size_t k, json_object *lat, doub
 		double ti = sample(t, i), ri = sample(rtt, i);
 
 		if (isnan(ti) || isnan(ri))
-			return rerr(err, errlen, r->path,
+			return rerr(err, r->path,
 				    "latency[%zu].samples: \"%s\"[%zu]: expected a finite number",
 				    k, isnan(ti) ? "t" : "rtt_ms", i);
 		if (icmp && (r->min_rtt_ms < 0 || ri < r->min_rtt_ms))
@@ -179,7 +175,7 @@ static int add_samples(struct ts_exp_result *r, size_t k, json_object *lat, doub
 	return 0;
 }
 
-static int read_latency(struct ts_exp_result *r, json_object *root, char *err, size_t errlen)
+static int read_latency(struct ts_exp_result *r, json_object *root, struct ts_err *err)
 {
 	json_object *lat = get(root, "latency", json_type_array);
 	size_t i;
@@ -194,11 +190,11 @@ static int read_latency(struct ts_exp_result *r, json_object *root, char *err, s
 		int ret;
 
 		if (!kind)
-			return rerr(err, errlen, r->path, "latency[%zu]: no \"kind\"", i);
+			return rerr(err, r->path, "latency[%zu]: no \"kind\"", i);
 		if (!strcmp(json_object_get_string(kind), "icmp"))
-			ret = add_samples(r, i, l, &r->icmp_ms, &r->nicmp, 1, err, errlen);
+			ret = add_samples(r, i, l, &r->icmp_ms, &r->nicmp, 1, err);
 		else if (!strcmp(json_object_get_string(kind), "udp"))
-			ret = add_samples(r, i, l, &r->udp_ms, &r->nudp, 0, err, errlen);
+			ret = add_samples(r, i, l, &r->udp_ms, &r->nudp, 0, err);
 		else
 			continue; /* a kind this version does not summarise */
 		if (ret < 0)
@@ -207,7 +203,7 @@ static int read_latency(struct ts_exp_result *r, json_object *root, char *err, s
 	return 0;
 }
 
-static int read_fidelity(struct ts_exp_result *r, json_object *root, char *err, size_t errlen)
+static int read_fidelity(struct ts_exp_result *r, json_object *root, struct ts_err *err)
 {
 	json_object *fid = get(root, "fidelity", json_type_object);
 	static const char *const dirs[2] = {"up", "down"};
@@ -236,32 +232,31 @@ static int read_fidelity(struct ts_exp_result *r, json_object *root, char *err, 
 		x->present = true;
 		snprintf(where, sizeof(where), "fidelity.%s: ", dirs[d]);
 		for (k = 0; k < sizeof(keys) / sizeof(keys[0]) && !ret; k++)
-			ret = num(r, f, where, keys[k].key, keys[k].dflt, keys[k].to, err, errlen);
+			ret = num(r, f, where, keys[k].key, keys[k].dflt, keys[k].to, err);
 	}
 	return ret;
 }
 
-static int read_root(struct ts_exp_result *r, json_object *root, char *err, size_t errlen)
+static int read_root(struct ts_exp_result *r, json_object *root, struct ts_err *err)
 {
 	json_object *axes = get(root, "axes", json_type_object), *flags, *ok;
 	double version, rep, index, seed;
 	int ret;
 
 	if (!json_object_is_type(root, json_type_object))
-		return rerr(err, errlen, r->path, "expected a JSON object");
-	if (num(r, root, "", "version", 0, &version, err, errlen) || version != 1)
-		return rerr(err, errlen, r->path, "\"version\": expected 1");
+		return rerr(err, r->path, "expected a JSON object");
+	if (num(r, root, "", "version", 0, &version, err) || version != 1)
+		return rerr(err, r->path, "\"version\": expected 1");
 	r->id = dupstr(root, "id");
 	r->test = dupstr(root, "test");
 	if (!r->id || !axes)
-		return rerr(err, errlen, r->path,
-			    "expected \"id\" (a string) and \"axes\" (an object)");
+		return rerr(err, r->path, "expected \"id\" (a string) and \"axes\" (an object)");
 	/* A cast of a double out of the type's range is undefined: the range is checked first. */
-	ret = whole(r, root, "rep", UINT_MAX, &rep, err, errlen);
+	ret = whole(r, root, "rep", UINT_MAX, &rep, err);
 	if (!ret)
-		ret = whole(r, root, "index", UINT_MAX, &index, err, errlen);
+		ret = whole(r, root, "index", UINT_MAX, &index, err);
 	if (!ret)
-		ret = whole(r, root, "seed", 18446744073709549568.0, &seed, err, errlen);
+		ret = whole(r, root, "seed", 18446744073709549568.0, &seed, err);
 	if (ret)
 		return ret;
 	r->rep = (unsigned)rep;
@@ -269,13 +264,13 @@ static int read_root(struct ts_exp_result *r, json_object *root, char *err, size
 	r->seed = (uint64_t)seed;
 	ok = get(root, "ok", json_type_boolean);
 	if (!ok)
-		return rerr(err, errlen, r->path, "expected \"ok\": true or false");
+		return rerr(err, r->path, "expected \"ok\": true or false");
 	r->ok = json_object_get_boolean(ok);
 	r->error = dupstr(root, "error");
 	json_object_object_foreach(axes, key, val)
 	{
 		if (r->naxes == TS_EXP_MAX_AXES || !json_object_is_type(val, json_type_string))
-			return rerr(err, errlen, r->path, "\"axes\": at most %d string values",
+			return rerr(err, r->path, "\"axes\": at most %d string values",
 				    TS_EXP_MAX_AXES);
 		r->axes[r->naxes].axis = strdup(key);
 		r->axes[r->naxes].value = strdup(json_object_get_string(val));
@@ -293,17 +288,17 @@ static int read_root(struct ts_exp_result *r, json_object *root, char *err, size
 				return ret;
 		}
 	}
-	ret = read_flows(r, root, err, errlen);
+	ret = read_flows(r, root, err);
 	if (ret < 0)
 		return ret;
-	ret = read_latency(r, root, err, errlen);
+	ret = read_latency(r, root, err);
 	if (ret < 0)
 		return ret;
-	return read_fidelity(r, root, err, errlen);
+	return read_fidelity(r, root, err);
 }
 
-int ts_exp_result_parse(struct ts_exp_result *r, const char *name, const char *json, char *err,
-			size_t errlen)
+int ts_exp_result_parse(struct ts_exp_result *r, const char *name, const char *json,
+			struct ts_err *err)
 {
 	struct json_tokener *tok = json_tokener_new();
 	json_object *root = NULL;
@@ -318,14 +313,14 @@ int ts_exp_result_parse(struct ts_exp_result *r, const char *name, const char *j
 	}
 	root = json_tokener_parse_ex(tok, json, (int)strlen(json));
 	if (!root) {
-		ret = rerr(err, errlen, name, "not JSON: %s",
+		ret = rerr(err, name, "not JSON: %s",
 			   json_tokener_error_desc(json_tokener_get_error(tok)));
 		goto out;
 	}
-	ret = read_root(r, root, err, errlen);
+	ret = read_root(r, root, err);
 out:
 	if (ret == -ENOMEM)
-		rerr(err, errlen, name, "out of memory");
+		rerr(err, name, "out of memory");
 	json_object_put(root);
 	if (tok)
 		json_tokener_free(tok);
@@ -336,21 +331,18 @@ out:
 	return ret;
 }
 
-int ts_exp_result_load(struct ts_exp_result *r, const char *path, char *err, size_t errlen)
+int ts_exp_result_load(struct ts_exp_result *r, const char *path, struct ts_err *err)
 {
-	struct ts_err e;
 	char *text = NULL;
 	size_t len;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	/* A results directory is anyone's: only a regular file, and no larger than the limit. */
-	ret = ts_in_read(path, TS_IN_JSON_MAX, &text, &len, &e);
-	if (ret < 0) {
-		snprintf(err, errlen, "%s", e.msg);
+	ret = ts_in_read(path, TS_IN_JSON_MAX, &text, &len, err);
+	if (ret < 0)
 		return ret;
-	}
-	ret = ts_exp_result_parse(r, path, text, err, errlen);
+	ret = ts_exp_result_parse(r, path, text, err);
 	free(text);
 	return ret;
 }

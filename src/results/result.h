@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tasshape/err.h"
+
 #include "plan/run.h"
 
 #define TS_EXP_MAX_FLAGS 32
@@ -53,11 +55,11 @@ struct ts_exp_result {
  * messages). Returns 0, or -EINVAL with @err saying which field is
  * missing or of the wrong type. Free with ts_exp_result_free.
  */
-int ts_exp_result_parse(struct ts_exp_result *r, const char *name, const char *json, char *err,
-			size_t errlen);
+int ts_exp_result_parse(struct ts_exp_result *r, const char *name, const char *json,
+			struct ts_err *err);
 
 /* ts_exp_result_load - read and parse the file @path; -errno or -EINVAL with @err. */
-int ts_exp_result_load(struct ts_exp_result *r, const char *path, char *err, size_t errlen);
+int ts_exp_result_load(struct ts_exp_result *r, const char *path, struct ts_err *err);
 
 void ts_exp_result_free(struct ts_exp_result *r);
 

@@ -110,29 +110,26 @@ size_t ts_rj_count_objects(const char *text, size_t len)
 	return n;
 }
 
-int ts_rj_load(const char *path, struct json_object **out, char *err, size_t errlen)
+int ts_rj_load(const char *path, struct json_object **out, struct ts_err *err)
 {
 	struct json_tokener *tok = NULL;
 	struct json_object *o = NULL;
-	struct ts_err e;
 	char *text = NULL;
 	size_t len;
 	int ret;
 
 	*out = NULL;
-	ret = ts_in_read(path, TS_IN_JSON_MAX, &text, &len, &e);
+	ret = ts_in_read(path, TS_IN_JSON_MAX, &text, &len, err);
 	if (ret == -ENOENT) {
-		snprintf(err, errlen, "%s: does not exist", path);
+		ts_err_set(err, "%s: does not exist", path);
 		return ret;
 	}
-	if (ret < 0) {
-		snprintf(err, errlen, "%s", e.msg);
+	if (ret < 0)
 		return ret == -ENOMEM ? ret : -EINVAL;
-	}
 	ret = -EINVAL;
 	if (ts_rj_count_objects(text, len) > TS_RJ_MAX_OBJECTS) {
-		snprintf(
-			err, errlen,
+		ts_err_set(
+			err,
 			"%s: more than %d JSON objects, the most tasshape reads from one file (the "
 			"experiment.json of a matrix of %d configurations and %d runs has fewer)",
 			path, TS_RJ_MAX_OBJECTS, TS_EXP_MAX_CONFIGS, TS_EXP_MAX_RUNS);
@@ -141,15 +138,15 @@ int ts_rj_load(const char *path, struct json_object **out, char *err, size_t err
 	tok = json_tokener_new();
 	if (!tok || len > INT_MAX) {
 		ret = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", path);
+		ts_err_set(err, "%s: out of memory", path);
 		goto out;
 	}
 	o = json_tokener_parse_ex(tok, text, (int)len);
 	if (!o) {
-		snprintf(err, errlen, "%s: not valid JSON (%s)", path,
-			 json_tokener_error_desc(json_tokener_get_error(tok)));
+		ts_err_set(err, "%s: not valid JSON (%s)", path,
+			   json_tokener_error_desc(json_tokener_get_error(tok)));
 	} else if (!json_object_is_type(o, json_type_object)) {
-		snprintf(err, errlen, "%s: expected a JSON object at the top", path);
+		ts_err_set(err, "%s: expected a JSON object at the top", path);
 	} else {
 		*out = o;
 		o = NULL;

@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "tasshape/err.h"
+
 #include <json-c/json.h>
 
 #include "plan/matrix.h"
@@ -62,6 +64,6 @@ size_t ts_rj_count_objects(const char *text, size_t len);
  * TS_IN_JSON_MAX (io/infile.h), holds more than TS_RJ_MAX_OBJECTS objects,
  * does not parse or is not an object.
  */
-int ts_rj_load(const char *path, struct json_object **out, char *err, size_t errlen);
+int ts_rj_load(const char *path, struct json_object **out, struct ts_err *err);
 
 #endif

@@ -365,24 +365,24 @@ int ts_exp_summary_add(struct ts_exp_summary *s, struct ts_exp_result *res, size
  * The lists of experiment.json against the limits, before anything is declared from them
  * (a 38 MB file of 10^6 configurations is no matrix exp run plans). 0 or -E2BIG with @err.
  */
-static int check_counts(const char *path, json_object *root, char *err, size_t errlen)
+static int check_counts(const char *path, json_object *root, struct ts_err *err)
 {
 	size_t nconfigs, nskipped;
 
 	ts_rj_arr(root, "configs", &nconfigs);
 	ts_rj_arr(root, "skipped", &nskipped);
 	if (nconfigs > TS_EXP_SUM_MAX_CONFIGS) {
-		snprintf(err, errlen,
-			 "%s: %zu configurations, more than the %d of the largest matrix exp run "
-			 "plans (the most a summary or report reads)",
-			 path, nconfigs, TS_EXP_SUM_MAX_CONFIGS);
+		ts_err_set(err,
+			   "%s: %zu configurations, more than the %d of the largest matrix exp run "
+			   "plans (the most a summary or report reads)",
+			   path, nconfigs, TS_EXP_SUM_MAX_CONFIGS);
 		return -E2BIG;
 	}
 	if (nskipped > TS_EXP_SUM_MAX_SKIPPED) {
-		snprintf(err, errlen,
-			 "%s: %zu skipped congestion controls, more than the %d values a spec's "
-			 "cca axis may have",
-			 path, nskipped, TS_EXP_SUM_MAX_SKIPPED);
+		ts_err_set(err,
+			   "%s: %zu skipped congestion controls, more than the %d values a spec's "
+			   "cca axis may have",
+			   path, nskipped, TS_EXP_SUM_MAX_SKIPPED);
 		return -E2BIG;
 	}
 	return 0;
@@ -404,8 +404,8 @@ static int read_skipped(struct ts_exp_summary *s, json_object *root)
 	return ret;
 }
 
-static int read_configs(struct ts_exp_summary *s, const char *path, json_object *root, char *err,
-			size_t errlen)
+static int read_configs(struct ts_exp_summary *s, const char *path, json_object *root,
+			struct ts_err *err)
 {
 	json_object *configs = ts_rj_arr(root, "configs", NULL);
 	size_t i;
@@ -419,10 +419,10 @@ static int read_configs(struct ts_exp_summary *s, const char *path, json_object 
 		size_t na = 0;
 
 		if (!ts_exp_id_is_dirname(id) || !axes) {
-			snprintf(err, errlen,
-				 "%s: configs[%zu]: expected \"id\" (a directory name: not "
-				 "empty, no '/', not '.' or '..') and \"axes\" (an object)",
-				 path, i);
+			ts_err_set(err,
+				   "%s: configs[%zu]: expected \"id\" (a directory name: not "
+				   "empty, no '/', not '.' or '..') and \"axes\" (an object)",
+				   path, i);
 			return -EINVAL;
 		}
 		json_object_object_foreach(axes, key, val)
@@ -440,7 +440,7 @@ static int read_configs(struct ts_exp_summary *s, const char *path, json_object 
 	return ret;
 }
 
-static int read_experiment(struct ts_exp_summary *s, const char *dir, char *err, size_t errlen)
+static int read_experiment(struct ts_exp_summary *s, const char *dir, struct ts_err *err)
 {
 	json_object *root = NULL;
 	const char *name;
@@ -449,12 +449,12 @@ static int read_experiment(struct ts_exp_summary *s, const char *dir, char *err,
 
 	snprintf(path, sizeof(path), "%s/experiment.json", dir);
 	/* A results directory is anyone's: one reader, bounded in bytes and in objects. */
-	ret = ts_rj_load(path, &root, err, errlen);
+	ret = ts_rj_load(path, &root, err);
 	if (ret == -ENOENT)
 		return 0; /* results without a plan: summarise what is there */
 	if (ret)
 		return ret;
-	ret = check_counts(path, root, err, errlen);
+	ret = check_counts(path, root, err);
 	name = ts_rj_str(root, "name", NULL);
 	if (!ret && name) {
 		free(s->name);
@@ -463,14 +463,14 @@ static int read_experiment(struct ts_exp_summary *s, const char *dir, char *err,
 	if (!ret)
 		ret = read_skipped(s, root);
 	if (!ret)
-		ret = read_configs(s, path, root, err, errlen);
+		ret = read_configs(s, path, root, err);
 	json_object_put(root);
 	if (ret == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", path);
+		ts_err_set(err, "%s: out of memory", path);
 	return ret;
 }
 
-int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err, size_t errlen)
+int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, struct ts_err *err)
 {
 	struct ts_exp_result *res = NULL;
 	char **ids = NULL, **reps = NULL;
@@ -478,12 +478,12 @@ int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err
 	char path[4096];
 	int ret;
 
-	ret = read_experiment(s, dir, err, errlen);
+	ret = read_experiment(s, dir, err);
 	if (ret < 0)
 		return ret;
 	ret = ts_dirlist(dir, NULL, &ids, &nids);
 	if (ret < 0) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
+		ts_err_set(err, "%s: %s", dir, strerror(-ret));
 		return ret;
 	}
 	for (i = 0; i < nids && !ret; i++) {
@@ -498,8 +498,8 @@ int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err
 				continue; /* a run that never finished: not a result */
 			if (nres == TS_EXP_MAX_RUNS) {
 				/* Refused before more is read: no matrix exp run plans has more. */
-				snprintf(
-					err, errlen,
+				ts_err_set(
+					err,
 					"%s: more than %d runs with a result.json, the most of the "
 					"largest matrix exp run plans",
 					dir, TS_EXP_MAX_RUNS);
@@ -515,7 +515,7 @@ int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err
 				}
 				res = nr;
 			}
-			ret = ts_exp_result_load(&res[nres], path, err, errlen);
+			ret = ts_exp_result_load(&res[nres], path, err);
 			if (ret == 0)
 				nres++;
 		}
@@ -525,18 +525,19 @@ int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err
 	if (!ret) {
 		ret = ts_exp_summary_add(s, res, nres);
 		if (ret == -EINVAL)
-			snprintf(err, errlen,
-				 "%s: a result.json's \"id\" is not a directory name (empty, '/', "
-				 "'.' or '..')",
-				 dir);
+			ts_err_set(
+				err,
+				"%s: a result.json's \"id\" is not a directory name (empty, '/', "
+				"'.' or '..')",
+				dir);
 		else if (ret == -E2BIG)
-			snprintf(
-				err, errlen,
+			ts_err_set(
+				err,
 				"%s: results of more than %d configurations, the most a summary or "
 				"report reads (the largest matrix exp run plans)",
 				dir, TS_EXP_SUM_MAX_CONFIGS);
 		else if (ret < 0)
-			snprintf(err, errlen, "%s: out of memory", dir);
+			ts_err_set(err, "%s: out of memory", dir);
 	}
 	for (i = 0; i < nres; i++)
 		ts_exp_result_free(&res[i]);

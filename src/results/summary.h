@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "tasshape/err.h"
+
 #include "plan/matrix.h"
 #include "results/result.h"
 
@@ -115,7 +117,7 @@ int ts_exp_summary_add(struct ts_exp_summary *s, struct ts_exp_result *res, size
  * (-E2BIG: more configurations or skipped controls than the limits above,
  * or more than TS_EXP_MAX_RUNS results, refused before the next is read).
  */
-int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, char *err, size_t errlen);
+int ts_exp_summary_from_dir(struct ts_exp_summary *s, const char *dir, struct ts_err *err);
 
 const struct ts_exp_sum_config *ts_exp_summary_find(const struct ts_exp_summary *s, const char *id);
 
@@ -128,8 +130,7 @@ int ts_exp_summary_write_csv(const struct ts_exp_summary *s, FILE *f);
 int ts_exp_summary_write_md(const struct ts_exp_summary *s, FILE *f);
 
 /* Write summary.json, summary.csv and summary.md into @dir; -errno with @err. */
-int ts_exp_summary_write_all(const struct ts_exp_summary *s, const char *dir, char *err,
-			     size_t errlen);
+int ts_exp_summary_write_all(const struct ts_exp_summary *s, const char *dir, struct ts_err *err);
 
 /*
  * ts_exp_matrix_write_json - write @plan (configurations, runs in order)

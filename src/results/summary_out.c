@@ -456,8 +456,7 @@ int ts_exp_summary_write_md(const struct ts_exp_summary *s, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-int ts_exp_summary_write_all(const struct ts_exp_summary *s, const char *dir, char *err,
-			     size_t errlen)
+int ts_exp_summary_write_all(const struct ts_exp_summary *s, const char *dir, struct ts_err *err)
 {
 	static const char *const names[] = {"summary.json", "summary.csv", "summary.md"};
 	int (*const fns[])(const struct ts_exp_summary *, FILE *) = {
@@ -466,20 +465,16 @@ int ts_exp_summary_write_all(const struct ts_exp_summary *s, const char *dir, ch
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
-		struct ts_err e;
 		FILE *f;
 		int ret;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		f = ts_out_fopen(path, &e);
-		if (!f) {
-			ret = -errno;
-			snprintf(err, errlen, "%s", e.msg);
-			return ret;
-		}
+		f = ts_out_fopen(path, err);
+		if (!f)
+			return -errno;
 		ret = fns[i](s, f);
 		if (fclose(f) || ret < 0) {
-			snprintf(err, errlen, "%s: write error", path);
+			ts_err_set(err, "%s: write error", path);
 			return -EIO;
 		}
 	}

@@ -171,6 +171,7 @@ int ts_guard_start(struct ts_guard *g, const char *const *netns, struct ts_err *
 		ts_err_set(err, "guard: pipe: %s", strerror(errno));
 		return -errno;
 	}
+	/* Not io/proc.c: the guard is code of this process, which must outlive a SIGKILL of it. */
 	pid = fork();
 	if (pid < 0) {
 		ts_err_set(err, "guard: fork: %s", strerror(errno));

@@ -11,6 +11,7 @@
 #include "run/obs.h"
 #include "run/sampler.h"
 #include "record/sockstats_out.h"
+#include "io/clock.h"
 #include "io/outfile.h"
 
 static const char *const dir_name[2] = {"uplink", "downlink"};
@@ -60,14 +61,12 @@ static const char *pick(struct ts_obs *ob, const char *explicit_path, bool in_ou
 /* CLOCK_REALTIME - CLOCK_MONOTONIC, from two monotonic reads around a realtime one. */
 static int64_t wall_offset(void)
 {
-	struct timespec a, r, b;
+	struct timespec r;
 	int64_t ma, mb, rt;
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	ma = ts_clock_now();
 	clock_gettime(CLOCK_REALTIME, &r);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	ma = (int64_t)a.tv_sec * TS_NSEC_PER_SEC + a.tv_nsec;
-	mb = (int64_t)b.tv_sec * TS_NSEC_PER_SEC + b.tv_nsec;
+	mb = ts_clock_now();
 	rt = (int64_t)r.tv_sec * TS_NSEC_PER_SEC + r.tv_nsec;
 	return rt - (ma + (mb - ma) / 2);
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "run/clock.h"
+#include "io/clock.h"
 #include "run/sampler.h"
 
 /* The thread needs little: the dump's 64 KiB buffer is on the heap (net/sockdiag.c). A small

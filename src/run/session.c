@@ -13,7 +13,7 @@
 #include "net/rtnl.h"
 #include "run/awake.h"
 #include "run/child.h"
-#include "run/clock.h"
+#include "io/clock.h"
 #include "run/cpupin.h"
 #include "run/napi.h"
 #include "run/session.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "net/netns.h"
-#include "run/clock.h"
+#include "io/clock.h"
 #include "run/shaper.h"
 
 static const struct {

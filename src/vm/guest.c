@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -32,6 +33,7 @@
 
 #include "vm/plan.h"
 #include "io/copytree.h"
+#include "io/infile.h"
 #include "io/proc.h"
 #include "io/which.h"
 #include "vm/guestargs.h"
@@ -41,6 +43,7 @@
 #define BASE "/tmp/.tasshape-vm"
 
 static int ctl_fd = -1;
+static const char *ctl_dir = ""; /* ctl_fd's path, for messages */
 
 static void console(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void console(const char *fmt, ...)
@@ -119,29 +122,22 @@ static void try_mount(const char *src, const char *dst, const char *type, const 
 	mount(src, dst, type, 0, opts);
 }
 
+/*
+ * The control files hold a configuration, an argv and an environment for
+ * execve, which the kernel caps at a quarter of the stack limit (2 MiB by
+ * default): a larger one is not what the host wrote.
+ */
+#define CTL_MAX (4u << 20)
+
+/* Control file @name, whole, NUL-terminated; tasshape put it there, beside itself: no link. */
 static char *read_ctl(const char *name, size_t *len)
 {
-	char *buf = NULL, chunk[8192];
-	size_t n = 0;
-	ssize_t r;
-	int fd = openat(ctl_fd, name, O_RDONLY | O_CLOEXEC);
+	struct ts_err err;
+	char *buf = NULL;
 
-	if (fd < 0)
-		die("control file %s: %s", name, strerror(errno));
-	while ((r = read(fd, chunk, sizeof(chunk))) > 0) {
-		char *b = realloc(buf, n + (size_t)r + 1);
-
-		if (!b)
-			die("out of memory reading %s", name);
-		buf = b;
-		memcpy(buf + n, chunk, (size_t)r);
-		n += (size_t)r;
-	}
-	close(fd);
-	if (!buf && !(buf = calloc(1, 1)))
-		die("out of memory reading %s", name);
-	buf[n] = '\0';
-	*len = n;
+	if (ts_in_read_at(ctl_fd, ctl_dir, name, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, CTL_MAX,
+			  &buf, len, &err) < 0)
+		die("control file: %s", err.msg);
 	return buf;
 }
 
@@ -468,15 +464,15 @@ static pid_t sealed_start(const struct ts_vm_guest_conf *g, char **argv, char **
 static void sealed_copy_out(const struct ts_vm_guest_conf *g)
 {
 	const char *dir = TS_VM_SEALED_DIR "/share";
-	char msg[512] = "";
+	struct ts_err msg;
 
 	if (!g->out[0])
 		return;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		die("mkdir %s: %s", dir, strerror(errno));
 	must_mount(TS_VM_TAG_OUT, dir, "9p", 0, TS_VM_9P_OPTS);
-	if (ts_copy_tree(g->out, dir, 0, msg, sizeof(msg)) < 0)
-		die("copying the output to the host: %s", msg);
+	if (ts_copy_tree(g->out, dir, 0, &msg) < 0)
+		die("copying the output to the host: %s", msg.msg);
 	if (umount(dir) < 0)
 		console("umount %s: %s", dir, strerror(errno));
 }
@@ -519,6 +515,7 @@ static __attribute__((noreturn)) void sealed_main(void)
 		console("chmod /tmp: %s", strerror(errno));
 	/* The control files were packed beside tasshape: read them from the image. */
 	ctl_fd = open(TS_VM_SEALED_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ctl_dir = TS_VM_SEALED_DIR;
 	if (ctl_fd < 0)
 		die("open %s: %s", TS_VM_SEALED_DIR, strerror(errno));
 	conf_txt = read_ctl("conf", &len);
@@ -618,6 +615,7 @@ int ts_vm_guest_main(void)
 		die("mkdir /tmp/ctl: %s", strerror(errno));
 	must_mount(TS_VM_TAG_CTL, "/tmp/ctl", "9p", 0, TS_VM_9P_OPTS);
 	ctl_fd = open("/tmp/ctl", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ctl_dir = "/tmp/ctl";
 	if (ctl_fd < 0)
 		die("open /tmp/ctl: %s", strerror(errno));
 	conf_txt = read_ctl("conf", &len);

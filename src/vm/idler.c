@@ -58,6 +58,7 @@ pid_t ts_vm_idler_start(void)
 	pid_t pid;
 	int fd, n, ret = 0;
 
+	/* Not io/proc.c: no program runs; the child is this process's loop that keeps a CPU busy. */
 	pid = fork();
 	if (pid < 0)
 		return -errno;

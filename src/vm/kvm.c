@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run/clock.h"
+#include "io/clock.h"
 #include "vm/plan.h"
 #include "io/proc.h"
 #include "io/rmtree.h"

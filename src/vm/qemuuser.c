@@ -120,6 +120,7 @@ int ts_vm_user_access(const struct ts_vm_user *u, const char *what, const char *
 
 	if (!u->creds.drop)
 		return 0;
+	/* Not io/proc.c: no program runs; the child drops to the user and tries the access. */
 	if (pipe2(pfd, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
 		ret = -errno;
 		ts_err_set(err, "pipe or fork: %s", strerror(errno));

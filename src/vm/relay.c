@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run/clock.h"
+#include "io/clock.h"
 #include "vm/relay.h"
 
 static void write_all(int fd, const char *p, size_t n)

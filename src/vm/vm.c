@@ -41,7 +41,7 @@
 #include "vm/relay.h"
 #include "vm/sealed.h"
 #include "run/awake.h"
-#include "run/clock.h"
+#include "io/clock.h"
 #include "vm/vm.h"
 
 /* Environment variables CMD sees inside the guest, besides HOME, USER and LOGNAME. */

@@ -38,7 +38,8 @@ static void same_len(json_object *s, const char *k1, const char *k2)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text, err[256] = "", why[128];
+	char *text, why[128];
+	struct ts_err err = {""};
 	struct ts_exp_iperf ip;
 	struct ts_exp_fidelity f[2];
 	struct ts_exp_sock so[2] = {{.port = 5201}, {.port = 38802, .peer = 5201}};
@@ -55,8 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size - 1] = 0;
 	switch (data[0] % 5) {
 	case 0:
-		ret = ts_exp_parse_iperf3(text, 10.0, 1.0, &ip, err, sizeof(err));
-		if (ret != 0 && (ret != -EINVAL || !err[0] || ip.series))
+		ret = ts_exp_parse_iperf3(text, 10.0, 1.0, &ip, &err);
+		if (ret != 0 && (ret != -EINVAL || !err.msg[0] || ip.series))
 			abort();
 		if (ret == 0) {
 			if (alen(ip.series, "t") != alen(ip.series, "mbps"))
@@ -72,8 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_object_put(s);
 		break;
 	case 2:
-		s = ts_exp_parse_irtt(text, 0, &n, err, sizeof(err));
-		if (!s && !err[0])
+		s = ts_exp_parse_irtt(text, 0, &n, &err);
+		if (!s && !err.msg[0])
 			abort();
 		if (s) {
 			same_len(s, "seq", "rtt_ms");
@@ -81,15 +82,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		break;
 	case 3:
-		ret = ts_exp_parse_summary(text, f, err, sizeof(err));
-		if (ret != 0 && (ret != -EINVAL || !err[0]))
+		ret = ts_exp_parse_summary(text, f, &err);
+		if (ret != 0 && (ret != -EINVAL || !err.msg[0]))
 			abort();
 		for (i = 0; ret == 0 && i < 2; i++)
 			ts_exp_fell_behind(&f[i], why, sizeof(why));
 		break;
 	default:
-		ret = ts_exp_parse_sockstats(text, 0, so, 2, err, sizeof(err));
-		if (ret != 0 && (ret != -EINVAL || !err[0]))
+		ret = ts_exp_parse_sockstats(text, 0, so, 2, &err);
+		if (ret != 0 && (ret != -EINVAL || !err.msg[0]))
 			abort();
 		for (i = 0; i < 2; i++) {
 			same_len(so[i].series, "cwnd", "rtt_ms");

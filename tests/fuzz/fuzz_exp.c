@@ -21,22 +21,22 @@ static void fuzz_spec(const char *text)
 {
 	struct ts_exp_spec spec;
 	struct ts_exp_matrix plan;
-	char err[1024] = "";
+	struct ts_err err = {""};
 	int ret;
 
-	ret = ts_exp_spec_parse(&spec, "f.ini", text, err, sizeof(err));
+	ret = ts_exp_spec_parse(&spec, "f.ini", text, &err);
 	if (ret < 0) {
-		if (ret != -EINVAL || strncmp(err, "f.ini", 5))
+		if (ret != -EINVAL || strncmp(err.msg, "f.ini", 5))
 			abort();
 		return;
 	}
-	err[0] = '\0';
-	ret = ts_exp_matrix_build(&spec, NULL, &plan, err, sizeof(err));
+	err.msg[0] = '\0';
+	ret = ts_exp_matrix_build(&spec, NULL, &plan, &err);
 	if (ret == 0) {
 		if (!plan.nruns || !plan.nconfigs)
 			abort();
 		ts_exp_matrix_free(&plan);
-	} else if (!err[0]) {
+	} else if (!err.msg[0]) {
 		abort();
 	}
 	ts_exp_spec_free(&spec);
@@ -45,10 +45,10 @@ static void fuzz_spec(const char *text)
 static void fuzz_check(const char *text)
 {
 	struct ts_exp_check c;
-	char err[1024] = "";
-	int ret = ts_exp_check_parse(&c, text, err, sizeof(err));
+	struct ts_err err = {""};
+	int ret = ts_exp_check_parse(&c, text, &err);
 
-	if (ret < 0 && (ret != -EINVAL || !err[0]))
+	if (ret < 0 && (ret != -EINVAL || !err.msg[0]))
 		abort();
 	if (ret == 0 && c.side[0].is_num && c.side[1].is_num)
 		abort();

@@ -32,16 +32,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ts_exp_check *c = calloc(1, sizeof(*c));
 	char *expr = malloc(size + 1);
-	char err[1024] = "";
+	struct ts_err err = {""};
 	int ret, s, k;
 
 	if (!c || !expr)
 		goto out;
 	memcpy(expr, data, size);
 	expr[size] = '\0';
-	ret = ts_exp_check_parse(c, expr, err, sizeof(err));
+	ret = ts_exp_check_parse(c, expr, &err);
 	if (ret) {
-		CHECK(err[0]);
+		CHECK(err.msg[0]);
 		goto out;
 	}
 	CHECK(c->op >= TS_CMP_LT && c->op <= TS_CMP_NE);
@@ -49,10 +49,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(c->side[s].nsel <= TS_EXP_CHECK_SELS);
 		CHECK(c->side[s].is_num || c->side[s].test[0]);
 	}
-	err[0] = '\0';
-	ret = ts_exp_check_resolve(c, pts, 4, err, sizeof(err));
+	err.msg[0] = '\0';
+	ret = ts_exp_check_resolve(c, pts, 4, &err);
 	if (ret) {
-		CHECK(err[0]);
+		CHECK(err.msg[0]);
 		goto out;
 	}
 	for (s = 0; s < 2; s++) {

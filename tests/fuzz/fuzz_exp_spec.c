@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ts_exp_matrix plan;
 	struct ts_exp_spec spec;
-	char err[1024] = "";
+	struct ts_err err = {""};
 	char *text = malloc(size + 1);
 	size_t i;
 	int ret;
@@ -29,17 +29,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	memset(&spec, 0, sizeof(spec));
-	ret = ts_exp_spec_parse(&spec, "fuzz.ini", text, err, sizeof(err));
+	ret = ts_exp_spec_parse(&spec, "fuzz.ini", text, &err);
 	free(text);
 	if (ret) {
-		CHECK(!strncmp(err, "fuzz.ini", 8));
+		CHECK(!strncmp(err.msg, "fuzz.ini", 8));
 		return 0;
 	}
 	memset(&plan, 0, sizeof(plan));
-	err[0] = '\0';
-	ret = ts_exp_matrix_build(&spec, NULL, &plan, err, sizeof(err));
+	err.msg[0] = '\0';
+	ret = ts_exp_matrix_build(&spec, NULL, &plan, &err);
 	if (ret) {
-		CHECK(err[0]);
+		CHECK(err.msg[0]);
 	} else {
 		CHECK(plan.nconfigs >= 1 && plan.nruns == plan.nconfigs * plan.repetitions);
 		for (i = 0; i < plan.nruns; i++)

@@ -169,22 +169,23 @@ static void report_files(const struct ts_report *rep)
 static void merge_dir(void)
 {
 	const char *dirs[1] = {dir};
-	char out[128], err[2048] = "";
+	char out[128];
+	struct ts_err err = {""};
 	struct ts_expdir m;
 	FILE *msg = fopen("/dev/null", "w");
 	int ret;
 
 	CHECK(msg);
 	snprintf(out, sizeof(out), "%s/m", dir);
-	ret = ts_exp_merge(out, dirs, 1, msg, err, sizeof(err));
+	ret = ts_exp_merge(out, dirs, 1, msg, &err);
 	fclose(msg);
 	CHECK(ret <= 0);
 	if (ret < 0) {
-		CHECK(err[0]);
+		CHECK(err.msg[0]);
 		CHECK(access(out, F_OK) != 0); /* nothing written */
 		return;
 	}
-	CHECK(ts_expdir_read(out, &m, err, sizeof(err)) == 0);
+	CHECK(ts_expdir_read(out, &m, &err) == 0);
 	ts_expdir_free(&m);
 	{
 		struct ts_err rm;
@@ -195,7 +196,8 @@ static void merge_dir(void)
 
 static void experiment(const char *text, size_t size)
 {
-	char path[128], err[512] = "";
+	char path[128];
+	struct ts_err err = {""};
 	struct ts_exp_summary s;
 	struct ts_expdir p;
 	struct ts_report rep;
@@ -203,14 +205,14 @@ static void experiment(const char *text, size_t size)
 
 	snprintf(path, sizeof(path), "%s/experiment.json", dir);
 	write_file(path, text, size);
-	ret = ts_expdir_read(dir, &p, err, sizeof(err));
-	CHECK(ret == 0 || (ret == -EINVAL && err[0]));
+	ret = ts_expdir_read(dir, &p, &err);
+	CHECK(ret == 0 || (ret == -EINVAL && err.msg[0]));
 	if (!ret)
 		ts_expdir_free(&p);
 	ts_exp_summary_init(&s, NULL);
-	ts_exp_summary_from_dir(&s, dir, err, sizeof(err));
+	ts_exp_summary_from_dir(&s, dir, &err);
 	ts_exp_summary_free(&s);
-	if (ts_report_load(&rep, dir, err, sizeof(err)) == 0) {
+	if (ts_report_load(&rep, dir, &err) == 0) {
 		report_files(&rep);
 		ts_report_free(&rep);
 	}
@@ -224,14 +226,15 @@ static void run_in_dir(const char *text, size_t size)
 		"{\"version\":1,\"name\":\"f\",\"spec\":\"f.ini\",\"spec_sha256\":null,"
 		"\"configs\":[{\"id\":\"c\",\"axes\":{\"test\":\"rrul\"}}],"
 		"\"runs\":[{\"index\":1,\"rep\":1,\"id\":\"c\"}]}";
-	char path[128], err[512] = "";
+	char path[128];
+	struct ts_err err = {""};
 	struct ts_report rep;
 
 	snprintf(path, sizeof(path), "%s/experiment.json", dir);
 	write_file(path, exp, sizeof(exp) - 1);
 	snprintf(path, sizeof(path), "%s/c/rep-1/result.json", dir);
 	write_file(path, text, size);
-	if (ts_report_load(&rep, dir, err, sizeof(err)) == 0) {
+	if (ts_report_load(&rep, dir, &err) == 0) {
 		report_files(&rep);
 		ts_report_free(&rep);
 	}
@@ -309,7 +312,8 @@ static void quote(const char *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ts_exp_result r;
-	char *text, err[512] = "", path[128];
+	char *text, path[128];
+	struct ts_err err = {""};
 	int ret;
 
 	if (size < 1)
@@ -336,8 +340,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		csv(data + 1, size - 1, true);
 		break;
 	case 2:
-		ret = ts_exp_result_parse(&r, "fuzz", text, err, sizeof(err));
-		CHECK(ret == 0 || (ret < 0 && err[0]));
+		ret = ts_exp_result_parse(&r, "fuzz", text, &err);
+		CHECK(ret == 0 || (ret < 0 && err.msg[0]));
 		if (!ret)
 			ts_exp_result_free(&r);
 		break;

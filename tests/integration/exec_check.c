@@ -67,7 +67,8 @@ int main(int argc, char **argv)
 {
 	struct ts_exp_run run = {0};
 	struct ts_linkcfg link;
-	char err[512] = "", why[512] = "";
+	char why[512] = "";
+	struct ts_err err = {""};
 	int i, ret;
 
 	if (geteuid() != 0) {
@@ -140,10 +141,10 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		return 1;
 	}
-	ret = ts_exp_exec_run(&run, argv[2], err, sizeof(err));
+	ret = ts_exp_exec_run(&run, argv[2], &err);
 	ts_linkcfg_free(&link);
 	if (ret < 0) {
-		fprintf(stderr, "exec_check: %s\n", err);
+		fprintf(stderr, "exec_check: %s\n", err.msg);
 		return 1;
 	}
 	printf("%s/result.json\n", argv[2]);

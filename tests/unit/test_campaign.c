@@ -136,8 +136,7 @@ static int fake_probe(void *ctx, const char *cca, char *why, size_t whylen)
 	return -ENOENT;
 }
 
-static int fake_run(void *ctx, const struct ts_exp_run *run, const char *rundir, char *err,
-		    size_t errlen)
+static int fake_run(void *ctx, const struct ts_exp_run *run, const char *rundir, struct ts_err *err)
 {
 	const struct fake *k = ctx;
 	char path[PATH_MAX], line[32];
@@ -156,7 +155,7 @@ static int fake_run(void *ctx, const struct ts_exp_run *run, const char *rundir,
 	if (run->index == k->stop_after && k->stop)
 		*k->stop = SIGTERM;
 	if (run->index == k->no_start) {
-		snprintf(err, errlen, "fake: no namespaces today");
+		ts_err_set(err, "fake: no namespaces today");
 		return -EIO;
 	}
 	snprintf(path, sizeof(path), "%s/result.json", rundir);
@@ -282,14 +281,12 @@ static int check_campaign(struct fixture *f, const char *expr, struct fake *k, s
 {
 	struct ts_campaign_opts o = {0};
 	struct ts_exp_check *checks = NULL;
-	struct ts_exp_point *pts = ts_exp_matrix_points(&f->plan);
-	char *exprs[1] = {(char *)expr}, err[TS_EXP_CHECKS_ERR], *text = NULL;
+	char *exprs[1] = {(char *)expr}, *text = NULL;
+	struct ts_err err;
 	size_t len = 0;
 	int ret;
 
-	CU_ASSERT_FATAL(pts != NULL);
-	TSU_EQ(ts_exp_checks_parse(exprs, 1, &checks, err, sizeof(err)), 0);
-	TSU_EQ(ts_exp_checks_resolve(checks, 1, pts, f->plan.nconfigs, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_checks_for_plan(exprs, 1, &f->plan, &checks, &err), 0);
 	o.checks = checks;
 	o.nchecks = 1;
 	o.checks_out = open_memstream(&text, &len);
@@ -301,7 +298,6 @@ static int check_campaign(struct fixture *f, const char *expr, struct fake *k, s
 						: "checks: 1, 0 failed\n") != NULL);
 	CU_ASSERT(strstr(text, expr) != NULL);
 	free(text);
-	free(pts);
 	free(checks);
 	return ret;
 }
@@ -403,7 +399,7 @@ static void test_shards(void)
 	struct ts_expdir rec;
 	struct fixture f;
 	unsigned idx[16];
-	char err[256];
+	struct ts_err err;
 
 	fixture_init(&f);
 	/* 1/2: positions 1, 3, 5; 3 is C (skipped): runs 1 (A rep 1) and 5 (B rep 2). */
@@ -415,7 +411,7 @@ static void test_shards(void)
 	TSU_EQ(v.runs, 2);
 	CU_ASSERT_DOUBLE_EQUAL(s.mean_a, 10, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(s.mean_b, 50, 1e-12);
-	TSU_EQ(ts_expdir_read(f.out, &rec, err, sizeof(err)), 0);
+	TSU_EQ(ts_expdir_read(f.out, &rec, &err), 0);
 	TSU_EQ(rec.shard.i, 1);
 	TSU_EQ(rec.shard.n, 2);
 	TSU_EQ(rec.n, 6); /* the whole matrix is recorded, for merge */
@@ -514,7 +510,8 @@ static void test_stop_fails_run(void)
 	struct fixture f;
 	struct ts_exp_result r;
 	unsigned idx[16];
-	char path[PATH_MAX], err[512];
+	char path[PATH_MAX];
+	struct ts_err err;
 
 	fixture_init(&f);
 	TSU_EQ(campaign(&f, &o, &k, &s, &v), 0);
@@ -523,7 +520,7 @@ static void test_stop_fails_run(void)
 	CU_ASSERT(done(&f, 0, 1));
 	CU_ASSERT(!done(&f, 1, 1));
 	snprintf(path, sizeof(path), "%s/%s/rep-1/result.json", f.out, ids[1]);
-	TSU_EQ(ts_exp_result_load(&r, path, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_result_load(&r, path, &err), 0);
 	CU_ASSERT(!r.ok);
 	TSU_EQ(r.nflags, 1);
 	CU_ASSERT_FATAL(r.nflags == 1 && r.error);
@@ -681,17 +678,18 @@ static void test_verdict(void)
 
 static void test_check_jobs(void)
 {
-	char err[512];
+	struct ts_err err;
 
-	TSU_EQ(ts_campaign_check_jobs(1, 2, 1, err, sizeof(err)), 0);
-	TSU_EQ(ts_campaign_check_jobs(2, 0, 4, err, sizeof(err)), 0);
-	TSU_EQ(ts_campaign_check_jobs(3, 2, 5, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "use 5 CPUs, and each run needs 2"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "at most 2 jobs here"));
-	TSU_EQ(ts_campaign_check_jobs(2, 1, 2, err, sizeof(err)), 0);
-	TSU_EQ(ts_campaign_check_jobs(3, 1, 2, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "--jobs 3: this host lets tasshape use 2 CPUs, one per guest "
-				    "in virtual time: at most 2 jobs here");
+	TSU_EQ(ts_campaign_check_jobs(1, 2, 1, &err), 0);
+	TSU_EQ(ts_campaign_check_jobs(2, 0, 4, &err), 0);
+	TSU_EQ(ts_campaign_check_jobs(3, 2, 5, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "use 5 CPUs, and each run needs 2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "at most 2 jobs here"));
+	TSU_EQ(ts_campaign_check_jobs(2, 1, 2, &err), 0);
+	TSU_EQ(ts_campaign_check_jobs(3, 1, 2, &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg,
+			       "--jobs 3: this host lets tasshape use 2 CPUs, one per guest "
+			       "in virtual time: at most 2 jobs here");
 }
 
 /*
@@ -748,7 +746,28 @@ static void test_experiment_whole(void)
 	half_write(&shard);
 }
 
+/* exp run's checks are refused before any run: malformed, or naming no configuration. */
+static void test_checks_for_plan(void)
+{
+	char *bad[1] = {(char *)"tcp_upload[cca=reno].n > 0"};
+	char *junk[1] = {(char *)"tcp_upload.n >"};
+	struct ts_exp_check *checks = NULL;
+	struct fixture f;
+	struct ts_err err;
+
+	fixture_init(&f);
+	TSU_EQ(ts_exp_checks_for_plan(bad, 1, &f.plan, &checks, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cca=reno"));
+	free(checks);
+	checks = NULL;
+	TSU_EQ(ts_exp_checks_for_plan(junk, 1, &f.plan, &checks, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "check 'tcp_upload.n >': at column"));
+	free(checks);
+	fixture_free(&f);
+}
+
 static const struct tsu_test tests[] = {
+	{"checks refused against the plan", test_checks_for_plan},
 	{"run order, a skipped control, the summary", test_order_and_skip},
 	{"--strict and an unavailable control", test_strict_skip},
 	{"--shard i/N", test_shards},

@@ -98,12 +98,13 @@ static void source(const char *rel)
  */
 static void test_tree(void)
 {
-	char src[512], dst[512], err[256];
+	char src[512], dst[512];
+	struct ts_err err;
 
 	source("src");
 	path(src, sizeof(src), "src");
 	path(dst, sizeof(dst), "dst");
-	TSU_EQ(ts_copy_tree(src, dst, TS_COPY_NEW, err, sizeof(err)), 0);
+	TSU_EQ(ts_copy_tree(src, dst, TS_COPY_NEW, &err), 0);
 	CU_ASSERT_STRING_EQUAL(get("dst/a.txt"), "alpha");
 	CU_ASSERT_STRING_EQUAL(get("dst/d/b.txt"), "beta");
 	CU_ASSERT_FALSE(exists("dst/link"));
@@ -112,13 +113,13 @@ static void test_tree(void)
 	CU_ASSERT_FALSE(exists("dst/l1/l2/l3/l4/l5/l6/l7/l8/l9"));
 
 	/* New: an existing destination is refused, and named. */
-	TSU_EQ(ts_copy_tree(src, dst, TS_COPY_NEW, err, sizeof(err)), -EEXIST);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "dst"));
+	TSU_EQ(ts_copy_tree(src, dst, TS_COPY_NEW, &err), -EEXIST);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "dst"));
 
 	/* Not new: into the existing directory, a file of the same name replaced. */
 	put("dst/a.txt", "old and longer");
 	put("src/a.txt", "new");
-	TSU_EQ(ts_copy_tree(src, dst, 0, err, sizeof(err)), 0);
+	TSU_EQ(ts_copy_tree(src, dst, 0, &err), 0);
 	CU_ASSERT_STRING_EQUAL(get("dst/a.txt"), "new");
 }
 
@@ -128,13 +129,14 @@ static void test_tree(void)
  */
 static void test_copy_not_link(void)
 {
-	char src[512], dst[512], err[256], a[512], b[512];
+	char src[512], dst[512], a[512], b[512];
+	struct ts_err err;
 	struct stat sa, sb;
 
 	source("src-own");
 	path(src, sizeof(src), "src-own");
 	path(dst, sizeof(dst), "copied");
-	TSU_EQ(ts_copy_tree(src, dst, TS_COPY_NEW | TS_COPY_OWN, err, sizeof(err)), 0);
+	TSU_EQ(ts_copy_tree(src, dst, TS_COPY_NEW | TS_COPY_OWN, &err), 0);
 	path(a, sizeof(a), "src-own/d/b.txt");
 	path(b, sizeof(b), "copied/d/b.txt");
 	TSU_EQ(stat(a, &sa), 0);
@@ -148,18 +150,19 @@ static void test_copy_not_link(void)
 /* One file: a link is refused, not followed; a regular file copied. */
 static void test_file(void)
 {
-	char from[512], to[512], err[256];
+	char from[512], to[512];
+	struct ts_err err;
 
 	source("src-one");
 	path(from, sizeof(from), "src-one/link");
 	path(to, sizeof(to), "one.txt");
-	TSU_EQ(ts_copy_file(from, to, TS_COPY_NEW, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a regular file"));
+	TSU_EQ(ts_copy_file(from, to, TS_COPY_NEW, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a regular file"));
 	CU_ASSERT_FALSE(exists("one.txt"));
 	path(from, sizeof(from), "src-one/a.txt");
-	TSU_EQ(ts_copy_file(from, to, TS_COPY_NEW, err, sizeof(err)), 0);
+	TSU_EQ(ts_copy_file(from, to, TS_COPY_NEW, &err), 0);
 	CU_ASSERT_STRING_EQUAL(get("one.txt"), "alpha");
-	TSU_EQ(ts_copy_file(from, to, TS_COPY_NEW, err, sizeof(err)), -EEXIST);
+	TSU_EQ(ts_copy_file(from, to, TS_COPY_NEW, &err), -EEXIST);
 }
 
 /* The suite's fixture: a private directory, each test's files under names of its own. */

@@ -42,11 +42,12 @@ static size_t len(json_object *series, const char *key)
 
 static void test_iperf3_upload(void)
 {
-	char *t = fixture("iperf3-up.json"), err[256] = "";
+	char *t = fixture("iperf3-up.json");
+	struct ts_err err = {""};
 	struct ts_exp_iperf ip;
 
 	/* Started 2.5 s after t0. */
-	TSU_EQ(ts_exp_parse_iperf3(t, 1002.5, 1000.0, &ip, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_parse_iperf3(t, 1002.5, 1000.0, &ip, &err), 0);
 	TSU_EQ(ip.bytes, 1203288);
 	NEAR(ip.seconds, 2.106015);
 	NEAR(ip.throughput_mbps, 1203288 * 8 / 2.106015 / 1e6); /* 4.5709 */
@@ -68,10 +69,11 @@ static void test_iperf3_upload(void)
 
 static void test_iperf3_download(void)
 {
-	char *t = fixture("iperf3-down.json"), err[256] = "";
+	char *t = fixture("iperf3-down.json");
+	struct ts_err err = {""};
 	struct ts_exp_iperf ip;
 
-	TSU_EQ(ts_exp_parse_iperf3(t, 10.0, 10.0, &ip, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_parse_iperf3(t, 10.0, 10.0, &ip, &err), 0);
 	/* -R: the client receives; sum_received is its count. */
 	TSU_EQ(ip.bytes, 1081656);
 	NEAR(ip.seconds, 2.000184);
@@ -90,16 +92,17 @@ static void test_iperf3_download(void)
 
 static void test_iperf3_errors(void)
 {
-	char *t = fixture("iperf3-error.json"), err[256] = "";
+	char *t = fixture("iperf3-error.json");
+	struct ts_err err = {""};
 	struct ts_exp_iperf ip;
 
-	TSU_EQ(ts_exp_parse_iperf3(t, 0, 0, &ip, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "iperf3: unable to connect to server: Connection refused");
+	TSU_EQ(ts_exp_parse_iperf3(t, 0, 0, &ip, &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "iperf3: unable to connect to server: Connection refused");
 	CU_ASSERT_PTR_NULL(ip.series);
-	TSU_EQ(ts_exp_parse_iperf3("{\"start\": {", 0, 0, &ip, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not JSON"));
-	TSU_EQ(ts_exp_parse_iperf3("{\"start\": {}}", 0, 0, &ip, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "iperf3 JSON has no end.sum_received");
+	TSU_EQ(ts_exp_parse_iperf3("{\"start\": {", 0, 0, &ip, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not JSON"));
+	TSU_EQ(ts_exp_parse_iperf3("{\"start\": {}}", 0, 0, &ip, &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "iperf3 JSON has no end.sum_received");
 	free(t);
 }
 
@@ -138,9 +141,10 @@ static void test_ping(void)
 
 static void test_irtt(void)
 {
-	char *t = fixture("irtt.json"), err[256] = "";
+	char *t = fixture("irtt.json");
+	struct ts_err err = {""};
 	long lost = -1;
-	json_object *s = ts_exp_parse_irtt(t, 1796118976.0, &lost, err, sizeof(err));
+	json_object *s = ts_exp_parse_irtt(t, 1796118976.0, &lost, &err);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	TSU_EQ(lost, 0);
@@ -158,23 +162,24 @@ static void test_irtt(void)
 		"{\"seqno\":1,\"lost\":\"true_down\",\"delay\":{}},"
 		"{\"seqno\":2,\"lost\":\"false\",\"timestamps\":{\"client\":{\"send\":"
 		"{\"wall\":2500000000}}},\"delay\":{\"rtt\":41000000}}]}",
-		2.0, &lost, err, sizeof(err));
+		2.0, &lost, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	TSU_EQ(lost, 2);
 	TSU_EQ(len(s, "t"), 1);
 	NEAR(at(s, "t", 0), 0.5);
 	NEAR(at(s, "rtt_ms", 0), 41.0);
 	json_object_put(s);
-	CU_ASSERT_PTR_NULL(ts_exp_parse_irtt("{}", 0, &lost, err, sizeof(err)));
-	CU_ASSERT_STRING_EQUAL(err, "irtt JSON has no round_trips");
+	CU_ASSERT_PTR_NULL(ts_exp_parse_irtt("{}", 0, &lost, &err));
+	CU_ASSERT_STRING_EQUAL(err.msg, "irtt JSON has no round_trips");
 }
 
 static void test_summary_and_fidelity(void)
 {
-	char *t = fixture("summary.json"), err[256] = "", why[128] = "";
+	char *t = fixture("summary.json"), why[128] = "";
+	struct ts_err err = {""};
 	struct ts_exp_fidelity f[2], g;
 
-	TSU_EQ(ts_exp_parse_summary(t, f, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_parse_summary(t, f, &err), 0);
 	CU_ASSERT_TRUE(f[0].present && f[1].present);
 	NEAR(f[0].utilisation, 0.38640886242693917);
 	NEAR(f[0].release_err_p50_us, 60.416);
@@ -205,17 +210,16 @@ static void test_summary_and_fidelity(void)
 	CU_ASSERT_STRING_EQUAL(why, "1 unexplained drops");
 	g = (struct ts_exp_fidelity){0};
 	CU_ASSERT_FALSE(ts_exp_fell_behind(&g, why, sizeof(why))); /* absent direction */
-	TSU_EQ(ts_exp_parse_summary("{\"title\":\"x\"}", f, err, sizeof(err)), -EINVAL);
+	TSU_EQ(ts_exp_parse_summary("{\"title\":\"x\"}", f, &err), -EINVAL);
 	/* The loop's work is the run's: both directions get it; out of 0-1000 is not believed. */
 	TSU_EQ(ts_exp_parse_summary("{\"directions\":[{\"name\":\"uplink\"}],"
 				    "\"loop_work_max_permille\":873}",
-				    f, err, sizeof(err)),
+				    f, &err),
 	       0);
 	TSU_EQ(f[0].loop_work_permille, 873);
 	TSU_EQ(f[1].loop_work_permille, 873);
 	CU_ASSERT_FALSE(f[1].present);
-	TSU_EQ(ts_exp_parse_summary("{\"directions\":[],\"loop_work_max_permille\":1001}", f, err,
-				    sizeof(err)),
+	TSU_EQ(ts_exp_parse_summary("{\"directions\":[],\"loop_work_max_permille\":1001}", f, &err),
 	       0);
 	TSU_EQ(f[0].loop_work_permille, -1);
 
@@ -238,10 +242,11 @@ static void test_summary_and_fidelity(void)
 
 static void test_sockstats(void)
 {
-	char *t = fixture("sockstats.csv"), err[256] = "";
+	char *t = fixture("sockstats.csv");
+	struct ts_err err = {""};
 	struct ts_exp_sock s[3] = {{.port = 38802}, {.port = 38802, .peer = 5999}, {.port = 45790}};
 
-	TSU_EQ(ts_exp_parse_sockstats(t, 0.5, s, 3, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_parse_sockstats(t, 0.5, s, 3, &err), 0);
 	/* Six rows of the data socket; only the two after it sent its 37-byte cookie count. */
 	TSU_EQ(s[0].rows, 6);
 	TSU_EQ(s[0].evidence, 2);
@@ -267,12 +272,12 @@ static void test_sockstats(void)
 				      "pacing_rate_bps,delivery_rate_bps\n"
 				      "10,0.1,1,2,cubic,10,1,,\n10,0.2,1,2,bbr,10,1,,\n"
 				      "10,0.3,1,2,cubic,10,1,,\n",
-				      0, s, 1, err, sizeof(err)),
+				      0, s, 1, &err),
 	       0);
 	CU_ASSERT_STRING_EQUAL(s[0].cca, "cubic,bbr");
 	json_object_put(s[0].series);
-	TSU_EQ(ts_exp_parse_sockstats("time_s,sport\n", 0, s, 1, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "socket statistics: no column dport");
+	TSU_EQ(ts_exp_parse_sockstats("time_s,sport\n", 0, s, 1, &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "socket statistics: no column dport");
 	json_object_put(s[0].series);
 }
 
@@ -283,7 +288,7 @@ static void test_sockstats(void)
 static void test_sockstats_refused_rows(void)
 {
 	struct ts_exp_sock s = {.port = 1};
-	char err[256] = "";
+	struct ts_err err = {""};
 
 	TSU_EQ(ts_exp_parse_sockstats("time_s,flow,sport,dport,cca,cwnd_pkts,srtt_ms,"
 				      "pacing_rate_bps,delivery_rate_bps,bytes_sent\n"
@@ -292,7 +297,7 @@ static void test_sockstats_refused_rows(void)
 				      "0.2,1:1-2:2,1,2,cub'ic,10,1,,,10\n"
 				      "0.3,1:1-2:2,1,2,cubic,12,1.5,8000,,10\n"
 				      "0.4,1:1-2:2,1,2,cub",
-				      0, &s, 1, err, sizeof(err)),
+				      0, &s, 1, &err),
 	       0);
 	TSU_EQ(s.rows, 2);
 	TSU_EQ(s.evidence, 2);

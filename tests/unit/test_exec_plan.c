@@ -35,14 +35,14 @@ static void test_rrul(void)
 {
 	struct ts_exp_run r = mkrun("rrul");
 	struct ts_exp_plan p;
-	char err[128];
+	struct ts_err err;
 	static const char *const names[8] = {
 		"TCP upload BE",   "TCP upload BK",   "TCP upload CS5",	  "TCP upload EF",
 		"TCP download BE", "TCP download BK", "TCP download CS5", "TCP download EF"};
 	static const unsigned dscp[4] = {0, 8, 40, 46};
 	size_t i;
 
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(p.nflows, 8);
 	TSU_EQ(p.nservers, 1);
 	for (i = 0; i < 8; i++) {
@@ -68,10 +68,10 @@ static void test_rrul_be_and_streams(void)
 {
 	struct ts_exp_run r = mkrun("rrul_be");
 	struct ts_exp_plan p;
-	char err[128];
+	struct ts_err err;
 	size_t i;
 
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(p.nflows, 8);
 	CU_ASSERT_STRING_EQUAL(p.flow[3].name, "TCP upload BE4");
 	CU_ASSERT_STRING_EQUAL(p.flow[4].name, "TCP download BE1");
@@ -80,36 +80,36 @@ static void test_rrul_be_and_streams(void)
 	CU_ASSERT_STRING_EQUAL(p.probe[3].name, "Ping (ms) UDP BE3");
 
 	r = mkrun("tcp_nup");
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(p.nflows, 4); /* Flent's default upload_streams */
 	CU_ASSERT_STRING_EQUAL(p.flow[3].name, "TCP upload::4");
 	r.upload_streams = 6;
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(p.nflows, 6);
 	r = mkrun("tcp_8up");
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(p.nflows, 8);
 	CU_ASSERT_STRING_EQUAL(p.flow[7].name, "TCP upload::8");
 	r = mkrun("tcp_8down");
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(p.nflows, 8);
 	TSU_EQ(p.flow[7].dir, TS_EXP_DOWN);
 	r = mkrun("tcp_ndown");
 	r.download_streams = 2;
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(p.nflows, 2);
 	TSU_EQ(p.flow[1].dir, TS_EXP_DOWN);
 	CU_ASSERT_STRING_EQUAL(p.flow[1].name, "TCP download::2");
 	r.download_streams = 17;
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "tcp_ndown: 17 streams, at most 16");
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "tcp_ndown: 17 streams, at most 16");
 	r = mkrun("tcp_upload");
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(p.nflows, 1);
 	CU_ASSERT_STRING_EQUAL(p.flow[0].name, "TCP upload");
 	TSU_EQ(p.nprobes, 1);
 	r = mkrun("tcp_download");
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	CU_ASSERT_STRING_EQUAL(p.flow[0].name, "TCP download");
 }
 
@@ -117,11 +117,11 @@ static void test_rtt_fair_and_errors(void)
 {
 	struct ts_exp_run r = mkrun("rtt_fair");
 	struct ts_exp_plan p;
-	char err[256];
+	struct ts_err err;
 	size_t i;
 
 	r.nservers = 4;
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(p.nservers, 4);
 	TSU_EQ(p.nflows, 4);
 	TSU_EQ(p.nprobes, 4);
@@ -133,12 +133,12 @@ static void test_rtt_fair_and_errors(void)
 	CU_ASSERT_STRING_EQUAL(p.flow[2].name, "TCP upload::3");
 	CU_ASSERT_STRING_EQUAL(p.probe[2].name, "Ping (ms)::3");
 	r = mkrun("tcp_bidir");
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown test 'tcp_bidir'"));
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown test 'tcp_bidir'"));
 	r = mkrun("rrul");
 	r.length = 0;
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "rrul: length must be positive");
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "rrul: length must be positive");
 }
 
 static void test_command_lines(void)
@@ -146,9 +146,10 @@ static void test_command_lines(void)
 	struct ts_exp_run r = mkrun("rrul");
 	struct ts_exp_plan p;
 	struct ts_exp_argv a;
-	char err[128], line[1024];
+	char line[1024];
+	struct ts_err err;
 
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(ts_exp_flow_argv(&p, &p.flow[7], "{BASE}", "bbr", &a), 0);
 	join(line, sizeof(line), a.argv);
 	CU_ASSERT_STRING_EQUAL(line, "iperf3 --client {BASE} --port 5208 --time 30 --interval 0.2 "
@@ -168,7 +169,7 @@ static void test_command_lines(void)
 				     "/r/irtt-EF-2.json {BASE}:2112");
 	r.length = 1500 * TS_NSEC_PER_MSEC;
 	r.delay = 250 * TS_NSEC_PER_MSEC;
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(ts_exp_probe_argv(&p, &p.probe[2], "h", "o.json", &a), 0);
 	join(line, sizeof(line), a.argv);
 	CU_ASSERT_STRING_EQUAL(line, "irtt client -i 200ms -d 2s --dscp=32 -Q -o o.json h:2112");
@@ -182,21 +183,21 @@ static void test_stations(void)
 	struct ts_exp_run r = mkrun("rrul");
 	static const unsigned fs[2] = {2, 0};
 	struct ts_exp_plan p;
-	char err[128];
+	struct ts_err err;
 	size_t i;
 
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(p.stations, 1);
 	for (i = 0; i < p.nflows; i++)
 		TSU_EQ(p.flow[i].station, 0);
 	r.stations = 3;
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(p.stations, 3);
 	for (i = 0; i < p.nflows; i++)
 		TSU_EQ(p.flow[i].station, i % 3);
 	r.nflow_stations = 2;
 	r.flow_stations = fs;
-	TSU_EQ(ts_exp_plan_build(&r, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_plan_build(&r, &p, &err), 0);
 	TSU_EQ(p.flow[0].station, 2);
 	TSU_EQ(p.flow[1].station, 0);
 	TSU_EQ(p.flow[6].station, 2);

@@ -55,7 +55,8 @@ static void test_seal_files(void)
 {
 	struct ts_exp_seal_files f;
 	struct ts_exp_run run;
-	char spec[PATH_MAX], cca[PATH_MAX + 8], err[512] = "";
+	char spec[PATH_MAX], cca[PATH_MAX + 8];
+	struct ts_err err = {""};
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(spec, sizeof(spec), "%s/sub", dir);
@@ -72,7 +73,7 @@ static void test_seal_files(void)
 	snprintf(spec, sizeof(spec), "%s/s.ini", dir);
 	memset(&run, 0, sizeof(run));
 	run.cca = "cubic";
-	TSU_EQ(ts_exp_seal_files(&run, spec, &f, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_seal_files(&run, spec, &f, &err), 0);
 	/* The spec, up.csv once though named twice, sub/down.csv; not const:, not unused.csv. */
 	TSU_EQ(f.n, 3);
 	CU_ASSERT(listed(&f, "s.ini"));
@@ -83,15 +84,15 @@ static void test_seal_files(void)
 
 	snprintf(cca, sizeof(cca), "bpf:%s/cc.bpf.o", dir);
 	run.cca = cca;
-	TSU_EQ(ts_exp_seal_files(&run, spec, &f, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_seal_files(&run, spec, &f, &err), 0);
 	TSU_EQ(f.n, 4);
 	CU_ASSERT(listed(&f, "cc.bpf.o"));
 	ts_exp_seal_files_free(&f);
 
 	/* A spec that cannot be read: its error, nothing listed. */
 	snprintf(spec, sizeof(spec), "%s/none.ini", dir);
-	CU_ASSERT(ts_exp_seal_files(&run, spec, &f, err, sizeof(err)) < 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "none.ini"));
+	CU_ASSERT(ts_exp_seal_files(&run, spec, &f, &err) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "none.ini"));
 	TSU_EQ(f.n, 0);
 	/* Only the mkdtemp directory this test made. */
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);

@@ -37,11 +37,11 @@ static const char spec_text[] = "[experiment]\n"		 /* 1 */
 
 static void parse_ok(struct ts_exp_spec *s, const char *text)
 {
-	char err[1024] = "";
-	int ret = ts_exp_spec_parse(s, "dir/t.ini", text, err, sizeof(err));
+	struct ts_err err = {""};
+	int ret = ts_exp_spec_parse(s, "dir/t.ini", text, &err);
 
 	if (ret)
-		fprintf(stderr, "\n  unexpected error: %s\n", err);
+		fprintf(stderr, "\n  unexpected error: %s\n", err.msg);
 	TSU_EQ(ret, 0);
 }
 
@@ -118,18 +118,19 @@ static void test_spec_defaults(void)
 static void reject(const char *text, unsigned line, const char *phrase)
 {
 	struct ts_exp_spec s;
-	char err[1024] = "", want[32];
-	int ret = ts_exp_spec_parse(&s, "t.ini", text, err, sizeof(err));
+	char want[32];
+	struct ts_err err = {""};
+	int ret = ts_exp_spec_parse(&s, "t.ini", text, &err);
 
 	if (line)
 		snprintf(want, sizeof(want), "t.ini:%u: ", line);
 	else
 		snprintf(want, sizeof(want), "t.ini: ");
-	if (ret != -EINVAL || strncmp(err, want, strlen(want)) || !strstr(err, phrase))
-		fprintf(stderr, "\n  for %u/%s got %d: %s\n", line, phrase, ret, err);
+	if (ret != -EINVAL || strncmp(err.msg, want, strlen(want)) || !strstr(err.msg, phrase))
+		fprintf(stderr, "\n  for %u/%s got %d: %s\n", line, phrase, ret, err.msg);
 	TSU_EQ(ret, -EINVAL);
-	CU_ASSERT(strncmp(err, want, strlen(want)) == 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, phrase));
+	CU_ASSERT(strncmp(err.msg, want, strlen(want)) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, phrase));
 }
 
 #define BASE "[matrix]\ncca = cubic\nlink = a\ntest = tcp_upload\n[link a]\ntrace = const:10mbit\n"
@@ -277,7 +278,7 @@ static void test_spec_check_links(void)
 {
 	struct ts_exp_spec s;
 	const struct ts_exp_link *l;
-	char err[1024] = "";
+	struct ts_err err = {""};
 
 	parse_ok(&s, spec_text);
 	l = ts_exp_spec_link(&s, "a");
@@ -290,8 +291,8 @@ static void test_spec_check_links(void)
 	CU_ASSERT_FATAL(l != NULL);
 	CU_ASSERT_STRING_EQUAL(l->cfg.mac, "wifi6:phy=1201mbit");
 	CU_ASSERT_TRUE(l->cfg.once);
-	TSU_EQ(ts_exp_spec_check_links(&s, err, sizeof(err)), -ENOENT);
-	CU_ASSERT_STRING_EQUAL(err,
+	TSU_EQ(ts_exp_spec_check_links(&s, &err), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(err.msg,
 			       "dir/t.ini:13: [link a]: dir/t/x.csv: cannot open: No such file or "
 			       "directory");
 	ts_exp_spec_free(&s);
@@ -299,9 +300,10 @@ static void test_spec_check_links(void)
 	parse_ok(&s, "[matrix]\ncca = cubic\nlink = ok, w\ntest = tcp_upload\n"
 		     "[link ok]\ntrace = " TS_TEST_DATA "/trace-small.csv\ndelay = 5ms\n"
 		     "[link w]\nmac = wifi6\nuplink-trace = const:25mbit\nonce = true\n");
-	TSU_EQ(ts_exp_spec_check_links(&s, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "dir/t.ini:11: [link w]: --once with const:25mbit: a constant "
-				    "rate has no end (use --duration)");
+	TSU_EQ(ts_exp_spec_check_links(&s, &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg,
+			       "dir/t.ini:11: [link w]: --once with const:25mbit: a constant "
+			       "rate has no end (use --duration)");
 	/* Checked and unloaded: the options stay for the runs, the traces are read again there. */
 	l = ts_exp_spec_link(&s, "ok");
 	CU_ASSERT_PTR_NULL(l->cfg.cap[0]);
@@ -310,7 +312,7 @@ static void test_spec_check_links(void)
 
 	parse_ok(&s, "[matrix]\ncca = cubic\nlink = ok\ntest = tcp_upload\n"
 		     "[link ok]\ntrace = " TS_TEST_DATA "/trace-small.csv\nonce = false\n");
-	TSU_EQ(ts_exp_spec_check_links(&s, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_spec_check_links(&s, &err), 0);
 	l = ts_exp_spec_link(&s, "ok");
 	CU_ASSERT_FALSE(l->cfg.once);
 	TSU_EQ(l->argc, 2); /* once = false is no option at all */
@@ -320,11 +322,11 @@ static void test_spec_check_links(void)
 static void plan_ok(struct ts_exp_matrix *p, const struct ts_exp_spec *s,
 		    const struct ts_exp_matrix_opts *o)
 {
-	char err[512] = "";
-	int ret = ts_exp_matrix_build(s, o, p, err, sizeof(err));
+	struct ts_err err = {""};
+	int ret = ts_exp_matrix_build(s, o, p, &err);
 
 	if (ret)
-		fprintf(stderr, "\n  plan: %s\n", err);
+		fprintf(stderr, "\n  plan: %s\n", err.msg);
 	TSU_EQ(ret, 0);
 }
 
@@ -425,7 +427,7 @@ static void test_plan_only_and_overrides(void)
 				       .only = {"cca=cubic", "test=rrul", "cca=tas"}};
 	struct ts_exp_spec s;
 	struct ts_exp_matrix p;
-	char err[512];
+	struct ts_err err;
 
 	parse_ok(&s, spec_text);
 	plan_ok(&p, &s, &o);
@@ -455,11 +457,11 @@ static void test_plan_only_and_overrides(void)
 
 	o.nonly = 1;
 	o.only[0] = "cca=reno";
-	TSU_EQ(ts_exp_matrix_build(&s, &o, &p, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'reno' is not a value of axis cca (dir/t.ini:8)"));
+	TSU_EQ(ts_exp_matrix_build(&s, &o, &p, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'reno' is not a value of axis cca (dir/t.ini:8)"));
 	o.only[0] = "queue=x";
-	TSU_EQ(ts_exp_matrix_build(&s, &o, &p, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no axis 'queue'"));
+	TSU_EQ(ts_exp_matrix_build(&s, &o, &p, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no axis 'queue'"));
 	ts_exp_spec_free(&s);
 }
 
@@ -671,7 +673,7 @@ static void test_plan_ids(void)
 {
 	struct ts_exp_spec s;
 	struct ts_exp_matrix p;
-	char err[512];
+	struct ts_err err;
 
 	parse_ok(&s, "[matrix]\ncca = bpf:progs/reno.bpf.o, bbr3\nlink = a\ntest = tcp_8up, "
 		     "rtt_fair\nkernel = host\n[link a]\ndelay = 1ms\n");
@@ -693,8 +695,8 @@ static void test_plan_ids(void)
 	/* Two objects with one file name would share a directory: refused. */
 	parse_ok(&s, "[matrix]\ncca = bpf:a/reno.bpf.o, bpf:b/reno.bpf.o\nlink = a\ntest = rrul\n"
 		     "[link a]\ndelay = 1ms\n");
-	TSU_EQ(ts_exp_matrix_build(&s, NULL, &p, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "two configurations have the id"));
+	TSU_EQ(ts_exp_matrix_build(&s, NULL, &p, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "two configurations have the id"));
 	ts_exp_spec_free(&s);
 }
 
@@ -736,12 +738,12 @@ static void plan_refused(const struct ts_exp_spec *s, const struct ts_exp_matrix
 			 const char *want)
 {
 	struct ts_exp_matrix p;
-	char err[512] = "";
+	struct ts_err err = {""};
 
-	TSU_EQ(ts_exp_matrix_build(s, o, &p, err, sizeof(err)), -EINVAL);
-	if (!strstr(err, want))
-		fprintf(stderr, "\n  got: %s\n  expected: %s\n", err, want);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+	TSU_EQ(ts_exp_matrix_build(s, o, &p, &err), -EINVAL);
+	if (!strstr(err.msg, want))
+		fprintf(stderr, "\n  got: %s\n  expected: %s\n", err.msg, want);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
 	/* refused before anything was allocated: nothing to free, nothing kept */
 	CU_ASSERT_PTR_NULL(p.configs);
 	CU_ASSERT_PTR_NULL(p.runs);
@@ -855,15 +857,15 @@ static void test_plan_dup_ids(void)
 {
 	struct ts_exp_spec s;
 	struct ts_exp_matrix p;
-	char err[512];
+	struct ts_err err;
 
 	parse_ok(&s, "[matrix]\ncca = bpf:a/reno.bpf.o, cubic, bbr, reno, bpf:b/reno.bpf.o\n"
 		     "link = a, b\ntest = rrul, tcp_upload\n[link a]\ndelay = 1ms\n[link b]\n"
 		     "delay = 2ms\n");
-	TSU_EQ(ts_exp_matrix_build(&s, NULL, &p, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "dir/t.ini: two configurations have the id "
-				    "'cca=bpf:reno,link=a,test=rrul' (two bpf objects with the "
-				    "same file name?)");
+	TSU_EQ(ts_exp_matrix_build(&s, NULL, &p, &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "dir/t.ini: two configurations have the id "
+					"'cca=bpf:reno,link=a,test=rrul' (two bpf objects with the "
+					"same file name?)");
 	ts_exp_spec_free(&s);
 }
 
@@ -871,12 +873,13 @@ static void test_plan_dup_ids(void)
 static void test_spec_load(void)
 {
 	struct ts_exp_spec s;
-	char err[1024] = "";
+	struct ts_err err = {""};
 
-	TSU_EQ(ts_exp_spec_load(&s, TS_TEST_DATA, err, sizeof(err)), -EISDIR);
-	CU_ASSERT_STRING_EQUAL(err, TS_TEST_DATA ": cannot read: Is a directory");
-	TSU_EQ(ts_exp_spec_load(&s, "/dev/zero", err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "/dev/zero: larger than 1048576 bytes: not an experiment spec");
+	TSU_EQ(ts_exp_spec_load(&s, TS_TEST_DATA, &err), -EISDIR);
+	CU_ASSERT_STRING_EQUAL(err.msg, TS_TEST_DATA ": cannot read: Is a directory");
+	TSU_EQ(ts_exp_spec_load(&s, "/dev/zero", &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg,
+			       "/dev/zero: larger than 1048576 bytes: not an experiment spec");
 }
 
 static const struct tsu_test tests[] = {

@@ -69,7 +69,8 @@ static const char *get(const char *rel)
 /* Run @id/rep-@rep of shard directory @dir: a result.json of throughput @thr, done. */
 static void run(const char *dir, const char *id, unsigned rep, unsigned index, const char *thr)
 {
-	char rel[128], p[PATH_MAX], text[256], err[256];
+	char rel[128], p[PATH_MAX], text[256];
+	struct ts_err err;
 
 	snprintf(rel, sizeof(rel), "%s/%s", dir, id);
 	path(p, rel);
@@ -83,14 +84,15 @@ static void run(const char *dir, const char *id, unsigned rep, unsigned index, c
 		 id, rep, index, thr);
 	snprintf(rel, sizeof(rel), "%s/%s/rep-%u/result.json", dir, id, rep);
 	put(rel, text);
-	TSU_EQ(ts_done_write(p, id, rep, err, sizeof(err)), 0);
+	TSU_EQ(ts_done_write(p, id, rep, &err), 0);
 }
 
 /* Shard @i of 2 in @dir: configurations a and b, one repetition; shard 1 runs a, 2 runs b. */
 static void shard(const char *dir, unsigned i, const char *thr)
 {
 	struct ts_expdir p = {0};
-	char d[PATH_MAX], err[256];
+	char d[PATH_MAX];
+	struct ts_err err;
 
 	path(d, dir);
 	mkdir(d, 0755);
@@ -100,7 +102,7 @@ static void shard(const char *dir, unsigned i, const char *thr)
 	p.shard.n = 2;
 	ts_expdir_add(&p, "a", 1, 1);
 	ts_expdir_add(&p, "b", 1, 2);
-	TSU_EQ(ts_expdir_write(d, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_expdir_write(d, &p, &err), 0);
 	ts_expdir_free(&p);
 	run(dir, i == 1 ? "a" : "b", 1, i, thr);
 }
@@ -123,7 +125,7 @@ static int leftovers(const char *keep)
 	return n;
 }
 
-static int merge(const char *out, char *err, size_t errlen)
+static int merge(const char *out, struct ts_err *err)
 {
 	char o[PATH_MAX], s1[PATH_MAX], s2[PATH_MAX];
 	const char *dirs[2] = {s1, s2};
@@ -131,33 +133,35 @@ static int merge(const char *out, char *err, size_t errlen)
 	path(o, out);
 	path(s1, "s1");
 	path(s2, "s2");
-	err[0] = '\0';
-	return ts_exp_merge(o, dirs, 2, stderr, err, errlen);
+	err->msg[0] = '\0';
+	return ts_exp_merge(o, dirs, 2, stderr, err);
 }
 
 static void test_all_or_nothing(void)
 {
-	char err[2048], p[PATH_MAX];
+	char p[PATH_MAX];
+	struct ts_err err;
 	struct stat st;
 
 	use("all-or-nothing");
 	shard("s1", 1, "9.5");
 	shard("s2", 2, "-Infinity");
 	/* The second shard's run does not read: named, and nothing is written. */
-	TSU_EQ(merge("out", err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "s2/b/rep-1/result.json: flows[0]: \"throughput_mbps\": "
-					   "expected a finite number, got -Infinity"));
+	TSU_EQ(merge("out", &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg,
+				      "s2/b/rep-1/result.json: flows[0]: \"throughput_mbps\": "
+				      "expected a finite number, got -Infinity"));
 	path(p, "out");
 	CU_ASSERT_NOT_EQUAL(lstat(p, &st), 0);
 	TSU_EQ(leftovers(NULL), 0);
 	/* Into an empty directory: it stays empty. */
 	TSU_EQ(mkdir(p, 0755), 0);
-	TSU_EQ(merge("out", err, sizeof(err)), -EINVAL);
+	TSU_EQ(merge("out", &err), -EINVAL);
 	TSU_EQ(leftovers("out"), 0);
 	TSU_EQ(rmdir(p), 0); /* empty, or this fails */
 	/* Mended: the same merge goes through. */
 	run("s2", "b", 1, 2, "7.25");
-	TSU_EQ(merge("out", err, sizeof(err)), 0);
+	TSU_EQ(merge("out", &err), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(get("out/summary.json"), "\"configs\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(get("out/b/rep-1/result.json"), "7.25"));
 	TSU_EQ(leftovers("out"), 0);
@@ -167,13 +171,13 @@ static void test_all_or_nothing(void)
 static void test_copies(void)
 {
 	char p[PATH_MAX], q[PATH_MAX];
-	char err[2048];
+	struct ts_err err;
 	struct stat a, b;
 
 	use("copies");
 	shard("s1", 1, "9.5");
 	shard("s2", 2, "7.25");
-	TSU_EQ(merge("out", err, sizeof(err)), 0);
+	TSU_EQ(merge("out", &err), 0);
 	path(p, "s1/a/rep-1/result.json");
 	path(q, "out/a/rep-1/result.json");
 	TSU_EQ(stat(p, &a), 0);

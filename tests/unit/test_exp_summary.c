@@ -160,11 +160,11 @@ static void check_summary(const struct ts_exp_summary *s)
 
 static void load(struct ts_exp_result *r, const char *json)
 {
-	char err[512] = "";
-	int ret = ts_exp_result_parse(r, "r.json", json, err, sizeof(err));
+	struct ts_err err = {""};
+	int ret = ts_exp_result_parse(r, "r.json", json, &err);
 
 	if (ret)
-		fprintf(stderr, "\n  %s\n", err);
+		fprintf(stderr, "\n  %s\n", err.msg);
 	TSU_EQ(ret, 0);
 }
 
@@ -191,18 +191,18 @@ static void test_summary(void)
 static void test_result_errors(void)
 {
 	struct ts_exp_result r;
-	char err[512];
+	struct ts_err err;
 
-	TSU_EQ(ts_exp_result_parse(&r, "x.json", "{", err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "x.json: not JSON"));
-	TSU_EQ(ts_exp_result_parse(&r, "x.json", "{\"version\":2}", err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "\"version\": expected 1"));
+	TSU_EQ(ts_exp_result_parse(&r, "x.json", "{", &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "x.json: not JSON"));
+	TSU_EQ(ts_exp_result_parse(&r, "x.json", "{\"version\":2}", &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "\"version\": expected 1"));
 	TSU_EQ(ts_exp_result_parse(&r, "x.json",
 				   "{\"version\":1,\"id\":\"a\",\"axes\":{},\"ok\":true,"
 				   "\"flows\":[{\"dir\":\"sideways\"}]}",
-				   err, sizeof(err)),
+				   &err),
 	       -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "flows[0]: \"dir\" must be up or down"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "flows[0]: \"dir\" must be up or down"));
 }
 
 /*
@@ -222,9 +222,9 @@ static void test_result_unmeasured_flow(void)
 				      "\"ok\":true,\"flows\":[{\"dir\":\"up\"}]}";
 	struct ts_exp_result r, all[2];
 	struct ts_exp_summary s;
-	char err[512] = "";
+	struct ts_err err = {""};
 
-	TSU_EQ(ts_exp_result_parse(&r, "f.json", failed, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_result_parse(&r, "f.json", failed, &err), 0);
 	CU_ASSERT(!r.ok);
 	TSU_EQ(r.nflows, 1);
 	CU_ASSERT_FATAL(r.nflows == 1 && r.error);
@@ -232,8 +232,8 @@ static void test_result_unmeasured_flow(void)
 	CU_ASSERT_STRING_EQUAL(r.error,
 			       "TCP upload: iperf3: interrupt - the client has terminated");
 	ts_exp_result_free(&r);
-	TSU_EQ(ts_exp_result_parse(&r, "c.json", claimed, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "c.json: flows[0]: no \"throughput_mbps\""));
+	TSU_EQ(ts_exp_result_parse(&r, "c.json", claimed, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "c.json: flows[0]: no \"throughput_mbps\""));
 	/* Beside a measured run of its configuration: counted as failed, the metrics the other's. */
 	load(&all[0], res_a1);
 	load(&all[1], failed);
@@ -270,7 +270,8 @@ static void mkdirs(const char *dir, const char *sub)
 
 static void test_from_dir_and_writers(void)
 {
-	char dir[] = "/tmp/tasshape-test-summary.XXXXXX", err[512] = "", path[600], line[1024];
+	char dir[] = "/tmp/tasshape-test-summary.XXXXXX", path[600], line[1024];
+	struct ts_err err = {""};
 	struct ts_exp_summary s;
 	json_object *root, *cfg, *v;
 	FILE *f;
@@ -295,7 +296,7 @@ static void test_from_dir_and_writers(void)
 		   "\"test\":\"rrul\"}},{\"id\":\"cca=tas,test=rrul\",\"axes\":{\"cca\":\"tas\","
 		   "\"test\":\"rrul\"}}]}");
 	ts_exp_summary_init(&s, NULL);
-	TSU_EQ(ts_exp_summary_from_dir(&s, dir, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_summary_from_dir(&s, dir, &err), 0);
 	check_summary(&s);
 	TSU_EQ(s.nconfigs, 3); /* in plan order, with the skipped one */
 	CU_ASSERT_STRING_EQUAL(s.configs[2].id, "cca=tas,test=rrul");
@@ -303,7 +304,7 @@ static void test_from_dir_and_writers(void)
 	TSU_EQ(s.configs[2].n, 0);
 	CU_ASSERT_STRING_EQUAL(s.name, "made-up");
 
-	TSU_EQ(ts_exp_summary_write_all(&s, dir, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_summary_write_all(&s, dir, &err), 0);
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
 	root = json_object_from_file(path);
 	CU_ASSERT_FATAL(root != NULL);
@@ -376,7 +377,8 @@ static void test_hostile_ids(void)
 {
 	static const char *const bad[] = {"\"..\"",  "\".\"", "\"../x\"", "\"/etc\"",
 					  "\"a/b\"", "\"\"",  "null",	  "5"};
-	char dir[] = "/tmp/tasshape-test-ids.XXXXXX", err[512], text[256], path[600];
+	char dir[] = "/tmp/tasshape-test-ids.XXXXXX", text[256], path[600];
+	struct ts_err err;
 	struct ts_exp_summary s;
 	struct ts_exp_result r;
 	size_t i;
@@ -396,24 +398,24 @@ static void test_hostile_ids(void)
 		snprintf(text, sizeof(text), "{\"configs\":[{\"id\":%s,\"axes\":{}}]}", bad[i]);
 		write_file(dir, "experiment.json", text);
 		ts_exp_summary_init(&s, NULL);
-		err[0] = '\0';
-		TSU_EQ(ts_exp_summary_from_dir(&s, dir, err, sizeof(err)), -EINVAL);
+		err.msg[0] = '\0';
+		TSU_EQ(ts_exp_summary_from_dir(&s, dir, &err), -EINVAL);
 		CU_ASSERT_PTR_NOT_NULL(
-			strstr(err, "configs[0]: expected \"id\" (a directory name"));
+			strstr(err.msg, "configs[0]: expected \"id\" (a directory name"));
 		TSU_EQ(s.nconfigs, 0);
 		ts_exp_summary_free(&s);
 	}
 	write_file(dir, "experiment.json",
 		   "{\"configs\":5,\"skipped\":{\"cca\":1},\"name\":\"n\"}");
 	ts_exp_summary_init(&s, NULL);
-	TSU_EQ(ts_exp_summary_from_dir(&s, dir, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_summary_from_dir(&s, dir, &err), 0);
 	TSU_EQ(s.nconfigs, 0);
 	ts_exp_summary_free(&s);
 	write_file(dir, "experiment.json",
 		   "{\"configs\":[{\"id\":\"c\",\"axes\":{\"cca\":null}}],"
 		   "\"skipped\":[{\"cca\":null,\"why\":null}]}");
 	ts_exp_summary_init(&s, NULL);
-	TSU_EQ(ts_exp_summary_from_dir(&s, dir, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_summary_from_dir(&s, dir, &err), 0);
 	TSU_EQ(s.nconfigs, 1);
 	CU_ASSERT_STRING_EQUAL(s.configs[0].axes[0].value, "?");
 	TSU_EQ(s.nskipped, 0);
@@ -421,8 +423,7 @@ static void test_hostile_ids(void)
 	/* A result.json whose id leads out of the directory. */
 	TSU_EQ(ts_exp_result_parse(
 		       &r, "r.json",
-		       "{\"version\":1,\"id\":\"..\",\"axes\":{},\"ok\":true,\"flows\":[]}", err,
-		       sizeof(err)),
+		       "{\"version\":1,\"id\":\"..\",\"axes\":{},\"ok\":true,\"flows\":[]}", &err),
 	       0);
 	ts_exp_summary_init(&s, NULL);
 	TSU_EQ(ts_exp_summary_add(&s, &r, 1), -EINVAL);
@@ -481,23 +482,23 @@ static void test_dirlist(void)
 static void check_reject(const char *expr, const char *phrase)
 {
 	struct ts_exp_check c;
-	char err[512] = "";
+	struct ts_err err = {""};
 
-	TSU_EQ(ts_exp_check_parse(&c, expr, err, sizeof(err)), -EINVAL);
-	if (!strstr(err, phrase))
-		fprintf(stderr, "\n  '%s': got '%s'\n", expr, err);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, phrase));
+	TSU_EQ(ts_exp_check_parse(&c, expr, &err), -EINVAL);
+	if (!strstr(err.msg, phrase))
+		fprintf(stderr, "\n  '%s': got '%s'\n", expr, err.msg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, phrase));
 }
 
 static void test_check_parse(void)
 {
 	struct ts_exp_check c;
-	char err[512];
+	struct ts_err err;
 
 	TSU_EQ(ts_exp_check_parse(&c,
 				  "rrul[cca=bbr, link=fiveg].ping_icmp_ms.p95 <= "
 				  "0.8 * rrul[cca=cubic].ping_icmp_ms.p95",
-				  err, sizeof(err)),
+				  &err),
 	       0);
 	TSU_EQ(c.op, TS_CMP_LE);
 	CU_ASSERT_STRING_EQUAL(c.side[0].test, "rrul");
@@ -507,7 +508,7 @@ static void test_check_parse(void)
 	NEAR(c.side[1].factor, 0.8, 0);
 	CU_ASSERT_STRING_EQUAL(c.side[1].text, "0.8 * rrul[cca=cubic].ping_icmp_ms.p95");
 	TSU_EQ(ts_exp_check_parse(&c, "tcp_upload[tas_shift=9/10].throughput_up_mbps.mean >= 18.5",
-				  err, sizeof(err)),
+				  &err),
 	       0);
 	CU_ASSERT_STRING_EQUAL(c.side[0].sel[0].value, "9/10");
 	TSU_EQ(c.side[1].is_num, 1);
@@ -529,7 +530,8 @@ static void test_check_resolve_eval(void)
 	struct ts_exp_summary s;
 	struct ts_exp_point *pts;
 	struct ts_exp_check c;
-	char err[512], *out = NULL;
+	char *out = NULL;
+	struct ts_err err;
 	size_t len = 0, i;
 	FILE *f;
 
@@ -543,32 +545,30 @@ static void test_check_resolve_eval(void)
 	f = open_memstream(&out, &len);
 
 	/* 11 >= 10.5 holds; 11 > 12 does not; both printed */
-	TSU_EQ(ts_exp_check_parse(&c, "tcp_upload[cca=cubic].throughput_up_mbps.mean >= 10.5", err,
-				  sizeof(err)),
+	TSU_EQ(ts_exp_check_parse(&c, "tcp_upload[cca=cubic].throughput_up_mbps.mean >= 10.5",
+				  &err),
 	       0);
-	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, &err), 0);
 	CU_ASSERT_STRING_EQUAL(c.side[0].id, "cca=cubic,test=tcp_upload");
 	TSU_EQ(ts_exp_check_eval(&c, &s, f), 1);
 	/* UDP p95 of B: 10 + 0.95 * 10 = 19.5; ICMP p95 of A 68: 19.5 < 0.5 * 68 = 34 */
 	TSU_EQ(ts_exp_check_parse(&c, "rrul.ping_udp_ms.p95 < 0.5 * tcp_upload.ping_icmp_ms.p95",
-				  err, sizeof(err)),
+				  &err),
 	       0);
-	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, &err), 0);
 	TSU_EQ(ts_exp_check_eval(&c, &s, f), 1);
 	TSU_EQ(ts_exp_check_parse(
 		       &c, "tcp_upload.throughput_up_mbps.mean > tcp_upload.throughput_up_mbps.max",
-		       err, sizeof(err)),
+		       &err),
 	       0);
-	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, &err), 0);
 	TSU_EQ(ts_exp_check_eval(&c, &s, f), 0);
 	/* No download in tcp_upload: no value, so the check fails */
-	TSU_EQ(ts_exp_check_parse(&c, "tcp_upload.throughput_down_mbps.mean >= 0", err,
-				  sizeof(err)),
-	       0);
-	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_check_parse(&c, "tcp_upload.throughput_down_mbps.mean >= 0", &err), 0);
+	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, &err), 0);
 	TSU_EQ(ts_exp_check_eval(&c, &s, f), 0);
-	TSU_EQ(ts_exp_check_parse(&c, "rrul.n == 1", err, sizeof(err)), 0);
-	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_check_parse(&c, "rrul.n == 1", &err), 0);
+	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, &err), 0);
 	TSU_EQ(ts_exp_check_eval(&c, &s, f), 1);
 	fclose(f);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out,
@@ -580,12 +580,12 @@ static void test_check_resolve_eval(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "tcp_upload.throughput_down_mbps.mean = no value\n"));
 	free(out);
 
-	TSU_EQ(ts_exp_check_parse(&c, "rrul[cca=reno].n > 0", err, sizeof(err)), 0);
-	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "rrul[cca=reno].n matches no configuration"));
-	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "rrul[cca=reno].n matches no configuration"));
-	TSU_EQ(ts_exp_check_parse(&c, "rrul[cca=bbr].n > 0", err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_check_parse(&c, "rrul[cca=reno].n > 0", &err), 0);
+	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rrul[cca=reno].n matches no configuration"));
+	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rrul[cca=reno].n matches no configuration"));
+	TSU_EQ(ts_exp_check_parse(&c, "rrul[cca=bbr].n > 0", &err), 0);
 	TSU_EQ(ts_exp_summary_declare(
 		       &s, "cca=bbr,test=rrul,link=x",
 		       (struct ts_exp_axis_val[]){{"cca", "bbr"}, {"test", "rrul"}, {"link", "x"}},
@@ -593,9 +593,9 @@ static void test_check_resolve_eval(void)
 	       0);
 	free(pts);
 	pts = ts_exp_summary_points(&s);
-	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "matches 2 configurations (cca=bbr,test=rrul; "
-					   "cca=bbr,test=rrul,link=x): name more axes"));
+	TSU_EQ(ts_exp_check_resolve(&c, pts, s.nconfigs, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "matches 2 configurations (cca=bbr,test=rrul; "
+					       "cca=bbr,test=rrul,link=x): name more axes"));
 	free(pts);
 	ts_exp_summary_free(&s);
 	for (i = 0; i < 4; i++)

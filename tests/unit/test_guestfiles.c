@@ -149,7 +149,8 @@ static void test_modules_beneath(void)
 static void test_spec_kernels(void)
 {
 	struct ts_exp_spec s;
-	char text[1024], err[1024] = "";
+	char text[1024];
+	struct ts_err err = {""};
 
 	setup();
 	put_bzimage("bzImage");
@@ -158,22 +159,22 @@ static void test_spec_kernels(void)
 		 "[link a]\ndelay = 1ms\n[kernel k]\n"				    /* 6-8 */
 		 "image = %s\nmodules = %s\n",					    /* 9, 10 */
 		 at("fifo"), at("mods"));
-	TSU_EQ(ts_exp_spec_parse(&s, "t.ini", text, err, sizeof(err)), 0);
-	TSU_EQ(ts_exp_spec_check_kernels(&s, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.ini:9: [kernel k]: image: "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "fifo: expected a regular file"));
+	TSU_EQ(ts_exp_spec_parse(&s, "t.ini", text, &err), 0);
+	TSU_EQ(ts_exp_spec_check_kernels(&s, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t.ini:9: [kernel k]: image: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "fifo: expected a regular file"));
 	ts_exp_spec_free(&s);
 	snprintf(text, sizeof(text),
 		 "[matrix]\ncca = cubic\nlink = a\ntest = tcp_upload\nkernel = k\n"
 		 "[link a]\ndelay = 1ms\n[kernel k]\nimage = %s\nmodules = %s\n",
 		 at("bzImage"), at("mods"));
 	CU_ASSERT_EQUAL(symlink("/dev/zero", at("mods/modules.dep")), 0);
-	TSU_EQ(ts_exp_spec_parse(&s, "t.ini", text, err, sizeof(err)), 0);
-	TSU_EQ(ts_exp_spec_check_kernels(&s, err, sizeof(err)), -EXDEV);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.ini:10: [kernel k]: modules: "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "modules.dep: cannot open: it leads out"));
+	TSU_EQ(ts_exp_spec_parse(&s, "t.ini", text, &err), 0);
+	TSU_EQ(ts_exp_spec_check_kernels(&s, &err), -EXDEV);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t.ini:10: [kernel k]: modules: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "modules.dep: cannot open: it leads out"));
 	unlink(at("mods/modules.dep"));
-	TSU_EQ(ts_exp_spec_check_kernels(&s, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_spec_check_kernels(&s, &err), 0);
 	ts_exp_spec_free(&s);
 	alarm(0);
 }

@@ -66,6 +66,7 @@ static void test_done_record(void)
 {
 	struct ts_expdir_run a1 = {(char *)"a", 1, 1};
 	char run[PATH_MAX], why[1024], sub[PATH_MAX];
+	struct ts_err we;
 
 	setup_root();
 	mk("a/rep-1", run);
@@ -75,7 +76,7 @@ static void test_done_record(void)
 	join(sub, run, "raw");
 	mkdir(sub, 0755);
 	put(sub, "iperf3.json", "{}");
-	TSU_EQ(ts_done_write(run, "a", 1, why, sizeof(why)), 0);
+	TSU_EQ(ts_done_write(run, "a", 1, &we), 0);
 	TSU_EQ(ts_done_check(run, why, sizeof(why)), TS_DONE_OK);
 	/* A changed byte breaks it, and the message names the file. */
 	put(run, "result.json", "{\"ok\": false}\n");
@@ -98,7 +99,7 @@ static void test_done_record(void)
 	CU_ASSERT_NOT_EQUAL(access(run, F_OK), 0);
 	mk("a/rep-1", run);
 	put(run, "result.json", "{}");
-	TSU_EQ(ts_done_write(run, "a", 1, why, sizeof(why)), 0);
+	TSU_EQ(ts_done_write(run, "a", 1, &we), 0);
 	TSU_EQ(ts_expdir_prepare_run(root, &a1, why, sizeof(why)), TS_RESUME_KEEP);
 	TSU_EQ(access(run, F_OK), 0);
 	TSU_EQ(ts_rmtree(root, NULL), 0);
@@ -119,11 +120,12 @@ static int check_soon(const char *run, char *why, size_t whylen)
 static void test_done_refuses_special(void)
 {
 	char run[PATH_MAX], why[1024], p[PATH_MAX];
+	struct ts_err we;
 
 	setup_root();
 	mk("a/rep-1", run);
 	put(run, "result.json", "{}");
-	TSU_EQ(ts_done_write(run, "a", 1, why, sizeof(why)), 0);
+	TSU_EQ(ts_done_write(run, "a", 1, &we), 0);
 	/* The listed result.json is now a FIFO: refused at once, named (a read would wait). */
 	join(p, run, "result.json");
 	unlink(p);
@@ -163,6 +165,7 @@ static void many_files(const char *run, int n)
 static void test_done_file_limit(void)
 {
 	char run[PATH_MAX], why[1024], p[PATH_MAX];
+	struct ts_err we;
 	FILE *f;
 	int i;
 
@@ -171,8 +174,8 @@ static void test_done_file_limit(void)
 	/* 10,000 files per run directory at most, found or listed. */
 	mk("a/rep-1", run);
 	many_files(run, 10001);
-	TSU_EQ(ts_done_write(run, "a", 1, why, sizeof(why)), -E2BIG);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "more than 10000 files"));
+	TSU_EQ(ts_done_write(run, "a", 1, &we), -E2BIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(we.msg, "more than 10000 files"));
 	put(run, "done", "{\"files\": []}");
 	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "more than 10000 files"));
@@ -195,12 +198,13 @@ static void test_done_file_limit(void)
 static void test_done_depth_limit(void)
 {
 	char run[PATH_MAX], why[1024], cmd[PATH_MAX + 16];
+	struct ts_err we;
 	int fd, next, i;
 
 	setup_root();
 	mk("a/rep-1", run);
 	put(run, "result.json", "{}");
-	TSU_EQ(ts_done_write(run, "a", 1, why, sizeof(why)), 0);
+	TSU_EQ(ts_done_write(run, "a", 1, &we), 0);
 	/* 1000 nested directories: an error naming the limit (it overflowed the stack). */
 	fd = open(run, O_RDONLY | O_DIRECTORY);
 	CU_ASSERT_FATAL(fd >= 0);
@@ -256,19 +260,19 @@ static void test_resume_refuses_config_link(void)
 static void test_shard_parse(void)
 {
 	struct ts_exp_shard s;
-	char err[256];
+	struct ts_err err;
 
-	TSU_EQ(ts_exp_shard_parse("2/4", &s, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_shard_parse("2/4", &s, &err), 0);
 	TSU_EQ(s.i, 2);
 	TSU_EQ(s.n, 4);
-	TSU_EQ(ts_exp_shard_parse("1/1", &s, err, sizeof(err)), 0);
-	TSU_EQ(ts_exp_shard_parse("0/4", &s, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "expected i/N with 1 <= i <= N"));
-	TSU_EQ(ts_exp_shard_parse("5/4", &s, err, sizeof(err)), -EINVAL);
-	TSU_EQ(ts_exp_shard_parse("1/4x", &s, err, sizeof(err)), -EINVAL);
-	TSU_EQ(ts_exp_shard_parse("/4", &s, err, sizeof(err)), -EINVAL);
-	TSU_EQ(ts_exp_shard_parse("1/", &s, err, sizeof(err)), -EINVAL);
-	TSU_EQ(ts_exp_shard_parse("-1/4", &s, err, sizeof(err)), -EINVAL);
+	TSU_EQ(ts_exp_shard_parse("1/1", &s, &err), 0);
+	TSU_EQ(ts_exp_shard_parse("0/4", &s, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "expected i/N with 1 <= i <= N"));
+	TSU_EQ(ts_exp_shard_parse("5/4", &s, &err), -EINVAL);
+	TSU_EQ(ts_exp_shard_parse("1/4x", &s, &err), -EINVAL);
+	TSU_EQ(ts_exp_shard_parse("/4", &s, &err), -EINVAL);
+	TSU_EQ(ts_exp_shard_parse("1/", &s, &err), -EINVAL);
+	TSU_EQ(ts_exp_shard_parse("-1/4", &s, &err), -EINVAL);
 }
 
 /* A plan of 4 runs: configurations a and b, two repetitions, interleaved. */
@@ -289,12 +293,13 @@ static void plan4(struct ts_expdir *p, unsigned i, unsigned n)
 static void shard_dir(const char *dir, unsigned i)
 {
 	struct ts_expdir p;
-	char err[512], run[PATH_MAX];
+	char run[PATH_MAX];
+	struct ts_err err;
 	size_t k;
 
 	plan4(&p, i, 2);
 	mkdir(dir, 0755);
-	TSU_EQ(ts_expdir_write(dir, &p, err, sizeof(err)), 0);
+	TSU_EQ(ts_expdir_write(dir, &p, &err), 0);
 	for (k = i - 1; k < p.n; k += 2) {
 		char cmd[PATH_MAX + 16], text[160];
 
@@ -307,7 +312,7 @@ static void shard_dir(const char *dir, unsigned i)
 			 "{}, \"ok\": true, \"flows\": []}",
 			 p.runs[k].id, p.runs[k].rep, p.runs[k].index);
 		put(run, "result.json", text);
-		TSU_EQ(ts_done_write(run, p.runs[k].id, p.runs[k].rep, err, sizeof(err)), 0);
+		TSU_EQ(ts_done_write(run, p.runs[k].id, p.runs[k].rep, &err), 0);
 	}
 	ts_expdir_free(&p);
 }
@@ -315,17 +320,18 @@ static void shard_dir(const char *dir, unsigned i)
 static void test_expdir_roundtrip(void)
 {
 	struct ts_expdir p, q;
-	char err[512], dir[PATH_MAX];
+	char dir[PATH_MAX];
+	struct ts_err err;
 
 	setup_root();
 	join(dir, root, "x");
 	plan4(&p, 2, 3);
-	TSU_EQ(ts_expdir_check_fresh(dir, err, sizeof(err)), 0);
+	TSU_EQ(ts_expdir_check_fresh(dir, &err), 0);
 	mkdir(dir, 0755);
-	TSU_EQ(ts_expdir_write(dir, &p, err, sizeof(err)), 0);
-	TSU_EQ(ts_expdir_check_fresh(dir, err, sizeof(err)), -EEXIST);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "tasshape exp resume"));
-	TSU_EQ(ts_expdir_read(dir, &q, err, sizeof(err)), 0);
+	TSU_EQ(ts_expdir_write(dir, &p, &err), 0);
+	TSU_EQ(ts_expdir_check_fresh(dir, &err), -EEXIST);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "tasshape exp resume"));
+	TSU_EQ(ts_expdir_read(dir, &q, &err), 0);
 	CU_ASSERT(ts_expdir_same_runs(&p, &q));
 	TSU_EQ(q.shard.i, 2);
 	TSU_EQ(q.shard.n, 3);
@@ -339,7 +345,8 @@ static void test_expdir_roundtrip(void)
 
 static void test_merge(void)
 {
-	char s1[PATH_MAX], s2[PATH_MAX], out[PATH_MAX], err[1024], run[PATH_MAX], *buf = NULL;
+	char s1[PATH_MAX], s2[PATH_MAX], out[PATH_MAX], run[PATH_MAX], *buf = NULL;
+	struct ts_err err;
 	const char *dirs[2];
 	struct ts_expdir m;
 	size_t len = 0;
@@ -356,23 +363,23 @@ static void test_merge(void)
 
 	/* Only shard 1: runs 2 and 4 are missing, named one a line. */
 	msg = open_memstream(&buf, &len);
-	TSU_EQ(ts_exp_merge(out, dirs, 1, msg, err, sizeof(err)), -EINVAL);
+	TSU_EQ(ts_exp_merge(out, dirs, 1, msg, &err), -EINVAL);
 	fclose(msg);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "missing: run 2 b/rep-1"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "missing: run 4 b/rep-2"));
 	CU_ASSERT_PTR_NULL(strstr(buf, "run 1 "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "0 run(s) overlap and 2 are missing"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "0 run(s) overlap and 2 are missing"));
 	CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
 	free(buf);
 
 	/* The same shard twice: every run of it overlaps (and the other two are missing). */
 	dirs[1] = s1;
 	msg = open_memstream(&buf, &len);
-	TSU_EQ(ts_exp_merge(out, dirs, 2, msg, err, sizeof(err)), -EINVAL);
+	TSU_EQ(ts_exp_merge(out, dirs, 2, msg, &err), -EINVAL);
 	fclose(msg);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "overlap: run 1 a/rep-1 is done in"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "overlap: run 3 a/rep-2"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "2 run(s) overlap and 2 are missing"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "2 run(s) overlap and 2 are missing"));
 	free(buf);
 
 	/* Run 4 of shard 2 partial (its done record gone): missing, and said why. */
@@ -385,7 +392,7 @@ static void test_merge(void)
 			CU_FAIL("path too long");
 		rename(run, keep);
 		msg = open_memstream(&buf, &len);
-		TSU_EQ(ts_exp_merge(out, dirs, 2, msg, err, sizeof(err)), -EINVAL);
+		TSU_EQ(ts_exp_merge(out, dirs, 2, msg, &err), -EINVAL);
 		fclose(msg);
 		CU_ASSERT_PTR_NOT_NULL(strstr(buf, "missing: run 4 b/rep-2"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(buf, "not done (no done record)"));
@@ -395,19 +402,19 @@ static void test_merge(void)
 
 	/* Both shards: one whole directory, shard 1/1, every run checked against its record. */
 	msg = open_memstream(&buf, &len);
-	TSU_EQ(ts_exp_merge(out, dirs, 2, msg, err, sizeof(err)), 0);
+	TSU_EQ(ts_exp_merge(out, dirs, 2, msg, &err), 0);
 	fclose(msg);
 	TSU_EQ(len, 0);
 	free(buf);
-	TSU_EQ(ts_expdir_read(out, &m, err, sizeof(err)), 0);
+	TSU_EQ(ts_expdir_read(out, &m, &err), 0);
 	TSU_EQ(m.n, 4);
 	TSU_EQ(m.shard.i, 1);
 	TSU_EQ(m.shard.n, 1);
 	TSU_EQ(ts_rundir_path(run, sizeof(run), out, m.runs[3].id, m.runs[3].rep), 0);
-	TSU_EQ(ts_done_check(run, err, sizeof(err)), TS_DONE_OK);
+	TSU_EQ(ts_done_check(run, err.msg, sizeof(err.msg)), TS_DONE_OK);
 	ts_expdir_free(&m);
 	/* Never into a non-empty directory. */
-	TSU_EQ(ts_exp_merge(out, dirs, 2, stderr, err, sizeof(err)), -EEXIST);
+	TSU_EQ(ts_exp_merge(out, dirs, 2, stderr, &err), -EEXIST);
 	TSU_EQ(ts_rmtree(root, NULL), 0);
 }
 

@@ -135,10 +135,10 @@ static void test_build_document(void)
 	struct json_object *r = json_tokener_parse(result_json), *doc = NULL, *md, *x, *res, *raw;
 	struct json_object *up, *ping, *pt;
 	struct ts_flent_ctx ctx = {"host1", "0.1.0", NULL};
-	char err[512] = "";
+	struct ts_err err = {""};
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	TSU_EQ(ts_flent_build(r, &ctx, &doc, err, sizeof(err)), 0);
+	TSU_EQ(ts_flent_build(r, &ctx, &doc, &err), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
 	TSU_EQ(json_object_get_int(at(doc, "version")), 4);
 	md = at(doc, "metadata");
@@ -196,14 +196,14 @@ static void test_build_document(void)
 static void test_build_maps_other_names(void)
 {
 	struct json_object *r = json_tokener_parse(result_json), *doc = NULL, *flow, *flows, *m;
-	char err[512] = "";
+	struct ts_err err = {""};
 
 	flows = at(r, "flows");
 	flow = json_object_array_get_idx(flows, 0);
 	json_object_object_add(flow, "name", json_object_new_string("TCP upload BE"));
 	json_object_object_add(json_object_array_get_idx(at(r, "sockstats"), 0), "flow",
 			       json_object_new_string("TCP upload BE"));
-	TSU_EQ(ts_flent_build(r, NULL, &doc, err, sizeof(err)), 0);
+	TSU_EQ(ts_flent_build(r, NULL, &doc, &err), 0);
 	CU_ASSERT_PTR_NOT_NULL(at(at(doc, "results"), "TCP upload"));
 	m = at(at(at(doc, "metadata"), "SERIES_META"), "TCP upload");
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(at(m, "TASSHAPE_NAME")), "TCP upload BE");
@@ -213,12 +213,13 @@ static void test_build_maps_other_names(void)
 	doc = NULL;
 	json_object_get(flow);
 	json_object_array_add(flows, flow);
-	TSU_EQ(ts_flent_build(r, NULL, &doc, err, sizeof(err)), -EINVAL);
+	TSU_EQ(ts_flent_build(r, NULL, &doc, &err), -EINVAL);
 	CU_ASSERT_PTR_NULL(doc);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not a flow of Flent's test tcp_upload, and none of "
-					   "its ('TCP upload') is left"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg,
+				      "is not a flow of Flent's test tcp_upload, and none of "
+				      "its ('TCP upload') is left"));
 	json_object_object_add(r, "test", json_object_new_string("voip"));
-	TSU_EQ(ts_flent_build(r, NULL, &doc, err, sizeof(err)), -ENOENT);
+	TSU_EQ(ts_flent_build(r, NULL, &doc, &err), -ENOENT);
 	json_object_put(r);
 }
 
@@ -227,7 +228,8 @@ static void test_build_rtt_fair(void)
 {
 	struct json_object *r = json_object_new_object(), *flows = json_object_new_array();
 	struct json_object *lat = json_object_new_array(), *doc = NULL, *res;
-	char err[512] = "", buf[64];
+	char buf[64];
+	struct ts_err err = {""};
 	int i;
 
 	json_object_object_add(r, "test", json_object_new_string("rtt_fair"));
@@ -250,7 +252,7 @@ static void test_build_rtt_fair(void)
 	}
 	json_object_object_add(r, "flows", flows);
 	json_object_object_add(r, "latency", lat);
-	TSU_EQ(ts_flent_build(r, NULL, &doc, err, sizeof(err)), 0);
+	TSU_EQ(ts_flent_build(r, NULL, &doc, &err), 0);
 	res = at(doc, "results");
 	CU_ASSERT_PTR_NOT_NULL(at(res, "TCP upload BE1 server1"));
 	CU_ASSERT_PTR_NOT_NULL(at(res, "TCP upload BK2 server4"));

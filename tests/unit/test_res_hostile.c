@@ -53,7 +53,7 @@ static void put_list(const char *name, const char *pre, const char *elem, size_t
 }
 
 /* result.json of one upload flow whose throughput is @thr (as written) and one ICMP sample. */
-static int parse(const char *thr, const char *rtt, const char *rep, char *err, size_t errlen)
+static int parse(const char *thr, const char *rtt, const char *rep, struct ts_err *err)
 {
 	struct ts_exp_result r;
 	char text[512];
@@ -64,8 +64,8 @@ static int parse(const char *thr, const char *rtt, const char *rep, char *err, s
 		 "\"flows\":[{\"dir\":\"up\",\"throughput_mbps\":%s}],"
 		 "\"latency\":[{\"kind\":\"icmp\",\"samples\":{\"t\":[1],\"rtt_ms\":[%s]}}]}",
 		 rep, thr, rtt);
-	err[0] = '\0';
-	ret = ts_exp_result_parse(&r, "s2/c/rep-1/result.json", text, err, errlen);
+	err->msg[0] = '\0';
+	ret = ts_exp_result_parse(&r, "s2/c/rep-1/result.json", text, err);
 	if (!ret)
 		ts_exp_result_free(&r);
 	return ret;
@@ -78,56 +78,60 @@ static int parse(const char *thr, const char *rtt, const char *rep, char *err, s
 static void test_nonfinite(void)
 {
 	static const char *const bad[] = {"-Infinity", "Infinity", "NaN", "1e999"};
-	char err[512], want[256];
+	char want[256];
+	struct ts_err err;
 	size_t i;
 
-	TSU_EQ(parse("9.5", "20", "1", err, sizeof(err)), 0);
+	TSU_EQ(parse("9.5", "20", "1", &err), 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		TSU_EQ(parse(bad[i], "20", "1", err, sizeof(err)), -EINVAL);
+		TSU_EQ(parse(bad[i], "20", "1", &err), -EINVAL);
 		snprintf(want, sizeof(want),
 			 "s2/c/rep-1/result.json: flows[0]: \"throughput_mbps\": expected a finite "
 			 "number, got %s",
 			 bad[i]);
-		CU_ASSERT_STRING_EQUAL(err, want);
-		TSU_EQ(parse("9.5", bad[i], "1", err, sizeof(err)), -EINVAL);
-		CU_ASSERT_STRING_EQUAL(err, "s2/c/rep-1/result.json: latency[0].samples: "
-					    "\"rtt_ms\"[0]: expected a finite number");
+		CU_ASSERT_STRING_EQUAL(err.msg, want);
+		TSU_EQ(parse("9.5", bad[i], "1", &err), -EINVAL);
+		CU_ASSERT_STRING_EQUAL(err.msg, "s2/c/rep-1/result.json: latency[0].samples: "
+						"\"rtt_ms\"[0]: expected a finite number");
 	}
 	/* Missing stays missing; a rep out of range is named (its cast would be undefined). */
-	TSU_EQ(parse("null", "20", "1", err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "s2/c/rep-1/result.json: flows[0]: no \"throughput_mbps\" "
-				    "(expected a number >= 0)");
-	TSU_EQ(parse("9.5", "20", "1e300", err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "s2/c/rep-1/result.json: \"rep\": expected a whole number "
-				    "from 0 to 4294967295");
-	TSU_EQ(parse("9.5", "20", "-Infinity", err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "s2/c/rep-1/result.json: \"rep\": expected a finite number, "
-				    "got -Infinity");
+	TSU_EQ(parse("null", "20", "1", &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "s2/c/rep-1/result.json: flows[0]: no \"throughput_mbps\" "
+					"(expected a number >= 0)");
+	TSU_EQ(parse("9.5", "20", "1e300", &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "s2/c/rep-1/result.json: \"rep\": expected a whole number "
+					"from 0 to 4294967295");
+	TSU_EQ(parse("9.5", "20", "-Infinity", &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg,
+			       "s2/c/rep-1/result.json: \"rep\": expected a finite number, "
+			       "got -Infinity");
 }
 
 /* experiment.json beyond the limits: refused before anything is declared, the limit named. */
 static void test_limits(void)
 {
 	struct ts_exp_summary s;
-	char err[512], id[32];
+	char id[32];
+	struct ts_err err;
 	size_t i;
 
 	/* 100,001 configurations (one id: cheap to declare if it were read). */
 	put_list("experiment.json", "{\"configs\":", "{\"id\":\"c\",\"axes\":{}}",
 		 TS_EXP_SUM_MAX_CONFIGS + 1, "}");
 	ts_exp_summary_init(&s, NULL);
-	err[0] = '\0';
-	TSU_EQ(ts_exp_summary_from_dir(&s, root, err, sizeof(err)), -E2BIG);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "experiment.json: 100001 configurations, more than the "
-					   "100000 of the largest matrix"));
+	err.msg[0] = '\0';
+	TSU_EQ(ts_exp_summary_from_dir(&s, root, &err), -E2BIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg,
+				      "experiment.json: 100001 configurations, more than the "
+				      "100000 of the largest matrix"));
 	TSU_EQ(s.nconfigs, 0);
 	ts_exp_summary_free(&s);
 	/* 65 skipped controls: each is compared with every configuration. */
 	put_list("experiment.json", "{\"skipped\":", "{\"cca\":\"x\",\"why\":\"y\"}",
 		 TS_EXP_SUM_MAX_SKIPPED + 1, "}");
 	ts_exp_summary_init(&s, NULL);
-	TSU_EQ(ts_exp_summary_from_dir(&s, root, err, sizeof(err)), -E2BIG);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "65 skipped congestion controls, more than the 64"));
+	TSU_EQ(ts_exp_summary_from_dir(&s, root, &err), -E2BIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "65 skipped congestion controls, more than the 64"));
 	ts_exp_summary_free(&s);
 	/* Declared one by one: configuration 100,001 is refused. */
 	ts_exp_summary_init(&s, NULL);
@@ -154,19 +158,20 @@ static void test_limits(void)
 static void test_objects(void)
 {
 	struct json_object *o = NULL;
-	char path[600], err[512];
+	char path[600];
+	struct ts_err err;
 	static const char s1[] = "{\"a\":\"{\\\"{\",\"b\":[{},{}]}";
 
 	TSU_EQ(ts_rj_count_objects(s1, sizeof(s1) - 1), 3);
 	TSU_EQ(ts_rj_count_objects("\"{{{\"", 5), 0);
 	put_list("big.json", "{\"configs\":", "{}", TS_RJ_MAX_OBJECTS, "}");
 	snprintf(path, sizeof(path), "%s/big.json", root);
-	err[0] = '\0';
-	TSU_EQ(ts_rj_load(path, &o, err, sizeof(err)), -EINVAL);
+	err.msg[0] = '\0';
+	TSU_EQ(ts_rj_load(path, &o, &err), -EINVAL);
 	CU_ASSERT_PTR_NULL(o);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "big.json: more than 304096 JSON objects"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "big.json: more than 304096 JSON objects"));
 	put_list("big.json", "{\"configs\":", "{}", TS_RJ_MAX_OBJECTS - 1, "}");
-	TSU_EQ(ts_rj_load(path, &o, err, sizeof(err)), 0); /* the largest record still reads */
+	TSU_EQ(ts_rj_load(path, &o, &err), 0); /* the largest record still reads */
 	json_object_put(o);
 	unlink(path);
 }
@@ -198,7 +203,8 @@ static void test_md_table(void)
 static void test_report_tests(void)
 {
 	struct ts_report rep;
-	char err[512], *text = NULL, elem[96];
+	char *text = NULL, elem[96];
+	struct ts_err err;
 	size_t len = 0, i;
 	FILE *f = open_memstream(&text, &len);
 
@@ -213,9 +219,9 @@ static void test_report_tests(void)
 	fclose(f);
 	put("experiment.json", text);
 	free(text);
-	err[0] = '\0';
-	TSU_EQ(ts_report_load(&rep, root, err, sizeof(err)), -E2BIG);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "more than 64 tests"));
+	err.msg[0] = '\0';
+	TSU_EQ(ts_report_load(&rep, root, &err), -E2BIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "more than 64 tests"));
 }
 
 /* The suite's fixture: a private directory, each test writing the files it reads. */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "run/clock.h"
+#include "io/clock.h"
 #include "run/sampler.h"
 #include "tsu.h"
 

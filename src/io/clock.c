@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <time.h>
 
-#include "run/clock.h"
+#include "io/clock.h"
 
 ts_ns_t ts_clock_now(void)
 {
