@@ -669,7 +669,10 @@ static void drain_report(struct ts_session *s)
  * one call then delivered them one after the other, 8.6 us of the guest's CPU each (the last
  * ACK 245 us after the release, the run flagged). The downlink's veth pair hands them to a NAPI
  * thread instead (net/topo.h), real-time one below the loop (run/napi.h), which runs when the
- * loop sleeps. Only with --gso: per packet at 200 Mbit/s the thread's batches (64 packets, not
+ * loop sleeps. Per packet the same holds behind a Wi-Fi MAC: each ACK of an access point's
+ * A-MPDU runs the station's TCP, which sends its next packets within the call (downlink release
+ * p99 270 us at 20 MHz MCS 0 with A-MPDUs of 2.3 ACKs, 56 us deferred; 393 and 158 at MCS 1).
+ * Not per packet on a wired link: at 200 Mbit/s the thread's batches (64 packets, not
  * preemptible) delayed the loop's wake-ups more than the calls they spared, and its ring
  * overflowed. A failure is a note in the summary: the deliveries stay in the loop, as before.
  */
@@ -681,8 +684,9 @@ static int defer_deliveries(struct ts_session *s, struct ts_err *err)
 	struct ts_err e;
 	int ret;
 
-	if (!s->have_topo || !s->link->gso || !s->shaper.hook[TS_H_DOWN_NETWORK].io || !rt->prio ||
-	    rt->pin == TS_SHAPER_CPU_OFF || !ts_awake_in_vclock())
+	if (!s->have_topo || !(s->link->gso || s->link->wifi6) ||
+	    !s->shaper.hook[TS_H_DOWN_NETWORK].io || !rt->prio || rt->pin == TS_SHAPER_CPU_OFF ||
+	    !ts_awake_in_vclock())
 		return 0;
 	ret = ts_topo_defer_rx(&s->topo, &e);
 	if (ret == -ENOTRECOVERABLE)
