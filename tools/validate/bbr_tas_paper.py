@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: MIT
 """Put the BBR-TAS paper's headline numbers beside an experiment's.
 
-Usage: tools/validate/bbr_tas_paper.py DIR [--tas-shift STARTUP/STEADY]
+Usage: tools/validate/bbr_tas_paper.py [--tas-shift STARTUP/STEADY] DIR...
+       tools/validate/bbr_tas_paper.py --pairs TEST DIR...
 
 DIR is the output of `tasshape exp run docs/examples/bbr-tas-paper.ini` (or
 of a reduced run of it). Every repetition's result.json is read; nothing is
 taken from the summaries, so the numbers below can be checked run by run.
 Prints a markdown table per claim to stdout; docs/validation/bbr-tas-paper.md
 holds its output for the reduced run. A configuration missing from DIR shows
-"-". Needs python3 only.
+"-"; with several DIRs the configurations of all are read (a matrix run in
+parts). --pairs TEST prints instead one row per BBR-TAS shift pair found for
+TEST: throughput and latency per link, and latency against BBRv3. Needs
+python3 only.
 
 Per repetition:
 - throughput: the sum of the test's flows in a direction (Mbit/s, iperf3's
@@ -107,15 +111,26 @@ def rep_numbers(path):
             "p99": p99, "ok": r.get("ok", True)}
 
 
-def load(root, tas_shift):
+def load(roots, tas_shift):
+    runs = {}
+    for root in roots:
+        runs.update(load_one(root, tas_shift))
+    return runs
+
+
+def load_one(root, tas_shift):
     runs = {}
     for d in sorted(os.listdir(root)):
         full = os.path.join(root, d)
         if not os.path.isdir(full) or "=" not in d:
             continue
         axes = dict(kv.split("=", 1) for kv in d.split(","))
-        if axes["cca"] == "tas" and axes.get("tas_shift") != tas_shift.replace("/", "-"):
-            continue
+        cca = axes["cca"]
+        if cca == "tas":
+            if tas_shift and axes.get("tas_shift") != tas_shift.replace("/", "-"):
+                continue
+            if not tas_shift:
+                cca = "tas " + axes.get("tas_shift", "").replace("-", "/")
         reps = []
         for rep in sorted(os.listdir(full)):
             res = os.path.join(full, rep, "result.json")
@@ -124,7 +139,7 @@ def load(root, tas_shift):
                 n = rep_numbers(res)
                 if n["ok"]:
                     reps.append(n)
-        runs[(axes["cca"], axes["test"], axes["link"])] = reps
+        runs[(cca, axes["test"], axes["link"])] = reps
     return runs
 
 
@@ -194,13 +209,44 @@ CLAIMS = [
 ]
 
 
+def pairs(runs, test):
+    """One row per BBR-TAS shift pair of @test (runs loaded with every shift)."""
+    links = sorted({k[2] for k in runs if k[1] == test})
+    shifts = sorted({k[0] for k in runs if k[0].startswith("tas ") and k[1] == test},
+                    key=lambda c: [int(x) for x in c[4:].split("/")])
+    print(f"### {test}: the shift pairs\n")
+    head = "| configuration |"
+    for link in links:
+        head += f" {link}: Mbit/s | {link}: latency (ms) | {link}: latency vs BBRv3 |"
+    print(head)
+    print("|---" * (1 + 3 * len(links)) + "|")
+    for cca in ("cubic", "bbr3") + tuple(shifts):
+        row = [NAMES.get(cca, cca.replace("tas", "BBR-TAS"))]
+        for link in links:
+            reps = runs.get((cca, test, link), [])
+            row += [cell(reps, "up"), cell(reps, "ping")]
+            if cca == "bbr3":
+                row.append("-")
+            else:
+                pct, _ = verdict(reps, runs.get(("bbr3", test, link), []), "ping", True)
+                row.append(pct)
+        print("| " + " | ".join(row) + " |")
+    print()
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    shift, test = "8/8", None
+    if len(args) >= 2 and args[0] == "--tas-shift":
+        shift, args = args[1], args[2:]
+    elif len(args) >= 2 and args[0] == "--pairs":
+        shift, test, args = None, args[1], args[2:]
+    if not args:
         sys.exit(__doc__)
-    shift = "8/8"
-    if len(sys.argv) == 4 and sys.argv[2] == "--tas-shift":
-        shift = sys.argv[3]
-    runs = load(sys.argv[1], shift)
+    runs = load(args, shift)
+    if test:
+        pairs(runs, test)
+        return
     print(f"BBR-TAS at shifts {shift}. Mean over repetitions [Student's t 95% interval].\n")
     for title, test, metric, links, paper, comps in CLAIMS:
         print(f"### {title}\n")
