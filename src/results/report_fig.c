@@ -149,15 +149,66 @@ void ts_rep_file_ref(struct ts_text *b, const struct ts_rep_out *r, const char *
 	ts_gnuplot_quote(b, path);
 }
 
-/* The configuration ids as a gnuplot array ids[1..n], for the keys. */
+/* Whether "axis=value" item @it (@n bytes) is one of the comma-separated items of @id. */
+static int id_has_item(const char *id, const char *it, size_t n)
+{
+	const char *p = id;
+
+	for (;;) {
+		size_t m = strcspn(p, ",");
+
+		if (m == n && !memcmp(p, it, n))
+			return 1;
+		if (!p[m])
+			return 0;
+		p += m + 1;
+	}
+}
+
+/*
+ * The label of configuration @i of test @t: its id without the axis=value items every
+ * configuration of the test shares (the test, a kernel they all run), so that a key or an
+ * axis label says what differs; the whole id when nothing is left or the test has one
+ * configuration. Always terminated, cut at @len - 1 bytes.
+ */
+void ts_rep_label(const struct ts_rep_test *t, size_t i, char *buf, size_t len)
+{
+	const char *p = t->c[i].id;
+	size_t n = 0, k;
+
+	buf[0] = '\0';
+	for (;;) {
+		size_t m = strcspn(p, ",");
+		int shared = t->n > 1;
+
+		for (k = 0; k < t->n && shared; k++)
+			shared = id_has_item(t->c[k].id, p, m);
+		if (!shared && n + (n > 0) + m < len) {
+			if (n)
+				buf[n++] = ',';
+			memcpy(buf + n, p, m);
+			n += m;
+			buf[n] = '\0';
+		}
+		if (!p[m])
+			break;
+		p += m + 1;
+	}
+	if (!n)
+		snprintf(buf, len, "%s", t->c[i].id);
+}
+
+/* The configurations' labels (ts_rep_label) as a gnuplot array ids[1..n], for the keys. */
 void ts_rep_ids_var(struct ts_text *b, const struct ts_rep_test *t)
 {
+	char label[512];
 	size_t i;
 
 	ts_text_printf(b, "array ids[%zu]\n", t->n ? t->n : 1);
 	for (i = 0; i < t->n; i++) {
+		ts_rep_label(t, i, label, sizeof(label));
 		ts_text_printf(b, "ids[%zu] = ", i + 1);
-		ts_gnuplot_quote(b, t->c[i].id);
+		ts_gnuplot_quote(b, label);
 		ts_text_printf(b, "\n");
 	}
 }

@@ -54,7 +54,14 @@ const char *ts_rep_crowded(const struct ts_rep_test *t, char *buf, size_t len);
 /* ts_rep_file_ref - the data file NAME.dat of the report, as a quoted gnuplot string. */
 void ts_rep_file_ref(struct ts_text *b, const struct ts_rep_out *r, const char *name);
 
-/* ts_rep_ids_var - the configuration ids as a gnuplot array ids[1..n], for the keys. */
+/*
+ * ts_rep_label - configuration @i of @t named by what sets it apart: its id without the
+ * axis=value items all of @t's configurations share (the whole id when none is left or
+ * @t has one configuration), into @buf (@len > 0, always terminated).
+ */
+void ts_rep_label(const struct ts_rep_test *t, size_t i, char *buf, size_t len);
+
+/* ts_rep_ids_var - the configurations' labels as a gnuplot array ids[1..n], for the keys. */
 void ts_rep_ids_var(struct ts_text *b, const struct ts_rep_test *t);
 
 /* The figures of one test: per configuration, and of its first run. */

@@ -12,14 +12,38 @@
 #include "results/report.h"
 #include "results/report_fig.h"
 
+/*
+ * One box figure from data file @name: a candlestick per configuration drawn from columns
+ * 1:6:5:9:8 (index, box bottom, whisker bottom, whisker top, box top), each labelled by
+ * what sets it apart (ts_rep_label), then @series (the rest of the plot command: the
+ * candlesticks' title and the median, mean or p99 drawn over them). Not drawn, and saying
+ * why, when @why is set.
+ */
+static void box_figure(struct ts_rep_out *r, const struct ts_rep_test *t, const char *name,
+		       const char *ylabel, const char *series, const char *title, const char *why)
+{
+	struct ts_text b;
+
+	ts_text_init(&b);
+	if (!why)
+		ts_rep_ids_var(&b, t);
+	ts_text_printf(&b,
+		       "set ylabel '%s'\nset xtics rotate by -20\nset boxwidth 0.5\nset xrange "
+		       "[-0.6:%zu.6]\nset key top right\nplot ",
+		       ylabel, t->n ? t->n - 1 : 0);
+	ts_rep_file_ref(&b, r, name);
+	ts_text_printf(&b, " using 1:6:5:9:8:xtic(ids[int($1) + 1]) with candlesticks %s\n",
+		       series);
+	ts_rep_figure(r, name, title, &b, why);
+	ts_text_fini(&b);
+}
+
 void ts_rep_box_figures(struct ts_rep_out *r, const struct ts_rep_test *t)
 {
 	char name[256], title[512], why[160];
 	const char *crowd = ts_rep_crowded(t, why, sizeof(why));
-	struct ts_text b;
 	int up, udp;
 
-	ts_text_init(&b);
 	for (up = 1; up >= 0; up--) {
 		FILE *f;
 		size_t have;
@@ -30,24 +54,17 @@ void ts_rep_box_figures(struct ts_rep_out *r, const struct ts_rep_test *t)
 			continue;
 		have = ts_rep_write_throughput(f, t, up);
 		fclose(f);
-		b.len = 0;
-		ts_text_printf(&b,
-			       "set ylabel 'Mbit/s (per run, sum of the flows)'\nset xtics rotate "
-			       "by -20\nset boxwidth 0.5\nset xrange [-0.6:%zu.6]\nset key top "
-			       "right\nplot ",
-			       t->n ? t->n - 1 : 0);
-		ts_rep_file_ref(&b, r, name);
-		ts_text_printf(&b, " using 1:6:5:9:8:xtic(2) with candlesticks title 'min, q1-q3, "
-				   "max' whiskerbars 0.5, '' using 1:7:7:7:7 with candlesticks lt "
-				   "-1 lw 2 title 'median', '' using 1:4 with points pt 7 ps 1.2 "
-				   "title 'mean'\n");
 		snprintf(title, sizeof(title), "%s: %s throughput per configuration", t->test,
 			 up ? "upload" : "download");
-		ts_rep_figure(r, name, title, &b,
-			      crowd  ? crowd
-			      : have ? NULL
-			      : up   ? "no upload flows in these runs"
-				     : "no download flows in these runs");
+		box_figure(r, t, name, "Mbit/s (per run, sum of the flows)",
+			   "title 'min, q1-q3, max' whiskerbars 0.5, '' using 1:7:7:7:7 with "
+			   "candlesticks lt -1 lw 2 title 'median', '' using 1:4 with points pt 7 "
+			   "ps 1.2 title 'mean'",
+			   title,
+			   crowd  ? crowd
+			   : have ? NULL
+			   : up	  ? "no upload flows in these runs"
+				  : "no download flows in these runs");
 	}
 	for (udp = 0; udp < 2; udp++) {
 		FILE *f;
@@ -59,27 +76,18 @@ void ts_rep_box_figures(struct ts_rep_out *r, const struct ts_rep_test *t)
 			continue;
 		have = ts_rep_write_latency(f, t, udp);
 		fclose(f);
-		b.len = 0;
-		ts_text_printf(&b,
-			       "set ylabel 'ms (every sample under load)'\nset xtics rotate by "
-			       "-20\nset boxwidth 0.5\nset xrange [-0.6:%zu.6]\nset key top "
-			       "right\nplot ",
-			       t->n ? t->n - 1 : 0);
-		ts_rep_file_ref(&b, r, name);
-		ts_text_printf(&b, " using 1:6:5:9:8:xtic(2) with candlesticks title 'p5, p25-p75, "
-				   "p95' whiskerbars 0.5, '' using 1:7:7:7:7 with candlesticks lt "
-				   "-1 lw 2 title 'p50', '' using 1:10 with points pt 2 ps 1.2 "
-				   "title 'p99', '' using 1:4 with points pt 7 ps 1.2 title "
-				   "'mean'\n");
 		snprintf(title, sizeof(title), "%s: %s latency under load per configuration",
 			 t->test, udp ? "UDP" : "ICMP");
-		ts_rep_figure(r, name, title, &b,
-			      crowd  ? crowd
-			      : have ? NULL
-			      : udp  ? "no UDP latency samples (irtt) under load in these runs"
-				     : "no ICMP latency samples under load in these runs");
+		box_figure(r, t, name, "ms (every sample under load)",
+			   "title 'p5, p25-p75, p95' whiskerbars 0.5, '' using 1:7:7:7:7 with "
+			   "candlesticks lt -1 lw 2 title 'p50', '' using 1:10 with points pt 2 ps "
+			   "1.2 title 'p99', '' using 1:4 with points pt 7 ps 1.2 title 'mean'",
+			   title,
+			   crowd  ? crowd
+			   : have ? NULL
+			   : udp  ? "no UDP latency samples (irtt) under load in these runs"
+				  : "no ICMP latency samples under load in these runs");
 	}
-	ts_text_fini(&b);
 }
 
 /*
@@ -89,7 +97,7 @@ void ts_rep_box_figures(struct ts_rep_out *r, const struct ts_rep_test *t)
  */
 void ts_rep_qq_figure(struct ts_rep_out *r, const struct ts_rep_test *t)
 {
-	char name[256], title[512], why[160];
+	char name[256], title[512], why[160], label[512];
 	const char *crowd = ts_rep_crowded(t, why, sizeof(why));
 	long ref = ts_rep_qq_ref(t, r->qq_ref);
 	size_t have = 0;
@@ -106,8 +114,9 @@ void ts_rep_qq_figure(struct ts_rep_out *r, const struct ts_rep_test *t)
 	ts_text_init(&b);
 	if (!crowd && ref >= 0) {
 		ts_rep_ids_var(&b, t);
+		ts_rep_label(t, (size_t)ref, label, sizeof(label));
 		ts_text_printf(&b, "set xlabel ");
-		ts_gnuplot_quote(&b, t->c[ref].id);
+		ts_gnuplot_quote(&b, label);
 		/* Both axes over the same range, square: the diagonal is where they agree. */
 		ts_text_printf(&b, "\nset ylabel 'each configuration (ms)'\nset key top left\nset "
 				   "size square\nstats ");
