@@ -251,7 +251,6 @@ pasta_flow() {
 		ts_die "cannot give $TS_NS a route out"
 	fi
 	mknod -m 666 "$d/tun" c 10 200 || ts_die "cannot make a tun node in $d"
-	ts_iperf_server 5202
 	printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:2\n' >"$d/resolv.conf"
 	# $WITH_TUN CMD...: CMD in the test namespace, with that tun node and a
 	# resolv.conf naming a resolver on the loopback.
@@ -259,28 +258,41 @@ pasta_flow() {
 	WITH_TUN=(ip netns exec "$TS_NS" unshare -m sh -c
 		'mount --bind "$1" /dev/net/tun && mount --bind "$2" /etc/resolv.conf &&
 		shift 2 && exec "$@"' sh "$d/tun" "$d/resolv.conf")
-	"${rt[@]}" "${WITH_TUN[@]}" \
-		setpriv --reuid="$u" --regid="$u" --init-groups -- env HOME=/nonexistent USER="$u" \
-		"$d/tasshape" --trace const:20mbit --quiet --outside pasta -- \
-		iperf3 -c 192.0.2.1 -p 5202 -t 3 -O 1 -J >"$TS_TMP/$u.pasta.json" \
-		2>"$TS_TMP/$u.pasta.err" &
-	TS_TAS_PIDS+=("$!")
-	wait "$!"
-	rc=$?
-	if [ "$rc" -ne 0 ]; then
-		ts_fail "$u: --outside pasta: tasshape/iperf3 exited $rc"
-		ts_show "$TS_TMP/$u.pasta.err"
-		jq -r '.error // empty' "$TS_TMP/$u.pasta.json" 2>/dev/null
-	fi
-	bps=$(jq -r '.end.sum_received.bits_per_second' "$TS_TMP/$u.pasta.json" 2>/dev/null)
+	# Without a real-time budget the loop shares its CPU at normal priority, and 1 run in
+	# 5-10 here came 3-8% short (before this check was retried and after): one more try,
+	# logged, as t_exp.sh gives a run that fell behind.
+	local lo try
+	lo=$([ "${#rt[@]}" -gt 0 ] && echo "$PLO" || echo "$PLO2")
+	for try in 1 2; do
+		ts_iperf_server 5202 # one test each (-1)
+		"${rt[@]}" "${WITH_TUN[@]}" \
+			setpriv --reuid="$u" --regid="$u" --init-groups -- env HOME=/nonexistent \
+			USER="$u" "$d/tasshape" --trace const:20mbit --quiet --outside pasta -- \
+			iperf3 -c 192.0.2.1 -p 5202 -t 3 -O 1 -J >"$TS_TMP/$u.pasta.json" \
+			2>"$TS_TMP/$u.pasta.err" &
+		TS_TAS_PIDS+=("$!")
+		wait "$!"
+		rc=$?
+		if [ "$rc" -ne 0 ]; then
+			ts_fail "$u: --outside pasta: tasshape/iperf3 exited $rc"
+			ts_show "$TS_TMP/$u.pasta.err"
+			jq -r '.error // empty' "$TS_TMP/$u.pasta.json" 2>/dev/null
+		fi
+		bps=$(jq -r '.end.sum_received.bits_per_second' "$TS_TMP/$u.pasta.json" 2>/dev/null)
+		if [ "${#rt[@]}" -gt 0 ] || [ "$try" -eq 2 ] || [ "$rc" -ne 0 ] ||
+			{ ts__num "$(ts_mbit "${bps:-0}")" &&
+				ts__cmp "$(ts_mbit "${bps:-0}")" ">=" "$lo"; }; then
+			break
+		fi
+		ts_log "$u: --outside pasta: try 1 carried $(ts_mbit "${bps:-0}") Mbit/s, no real-time budget: again"
+	done
 	# CMD's TCP peer is pasta, which answers the handshake itself and offers
 	# no timestamps: a full segment carries 1460 bytes, so the bound is
 	# 20 * 1460 / 1500 = 19.47 Mbit/s (measured 19.41-19.47).
 	ts_check "$u: --outside pasta: iperf3's MSS (no TCP timestamps with pasta)" \
 		"$(jq -r '.start.tcp_mss_default // 0' "$TS_TMP/$u.pasta.json" 2>/dev/null)" == 1460
 	ts_range "$u: --outside pasta: goodput to the host's loopback (s 1-3)" \
-		"$(ts_mbit "${bps:-0}")" "$([ "${#rt[@]}" -gt 0 ] && echo "$PLO" || echo "$PLO2")" "$PHI" \
-		"Mbit/s "
+		"$(ts_mbit "${bps:-0}")" "$lo" "$PHI" "Mbit/s "
 	user_idle "$u" "--outside pasta: processes of the user 3 s after the run (pasta too)"
 	# DNS: the host's resolver on its loopback (as systemd-resolved's
 	# 127.0.0.53), here a responder on the test namespace's loopback that
@@ -339,13 +351,21 @@ ts_range "ping as $U1: minimum RTT (2 x 10 ms)" "$mn" 20 21.5 "ms "
 
 # A run nested in a rootless run (--as-root, README's example): rootless
 # too, in the outer run's namespace; the delays add up, 2 x (10 + 15) ms.
-# shellcheck disable=SC2016 # expanded by the shell inside the namespace
-ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- "$UDIR/tasshape" \
-	--quiet --as-root --delay 10ms -- "$UDIR/tasshape" --quiet --delay 15ms -- \
-	sh -c 'ping -c 3 -i 0.2 "$TASSHAPE_BASE"' >"$TS_TMP/nested.out" 2>&1 &
-TS_TAS_PIDS+=("$!")
-wait "$!" || ts_fail "nested run as $U1: exit $?: $(tail -n 3 "$TS_TMP/nested.out")"
-read -r _ rx mn _ < <(ts_ping_stats "$TS_TMP/nested.out" || echo "0 0 - -")
+# Without a real-time budget both loops share the CPU at normal priority: 1 run in 5-10
+# here had its minimum RTT 0.1-1.4 ms high. One more try, logged, as for pasta's flow.
+for try in 1 2; do
+	# shellcheck disable=SC2016 # expanded by the shell inside the namespace
+	ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- \
+		"$UDIR/tasshape" --quiet --as-root --delay 10ms -- "$UDIR/tasshape" --quiet \
+		--delay 15ms -- sh -c 'ping -c 3 -i 0.2 "$TASSHAPE_BASE"' >"$TS_TMP/nested.out" 2>&1 &
+	TS_TAS_PIDS+=("$!")
+	wait "$!" || ts_fail "nested run as $U1: exit $?: $(tail -n 3 "$TS_TMP/nested.out")"
+	read -r _ rx mn _ < <(ts_ping_stats "$TS_TMP/nested.out" || echo "0 0 - -")
+	if [ "${#rt[@]}" -gt 0 ] || [ "$try" -eq 2 ] || { ts__num "$mn" && ts__cmp "$mn" "<=" 51.5; }; then
+		break
+	fi
+	ts_log "nested run as $U1: try 1 had a minimum RTT of $mn ms, no real-time budget: again"
+done
 ts_check "nested run as $U1: replies of 3" "$rx" == 3
 ts_range "nested run as $U1: minimum RTT (2 x (10 + 15) ms)" "$mn" 50 51.5 "ms "
 
