@@ -51,6 +51,22 @@ running() {
 	[ -n "$st" ] && [ "$st" != Z ]
 }
 
+# wait_gone TRIES: polls every 20 ms, at most TRIES times, until no process
+# of $procs runs and no namespace of run $PID is left; $alive holds those
+# still running.
+wait_gone() {
+	local _ p
+	for _ in $(seq "$1"); do
+		alive=
+		for p in $procs; do
+			running "$p" && alive="$alive $p"
+		done
+		[ -z "$alive" ] && ! compgen -G "/run/netns/tas-$PID-*" >/dev/null && return 0
+		sleep 0.02
+	done
+}
+
+
 t0=$(date +%s.%N)
 kill -KILL "$PID"
 wait "$PID" 2>/dev/null
@@ -58,14 +74,7 @@ wait "$PID" 2>/dev/null
 # processes, and the namespaces, which the cleanup removes last (after the
 # rules and the outer link); then check everything once.
 alive=$procs
-for _ in $(seq 200); do
-	alive=
-	for p in $procs; do
-		running "$p" && alive="$alive $p"
-	done
-	[ -z "$alive" ] && ! compgen -G "/run/netns/tas-$PID-*" >/dev/null && break
-	sleep 0.02
-done
+wait_gone 200
 took=$(ts_elapsed "$t0")
 left=$(ts_leftovers "$PID")
 [ -z "$left" ] || printf '%s\n' "$left" | sed 's/^/    left: /'
@@ -98,14 +107,7 @@ ts_check "group kill: processes in the run's group before the kill" \
 	"$(ps -o pid= -g "$PID" | wc -l)" ">=" 3
 kill -KILL -- "-$PID"
 wait "$PID" 2>/dev/null
-for _ in $(seq 100); do
-	alive=
-	for p in $procs; do
-		running "$p" && alive="$alive $p"
-	done
-	[ -z "$alive" ] && ! compgen -G "/run/netns/tas-$PID-*" >/dev/null && break
-	sleep 0.02
-done
+wait_gone 100
 left=$(ts_leftovers "$PID")
 [ -z "$left" ] || printf '%s\n' "$left" | sed 's/^/    left: /'
 ts_true "group kill: no process of the run left (were: $procs)" test -z "$alive"
