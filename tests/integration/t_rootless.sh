@@ -371,17 +371,37 @@ ts_range "nested run as $U1: minimum RTT (2 x (10 + 15) ms)" "$mn" 50 51.5 "ms "
 
 # exp run as the user: one 2 s upload, its far side and agents in the
 # campaign's user namespace. Not asserted tightly: the campaign's own
-# fidelity flags say whether the host kept the timing.
+# fidelity flags say whether the host kept the timing. A failed run's
+# error and the tail of its log are printed. Without a real-time budget
+# one run in CI failed (its error was not kept then): one more try, logged,
+# as for pasta's flow and the nested run.
 user_dir "$U1"
 printf '%s\n' '[experiment]' 'name = tiny' 'length = 2s' 'delay = 1s' 'seed = 1' '' \
 	'[matrix]' 'cca = cubic' 'link = c20' 'test = tcp_upload' '' \
 	'[link c20]' 'trace = const:20mbit' 'delay = 20ms' >"$UDIR/tiny.ini"
 chown "$U1:$U1" "$UDIR/tiny.ini"
-ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- "$UDIR/tasshape" \
-	exp run "$UDIR/tiny.ini" --out "$UDIR/res" --no-progress >"$TS_TMP/exp.out" 2>&1 &
-TS_TAS_PIDS+=("$!")
-wait "$!" || ts_fail "exp run as $U1: exit $?: $(tail -n 5 "$TS_TMP/exp.out")"
-ts_check "exp run as $U1: failed runs" "$(jq -r '.failed // -1' "$UDIR/res/summary.json")" == 0
+for try in 1 2; do
+	rm -rf "$UDIR/res"
+	ip netns exec "$TS_NS" setpriv --reuid="$U1" --regid="$U1" --init-groups -- "$UDIR/tasshape" \
+		exp run "$UDIR/tiny.ini" --out "$UDIR/res" --no-progress >"$TS_TMP/exp.out" 2>&1 &
+	TS_TAS_PIDS+=("$!")
+	wait "$!"
+	rc=$?
+	failed=$(jq -r '.failed // -1' "$UDIR/res/summary.json" 2>/dev/null || echo -1)
+	if [ "$rc" -ne 0 ] || [ "$failed" != 0 ]; then
+		for r in "$UDIR"/res/*/rep-*; do
+			ts_log "exp run as $U1, try $try: ${r#"$UDIR"/res/}: error: $(jq -r '.error // "-"' \
+				"$r/result.json" 2>/dev/null)"
+			tail -n 8 "$r/tasshape.log" 2>/dev/null | sed 's/^/    | /'
+		done
+	fi
+	if [ "${#rt[@]}" -gt 0 ] || [ "$try" -eq 2 ] || { [ "$rc" -eq 0 ] && [ "$failed" = 0 ]; }; then
+		break
+	fi
+	ts_log "exp run as $U1: try 1 exited $rc with $failed failed run(s), no real-time budget: again"
+done
+[ "$rc" -eq 0 ] || ts_fail "exp run as $U1: exit $rc: $(tail -n 5 "$TS_TMP/exp.out")"
+ts_check "exp run as $U1: failed runs" "$failed" == 0
 ts_range "exp run as $U1: upload throughput (bound 19.31)" \
 	"$(jq -r '.configs[0].metrics.throughput_up_mbps.mean // 0' "$UDIR/res/summary.json")" \
 	15 "$HI" "Mbit/s "
