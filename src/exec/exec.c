@@ -115,14 +115,18 @@ static int clear_base(void *arg)
  * Start @argv (found on PATH) in namespace @netns_fd as @p with stdout
  * into the file @out (truncated) and stderr appended to @errf (NULL:
  * /dev/null), stdin from /dev/null. Both are in the run's own directory,
- * made by ts_out_mkdir, and never opened through a link. 0 or a negative
- * errno with @err.
+ * made by ts_out_mkdir, and never opened through a link. A @wrapper
+ * (tasshape shaping a link) keeps this process's scheduling, which a
+ * campaign started with SCHED_FIFO passes on to its shapers; agents and
+ * tools run with normal scheduling (io/proc.h's normal_sched). 0 or a
+ * negative errno with @err.
  */
-static int spawn(struct ts_proc *p, int netns_fd, char *const argv[], const char *out,
+static int spawn(struct ts_proc *p, int netns_fd, char *const argv[], bool wrapper, const char *out,
 		 const char *errf, struct ts_err *err)
 {
 	ts_proc_init(p, argv);
 	p->netns_fd = netns_fd;
+	p->normal_sched = !wrapper;
 	/*
 	 * Should the executor die (kill -9), its wrappers and agents get SIGTERM
 	 * and end their tools and links as on any SIGTERM; only the hub's name
@@ -384,7 +388,7 @@ static double measure_rtt(struct exec *e, unsigned i)
 
 	snprintf(name, sizeof(name), "base-rtt-%u.txt", i + 1);
 	path_in(e, out, sizeof(out), name);
-	if (spawn(&ping, e->hub.fd, argv, out, NULL, NULL) < 0 ||
+	if (spawn(&ping, e->hub.fd, argv, false, out, NULL, NULL) < 0 ||
 	    ts_proc_wait(&ping, 10000, NULL) != 0)
 		return -1;
 	text = ts_exp_slurp(e->dir, name);
@@ -435,8 +439,8 @@ static int start_server(struct exec *e, unsigned i, json_object **rep, struct ts
 		return ret;
 	/* Started one after the other: each nested wrapper picks its addresses knowing
 	 * the ones before it. */
-	ret = spawn(&e->server[i], e->hub.fd, e->plan.nservers > 1 ? nested : direct, NULL, log,
-		    &terr);
+	ret = spawn(&e->server[i], e->hub.fd, e->plan.nservers > 1 ? nested : direct,
+		    e->plan.nservers > 1, NULL, log, &terr);
 	if (ret < 0) {
 		ts_err_set(err, "cannot start server %u: %.400s", i + 1, terr.msg);
 		return ret;
@@ -603,7 +607,7 @@ static int run_client(struct exec *e, struct ts_err *err)
 			argv[n++] = tail[i];
 	}
 	argv[n] = NULL;
-	ret = spawn(&e->client, e->hub.fd, argv, NULL, log, &terr);
+	ret = spawn(&e->client, e->hub.fd, argv, true, NULL, log, &terr);
 	if (ret < 0) {
 		ts_err_set(err, "cannot start the link: %.400s", terr.msg);
 		return ret;

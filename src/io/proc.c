@@ -35,7 +35,8 @@ struct child_fail {
 	int err;   /* positive errno */
 };
 
-static const char *const stage_name[] = {"setns", "redirect", "chdir", "set-up", "exec"};
+static const char *const stage_name[] = {"setns",  "redirect", "chdir",
+					 "set-up", "exec",     "sched_setscheduler"};
 static const char *const stream_name[] = {"stdin", "stdout", "stderr"};
 
 void ts_buf_free(struct ts_buf *b)
@@ -183,6 +184,17 @@ static void __attribute__((noreturn)) child_fail(int fd, int stage, int e)
 	_exit(127);
 }
 
+/* True when this thread runs SCHED_FIFO or SCHED_RR (with SCHED_RESET_ON_FORK or not). */
+static bool realtime_now(void)
+{
+	int pol = sched_getscheduler(0);
+
+	if (pol < 0)
+		return false;
+	pol &= ~SCHED_RESET_ON_FORK;
+	return pol == SCHED_FIFO || pol == SCHED_RR;
+}
+
 /* The forked child: only async-signal-safe calls before @child_fn. Never returns. */
 static void __attribute__((noreturn))
 child_main(const struct ts_proc *p, const char *file, const int src[3], int statfd, pid_t parent)
@@ -213,6 +225,9 @@ child_main(const struct ts_proc *p, const char *file, const int src[3], int stat
 	}
 	if (p->cwd && chdir(p->cwd) < 0)
 		child_fail(statfd, 2, errno);
+	if (p->normal_sched && realtime_now() &&
+	    sched_setscheduler(0, SCHED_OTHER, &(struct sched_param){.sched_priority = 0}) < 0)
+		child_fail(statfd, 5, errno);
 	if (p->child_fn && (e = p->child_fn(p->child_arg)) < 0)
 		child_fail(statfd, 3, -e);
 	/* A change of user in @child_fn clears the parent-death signal: set it once more. */
@@ -293,6 +308,11 @@ static int start_spawn(struct ts_proc *p, const char *file, const int src[3], st
 		flags |= POSIX_SPAWN_SETSID;
 	else if (p->new_pgroup)
 		flags |= POSIX_SPAWN_SETPGROUP; /* group 0: its own */
+	if (p->normal_sched && realtime_now()) {
+		posix_spawnattr_setschedpolicy(&at, SCHED_OTHER);
+		posix_spawnattr_setschedparam(&at, &(struct sched_param){.sched_priority = 0});
+		flags |= POSIX_SPAWN_SETSCHEDULER;
+	}
 	posix_spawnattr_setflags(&at, flags);
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &pipe_only);

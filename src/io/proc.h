@@ -24,8 +24,10 @@
  * posix_spawn is used when nothing needs code in the child; fork and
  * execve when the program enters a network namespace, gets a parent-death
  * signal or runs the caller's @child_fn (dropping privileges).
- * Scheduling needs no reset here: the real-time thread sets
- * SCHED_RESET_ON_FORK, so nothing started inherits SCHED_FIFO.
+ * The real-time thread sets SCHED_RESET_ON_FORK, so nothing started
+ * after it inherits SCHED_FIFO; a policy tasshape itself inherited (chrt,
+ * systemd's CPUSchedulingPolicy=fifo: how a user without RLIMIT_RTPRIO
+ * gets a real-time shaper) reaches what it starts unless @normal_sched.
  */
 #ifndef TS_IO_PROC_H
 #define TS_IO_PROC_H
@@ -80,6 +82,13 @@ struct ts_proc {
 	bool new_session; /* setsid (implies its own group) */
 	bool close_fds;	  /* close every descriptor above 2, close-on-exec or not */
 	int pdeathsig; /* 0, or the signal it gets when the caller's thread ends (kept after @child_fn) */
+	/*
+	 * SCHED_OTHER when the caller runs SCHED_FIFO or SCHED_RR: for CMD and
+	 * helpers that carry the traffic (pasta), which at real-time priority
+	 * would compete with the loop that shapes them. Lowering needs no
+	 * privilege (sched(7)). Other policies are left as they are.
+	 */
+	bool normal_sched;
 	/* In the child, after setns and the redirections, before exec: 0 or a negative errno. */
 	int (*child_fn)(void *arg);
 	void *child_arg;

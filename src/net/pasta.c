@@ -64,6 +64,7 @@ static pid_t run_pasta(const char *prog, pid_t target, const char *pidfile, stru
 	ts_proc_init(&p, argv);
 	p.file = prog;
 	p.err.how = TS_PROC_INHERIT; /* its own message says what failed */
+	p.normal_sched = true;
 	st = ts_proc_run(&p, 10000, err);
 	ts_proc_release(&p);
 	if (st > 0)

@@ -102,6 +102,7 @@ pid_t ts_child_spawn(const struct ts_child_conf *c, struct ts_err *err)
 	p.netns_fd = c->netns_fd;
 	p.in.how = p.out.how = p.err.how = TS_PROC_INHERIT;
 	p.child_fn = child_setup;
+	p.normal_sched = true;
 	p.child_arg = &cs;
 	/*
 	 * Rootless runs have no guard (docs/rootless.md): should tasshape be

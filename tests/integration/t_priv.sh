@@ -19,6 +19,10 @@
 #    runs (a sleep), run B starts and ends in the same namespace; A's
 #    namespaces, links and rules are exactly as before, its CMD still
 #    runs, and it still ends cleanly on SIGTERM (exit 143).
+# 5. Started with SCHED_FIFO 10 (chrt, as a systemd unit's
+#    CPUSchedulingPolicy=fifo starts it), CMD still runs with normal
+#    scheduling (`chrt -p` in CMD prints SCHED_OTHER) while the summary
+#    says the shaper ran SCHED_FIFO 10.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init priv "${1:-}" ps
 
@@ -102,4 +106,16 @@ kill -TERM "$a"
 wait "$a"
 ts_check "run A: exit status after SIGTERM (CMD's)" "$?" == 143
 ts_true "run A left nothing" test -z "$(ts_leftovers "$a")"
+
+# --- 5. an inherited real-time policy does not reach CMD
+# shellcheck disable=SC2016 # expanded by CMD's shell
+chrt -f 10 ip netns exec "$TS_NS" "$TS_BIN" --quiet --as-root --trace const:10mbit \
+	--summary-json "$TS_TMP/sum-fifo.json" -- sh -c 'chrt -p $$' >"$out" 2>"$TS_TMP/err-fifo" &
+TS_TAS_PIDS+=("$!")
+wait "$!"
+ts_check "started with SCHED_FIFO 10: exit status" "$?" == 0
+ts_show "$TS_TMP/err-fifo"
+ts_true "started with SCHED_FIFO 10: CMD runs SCHED_OTHER" grep -q 'policy: SCHED_OTHER$' "$out"
+ts_true "started with SCHED_FIFO 10: the shaper ran SCHED_FIFO 10" \
+	[ "$(jq -r '.scheduling | "\(.policy) \(.priority)"' "$TS_TMP/sum-fifo.json")" = "SCHED_FIFO 10" ]
 exit 0
