@@ -190,6 +190,11 @@ flow() {
 			[ "$(jq -r '.scheduling | "\(.policy) \(.note | test("refused.*RLIMIT_RTPRIO"))"' \
 				"$d/sum.json" 2>/dev/null)" = "SCHED_OTHER true" ]
 	fi
+	# With a real-time policy the fell-behind rule holds, as for root's runs (src/run/fidelity.h).
+	if [ "$RT_HOW" != none ]; then
+		ts_true "$u: summary: neither direction fell behind" \
+			[ "$(jq -c '[.directions[].fell_behind]' "$d/sum.json" 2>/dev/null)" = '[null,null]' ]
+	fi
 	# CMD starts with normal scheduling, whatever the shaper's (run/child.c).
 	ts_true "$u: CMD's scheduling policy is SCHED_OTHER" grep -q 'policy: SCHED_OTHER$' \
 		"$d/cmd.sched"
