@@ -105,7 +105,7 @@ enum ts_resume_action {
  * link, too deep) is refused too. Returns a ts_resume_action, or a
  * negative errno with @why.
  */
-int ts_expdir_prepare_run(const char *dir, const struct ts_expdir_run *r, char *why, size_t whylen);
+int ts_expdir_prepare_run(const char *dir, const struct ts_expdir_run *r, struct ts_err *why);
 
 /*
  * ts_expdir_mkdirs - create @path and its missing parents (mode 0755), or check an existing
