@@ -9,8 +9,8 @@
  * worker processes (--jobs); then the directory is summarised from its
  * result.json files and the checks evaluated. The outcome comes back as
  * data, a verdict; nothing here prints or exits: what the user sees goes
- * through the report callbacks of the front end, and the checks' lines to
- * the stream it names.
+ * through the report callbacks of the front end (exp run's console:
+ * console.h), and the checks' lines to the stream it names.
  *
  * The executor is an interface, so that a unit test can drive a whole
  * campaign with a fake one (made-up results, no root, no network);

@@ -297,6 +297,22 @@ int ts_expdir_copy_spec(const char *dir, const char *spec_path, struct ts_err *e
 	return 0;
 }
 
+int ts_expdir_spec(const char *dir, char *path, size_t len, struct ts_err *err)
+{
+	int n = snprintf(path, len, "%s/%s", dir, TS_EXPDIR_SPEC), ret;
+
+	if (n < 0 || (size_t)n >= len) {
+		ts_err_set(err, "%s/%s: %s", dir, TS_EXPDIR_SPEC, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	if (access(path, R_OK) != 0) {
+		ret = -errno;
+		ts_err_set(err, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
 /*
  * Configuration directory @id of the results directory @dir, opened to
  * remove a partial run from it: a directory of root or the invoking user

@@ -88,6 +88,13 @@ int ts_expdir_check_fresh(const char *dir, struct ts_err *err);
  */
 int ts_expdir_copy_spec(const char *dir, const char *spec_path, struct ts_err *err);
 
+/*
+ * ts_expdir_spec - the copy of the spec kept in @dir (@dir/spec.ini, what
+ * exp resume reads when given no SPEC) into @path (@len bytes). Returns 0
+ * when it can be read, or a negative errno with @err ("PATH: reason").
+ */
+int ts_expdir_spec(const char *dir, char *path, size_t len, struct ts_err *err);
+
 enum ts_resume_action {
 	TS_RESUME_KEEP = 1, /* done and intact: not run again */
 	TS_RESUME_RUN = 0,  /* not done: run it (a partial directory was removed) */

@@ -423,6 +423,25 @@ static void test_merge(void)
 	TSU_EQ(ts_rmtree(root, NULL), 0);
 }
 
+/* exp resume without a SPEC reads DIR/spec.ini: its path, or why it cannot be read. */
+static void test_expdir_spec(void)
+{
+	char path[PATH_MAX], want[PATH_MAX], msg[PATH_MAX + 64], tiny[8];
+	struct ts_err err;
+
+	setup_root();
+	join(want, root, TS_EXPDIR_SPEC);
+	TSU_EQ(ts_expdir_spec(root, path, sizeof(path), &err), -ENOENT);
+	snprintf(msg, sizeof(msg), "%s: No such file or directory", want);
+	CU_ASSERT_STRING_EQUAL(err.msg, msg);
+	put(root, TS_EXPDIR_SPEC, "[experiment]\n");
+	TSU_EQ(ts_expdir_spec(root, path, sizeof(path), &err), 0);
+	CU_ASSERT_STRING_EQUAL(path, want);
+	TSU_EQ(ts_expdir_spec(root, tiny, sizeof(tiny), &err), -ENAMETOOLONG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/spec.ini: File name too long"));
+	TSU_EQ(ts_rmtree(root, NULL), 0);
+}
+
 static const struct tsu_test tests[] = {
 	{"done record: intact, changed, added, missing; resume keeps or redoes", test_done_record},
 	{"done record: a FIFO, a link to /dev/zero refused at once", test_done_refuses_special},
@@ -433,6 +452,7 @@ static const struct tsu_test tests[] = {
 	{"--shard i/N parsing", test_shard_parse},
 	{"experiment.json round trip and fresh-directory check", test_expdir_roundtrip},
 	{"merge: missing, overlap, partial, whole", test_merge},
+	{"exp resume's default spec, DIR/spec.ini", test_expdir_spec},
 };
 
 TSU_MAIN("results bookkeeping", tests)
