@@ -174,7 +174,7 @@ static int probe_ccas(struct ts_campaign *c)
 
 	for (i = 0; i < plan->nconfigs; i++) {
 		const char *cca = plan->configs[i].tmpl.cca;
-		char why[512] = "";
+		struct ts_err why = {""};
 
 		/* Under a [kernel NAME] the guest's kernel is asked, at the run (exec_vm.h). */
 		if (plan->configs[i].tmpl.vm)
@@ -184,18 +184,19 @@ static int probe_ccas(struct ts_campaign *c)
 				break;
 		if (j < i)
 			continue; /* probed already */
-		if (c->ex->cca_probe(c->ex->ctx, cca, why, sizeof(why)) == 0)
+		if (c->ex->cca_probe(c->ex->ctx, cca, &why) == 0)
 			continue;
-		if (!why[0])
-			snprintf(why, sizeof(why), "%s: not available", cca);
+		if (!why.msg[0])
+			ts_err_set(&why, "%s: not available", cca);
 		if (c->o.strict && !ret)
 			ret = ts_campaign_fail(c, -ENOENT, "exp: cca=%s cannot run: %s (--strict)",
-					       cca, why);
+					       cca, why.msg);
 		else if (c->o.strict)
-			ts_campaign_notice(c, "exp: cca=%s cannot run: %s (--strict)", cca, why);
+			ts_campaign_notice(c, "exp: cca=%s cannot run: %s (--strict)", cca,
+					   why.msg);
 		else
-			ts_campaign_notice(c, "exp: skipping cca=%s: %s", cca, why);
-		r = ts_exp_summary_skip(&c->skips, cca, why);
+			ts_campaign_notice(c, "exp: skipping cca=%s: %s", cca, why.msg);
+		r = ts_exp_summary_skip(&c->skips, cca, why.msg);
 		if (r < 0)
 			return ts_campaign_fail(c, r, "out of memory");
 		c->v->skipped_ccas++;

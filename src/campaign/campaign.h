@@ -9,8 +9,8 @@
  * worker processes (--jobs); then the directory is summarised from its
  * result.json files and the checks evaluated. The outcome comes back as
  * data, a verdict; nothing here prints or exits: what the user sees goes
- * through the report callbacks of the front end, and the checks' lines to
- * the stream it names.
+ * through the report callbacks of the front end (exp run's console:
+ * console.h), and the checks' lines to the stream it names.
  *
  * The executor is an interface, so that a unit test can drive a whole
  * campaign with a fake one (made-up results, no root, no network);
@@ -37,7 +37,7 @@ struct ts_campaign_executor {
 	/* Can runs be carried out here at all (root, ...)? 0, or -errno with @err. May be NULL. */
 	int (*check)(void *ctx, struct ts_err *err);
 	/* ts_exp_cca_probe's contract (plan/run.h): 0 when @cca can run, else -errno and @why. */
-	int (*cca_probe)(void *ctx, const char *cca, char *why, size_t whylen);
+	int (*cca_probe)(void *ctx, const char *cca, struct ts_err *why);
 	/*
 	 * ts_exp_exec_run's contract (plan/run.h): carry @run out into the empty directory
 	 * @rundir and write its result.json there; -errno with @err when it could not start.

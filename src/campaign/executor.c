@@ -22,10 +22,10 @@ static int exec_check(void *ctx, struct ts_err *err)
 	return -EPERM;
 }
 
-static int exec_probe(void *ctx, const char *cca, char *why, size_t whylen)
+static int exec_probe(void *ctx, const char *cca, struct ts_err *why)
 {
 	(void)ctx;
-	return ts_exp_cca_probe(cca, why, whylen);
+	return ts_exp_cca_probe(cca, why);
 }
 
 static int exec_run(void *ctx, const struct ts_exp_run *run, const char *rundir, struct ts_err *err)

@@ -30,7 +30,8 @@ static bool cca_skipped(const struct ts_exp_summary *sum, const struct ts_exp_ru
 
 bool ts_campaign_selected(const struct ts_campaign *c, const struct ts_exp_run *run)
 {
-	char dir[PATH_MAX], why[512];
+	char dir[PATH_MAX];
+	struct ts_err why;
 
 	if (cca_skipped(&c->skips, run))
 		return false;
@@ -41,18 +42,18 @@ bool ts_campaign_selected(const struct ts_campaign *c, const struct ts_exp_run *
 	/* A path too long for a run directory holds no run: run it, and its start says why. */
 	if (ts_rundir_path(dir, sizeof(dir), c->o.out, run->config_id, run->rep))
 		return true;
-	return ts_done_check(dir, why, sizeof(why)) != TS_DONE_OK;
+	return ts_done_check(dir, &why) != TS_DONE_OK;
 }
 
 /* The recorded runs of @rec against the plan's: the first difference, for the message. */
-static int same_runs(const struct ts_expdir *rec, const struct ts_exp_matrix *plan, char *why,
-		     size_t whylen)
+static int same_runs(const struct ts_expdir *rec, const struct ts_exp_matrix *plan,
+		     struct ts_err *why)
 {
 	size_t i;
 
 	if (rec->n != plan->nruns) {
-		snprintf(why, whylen, "%zu runs recorded, the spec now expands to %zu", rec->n,
-			 plan->nruns);
+		ts_err_set(why, "%zu runs recorded, the spec now expands to %zu", rec->n,
+			   plan->nruns);
 		return 0;
 	}
 	for (i = 0; i < rec->n; i++) {
@@ -60,8 +61,8 @@ static int same_runs(const struct ts_expdir *rec, const struct ts_exp_matrix *pl
 
 		if (strcmp(rec->runs[i].id, r->config_id) || rec->runs[i].rep != r->rep ||
 		    rec->runs[i].index != r->index) {
-			snprintf(why, whylen, "run %zu was %s rep %u, is now %s rep %u", i + 1,
-				 rec->runs[i].id, rec->runs[i].rep, r->config_id, r->rep);
+			ts_err_set(why, "run %zu was %s rep %u, is now %s rep %u", i + 1,
+				   rec->runs[i].id, rec->runs[i].rep, r->config_id, r->rep);
 			return 0;
 		}
 	}
@@ -72,8 +73,7 @@ int ts_campaign_check_resume(struct ts_campaign *c)
 {
 	const char *out = c->o.out, *sha = c->o.spec_sha256;
 	struct ts_expdir rec;
-	struct ts_err err;
-	char why[512];
+	struct ts_err err, why;
 	int ret;
 
 	ret = ts_expdir_read(out, &rec, &err);
@@ -99,16 +99,16 @@ int ts_campaign_check_resume(struct ts_campaign *c)
 		ts_campaign_notice(c, "exp resume: the spec differs from the recorded one "
 				      "(--force: resuming anyway)");
 	}
-	if (!same_runs(&rec, c->plan, why, sizeof(why))) {
+	if (!same_runs(&rec, c->plan, &why)) {
 		if (!c->o.force) {
 			ret = ts_campaign_fail(
 				c, -EINVAL,
 				"exp resume: %s planned other runs (%s): give the same options "
 				"(--only, --repetitions, ...) as the first run, or --force",
-				out, why);
+				out, why.msg);
 			goto out;
 		}
-		ts_campaign_notice(c, "exp resume: %s (--force: resuming anyway)", why);
+		ts_campaign_notice(c, "exp resume: %s (--force: resuming anyway)", why.msg);
 	}
 out:
 	ts_expdir_free(&rec);
@@ -136,16 +136,16 @@ int ts_campaign_after_plan(struct ts_campaign *c)
 int ts_campaign_before_run(struct ts_campaign *c, const struct ts_exp_run *run)
 {
 	struct ts_expdir_run r = {(char *)run->config_id, run->rep, run->index};
-	char why[1024];
+	struct ts_err why;
 	int ret;
 
 	if (!c->o.resume)
 		return 0;
-	ret = ts_expdir_prepare_run(c->o.out, &r, why, sizeof(why));
+	ret = ts_expdir_prepare_run(c->o.out, &r, &why);
 	if (ret < 0)
-		return ts_campaign_fail(c, ret, "exp resume: %s", why);
-	if (why[0])
-		ts_campaign_notice(c, "exp resume: redoing %s", why);
+		return ts_campaign_fail(c, ret, "exp resume: %s", why.msg);
+	if (why.msg[0])
+		ts_campaign_notice(c, "exp resume: redoing %s", why.msg);
 	return 0;
 }
 

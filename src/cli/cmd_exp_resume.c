@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
@@ -79,6 +78,7 @@ int cmd_exp_resume(int argc, char **argv)
 {
 	char spec[PATH_MAX], **av;
 	const char *dir = NULL, *user_spec = NULL;
+	struct ts_err err;
 	int i, n = 0, ret;
 	bool force = false;
 
@@ -108,10 +108,8 @@ int cmd_exp_resume(int argc, char **argv)
 		return ts_cli_usage("exp resume: expected DIR, an exp run --out directory "
 				    "(tasshape exp resume --help)");
 	if (!user_spec) {
-		snprintf(spec, sizeof(spec), "%s/%s", dir, TS_EXPDIR_SPEC);
-		if (access(spec, R_OK) != 0)
-			return ts_cli_error("exp resume: %s: %s; give the SPEC", spec,
-					    strerror(errno));
+		if (ts_expdir_spec(dir, spec, sizeof(spec), &err) < 0)
+			return ts_cli_error("exp resume: %s; give the SPEC", err.msg);
 		user_spec = spec;
 	}
 	av = calloc((size_t)argc + 8, sizeof(*av));

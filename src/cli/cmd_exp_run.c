@@ -2,24 +2,22 @@
 /*
  * tasshape exp run: the options, the spec and the checks read here; the
  * campaign (src/campaign/campaign.h) checks the rest before the first
- * run, carries the runs out and summarises the directory; this file
- * prints its progress, the summary, the checks and the verdict, and
- * returns the exit status the verdict gives.
+ * run, carries the runs out and summarises the directory; its console
+ * (src/campaign/console.h) shows the progress and the verdict's lines;
+ * this file prints the notices, the summary and the checks, and returns
+ * the exit status the verdict gives.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_exp.h"
 #include "cli/cmd_exp_results.h"
 #include "campaign/campaign.h"
-#include "campaign/live.h"
-#include "campaign/progress.h"
+#include "campaign/console.h"
 #include "campaign/stops.h"
 #include "results/checks.h"
-#include "results/result.h"
 
 #define MAX_CHECKS 64
 
@@ -95,74 +93,11 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* ---- the campaign's report (campaign.h) ---------------------------------------------------- */
-
-struct report {
-	struct ts_exp_live live;
-	bool every_line; /* --jobs: runs overlap, so every finished run gets its line */
-};
-
-/* The line of a finished run into @line, read back from its result; whether it is ok. */
-static bool run_line(char *line, size_t len, const struct ts_exp_run *run, size_t pos, size_t total,
-		     const char *path, ts_ns_t took)
-{
-	struct ts_exp_result r;
-	struct ts_err err;
-	bool ok;
-
-	if (ts_exp_result_load(&r, path, &err) < 0)
-		return ts_exp_progress_done(line, len, pos, total, run, NULL, err.msg, took);
-	ok = ts_exp_progress_done(line, len, pos, total, run, &r, NULL, took);
-	ts_exp_result_free(&r);
-	return ok;
-}
-
+/* A line for the user that does not stop the campaign. */
 static void rep_notice(void *ctx, const char *msg)
 {
 	(void)ctx;
 	fprintf(stderr, "tasshape: %s\n", msg);
-}
-
-/* The runs start: stop signals end the campaign after the runs under way (stops.h). */
-static void rep_begin(void *ctx, size_t total)
-{
-	struct report *r = ctx;
-
-	ts_campaign_stops_catch();
-	ts_exp_live_start(&r->live, total);
-}
-
-static void rep_run_start(void *ctx, const struct ts_exp_run *run, size_t pos, size_t total)
-{
-	struct report *r = ctx;
-
-	(void)total;
-	ts_exp_live_run_start(&r->live, run, pos);
-}
-
-/* Every run gets its line, but on a terminal without --jobs only a failed one does. */
-static void rep_run_end(void *ctx, const struct ts_exp_run *run, size_t pos, size_t total,
-			const char *result, ts_ns_t took)
-{
-	struct report *r = ctx;
-	char line[1024];
-	bool ok = run_line(line, sizeof(line), run, pos, total, result, took);
-
-	ts_exp_live_run_end(&r->live);
-	if (!r->live.live || r->every_line || !ok) {
-		ts_exp_live_erase(&r->live);
-		fprintf(stderr, "%s\n", line);
-		fflush(stderr);
-	}
-	ts_exp_live_unlock(&r->live);
-}
-
-static void rep_end(void *ctx)
-{
-	struct report *r = ctx;
-
-	ts_exp_live_stop(&r->live);
-	ts_campaign_stops_release();
 }
 
 /* The summary's table, and where its files are. */
@@ -171,24 +106,6 @@ static void rep_summary(void *ctx, const struct ts_exp_summary *s, const char *o
 	(void)ctx;
 	ts_exp_summary_write_md(s, stdout);
 	printf("\nsummaries: %s/summary.json, .csv, .md\n", out);
-}
-
-/* What the verdict says beyond the exit status: failed runs, an emulator behind, TCG. */
-static void print_verdict(const struct ts_campaign_verdict *v)
-{
-	const char *strict = v->strict ? " (--strict: failing)" : "";
-
-	if (v->failed)
-		fprintf(stderr, "tasshape: exp: %u of %u runs failed (see summary.md)\n", v->failed,
-			v->runs);
-	if (v->fell_behind)
-		fprintf(stderr, "tasshape: exp: the emulator fell behind in %u of %u runs%s\n",
-			v->fell_behind, v->runs, strict);
-	if (v->tcg)
-		fprintf(stderr,
-			"tasshape: exp: %u of %zu configurations ran in a VM under TCG "
-			"(software emulation: coarser timing, flag tcg)%s\n",
-			v->tcg, v->nconfigs, strict);
 }
 
 int exp_run(int argc, char **argv)
@@ -213,9 +130,8 @@ int exp_run(int argc, char **argv)
 	struct ts_exp_check *checks = NULL;
 	struct ts_exp_spec spec;
 	struct ts_exp_matrix plan;
-	struct report rep;
-	const struct ts_campaign_report cb = {&rep,	   rep_notice, rep_begin,  rep_run_start,
-					      rep_run_end, rep_end,    rep_summary};
+	struct ts_campaign_console con;
+	struct ts_campaign_report cb = {.notice = rep_notice, .summary = rep_summary};
 	struct ts_campaign_opts o;
 	struct ts_campaign_verdict v;
 	struct ts_err err;
@@ -247,10 +163,7 @@ int exp_run(int argc, char **argv)
 				      .nchecks = a.nchecks,
 				      .checks_out = stdout,
 				      .stop = ts_campaign_stop_flag()};
-	rep.every_line = a.res.jobs > 1;
-	ts_exp_live_init(&rep.live, stderr,
-			 a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO)),
-			 ts_exp_live_planned(&plan.runs[0]));
+	ts_campaign_console_init(&con, stderr, a.progress, a.res.jobs, &plan, &cb);
 	/* Not root: the campaign runs in a user namespace of its own (docs/rootless.md). */
 	if (ts_campaign_rootless(&err) < 0) {
 		ts_cli_error("%s", err.msg);
@@ -260,7 +173,7 @@ int exp_run(int argc, char **argv)
 		ret = ts_cli_error("%s", v.msg);
 		goto out;
 	}
-	print_verdict(&v);
+	ts_campaign_verdict_print(&v, stderr);
 	ret = ts_campaign_status(&v);
 out:
 	free(checks);

@@ -649,7 +649,7 @@ int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, struct ts_
 {
 	struct exec e = {.run = run, .dir = rundir};
 	struct ts_guard guard;
-	char why[512] = "";
+	struct ts_err why = {""};
 	int ret;
 
 	ts_netns_init(&e.hub);
@@ -670,12 +670,12 @@ int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, struct ts_
 					.rundir = rundir,
 					.flags = e.flags,
 					.servers = e.servers};
-	if (ts_exp_cca_acquire(&e.cca, run->cca, run->tas_shift_startup, run->tas_shift_steady, why,
-			       sizeof(why)) < 0) {
+	if (ts_exp_cca_acquire(&e.cca, run->cca, run->tas_shift_startup, run->tas_shift_steady,
+			       &why) < 0) {
 		bool nomem = false; /* the error below fails the run, flagged or not */
 
 		ts_json_append(e.flags, json_object_new_string("cca_unavailable"), &nomem);
-		ts_err_set(&e.out.error, "%s", why);
+		ts_err_set(&e.out.error, "%s", why.msg);
 		goto result;
 	}
 	e.have_cca = true;

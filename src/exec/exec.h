@@ -31,7 +31,7 @@ int ts_exp_exec_run(const struct ts_exp_run *run, const char *rundir, struct ts_
  * loaded", "bbr3: this kernel's bbr is version 1"). Changes nothing
  * lasting on the host.
  */
-int ts_exp_cca_probe(const char *cca, char *why, size_t whylen);
+int ts_exp_cca_probe(const char *cca, struct ts_err *why);
 
 /*
  * ts_exp_exec_binary - the tasshape binary the executor runs as the

@@ -73,7 +73,7 @@ static void bbr_version(char *ver, size_t len)
 }
 
 static int write_param(const char *dir, const char *name, int v, char *back, size_t backlen,
-		       char *why, size_t whylen)
+		       struct ts_err *why)
 {
 	char path[4096], val[16];
 	struct ts_err e;
@@ -81,36 +81,36 @@ static int write_param(const char *dir, const char *name, int v, char *back, siz
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	snprintf(val, sizeof(val), "%d\n", v);
 	if (ts_sysfile_write(dir, name, val, &e) < 0) {
-		snprintf(why, whylen, "tas: %.400s", e.msg);
+		ts_err_set(why, "tas: %.400s", e.msg);
 		return -EIO;
 	}
 	if (read_line(path, back, backlen) < 0) {
-		snprintf(why, whylen, "tas: cannot read back %.300s", path);
+		ts_err_set(why, "tas: cannot read back %.300s", path);
 		return -EIO;
 	}
 	val[strcspn(val, "\n")] = '\0';
 	if (strcmp(val, back)) {
-		snprintf(why, whylen, "tas: wrote %s to %.300s, read back %s", val, path, back);
+		ts_err_set(why, "tas: wrote %s to %.300s, read back %s", val, path, back);
 		return -EIO;
 	}
 	return 0;
 }
 
-int ts_exp_tas_shifts(const char *dir, int startup, int steady, char su[16], char st[16], char *why,
-		      size_t whylen)
+int ts_exp_tas_shifts(const char *dir, int startup, int steady, char su[16], char st[16],
+		      struct ts_err *why)
 {
 	char path[4096];
 	int ret;
 
 	if (access(dir, F_OK) < 0) {
-		snprintf(why, whylen, "tas: module tcp_bbr_tas not loaded (no %.300s)", dir);
+		ts_err_set(why, "tas: module tcp_bbr_tas not loaded (no %.300s)", dir);
 		return -ENOENT;
 	}
 	if (startup >= 0 &&
-	    (ret = write_param(dir, "tas_pacing_shift_startup", startup, su, 16, why, whylen)) < 0)
+	    (ret = write_param(dir, "tas_pacing_shift_startup", startup, su, 16, why)) < 0)
 		return ret;
 	if (steady >= 0 &&
-	    (ret = write_param(dir, "tas_pacing_shift_steady", steady, st, 16, why, whylen)) < 0)
+	    (ret = write_param(dir, "tas_pacing_shift_steady", steady, st, 16, why)) < 0)
 		return ret;
 	/* Record what the module runs with, written or not. */
 	snprintf(path, sizeof(path), "%s/tas_pacing_shift_startup", dir);
@@ -120,20 +120,19 @@ int ts_exp_tas_shifts(const char *dir, int startup, int steady, char su[16], cha
 	return 0;
 }
 
-static int acquire_tas(struct ts_exp_cca *c, int startup, int steady, char *why, size_t whylen)
+static int acquire_tas(struct ts_exp_cca *c, int startup, int steady, struct ts_err *why)
 {
 	if (access(TAS_PARAMS, F_OK) < 0) {
-		snprintf(why, whylen, "tas: module tcp_bbr_tas not loaded (no %s)", TAS_PARAMS);
+		ts_err_set(why, "tas: module tcp_bbr_tas not loaded (no %s)", TAS_PARAMS);
 		return -ENOENT;
 	}
 	if (!ts_exp_cca_available("tas")) {
-		snprintf(why, whylen, "tas: not in tcp_available_congestion_control");
+		ts_err_set(why, "tas: not in tcp_available_congestion_control");
 		return -ENOENT;
 	}
 	c->tas = true;
 	snprintf(c->name, sizeof(c->name), "tas");
-	return ts_exp_tas_shifts(TAS_PARAMS, startup, steady, c->tas_startup, c->tas_steady, why,
-				 whylen);
+	return ts_exp_tas_shifts(TAS_PARAMS, startup, steady, c->tas_startup, c->tas_steady, why);
 }
 
 /*
@@ -164,7 +163,7 @@ static int new_name(const char *before, char *name, size_t len)
 	return found == 1 ? 0 : -EINVAL;
 }
 
-static int acquire_bpf(struct ts_exp_cca *c, const char *path, char *why, size_t whylen)
+static int acquire_bpf(struct ts_exp_cca *c, const char *path, struct ts_err *why)
 {
 	struct bpf_map *map, *ops = NULL;
 	char before[1024];
@@ -173,13 +172,13 @@ static int acquire_bpf(struct ts_exp_cca *c, const char *path, char *why, size_t
 	snprintf(c->bpf_path, sizeof(c->bpf_path), "%s", path);
 	ret = ts_sha256_file(path, c->bpf_sha256);
 	if (ret < 0) {
-		snprintf(why, whylen, "bpf:%s: cannot read: %s", path, strerror(-ret));
+		ts_err_set(why, "bpf:%s: cannot read: %s", path, strerror(-ret));
 		return ret;
 	}
 	c->obj = bpf_object__open_file(path, NULL);
 	if (!c->obj) {
 		ret = -errno;
-		snprintf(why, whylen, "bpf:%s: not a BPF object: %s", path, strerror(errno));
+		ts_err_set(why, "bpf:%s: not a BPF object: %s", path, strerror(errno));
 		return ret;
 	}
 	bpf_object__for_each_map(map, c->obj)
@@ -187,33 +186,33 @@ static int acquire_bpf(struct ts_exp_cca *c, const char *path, char *why, size_t
 		if (bpf_map__type(map) != BPF_MAP_TYPE_STRUCT_OPS)
 			continue;
 		if (ops) {
-			snprintf(why, whylen, "bpf:%s: more than one struct_ops map", path);
+			ts_err_set(why, "bpf:%s: more than one struct_ops map", path);
 			return -EINVAL;
 		}
 		ops = map;
 	}
 	if (!ops) {
-		snprintf(why, whylen, "bpf:%s: no struct_ops map (SEC(\".struct_ops\"))", path);
+		ts_err_set(why, "bpf:%s: no struct_ops map (SEC(\".struct_ops\"))", path);
 		return -EINVAL;
 	}
 	if (read_line("/proc/sys/net/ipv4/tcp_available_congestion_control", before,
 		      sizeof(before)) < 0) {
-		snprintf(why, whylen, "bpf:%s: cannot read tcp_available_congestion_control", path);
+		ts_err_set(why, "bpf:%s: cannot read tcp_available_congestion_control", path);
 		return -EIO;
 	}
 	/* A link-registered map: the kernel unregisters it when the link's last fd closes. */
 	bpf_map__set_map_flags(ops, bpf_map__map_flags(ops) | BPF_F_LINK);
 	ret = bpf_object__load(c->obj);
 	if (ret < 0) {
-		snprintf(why, whylen, "bpf:%s: the kernel refused it: %s", path, strerror(-ret));
+		ts_err_set(why, "bpf:%s: the kernel refused it: %s", path, strerror(-ret));
 		return ret;
 	}
 	/* Fills the map's value (a link map is only made ready by this, not registered). */
 	c->ops = bpf_map__attach_struct_ops(ops);
 	if (!c->ops) {
 		ret = -errno;
-		snprintf(why, whylen, "bpf:%s: cannot set the struct_ops value: %s", path,
-			 strerror(errno));
+		ts_err_set(why, "bpf:%s: cannot set the struct_ops value: %s", path,
+			   strerror(errno));
 		return ret;
 	}
 	c->link_fd = bpf_link_create(bpf_map__fd(ops), 0, TS_BPF_STRUCT_OPS_ATTACH, NULL);
@@ -221,22 +220,22 @@ static int acquire_bpf(struct ts_exp_cca *c, const char *path, char *why, size_t
 		ret = c->link_fd;
 		c->link_fd = -1;
 		/* EEXIST: a congestion control of the same name is registered already. */
-		snprintf(why, whylen, "bpf:%s: cannot register it through a BPF link: %s", path,
-			 strerror(-ret));
+		ts_err_set(why, "bpf:%s: cannot register it through a BPF link: %s", path,
+			   strerror(-ret));
 		return ret;
 	}
 	if (new_name(before, c->name, sizeof(c->name)) < 0) {
-		snprintf(why, whylen,
-			 "bpf:%s: registered, but not exactly one new name appeared in "
-			 "tcp_available_congestion_control",
-			 path);
+		ts_err_set(why,
+			   "bpf:%s: registered, but not exactly one new name appeared in "
+			   "tcp_available_congestion_control",
+			   path);
 		return -EINVAL;
 	}
 	return 0;
 }
 
 int ts_exp_cca_acquire(struct ts_exp_cca *c, const char *cca, int shift_startup, int shift_steady,
-		       char *why, size_t whylen)
+		       struct ts_err *why)
 {
 	int ret = 0;
 
@@ -244,26 +243,26 @@ int ts_exp_cca_acquire(struct ts_exp_cca *c, const char *cca, int shift_startup,
 	c->link_fd = -1;
 	snprintf(c->requested, sizeof(c->requested), "%s", cca ? cca : "");
 	if (!cca || !cca[0]) {
-		snprintf(why, whylen, "no congestion control given");
+		ts_err_set(why, "no congestion control given");
 		return -EINVAL;
 	}
 	if (!strncmp(cca, "bpf:", 4)) {
-		ret = acquire_bpf(c, cca + 4, why, whylen);
+		ret = acquire_bpf(c, cca + 4, why);
 	} else if (!strcmp(cca, "tas")) {
-		ret = acquire_tas(c, shift_startup, shift_steady, why, whylen);
+		ret = acquire_tas(c, shift_startup, shift_steady, why);
 	} else {
 		const char *name = strcmp(cca, "bbr3") ? cca : "bbr";
 
 		snprintf(c->name, sizeof(c->name), "%s", name);
 		if (!ts_exp_cca_available(name)) {
-			snprintf(why, whylen,
-				 "%s: not in this kernel's tcp_available_congestion_control", cca);
+			ts_err_set(why, "%s: not in this kernel's tcp_available_congestion_control",
+				   cca);
 			ret = -ENOENT;
 		} else if (!strcmp(name, "bbr")) {
 			bbr_version(c->version, sizeof(c->version));
 			if (!strcmp(cca, "bbr3") && strcmp(c->version, "3")) {
-				snprintf(why, whylen, "bbr3: this kernel's bbr is version %s",
-					 c->version);
+				ts_err_set(why, "bbr3: this kernel's bbr is version %s",
+					   c->version);
 				ret = -ENOENT;
 			}
 		}
@@ -289,10 +288,10 @@ void ts_exp_cca_release(struct ts_exp_cca *c)
 	c->obj = NULL;
 }
 
-int ts_exp_cca_probe(const char *cca, char *why, size_t whylen)
+int ts_exp_cca_probe(const char *cca, struct ts_err *why)
 {
 	struct ts_exp_cca c;
-	int ret = ts_exp_cca_acquire(&c, cca, -1, -1, why, whylen);
+	int ret = ts_exp_cca_acquire(&c, cca, -1, -1, why);
 
 	ts_exp_cca_release(&c);
 	return ret;

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 
 #include "plan/run.h"
+#include "tasshape/err.h"
 
 struct bpf_object;
 struct bpf_link;
@@ -47,7 +48,7 @@ struct ts_exp_cca {
  * (nothing is left registered then).
  */
 int ts_exp_cca_acquire(struct ts_exp_cca *c, const char *cca, int shift_startup, int shift_steady,
-		       char *why, size_t whylen);
+		       struct ts_err *why);
 
 /* Unregister what acquire registered (closes the BPF link). Idempotent. */
 void ts_exp_cca_release(struct ts_exp_cca *c);
@@ -59,8 +60,8 @@ void ts_exp_cca_release(struct ts_exp_cca *c);
  * Returns 0, -ENOENT when @dir does not exist, -EIO when a value cannot be
  * written or reads back differently; @why says which file and values.
  */
-int ts_exp_tas_shifts(const char *dir, int startup, int steady, char su[16], char st[16], char *why,
-		      size_t whylen);
+int ts_exp_tas_shifts(const char *dir, int startup, int steady, char su[16], char st[16],
+		      struct ts_err *why);
 
 /* Is @name listed in this kernel's tcp_available_congestion_control? */
 bool ts_exp_cca_available(const char *name);

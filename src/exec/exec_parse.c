@@ -248,7 +248,7 @@ int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], struct t
 	return 0;
 }
 
-bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, char *why, size_t whylen)
+bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, struct ts_err *why)
 {
 	/* The one rule (run/fidelity.h), which the wrapper's own summary prints too. */
 	struct ts_fidelity x = {.have_release_err = f->have_release_err,
@@ -257,12 +257,12 @@ bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, char *why, size_t whyle
 				.unexplained = f->unexplained,
 				.kernel_drops = f->kernel_drops};
 
-	return f->present && ts_fell_behind(&x, why, whylen);
+	return f->present && ts_fell_behind(&x, why);
 }
 
 bool ts_exp_host_cpu(const struct ts_exp_fidelity f[2])
 {
-	bool behind = ts_exp_fell_behind(&f[0], NULL, 0) || ts_exp_fell_behind(&f[1], NULL, 0);
+	bool behind = ts_exp_fell_behind(&f[0], NULL) || ts_exp_fell_behind(&f[1], NULL);
 
 	/* The same test as the wrapper's own summary line; -1 (not measured) never passes. */
 	return behind && ts_loop_saturated(f[0].loop_work_permille);

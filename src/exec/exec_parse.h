@@ -83,10 +83,10 @@ int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], struct t
 /*
  * ts_exp_fell_behind - did the emulator fall behind in this direction, by
  * the one rule (run/fidelity.h: release timing error p99 above 200 us, or
- * any unexplained or kernel drop)? Writes the reason into @why when it
- * did. An absent direction never fell behind.
+ * any unexplained or kernel drop)? Writes the reason into @why (may be
+ * NULL) when it did. An absent direction never fell behind.
  */
-bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, char *why, size_t whylen);
+bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, struct ts_err *why);
 
 /*
  * ts_exp_host_cpu - did a direction of the run fall behind while the shaper's loop worked

@@ -358,7 +358,7 @@ static void servers_fidelity(struct ctx *x, json_object *fj)
 	arr = json_object_new_array();
 	for (i = 0; i < p->nservers; i++) {
 		struct ts_exp_fidelity f[2];
-		char name[64], why[128], flag[48], *text;
+		char name[64], flag[48], *text;
 		struct ts_err perr;
 		json_object *sj = json_object_new_object();
 		int d;
@@ -370,7 +370,7 @@ static void servers_fidelity(struct ctx *x, json_object *fj)
 				if (!f[d].present)
 					continue;
 				ts_json_put(sj, d ? "down" : "up", fid_json(&f[d]), &x->nomem);
-				if (ts_exp_fell_behind(&f[d], why, sizeof(why))) {
+				if (ts_exp_fell_behind(&f[d], NULL)) {
 					snprintf(flag, sizeof(flag), "fell_behind:server-%zu",
 						 i + 1);
 					add_flag(x->flags, flag, &x->nomem);
@@ -388,8 +388,8 @@ static void fidelity_json(struct ctx *x)
 	static const char *const key[2] = {"up", "down"};
 	struct ts_exp_fidelity f[2];
 	json_object *fj = json_object_new_object();
-	char *text = ts_exp_slurp(x->o->rundir, TS_EXP_F_SUMMARY), why[128];
-	struct ts_err perr;
+	char *text = ts_exp_slurp(x->o->rundir, TS_EXP_F_SUMMARY);
+	struct ts_err perr, why;
 	int i;
 
 	if (!text || ts_exp_parse_summary(text, f, &perr) < 0) {
@@ -406,10 +406,10 @@ static void fidelity_json(struct ctx *x)
 		if (!f[i].present)
 			continue;
 		ts_json_put(fj, key[i], fid_json(&f[i]), &x->nomem);
-		if (ts_exp_fell_behind(&f[i], why, sizeof(why))) {
+		if (ts_exp_fell_behind(&f[i], &why)) {
 			snprintf(flag, sizeof(flag), "fell_behind:%s", key[i]);
 			add_flag(x->flags, flag, &x->nomem);
-			ts_json_put_str(json_object_object_get(fj, key[i]), "fell_behind", why,
+			ts_json_put_str(json_object_object_get(fj, key[i]), "fell_behind", why.msg,
 					&x->nomem);
 		}
 	}
@@ -575,13 +575,14 @@ static json_object *axes_json(const struct ts_exp_run *run)
  */
 static json_object *client_report(struct ctx *x)
 {
-	char *text = ts_exp_slurp(x->o->rundir, TS_EXP_F_CLIENT), why[256];
+	char *text = ts_exp_slurp(x->o->rundir, TS_EXP_F_CLIENT);
+	struct ts_err why;
 	json_object *report = text ? json_tokener_parse(text) : NULL;
 
 	free(text);
 	if (report && x->o->plan && x->o->plan->stations > 1 &&
-	    ts_exp_station_merge(x->o->rundir, report, why, sizeof(why)) < 0)
-		set_error(x->error, sizeof(x->error), "%s", why);
+	    ts_exp_station_merge(x->o->rundir, report, &why) < 0)
+		set_error(x->error, sizeof(x->error), "%s", why.msg);
 	return report;
 }
 

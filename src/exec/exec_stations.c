@@ -44,7 +44,7 @@ static json_object *station_report(const char *dir, unsigned k)
 	return rep;
 }
 
-int ts_exp_station_merge(const char *dir, json_object *report, char *why, size_t whylen)
+int ts_exp_station_merge(const char *dir, json_object *report, struct ts_err *why)
 {
 	json_object *procs, *other[TS_EXP_MAX_STATIONS] = {NULL}, *v;
 	size_t i, n;
@@ -68,9 +68,9 @@ int ts_exp_station_merge(const char *dir, json_object *report, char *why, size_t
 			json_object_object_get_ex(other[k], "procs", &theirs);
 		from = theirs ? json_object_array_get_idx(theirs, i) : NULL;
 		if (!from || json_object_object_get_ex(from, "station", &v)) {
-			snprintf(why, whylen,
-				 "station %u's client report is missing or lacks process %zu", k,
-				 i + 1);
+			ts_err_set(why,
+				   "station %u's client report is missing or lacks process %zu", k,
+				   i + 1);
 			ret = -1;
 			continue;
 		}

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "exec/exec_plan.h"
+#include "tasshape/err.h"
 
 /* Station k's client report in the run directory: TS_EXP_F_CLIENT for 0, "client-report-sK.json". */
 void ts_exp_station_report_name(unsigned k, char *buf, size_t len);
@@ -27,7 +28,7 @@ json_object *ts_exp_station_reports(const char *dir, unsigned stations);
  * with @why naming the report that is missing or does not list it (the
  * entry then stays without "started": the flow's time is the run's t0).
  */
-int ts_exp_station_merge(const char *dir, json_object *report, char *why, size_t whylen);
+int ts_exp_station_merge(const char *dir, json_object *report, struct ts_err *why);
 
 /*
  * ts_exp_stations_json - result.json's "stations" for plan @p: the number

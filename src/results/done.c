@@ -59,8 +59,7 @@ struct walk {
 	const char *rundir; /* for messages */
 	char rel[PATH_MAX]; /* the entry at hand, relative to the run directory */
 	size_t len;
-	char *why;
-	size_t whylen;
+	struct ts_err *why;
 };
 
 /* What a file of mode @m is, for a message refusing it. */
@@ -82,7 +81,7 @@ static int walk_dir(struct walk *w, int fd, unsigned depth);
 /* @ret (a negative errno) for the entry at hand, with its message. */
 static int walk_errno(struct walk *w, int ret)
 {
-	snprintf(w->why, w->whylen, "%s/%s: %s", w->rundir, w->rel, strerror(-ret));
+	ts_err_set(w->why, "%s/%s: %s", w->rundir, w->rel, strerror(-ret));
 	return ret;
 }
 
@@ -103,23 +102,23 @@ static int walk_entry(struct walk *w, int at, const char *name, unsigned depth)
 	if (S_ISREG(st.st_mode)) {
 		if (w->l->n < TS_DONE_MAX_FILES)
 			return list_add(w->l, w->rel);
-		snprintf(w->why, w->whylen,
-			 "%s: more than %d files (the limit for a run directory): not read",
-			 w->rundir, TS_DONE_MAX_FILES);
+		ts_err_set(w->why,
+			   "%s: more than %d files (the limit for a run directory): not read",
+			   w->rundir, TS_DONE_MAX_FILES);
 		return -E2BIG;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		snprintf(w->why, w->whylen,
-			 "%s/%s: %s, where a run holds only regular files and directories: not "
-			 "read",
-			 w->rundir, w->rel, kind(st.st_mode));
+		ts_err_set(w->why,
+			   "%s/%s: %s, where a run holds only regular files and directories: not "
+			   "read",
+			   w->rundir, w->rel, kind(st.st_mode));
 		return -EINVAL;
 	}
 	if (depth + 1 > TS_DONE_MAX_DEPTH) {
-		snprintf(w->why, w->whylen,
-			 "%s/%s: directories nested deeper than %d levels (the limit for a run "
-			 "directory): not read",
-			 w->rundir, w->rel, TS_DONE_MAX_DEPTH);
+		ts_err_set(w->why,
+			   "%s/%s: directories nested deeper than %d levels (the limit for a run "
+			   "directory): not read",
+			   w->rundir, w->rel, TS_DONE_MAX_DEPTH);
 		return -ELOOP;
 	}
 	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -151,7 +150,7 @@ static int walk_dir(struct walk *w, int fd, unsigned depth)
 		n = snprintf(w->rel + len, sizeof(w->rel) - len, "%s%s", len ? "/" : "", e->d_name);
 		if (n < 0 || (size_t)n >= sizeof(w->rel) - len) {
 			w->rel[len] = '\0';
-			snprintf(w->why, w->whylen, "%s/%s: path too long", w->rundir, w->rel);
+			ts_err_set(w->why, "%s/%s: path too long", w->rundir, w->rel);
 			ret = -ENAMETOOLONG;
 			break;
 		}
@@ -170,9 +169,9 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The regular files under @rundir (open as @fd, taken), sorted; 0 or -errno with @why. */
-static int list_files(int fd, const char *rundir, struct file_list *l, char *why, size_t whylen)
+static int list_files(int fd, const char *rundir, struct file_list *l, struct ts_err *why)
 {
-	struct walk w = {.l = l, .rundir = rundir, .why = why, .whylen = whylen};
+	struct walk w = {.l = l, .rundir = rundir, .why = why};
 	int ret = walk_dir(&w, fd, 0);
 
 	if (ret)
@@ -188,7 +187,7 @@ static int list_files(int fd, const char *rundir, struct file_list *l, char *why
  * refused at once. 0 or -errno with @why.
  */
 static int file_facts(const char *rundir, const char *rel, char hex[65], long long *bytes,
-		      char *why, size_t whylen)
+		      struct ts_err *why)
 {
 	char full[PATH_MAX];
 	struct ts_err e;
@@ -196,12 +195,12 @@ static int file_facts(const char *rundir, const char *rel, char hex[65], long lo
 	int fd, ret;
 
 	if (snprintf(full, sizeof(full), "%s/%s", rundir, rel) >= (int)sizeof(full)) {
-		snprintf(why, whylen, "%s/%s: path too long", rundir, rel);
+		ts_err_set(why, "%s/%s: path too long", rundir, rel);
 		return -ENAMETOOLONG;
 	}
 	fd = ts_in_open(full, &e);
 	if (fd < 0) {
-		snprintf(why, whylen, "%s", e.msg);
+		ts_err_set(why, "%s", e.msg);
 		return fd;
 	}
 	if (fstat(fd, &st) < 0) {
@@ -211,7 +210,7 @@ static int file_facts(const char *rundir, const char *rel, char hex[65], long lo
 		ret = ts_sha256_fd(fd, hex);
 	}
 	if (ret)
-		snprintf(why, whylen, "%s: read error: %s", full, strerror(-ret));
+		ts_err_set(why, "%s: read error: %s", full, strerror(-ret));
 	close(fd);
 	return ret;
 }
@@ -221,7 +220,7 @@ static int file_facts(const char *rundir, const char *rel, char hex[65], long lo
  * with @why. Its last component is not followed: a run directory is one
  * that exp run made, never a link to one.
  */
-static int open_rundir(const char *rundir, char *why, size_t whylen)
+static int open_rundir(const char *rundir, struct ts_err *why)
 {
 	int fd = open(rundir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), ret;
 
@@ -229,9 +228,9 @@ static int open_rundir(const char *rundir, char *why, size_t whylen)
 		return fd >= 0 ? fd : -ENOENT;
 	ret = -errno;
 	if (ret == -ELOOP)
-		snprintf(why, whylen, "%s: a symbolic link, not a run directory: not read", rundir);
+		ts_err_set(why, "%s: a symbolic link, not a run directory: not read", rundir);
 	else
-		snprintf(why, whylen, "%s: %s", rundir, strerror(errno));
+		ts_err_set(why, "%s: %s", rundir, strerror(errno));
 	return ret;
 }
 
@@ -245,11 +244,11 @@ int ts_done_write(const char *rundir, const char *id, unsigned rep, struct ts_er
 	size_t i;
 	int ret;
 
-	ret = open_rundir(rundir, err->msg, sizeof(err->msg));
+	ret = open_rundir(rundir, err);
 	if (ret == -ENOENT)
 		ts_err_set(err, "%s: %s", rundir, strerror(ENOENT));
 	if (ret >= 0)
-		ret = list_files(ret, rundir, &l, err->msg, sizeof(err->msg));
+		ret = list_files(ret, rundir, &l, err);
 	if (ret)
 		goto out;
 	ts_json_put(doc, "version", json_object_new_int(1), &nomem);
@@ -260,7 +259,7 @@ int ts_done_write(const char *rundir, const char *id, unsigned rep, struct ts_er
 		long long bytes = 0;
 		char hex[65];
 
-		ret = file_facts(rundir, l.path[i], hex, &bytes, err->msg, sizeof(err->msg));
+		ret = file_facts(rundir, l.path[i], hex, &bytes, err);
 		if (ret) {
 			json_object_put(f);
 			goto out;
@@ -293,10 +292,10 @@ out:
  * nor its record exists; 1 (with the walked files in @l) when there is
  * one, a regular file; or -errno with @why.
  */
-static int walk_recorded(const char *rundir, struct file_list *l, char *why, size_t whylen)
+static int walk_recorded(const char *rundir, struct file_list *l, struct ts_err *why)
 {
 	struct stat st;
-	int fd = open_rundir(rundir, why, whylen), ret;
+	int fd = open_rundir(rundir, why), ret;
 
 	if (fd == -ENOENT)
 		return TS_DONE_NONE;
@@ -305,17 +304,17 @@ static int walk_recorded(const char *rundir, struct file_list *l, char *why, siz
 	if (fstatat(fd, TS_DONE_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		ret = errno == ENOENT ? TS_DONE_NONE : -errno;
 		if (ret)
-			snprintf(why, whylen, "%s/%s: %s", rundir, TS_DONE_FILE, strerror(errno));
+			ts_err_set(why, "%s/%s: %s", rundir, TS_DONE_FILE, strerror(errno));
 		close(fd);
 		return ret;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "%s/%s: %s, not a done record: not read", rundir,
-			 TS_DONE_FILE, kind(st.st_mode));
+		ts_err_set(why, "%s/%s: %s, not a done record: not read", rundir, TS_DONE_FILE,
+			   kind(st.st_mode));
 		close(fd);
 		return -EINVAL;
 	}
-	ret = list_files(fd, rundir, l, why, whylen);
+	ret = list_files(fd, rundir, l, why);
 	return ret ? ret : 1;
 }
 
@@ -330,7 +329,7 @@ static int cmp_key(const void *key, const void *elem)
  * are listed. TS_DONE_OK, TS_DONE_BROKEN, or -errno, each with @why.
  */
 static int check_listed(const char *rundir, struct json_object *files, size_t n,
-			const struct file_list *l, bool *seen, char *why, size_t whylen)
+			const struct file_list *l, bool *seen, struct ts_err *why)
 {
 	size_t i;
 	int ret;
@@ -343,26 +342,26 @@ static int check_listed(const char *rundir, struct json_object *files, size_t n,
 		char hex[65];
 
 		if (!*rel || strstr(rel, "..")) {
-			snprintf(why, whylen, "%s/%s: files[%zu] has no usable path", rundir,
-				 TS_DONE_FILE, i);
+			ts_err_set(why, "%s/%s: files[%zu] has no usable path", rundir,
+				   TS_DONE_FILE, i);
 			return TS_DONE_BROKEN;
 		}
 		/* Only what the walk found, a regular file reached without a link, is read. */
 		if (l->n)
 			at = bsearch(rel, l->path, l->n, sizeof(*l->path), cmp_key);
 		if (!at) {
-			snprintf(why, whylen, "%s/%s: listed in done but missing", rundir, rel);
+			ts_err_set(why, "%s/%s: listed in done but missing", rundir, rel);
 			return TS_DONE_BROKEN;
 		}
 		seen[at - l->path] = true;
-		ret = file_facts(rundir, rel, hex, &bytes, why, whylen);
+		ret = file_facts(rundir, rel, hex, &bytes, why);
 		if (ret)
 			return ret;
 		if (bytes != (long long)ts_rj_num(f, "bytes", -1) || strcmp(hex, want)) {
-			snprintf(why, whylen,
-				 "%s/%s: changed since the run was done (SHA-256 %s, "
-				 "recorded %s)",
-				 rundir, rel, hex, want);
+			ts_err_set(why,
+				   "%s/%s: changed since the run was done (SHA-256 %s, "
+				   "recorded %s)",
+				   rundir, rel, hex, want);
 			return TS_DONE_BROKEN;
 		}
 	}
@@ -370,8 +369,8 @@ static int check_listed(const char *rundir, struct json_object *files, size_t n,
 }
 
 /* The record of @rundir (@path) against the walked @l. A state, or -errno with @why. */
-static int check_record(const char *rundir, const char *path, const struct file_list *l, char *why,
-			size_t whylen)
+static int check_record(const char *rundir, const char *path, const struct file_list *l,
+			struct ts_err *why)
 {
 	struct json_object *doc = NULL, *files;
 	struct ts_err e;
@@ -381,30 +380,30 @@ static int check_record(const char *rundir, const char *path, const struct file_
 
 	ret = ts_rj_load(path, &doc, &e);
 	if (ret)
-		snprintf(why, whylen, "%s", e.msg);
+		ts_err_set(why, "%s", e.msg);
 	if (ret)
 		/* A record that does not parse is broken: the run is redone. */
 		return ret == -ENOMEM ? ret : TS_DONE_BROKEN;
 	files = ts_rj_arr(doc, "files", &n);
 	ret = TS_DONE_BROKEN;
 	if (!files) {
-		snprintf(why, whylen, "%s: no \"files\" list", path);
+		ts_err_set(why, "%s: no \"files\" list", path);
 		goto out;
 	}
 	if (n > TS_DONE_MAX_FILES) {
-		snprintf(why, whylen,
-			 "%s: lists %zu files, more than %d (the limit for a run directory): not "
-			 "read",
-			 path, n, TS_DONE_MAX_FILES);
+		ts_err_set(why,
+			   "%s: lists %zu files, more than %d (the limit for a run directory): not "
+			   "read",
+			   path, n, TS_DONE_MAX_FILES);
 		ret = -E2BIG;
 		goto out;
 	}
 	seen = calloc(l->n ? l->n : 1, sizeof(*seen));
-	ret = seen ? check_listed(rundir, files, n, l, seen, why, whylen) : -ENOMEM;
+	ret = seen ? check_listed(rundir, files, n, l, seen, why) : -ENOMEM;
 	for (i = 0; ret == TS_DONE_OK && i < l->n; i++)
 		if (!seen[i]) {
-			snprintf(why, whylen, "%s/%s: not listed in done (added after the run)",
-				 rundir, l->path[i]);
+			ts_err_set(why, "%s/%s: not listed in done (added after the run)", rundir,
+				   l->path[i]);
 			ret = TS_DONE_BROKEN;
 		}
 out:
@@ -413,19 +412,19 @@ out:
 	return ret;
 }
 
-int ts_done_check(const char *rundir, char *why, size_t whylen)
+int ts_done_check(const char *rundir, struct ts_err *why)
 {
 	struct file_list l = {NULL, 0, 0};
 	char path[PATH_MAX];
 	int ret;
 
 	if (snprintf(path, sizeof(path), "%s/%s", rundir, TS_DONE_FILE) >= (int)sizeof(path)) {
-		snprintf(why, whylen, "%s: path too long", rundir);
+		ts_err_set(why, "%s: path too long", rundir);
 		return -ENAMETOOLONG;
 	}
-	ret = walk_recorded(rundir, &l, why, whylen);
+	ret = walk_recorded(rundir, &l, why);
 	if (ret == 1)
-		ret = check_record(rundir, path, &l, why, whylen);
+		ret = check_record(rundir, path, &l, why);
 	list_free(&l);
 	return ret;
 }

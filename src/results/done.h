@@ -55,6 +55,6 @@ enum ts_done_state {
  * TS_DONE_MAX_FILES files (listed or found), directories deeper than
  * TS_DONE_MAX_DEPTH; or when it cannot be read.
  */
-int ts_done_check(const char *rundir, char *why, size_t whylen);
+int ts_done_check(const char *rundir, struct ts_err *why);
 
 #endif

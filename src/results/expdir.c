@@ -297,6 +297,22 @@ int ts_expdir_copy_spec(const char *dir, const char *spec_path, struct ts_err *e
 	return 0;
 }
 
+int ts_expdir_spec(const char *dir, char *path, size_t len, struct ts_err *err)
+{
+	int n = snprintf(path, len, "%s/%s", dir, TS_EXPDIR_SPEC), ret;
+
+	if (n < 0 || (size_t)n >= len) {
+		ts_err_set(err, "%s/%s: %s", dir, TS_EXPDIR_SPEC, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	if (access(path, R_OK) != 0) {
+		ret = -errno;
+		ts_err_set(err, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
 /*
  * Configuration directory @id of the results directory @dir, opened to
  * remove a partial run from it: a directory of root or the invoking user
@@ -304,7 +320,7 @@ int ts_expdir_copy_spec(const char *dir, const char *spec_path, struct ts_err *e
  * -ENOENT when there is none, or -errno with @why; nothing is removed
  * before this said yes.
  */
-static int open_config(const char *dir, const char *id, char *why, size_t whylen)
+static int open_config(const char *dir, const char *id, struct ts_err *why)
 {
 	struct ts_invoker inv;
 	struct ts_err e;
@@ -313,12 +329,12 @@ static int open_config(const char *dir, const char *id, char *why, size_t whylen
 
 	out = ts_out_mkdir(dir, &e);
 	if (out < 0) {
-		snprintf(why, whylen, "%s", e.msg);
+		ts_err_set(why, "%s", e.msg);
 		return out;
 	}
 	ret = ts_invoker_get(&inv, &e);
 	if (ret < 0) {
-		snprintf(why, whylen, "%s/%s: nothing removed: %s", dir, id, e.msg);
+		ts_err_set(why, "%s/%s: nothing removed: %s", dir, id, e.msg);
 		goto out;
 	}
 	fd = openat(out, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -328,25 +344,24 @@ static int open_config(const char *dir, const char *id, char *why, size_t whylen
 			goto out;
 		if (fstatat(out, id, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
 			ret = -ELOOP;
-			snprintf(why, whylen,
-				 "%s/%s: a symbolic link (owned by uid %u), not a configuration "
-				 "directory: not followed, nothing removed",
-				 dir, id, (unsigned)st.st_uid);
+			ts_err_set(why,
+				   "%s/%s: a symbolic link (owned by uid %u), not a configuration "
+				   "directory: not followed, nothing removed",
+				   dir, id, (unsigned)st.st_uid);
 		} else {
-			snprintf(why, whylen, "%s/%s: %s: nothing removed", dir, id,
-				 strerror(-ret));
+			ts_err_set(why, "%s/%s: %s: nothing removed", dir, id, strerror(-ret));
 		}
 		goto out;
 	}
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
-		snprintf(why, whylen, "%s/%s: %s: nothing removed", dir, id, strerror(errno));
+		ts_err_set(why, "%s/%s: %s: nothing removed", dir, id, strerror(errno));
 	} else if (!ts_invoker_trusts(&inv, st.st_uid)) {
 		ret = -EPERM;
-		snprintf(why, whylen,
-			 "%s/%s: belongs to uid %u, neither root nor the invoking user (uid %u): "
-			 "nothing removed from it",
-			 dir, id, (unsigned)st.st_uid, (unsigned)inv.uid);
+		ts_err_set(why,
+			   "%s/%s: belongs to uid %u, neither root nor the invoking user (uid %u): "
+			   "nothing removed from it",
+			   dir, id, (unsigned)st.st_uid, (unsigned)inv.uid);
 	} else {
 		ret = fd;
 		goto out;
@@ -358,7 +373,7 @@ out:
 }
 
 /* The state of run @rep of configuration @cfg (@rundir): a ts_done_state, or -errno. */
-static int run_state(int cfg, const char *rep, const char *rundir, char *why, size_t whylen)
+static int run_state(int cfg, const char *rep, const char *rundir, struct ts_err *why)
 {
 	struct stat st;
 	int state;
@@ -366,48 +381,48 @@ static int run_state(int cfg, const char *rep, const char *rundir, char *why, si
 	if (fstatat(cfg, rep, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return TS_DONE_NONE;
-		snprintf(why, whylen, "%s: %s", rundir, strerror(errno));
+		ts_err_set(why, "%s: %s", rundir, strerror(errno));
 		return -errno;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		/* Not something exp run made: removed as it is (a link as a link), then redone. */
-		snprintf(why, whylen, "%s: %s, not a run directory", rundir,
-			 S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+		ts_err_set(why, "%s: %s, not a run directory", rundir,
+			   S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
 		return TS_DONE_BROKEN;
 	}
-	state = ts_done_check(rundir, why, whylen);
+	state = ts_done_check(rundir, why);
 	if (state == TS_DONE_NONE)
-		snprintf(why, whylen, "%s: partial (no done record)", rundir);
+		ts_err_set(why, "%s: partial (no done record)", rundir);
 	return state;
 }
 
-int ts_expdir_prepare_run(const char *dir, const struct ts_expdir_run *r, char *why, size_t whylen)
+int ts_expdir_prepare_run(const char *dir, const struct ts_expdir_run *r, struct ts_err *why)
 {
 	char rundir[PATH_MAX], rep[32];
 	struct ts_err e;
 	int cfg, state, ret;
 
-	why[0] = '\0';
+	why->msg[0] = '\0';
 	if (ts_rundir_path(rundir, sizeof(rundir), dir, r->id, r->rep) ||
 	    ts_rundir_name(rep, sizeof(rep), r->rep)) {
-		snprintf(why, whylen, "%.200s: path too long", rundir);
+		ts_err_set(why, "%.200s: path too long", rundir);
 		return -ENAMETOOLONG;
 	}
-	cfg = open_config(dir, r->id, why, whylen);
+	cfg = open_config(dir, r->id, why);
 	if (cfg == -ENOENT)
 		return TS_RESUME_RUN;
 	if (cfg < 0)
 		return cfg;
-	ret = state = run_state(cfg, rep, rundir, why, whylen);
+	ret = state = run_state(cfg, rep, rundir, why);
 	if (state == TS_DONE_OK)
 		ret = TS_RESUME_KEEP;
 	/* Nothing there, or a directory resume refuses to read (a FIFO, a link, too deep). */
-	if (state == TS_DONE_OK || state < 0 || (state == TS_DONE_NONE && !why[0]))
+	if (state == TS_DONE_OK || state < 0 || (state == TS_DONE_NONE && !why->msg[0]))
 		goto out;
 	/* Partial, or broken (a record that does not parse too): removed and redone. */
 	ret = ts_rmtree_at(cfg, rep, rundir, &e);
 	if (ret) {
-		snprintf(why, whylen, "cannot remove the partial run: %s", e.msg);
+		ts_err_set(why, "cannot remove the partial run: %s", e.msg);
 		goto out;
 	}
 	ret = TS_RESUME_RUN;

@@ -88,6 +88,13 @@ int ts_expdir_check_fresh(const char *dir, struct ts_err *err);
  */
 int ts_expdir_copy_spec(const char *dir, const char *spec_path, struct ts_err *err);
 
+/*
+ * ts_expdir_spec - the copy of the spec kept in @dir (@dir/spec.ini, what
+ * exp resume reads when given no SPEC) into @path (@len bytes). Returns 0
+ * when it can be read, or a negative errno with @err ("PATH: reason").
+ */
+int ts_expdir_spec(const char *dir, char *path, size_t len, struct ts_err *err);
+
 enum ts_resume_action {
 	TS_RESUME_KEEP = 1, /* done and intact: not run again */
 	TS_RESUME_RUN = 0,  /* not done: run it (a partial directory was removed) */
@@ -105,7 +112,7 @@ enum ts_resume_action {
  * link, too deep) is refused too. Returns a ts_resume_action, or a
  * negative errno with @why.
  */
-int ts_expdir_prepare_run(const char *dir, const struct ts_expdir_run *r, char *why, size_t whylen);
+int ts_expdir_prepare_run(const char *dir, const struct ts_expdir_run *r, struct ts_err *why);
 
 /*
  * ts_expdir_mkdirs - create @path and its missing parents (mode 0755), or check an existing

@@ -64,7 +64,7 @@ static int export_one(const char *rundir, void *arg)
 	struct tree_ctx *t = arg;
 	struct ts_err err;
 	/* A done run stays done: its record is written again to list the new file. */
-	int was_done = ts_done_check(rundir, err.msg, sizeof(err.msg)) == TS_DONE_OK;
+	int was_done = ts_done_check(rundir, &err) == TS_DONE_OK;
 	int ret = ts_flent_export_run(rundir, t->version, &err);
 
 	if (ret == 0 && was_done) {

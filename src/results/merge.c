@@ -52,15 +52,16 @@ static int find_done(const struct ts_expdir_run *r, const char *const *dirs, siz
 	*first = *second = -1;
 	partial[0] = '\0';
 	for (k = 0; k < ndirs; k++) {
-		char rundir[PATH_MAX], why[512];
+		char rundir[PATH_MAX];
+		struct ts_err why;
 		struct stat st;
 		int st_done;
 
 		if (ts_rundir_path(rundir, sizeof(rundir), dirs[k], r->id, r->rep) ||
 		    stat(rundir, &st) != 0)
 			continue;
-		why[0] = '\0';
-		st_done = ts_done_check(rundir, why, sizeof(why));
+		why.msg[0] = '\0';
+		st_done = ts_done_check(rundir, &why);
 		if (st_done == TS_DONE_OK) {
 			if (count == 0)
 				*first = (int)k;
@@ -69,7 +70,7 @@ static int find_done(const struct ts_expdir_run *r, const char *const *dirs, siz
 			count++;
 		} else {
 			snprintf(partial, plen, "%s: %s", rundir,
-				 st_done == TS_DONE_NONE ? "not done (no done record)" : why);
+				 st_done == TS_DONE_NONE ? "not done (no done record)" : why.msg);
 		}
 	}
 	return count;
@@ -288,7 +289,8 @@ static int check_result(const char *to, const char *from, struct ts_err *err)
 static int copy_run(const char *stage, const char *dir, const struct ts_expdir_run *r,
 		    struct ts_err *err)
 {
-	char from[PATH_MAX], to[PATH_MAX], parent[PATH_MAX], why[512];
+	char from[PATH_MAX], to[PATH_MAX], parent[PATH_MAX];
+	struct ts_err why;
 	struct ts_err cerr;
 	int ret;
 
@@ -310,8 +312,8 @@ static int copy_run(const char *stage, const char *dir, const struct ts_expdir_r
 		ts_err_set(err, "%s -> %s: %s", from, to, cerr.msg);
 		return ret;
 	}
-	if (ts_done_check(to, why, sizeof(why)) != TS_DONE_OK) {
-		ts_err_set(err, "%s: the copy does not match its done record: %s", from, why);
+	if (ts_done_check(to, &why) != TS_DONE_OK) {
+		ts_err_set(err, "%s: the copy does not match its done record: %s", from, why.msg);
 		return -EIO;
 	}
 	return check_result(to, from, err);

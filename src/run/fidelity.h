@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tasshape/err.h"
+
 #define TS_FELL_BEHIND_LIMIT_NS 200000u
 
 struct ts_fidelity {
@@ -43,7 +45,7 @@ struct ts_fidelity {
  * kernel", "release timing error p99 P us > 200 us") into @why (may be
  * NULL), false otherwise (@why untouched). A p99 equal to the limit passes.
  */
-bool ts_fell_behind(const struct ts_fidelity *f, char *why, size_t whylen);
+bool ts_fell_behind(const struct ts_fidelity *f, struct ts_err *why);
 
 /*
  * Not a clause of the rule, but what a run that broke it is told about its cause: a

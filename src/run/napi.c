@@ -78,7 +78,7 @@ static int napi_of_any(long pid, const char *const *devs, size_t n)
 	return 0;
 }
 
-int ts_napi_rt(const char *const *devs, size_t n, int prio, char *why, size_t whylen)
+int ts_napi_rt(const char *const *devs, size_t n, int prio, struct ts_err *why)
 {
 	struct sched_param sp = {.sched_priority = prio};
 	struct dirent *de;
@@ -88,7 +88,7 @@ int ts_napi_rt(const char *const *devs, size_t n, int prio, char *why, size_t wh
 	d = opendir("/proc");
 	if (!d) {
 		ret = -errno;
-		snprintf(why, whylen, "/proc: %s", strerror(errno));
+		ts_err_set(why, "/proc: %s", strerror(errno));
 		return ret;
 	}
 	while ((de = readdir(d)) && ret == 0) {
@@ -99,8 +99,8 @@ int ts_napi_rt(const char *const *devs, size_t n, int prio, char *why, size_t wh
 			continue;
 		if (sched_setscheduler((pid_t)pid, SCHED_FIFO, &sp) < 0) {
 			ret = -errno;
-			snprintf(why, whylen, "SCHED_FIFO %d for NAPI thread %ld: %s", prio, pid,
-				 strerror(errno));
+			ts_err_set(why, "SCHED_FIFO %d for NAPI thread %ld: %s", prio, pid,
+				   strerror(errno));
 		} else {
 			count++;
 		}

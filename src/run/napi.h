@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "tasshape/err.h"
+
 /*
  * ts_napi_thread_of - whether a task with command name @comm (as in
  * /proc/PID/comm, without the newline; the kernel cuts it to 15 bytes)
@@ -28,6 +30,6 @@ int ts_napi_thread_of(const char *comm, unsigned long flags, const char *dev);
  * @devs (@n names). Returns how many threads it changed, or a negative
  * errno (reading /proc, or sched_setscheduler refused) with @why set.
  */
-int ts_napi_rt(const char *const *devs, size_t n, int prio, char *why, size_t whylen);
+int ts_napi_rt(const char *const *devs, size_t n, int prio, struct ts_err *why);
 
 #endif

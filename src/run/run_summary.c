@@ -445,7 +445,7 @@ static bool print_fidelity(FILE *f, const struct ts_summary *s, int i)
 {
 	const struct ts_dir_extra *x = &s->extra[i];
 	struct ts_fidelity fid = ts_summary_fidelity(s, i);
-	char why[96];
+	struct ts_err why;
 
 	if (x->no_descriptor)
 		fprintf(f,
@@ -467,12 +467,12 @@ static bool print_fidelity(FILE *f, const struct ts_summary *s, int i)
 		fprintf(f, "  WARNING: unexplained drops: %" PRIu64 "\n", x->unexplained);
 	else
 		fprintf(f, "  unexplained drops: 0\n");
-	if (!ts_fell_behind(&fid, why, sizeof(why)))
+	if (!ts_fell_behind(&fid, &why))
 		return false;
 	fprintf(f,
 		"  WARNING: the emulator fell behind (%s): "
 		"this run's timing is not trustworthy\n",
-		why);
+		why.msg);
 	return true;
 }
 
@@ -580,7 +580,7 @@ static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nom
 	ts_ns_t dt = s->end - s->start;
 	struct json_object *o = json_object_new_object(), *drops;
 	struct ts_fidelity fid;
-	char why[96];
+	struct ts_err why;
 	struct dir_tot t;
 	int c;
 
@@ -629,8 +629,8 @@ static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nom
 			    nomem);
 	fid = ts_summary_fidelity(s, i);
 	/* The one rule's verdict (run/fidelity.h), null when the direction kept its timing. */
-	if (ts_fell_behind(&fid, why, sizeof(why)))
-		ts_json_put(o, "fell_behind", json_object_new_string(why), nomem);
+	if (ts_fell_behind(&fid, &why))
+		ts_json_put(o, "fell_behind", json_object_new_string(why.msg), nomem);
 	else if (json_object_object_add(o, "fell_behind", NULL) < 0)
 		*nomem = true;
 	return o;

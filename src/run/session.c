@@ -680,7 +680,7 @@ static int defer_deliveries(struct ts_session *s, struct ts_err *err)
 {
 	struct ts_rt *rt = &s->rt;
 	const char *dev = s->topo.veth_in;
-	char why[160] = "no NAPI thread found";
+	struct ts_err why = {"no NAPI thread found"};
 	struct ts_err e;
 	int ret;
 
@@ -698,9 +698,9 @@ static int defer_deliveries(struct ts_session *s, struct ts_err *err)
 	}
 	s->napi_deferred = true;
 	snprintf(rt->napi, sizeof(rt->napi), "down");
-	if (ts_napi_rt(&dev, 1, rt->prio > 1 ? rt->prio - 1 : 1, why, sizeof(why)) <= 0)
-		snprintf(rt->napi_note, sizeof(rt->napi_note), "NAPI thread not real-time: %s",
-			 why);
+	if (ts_napi_rt(&dev, 1, rt->prio > 1 ? rt->prio - 1 : 1, &why) <= 0)
+		snprintf(rt->napi_note, sizeof(rt->napi_note), "NAPI thread not real-time: %.280s",
+			 why.msg);
 	return 0;
 }
 

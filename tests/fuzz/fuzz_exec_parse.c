@@ -38,8 +38,8 @@ static void same_len(json_object *s, const char *k1, const char *k2)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text, why[128];
-	struct ts_err err = {""};
+	char *text;
+	struct ts_err err = {""}, why;
 	struct ts_exp_iperf ip;
 	struct ts_exp_fidelity f[2];
 	struct ts_exp_sock so[2] = {{.port = 5201}, {.port = 38802, .peer = 5201}};
@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ret != 0 && (ret != -EINVAL || !err.msg[0]))
 			abort();
 		for (i = 0; ret == 0 && i < 2; i++)
-			ts_exp_fell_behind(&f[i], why, sizeof(why));
+			ts_exp_fell_behind(&f[i], &why);
 		break;
 	default:
 		ret = ts_exp_parse_sockstats(text, 0, so, 2, &err);

@@ -243,7 +243,8 @@ static void run_in_dir(const char *text, size_t size)
 /* A done record of run c/rep-1 (beside a fixed result.json): a state, or refused with why. */
 static void done_record(const char *text, size_t size)
 {
-	char path[128], why[512] = "";
+	char path[128];
+	struct ts_err why = {""};
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/c/rep-1/result.json", dir);
@@ -251,10 +252,10 @@ static void done_record(const char *text, size_t size)
 	snprintf(path, sizeof(path), "%s/c/rep-1/done", dir);
 	write_file(path, text, size);
 	snprintf(path, sizeof(path), "%s/c/rep-1", dir);
-	ret = ts_done_check(path, why, sizeof(why));
+	ret = ts_done_check(path, &why);
 	CHECK(ret == TS_DONE_NONE || ret == TS_DONE_OK || ret == TS_DONE_BROKEN ||
-	      (ret < 0 && why[0]));
-	CHECK(ret != TS_DONE_BROKEN || why[0]);
+	      (ret < 0 && why.msg[0]));
+	CHECK(ret != TS_DONE_BROKEN || why.msg[0]);
 	snprintf(path, sizeof(path), "%s/c/rep-1/done", dir);
 	unlink(path);
 }

@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 {
 	struct ts_exp_run run = {0};
 	struct ts_linkcfg link;
-	char why[512] = "";
+	struct ts_err why = {""};
 	struct ts_err err = {""};
 	int i, ret;
 
@@ -132,9 +132,9 @@ int main(int argc, char **argv)
 	}
 	run.link = &link;
 	run.link_name = "check";
-	ret = ts_exp_cca_probe(run.cca, why, sizeof(why));
+	ret = ts_exp_cca_probe(run.cca, &why);
 	if (ret < 0) {
-		printf("unavailable: %s\n", why);
+		printf("unavailable: %s\n", why.msg);
 		return 3;
 	}
 	if (mkdir(argv[2], 0755) < 0 && errno != EEXIST) {

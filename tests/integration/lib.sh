@@ -150,6 +150,41 @@ ts_user_add() {
 	TS_EXTRA_USERS+=("$1")
 }
 
+# ts_vm_user PREFIX CWD [DIR...]: for a test that runs a guest as an
+# unprivileged user. Root fetches Debian's kernel into $CACHE (the test
+# namespace has no network; the user reads it through TASSHAPE_CACHE),
+# then makes user $U (PREFIX and the test's pid, uid $UID1) and its own
+# directory $UDIR: a copy of tasshape (the build directory may be closed
+# to others), TMPDIR ($UDIR/tmp) and each DIR, all the user's. Not under
+# /tmp: a guest mounts its own /tmp, and tasshape vm refuses a tasshape
+# it would not see. $AS_U is the command prefix that runs as the user in
+# the test namespace, in $UDIR/CWD ("." for $UDIR itself).
+ts_vm_user() {
+	local d
+	CACHE=${TASSHAPE_CACHE:-/var/cache/tasshape}
+	TASSHAPE_CACHE=$CACHE "$TS_BIN" vm --kernel debian --fetch-only >/dev/null ||
+		ts_die "--kernel debian: cannot fetch the kernel"
+	U=$1$$
+	ts_user_add "$U"
+	# shellcheck disable=SC2034 # for the test that calls this
+	UID1=$(id -u "$U")
+	UDIR=$(mktemp -d "/var/tmp/tastest-${TS_NAME//_/-}-$U.XXXXXX") || ts_die "mktemp failed"
+	TS_EXTRA_DIRS+=("$UDIR")
+	for d in tmp "${@:3}"; do
+		if ! mkdir "$UDIR/$d" || ! chown "$U:$U" "$UDIR/$d"; then
+			ts_die "cannot make $UDIR/$d"
+		fi
+	done
+	if ! cp "$TS_BIN" "$UDIR/tasshape" || ! chmod 755 "$UDIR" "$UDIR/tasshape" ||
+		! chown "$U:$U" "$UDIR"; then
+		ts_die "cannot prepare $UDIR"
+	fi
+	# shellcheck disable=SC2034 # for the test that calls this
+	AS_U=(ip netns exec "$TS_NS" setpriv --reuid="$U" --regid="$U" --init-groups --
+		env -C "$UDIR/$2" HOME=/nonexistent USER="$U" TASSHAPE_CACHE="$CACHE"
+		TMPDIR="$UDIR/tmp")
+}
+
 # ts_netns_add NAME: creates namespace NAME (lo up) for the test; on exit
 # it is checked for leftovers of the test's runs and deleted.
 ts_netns_add() {

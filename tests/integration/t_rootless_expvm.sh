@@ -14,35 +14,22 @@
 #  - its upload's goodput is between 15 Mbit/s and the bound 20 x 1448/1500
 #    plus 1% (19.50; the 2 s include the start: 18.2 measured);
 #  - the results are the user's, and nothing of the user runs afterwards.
-# The kernel is fetched by root (the test namespace has no network) into
-# root's cache, which the user reads through TASSHAPE_CACHE.
+# The kernel is fetched by root into root's cache (ts_vm_user).
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init rootless_expvm "${1:-}" qemu-system-x86_64 iperf3 useradd userdel setpriv pgrep apt-get \
 	dpkg-deb depmod
 unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
 
-CACHE=${TASSHAPE_CACHE:-/var/cache/tasshape}
-TASSHAPE_CACHE=$CACHE "$TS_BIN" vm --kernel debian --fetch-only >/dev/null ||
-	ts_die "--kernel debian: cannot fetch the kernel"
-
-U=tasrle$$
-ts_user_add "$U"
-UID1=$(id -u "$U")
-# The user's own directory, outside /tmp (which a guest mounts for itself): a copy of tasshape
-# (the build directory may be closed to others), the spec, the results and TMPDIR.
-UDIR=$(mktemp -d "/var/tmp/tastest-rootless-expvm-$U.XXXXXX") || ts_die "mktemp failed"
-TS_EXTRA_DIRS+=("$UDIR")
+# The spec and the results in the user's own directory, its current directory.
+ts_vm_user tasrle .
 printf '%s\n' '[experiment]' 'name = kvm' 'length = 2s' 'delay = 1s' 'seed = 1' '' \
 	'[matrix]' 'cca = cubic' 'link = c20' 'test = tcp_upload' 'kernel = deb' '' \
 	'[link c20]' 'trace = const:20mbit' 'delay = 20ms' '' \
 	'[kernel deb]' 'image = debian' 'accel = tcg' >"$UDIR/k.ini"
-mkdir "$UDIR/tmp" && cp "$TS_BIN" "$UDIR/tasshape" && chmod 755 "$UDIR" "$UDIR/tasshape" &&
-	chown "$U:$U" "$UDIR" "$UDIR/tmp" "$UDIR/k.ini" || ts_die "cannot prepare $UDIR"
+chown "$U:$U" "$UDIR/k.ini" || ts_die "cannot give $UDIR/k.ini to $U"
 
 # A simple command: $! is the pid that becomes tasshape (ip, setpriv and env each exec the next).
-ip netns exec "$TS_NS" setpriv --reuid="$U" --regid="$U" --init-groups -- env -C "$UDIR" \
-	HOME=/nonexistent USER="$U" TASSHAPE_CACHE="$CACHE" TMPDIR="$UDIR/tmp" \
-	"$UDIR/tasshape" exp run "$UDIR/k.ini" --out "$UDIR/res" --no-progress \
+"${AS_U[@]}" "$UDIR/tasshape" exp run "$UDIR/k.ini" --out "$UDIR/res" --no-progress \
 	>"$TS_TMP/exp.out" 2>&1 &
 EPID=$!
 TS_TAS_PIDS+=("$EPID")

@@ -14,31 +14,15 @@
 #  - nothing is left: no process of the user, nothing in its TMPDIR;
 #  - --accel kvm, when /dev/kvm is not open to the user: refused (exit 125)
 #    naming /dev/kvm, before any boot.
-# The kernel is fetched by root (the test namespace has no network) into
-# root's cache, which the user reads through TASSHAPE_CACHE.
+# The kernel is fetched by root into root's cache (ts_vm_user).
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init rootless_vm "${1:-}" qemu-system-x86_64 useradd userdel setpriv pgrep apt-get dpkg-deb \
 	depmod
 # The test decides who the invoking user is; a sudo that started it does not.
 unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
 
-CACHE=${TASSHAPE_CACHE:-/var/cache/tasshape}
-TASSHAPE_CACHE=$CACHE "$TS_BIN" vm --kernel debian --fetch-only >/dev/null ||
-	ts_die "--kernel debian: cannot fetch the kernel"
-
-U=tasrlv$$
-ts_user_add "$U"
-UID1=$(id -u "$U")
-# The user's own directory: a copy of tasshape (the build directory may be closed to others),
-# the current directory of the guest (packed: empty), --out and TMPDIR. Not under /tmp: the
-# guest mounts its own /tmp, and tasshape vm refuses a tasshape it would not see.
-UDIR=$(mktemp -d "/var/tmp/tastest-rootless-vm-$U.XXXXXX") || ts_die "mktemp failed"
-TS_EXTRA_DIRS+=("$UDIR")
-mkdir "$UDIR/cwd" "$UDIR/out" "$UDIR/tmp" && cp "$TS_BIN" "$UDIR/tasshape" &&
-	chmod 755 "$UDIR" "$UDIR/tasshape" && chown "$U:$U" "$UDIR" "$UDIR/cwd" "$UDIR/out" \
-	"$UDIR/tmp" || ts_die "cannot prepare $UDIR"
-AS_U=(ip netns exec "$TS_NS" setpriv --reuid="$U" --regid="$U" --init-groups --
-	env -C "$UDIR/cwd" HOME=/nonexistent USER="$U" TASSHAPE_CACHE="$CACHE" TMPDIR="$UDIR/tmp")
+# The guest's current directory (packed: empty) and --out, in the user's own directory.
+ts_vm_user tasrlv cwd cwd out
 as_u() { "${AS_U[@]}" "$@"; }
 
 # --accel kvm where the user may not open /dev/kvm: refused before anything boots.

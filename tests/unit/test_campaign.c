@@ -126,13 +126,13 @@ static ts_ns_t fake_now(void *ctx)
 	return k->clock;
 }
 
-static int fake_probe(void *ctx, const char *cca, char *why, size_t whylen)
+static int fake_probe(void *ctx, const char *cca, struct ts_err *why)
 {
 	const struct fake *k = ctx;
 
 	if (!k->refuse || strcmp(cca, k->refuse))
 		return 0;
-	snprintf(why, whylen, "%s: module not loaded", cca);
+	ts_err_set(why, "%s: module not loaded", cca);
 	return -ENOENT;
 }
 
@@ -304,10 +304,11 @@ static int check_campaign(struct fixture *f, const char *expr, struct fake *k, s
 
 static bool done(const struct fixture *f, size_t conf, unsigned rep)
 {
-	char dir[PATH_MAX], why[256];
+	char dir[PATH_MAX];
+	struct ts_err why;
 
 	snprintf(dir, sizeof(dir), "%s/%s/rep-%u", f->out, ids[conf], rep);
-	return ts_done_check(dir, why, sizeof(why)) == TS_DONE_OK;
+	return ts_done_check(dir, &why) == TS_DONE_OK;
 }
 
 /* ---- the tests ---------------------------------------------------------------------------- */

@@ -32,20 +32,20 @@ static void put(const char *name, const char *val)
 
 static void test_tas_shifts(void)
 {
-	char su[16], st[16], why[512] = "", path[128];
+	char su[16], st[16], path[128];
+	struct ts_err why = {""};
 
 	snprintf(dir, sizeof(dir), "/tmp/tsu-tas.XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	put("tas_pacing_shift_startup", "9\n"); /* the module's defaults */
 	put("tas_pacing_shift_steady", "10\n");
-	TSU_EQ(ts_exp_tas_shifts(dir, -1, -1, su, st, why, sizeof(why)), 0);
+	TSU_EQ(ts_exp_tas_shifts(dir, -1, -1, su, st, &why), 0);
 	CU_ASSERT_STRING_EQUAL(su, "9");
 	CU_ASSERT_STRING_EQUAL(st, "10");
-	TSU_EQ(ts_exp_tas_shifts(dir, 8, 8, su, st, why, sizeof(why)),
-	       0); /* the paper's best pair */
+	TSU_EQ(ts_exp_tas_shifts(dir, 8, 8, su, st, &why), 0); /* the paper's best pair */
 	CU_ASSERT_STRING_EQUAL(su, "8");
 	CU_ASSERT_STRING_EQUAL(st, "8");
-	TSU_EQ(ts_exp_tas_shifts(dir, 7, -1, su, st, why, sizeof(why)), 0);
+	TSU_EQ(ts_exp_tas_shifts(dir, 7, -1, su, st, &why), 0);
 	CU_ASSERT_STRING_EQUAL(su, "7");
 	CU_ASSERT_STRING_EQUAL(st, "8");
 
@@ -53,33 +53,33 @@ static void test_tas_shifts(void)
 	snprintf(path, sizeof(path), "%s/tas_pacing_shift_steady", dir);
 	unlink(path);
 	CU_ASSERT_EQUAL_FATAL(mkdir(path, 0700), 0);
-	TSU_EQ(ts_exp_tas_shifts(dir, 8, 10, su, st, why, sizeof(why)), -EIO);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "tas: cannot write "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "tas_pacing_shift_steady"));
+	TSU_EQ(ts_exp_tas_shifts(dir, 8, 10, su, st, &why), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "tas: cannot write "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "tas_pacing_shift_steady"));
 	rmdir(path);
 	snprintf(path, sizeof(path), "%s/tas_pacing_shift_startup", dir);
 	unlink(path);
 	rmdir(dir);
 
-	TSU_EQ(ts_exp_tas_shifts(dir, 8, 8, su, st, why, sizeof(why)), -ENOENT);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "tas: module tcp_bbr_tas not loaded"));
+	TSU_EQ(ts_exp_tas_shifts(dir, 8, 8, su, st, &why), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "tas: module tcp_bbr_tas not loaded"));
 }
 
 static void test_probe_refusals(void)
 {
-	char why[512] = "";
+	struct ts_err why = {""};
 
-	TSU_EQ(ts_exp_cca_probe("no_such_cca", why, sizeof(why)), -ENOENT);
+	TSU_EQ(ts_exp_cca_probe("no_such_cca", &why), -ENOENT);
 	CU_ASSERT_STRING_EQUAL(
-		why, "no_such_cca: not in this kernel's tcp_available_congestion_control");
-	TSU_EQ(ts_exp_cca_probe("", why, sizeof(why)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(why, "no congestion control given");
-	TSU_EQ(ts_exp_cca_probe("bpf:/nonexistent/x.bpf.o", why, sizeof(why)), -ENOENT);
-	CU_ASSERT_STRING_EQUAL(why,
+		why.msg, "no_such_cca: not in this kernel's tcp_available_congestion_control");
+	TSU_EQ(ts_exp_cca_probe("", &why), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(why.msg, "no congestion control given");
+	TSU_EQ(ts_exp_cca_probe("bpf:/nonexistent/x.bpf.o", &why), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(why.msg,
 			       "bpf:/nonexistent/x.bpf.o: cannot read: No such file or directory");
 	/* A file that is not a BPF object. */
-	TSU_EQ(ts_exp_cca_probe("bpf:" TS_TEST_DATA "/exp/ping.txt", why, sizeof(why)) < 0, 1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "not a BPF object"));
+	TSU_EQ(ts_exp_cca_probe("bpf:" TS_TEST_DATA "/exp/ping.txt", &why) < 0, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "not a BPF object"));
 	/* reno is built into every kernel with TCP. */
 	TSU_EQ(ts_exp_cca_available("reno"), 1);
 	TSU_EQ(ts_exp_cca_available("ren"), 0);

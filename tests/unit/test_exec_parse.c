@@ -175,8 +175,8 @@ static void test_irtt(void)
 
 static void test_summary_and_fidelity(void)
 {
-	char *t = fixture("summary.json"), why[128] = "";
-	struct ts_err err = {""};
+	char *t = fixture("summary.json");
+	struct ts_err err = {""}, why = {""};
 	struct ts_exp_fidelity f[2], g;
 
 	TSU_EQ(ts_exp_parse_summary(t, f, &err), 0);
@@ -189,27 +189,27 @@ static void test_summary_and_fidelity(void)
 	TSU_EQ(f[0].unexplained + f[0].kernel_drops + f[0].no_descriptor, 0);
 	TSU_EQ(f[0].loop_work_permille, -1); /* a summary from before the field */
 	/* This run fell behind (a loaded 2-core machine): p99 107 ms > 200 us (run/fidelity.h). */
-	CU_ASSERT_TRUE(ts_exp_fell_behind(&f[0], why, sizeof(why)));
-	CU_ASSERT_STRING_EQUAL(why, "release timing error p99 106954.752 us > 200 us");
+	CU_ASSERT_TRUE(ts_exp_fell_behind(&f[0], &why));
+	CU_ASSERT_STRING_EQUAL(why.msg, "release timing error p99 106954.752 us > 200 us");
 	free(t);
 
 	/* The JSON's p99 is whole ns read as us: 200.000 us passes, 200.001 us does not. */
 	g = (struct ts_exp_fidelity){
 		.present = true, .have_release_err = true, .release_err_p99_us = 200.000};
-	CU_ASSERT_FALSE(ts_exp_fell_behind(&g, why, sizeof(why)));
+	CU_ASSERT_FALSE(ts_exp_fell_behind(&g, &why));
 	g.release_err_p99_us = 200.001;
-	CU_ASSERT_TRUE(ts_exp_fell_behind(&g, why, sizeof(why)));
-	CU_ASSERT_STRING_EQUAL(why, "release timing error p99 200.001 us > 200 us");
+	CU_ASSERT_TRUE(ts_exp_fell_behind(&g, &why));
+	CU_ASSERT_STRING_EQUAL(why.msg, "release timing error p99 200.001 us > 200 us");
 	g.release_err_p99_us = 150;
-	CU_ASSERT_FALSE(ts_exp_fell_behind(&g, why, sizeof(why)));
+	CU_ASSERT_FALSE(ts_exp_fell_behind(&g, &why));
 	g.kernel_drops = 3;
-	CU_ASSERT_TRUE(ts_exp_fell_behind(&g, why, sizeof(why)));
-	CU_ASSERT_STRING_EQUAL(why, "3 packets dropped by the kernel");
+	CU_ASSERT_TRUE(ts_exp_fell_behind(&g, &why));
+	CU_ASSERT_STRING_EQUAL(why.msg, "3 packets dropped by the kernel");
 	g.unexplained = 1;
-	CU_ASSERT_TRUE(ts_exp_fell_behind(&g, why, sizeof(why)));
-	CU_ASSERT_STRING_EQUAL(why, "1 unexplained drops");
+	CU_ASSERT_TRUE(ts_exp_fell_behind(&g, &why));
+	CU_ASSERT_STRING_EQUAL(why.msg, "1 unexplained drops");
 	g = (struct ts_exp_fidelity){0};
-	CU_ASSERT_FALSE(ts_exp_fell_behind(&g, why, sizeof(why))); /* absent direction */
+	CU_ASSERT_FALSE(ts_exp_fell_behind(&g, &why)); /* absent direction */
 	TSU_EQ(ts_exp_parse_summary("{\"title\":\"x\"}", f, &err), -EINVAL);
 	/* The loop's work is the run's: both directions get it; out of 0-1000 is not believed. */
 	TSU_EQ(ts_exp_parse_summary("{\"directions\":[{\"name\":\"uplink\"}],"

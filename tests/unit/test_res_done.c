@@ -65,61 +65,63 @@ static void setup_root(void)
 static void test_done_record(void)
 {
 	struct ts_expdir_run a1 = {(char *)"a", 1, 1};
-	char run[PATH_MAX], why[1024], sub[PATH_MAX];
+	char run[PATH_MAX], sub[PATH_MAX];
+	struct ts_err why;
 	struct ts_err we;
 
 	setup_root();
 	mk("a/rep-1", run);
 	/* No record: not done. */
-	TSU_EQ(ts_done_check(run, why, sizeof(why)), TS_DONE_NONE);
+	TSU_EQ(ts_done_check(run, &why), TS_DONE_NONE);
 	put(run, "result.json", "{\"ok\": true}\n");
 	join(sub, run, "raw");
 	mkdir(sub, 0755);
 	put(sub, "iperf3.json", "{}");
 	TSU_EQ(ts_done_write(run, "a", 1, &we), 0);
-	TSU_EQ(ts_done_check(run, why, sizeof(why)), TS_DONE_OK);
+	TSU_EQ(ts_done_check(run, &why), TS_DONE_OK);
 	/* A changed byte breaks it, and the message names the file. */
 	put(run, "result.json", "{\"ok\": false}\n");
-	TSU_EQ(ts_done_check(run, why, sizeof(why)), TS_DONE_BROKEN);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "result.json: changed since the run was done"));
+	TSU_EQ(ts_done_check(run, &why), TS_DONE_BROKEN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "result.json: changed since the run was done"));
 	put(run, "result.json", "{\"ok\": true}\n");
-	TSU_EQ(ts_done_check(run, why, sizeof(why)), TS_DONE_OK);
+	TSU_EQ(ts_done_check(run, &why), TS_DONE_OK);
 	/* A file added afterwards, and a listed file removed. */
 	put(run, "extra.txt", "x");
-	TSU_EQ(ts_done_check(run, why, sizeof(why)), TS_DONE_BROKEN);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "extra.txt: not listed in done"));
+	TSU_EQ(ts_done_check(run, &why), TS_DONE_BROKEN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "extra.txt: not listed in done"));
 	join(sub, run, "extra.txt");
 	unlink(sub);
 	join(sub, run, "raw/iperf3.json");
 	unlink(sub);
-	TSU_EQ(ts_done_check(run, why, sizeof(why)), TS_DONE_BROKEN);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "raw/iperf3.json: listed in done but missing"));
+	TSU_EQ(ts_done_check(run, &why), TS_DONE_BROKEN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "raw/iperf3.json: listed in done but missing"));
 	/* Resume: a broken or unrecorded run is removed and redone, an intact one kept. */
-	TSU_EQ(ts_expdir_prepare_run(root, &a1, why, sizeof(why)), TS_RESUME_RUN);
+	TSU_EQ(ts_expdir_prepare_run(root, &a1, &why), TS_RESUME_RUN);
 	CU_ASSERT_NOT_EQUAL(access(run, F_OK), 0);
 	mk("a/rep-1", run);
 	put(run, "result.json", "{}");
 	TSU_EQ(ts_done_write(run, "a", 1, &we), 0);
-	TSU_EQ(ts_expdir_prepare_run(root, &a1, why, sizeof(why)), TS_RESUME_KEEP);
+	TSU_EQ(ts_expdir_prepare_run(root, &a1, &why), TS_RESUME_KEEP);
 	TSU_EQ(access(run, F_OK), 0);
 	TSU_EQ(ts_rmtree(root, NULL), 0);
 }
 
 /* ts_done_check of @run with an alarm: a read that waits forever ends the test as a failure. */
-static int check_soon(const char *run, char *why, size_t whylen)
+static int check_soon(const char *run, struct ts_err *why)
 {
 	int ret;
 
-	why[0] = '\0';
+	why->msg[0] = '\0';
 	alarm(10);
-	ret = ts_done_check(run, why, whylen);
+	ret = ts_done_check(run, why);
 	alarm(0);
 	return ret;
 }
 
 static void test_done_refuses_special(void)
 {
-	char run[PATH_MAX], why[1024], p[PATH_MAX];
+	char run[PATH_MAX], p[PATH_MAX];
+	struct ts_err why;
 	struct ts_err we;
 
 	setup_root();
@@ -130,21 +132,21 @@ static void test_done_refuses_special(void)
 	join(p, run, "result.json");
 	unlink(p);
 	CU_ASSERT_EQUAL_FATAL(mkfifo(p, 0600), 0);
-	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "rep-1/result.json: a FIFO"));
+	CU_ASSERT(check_soon(run, &why) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "rep-1/result.json: a FIFO"));
 	/* A link to /dev/zero (a read would never end). */
 	unlink(p);
 	CU_ASSERT_EQUAL_FATAL(symlink("/dev/zero", p), 0);
-	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "rep-1/result.json: a symbolic link"));
+	CU_ASSERT(check_soon(run, &why) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "rep-1/result.json: a symbolic link"));
 	/* The record itself a FIFO. */
 	unlink(p);
 	put(run, "result.json", "{}");
 	join(p, run, "done");
 	unlink(p);
 	CU_ASSERT_EQUAL_FATAL(mkfifo(p, 0600), 0);
-	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "rep-1/done: a FIFO"));
+	CU_ASSERT(check_soon(run, &why) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "rep-1/done: a FIFO"));
 	TSU_EQ(ts_rmtree(root, NULL), 0);
 }
 
@@ -164,7 +166,8 @@ static void many_files(const char *run, int n)
 
 static void test_done_file_limit(void)
 {
-	char run[PATH_MAX], why[1024], p[PATH_MAX];
+	char run[PATH_MAX], p[PATH_MAX];
+	struct ts_err why;
 	struct ts_err we;
 	FILE *f;
 	int i;
@@ -177,8 +180,8 @@ static void test_done_file_limit(void)
 	TSU_EQ(ts_done_write(run, "a", 1, &we), -E2BIG);
 	CU_ASSERT_PTR_NOT_NULL(strstr(we.msg, "more than 10000 files"));
 	put(run, "done", "{\"files\": []}");
-	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "more than 10000 files"));
+	CU_ASSERT(check_soon(run, &why) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "more than 10000 files"));
 	/* A record listing 10,001 files is refused before they are looked for. */
 	mk("b/rep-1", run);
 	put(run, "result.json", "");
@@ -190,14 +193,15 @@ static void test_done_file_limit(void)
 		fprintf(f, "%s{\"path\": \"result.json\", \"bytes\": 0}", i ? ", " : "");
 	fputs("]}", f);
 	fclose(f);
-	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "lists 10001 files, more than 10000"));
+	CU_ASSERT(check_soon(run, &why) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "lists 10001 files, more than 10000"));
 	TSU_EQ(ts_rmtree(root, NULL), 0);
 }
 
 static void test_done_depth_limit(void)
 {
-	char run[PATH_MAX], why[1024], cmd[PATH_MAX + 16];
+	char run[PATH_MAX], cmd[PATH_MAX + 16];
+	struct ts_err why;
 	struct ts_err we;
 	int fd, next, i;
 
@@ -216,9 +220,9 @@ static void test_done_depth_limit(void)
 		fd = next;
 	}
 	close(fd);
-	CU_ASSERT(check_soon(run, why, sizeof(why)) < 0);
+	CU_ASSERT(check_soon(run, &why) < 0);
 	CU_ASSERT_PTR_NOT_NULL(
-		strstr(why, "rep-1/d/d/d/d/d/d/d/d/d: directories nested deeper than 8"));
+		strstr(why.msg, "rep-1/d/d/d/d/d/d/d/d/d: directories nested deeper than 8"));
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
@@ -226,7 +230,8 @@ static void test_done_depth_limit(void)
 static void test_resume_refuses_config_link(void)
 {
 	struct ts_expdir_run a1 = {(char *)"a", 1, 1};
-	char out[PATH_MAX], secret[PATH_MAX], p[PATH_MAX], why[1024];
+	char out[PATH_MAX], secret[PATH_MAX], p[PATH_MAX];
+	struct ts_err why;
 
 	setup_root();
 	mk("secret/rep-1", secret);
@@ -236,9 +241,9 @@ static void test_resume_refuses_config_link(void)
 	join(p, out, "a");
 	CU_ASSERT_EQUAL_FATAL(symlink(secret, p), 0);
 	/* A partial run behind a configuration directory that is a link: nothing is removed. */
-	TSU_EQ(ts_expdir_prepare_run(out, &a1, why, sizeof(why)), -ELOOP);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "out/a: a symbolic link"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "nothing removed"));
+	TSU_EQ(ts_expdir_prepare_run(out, &a1, &why), -ELOOP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "out/a: a symbolic link"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "nothing removed"));
 	join(p, secret, "rep-1/f");
 	TSU_EQ(access(p, F_OK), 0);
 	/* A run directory that is a link is removed as a link: its target stays. */
@@ -249,8 +254,8 @@ static void test_resume_refuses_config_link(void)
 	join(p, out, "a/rep-1");
 	join(secret, root, "secret/rep-1");
 	CU_ASSERT_EQUAL_FATAL(symlink(secret, p), 0);
-	TSU_EQ(ts_expdir_prepare_run(out, &a1, why, sizeof(why)), TS_RESUME_RUN);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "a symbolic link, not a run directory"));
+	TSU_EQ(ts_expdir_prepare_run(out, &a1, &why), TS_RESUME_RUN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "a symbolic link, not a run directory"));
 	CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
 	join(p, secret, "f");
 	TSU_EQ(access(p, F_OK), 0);
@@ -411,10 +416,29 @@ static void test_merge(void)
 	TSU_EQ(m.shard.i, 1);
 	TSU_EQ(m.shard.n, 1);
 	TSU_EQ(ts_rundir_path(run, sizeof(run), out, m.runs[3].id, m.runs[3].rep), 0);
-	TSU_EQ(ts_done_check(run, err.msg, sizeof(err.msg)), TS_DONE_OK);
+	TSU_EQ(ts_done_check(run, &err), TS_DONE_OK);
 	ts_expdir_free(&m);
 	/* Never into a non-empty directory. */
 	TSU_EQ(ts_exp_merge(out, dirs, 2, stderr, &err), -EEXIST);
+	TSU_EQ(ts_rmtree(root, NULL), 0);
+}
+
+/* exp resume without a SPEC reads DIR/spec.ini: its path, or why it cannot be read. */
+static void test_expdir_spec(void)
+{
+	char path[PATH_MAX], want[PATH_MAX], msg[PATH_MAX + 64], tiny[8];
+	struct ts_err err;
+
+	setup_root();
+	join(want, root, TS_EXPDIR_SPEC);
+	TSU_EQ(ts_expdir_spec(root, path, sizeof(path), &err), -ENOENT);
+	snprintf(msg, sizeof(msg), "%s: No such file or directory", want);
+	CU_ASSERT_STRING_EQUAL(err.msg, msg);
+	put(root, TS_EXPDIR_SPEC, "[experiment]\n");
+	TSU_EQ(ts_expdir_spec(root, path, sizeof(path), &err), 0);
+	CU_ASSERT_STRING_EQUAL(path, want);
+	TSU_EQ(ts_expdir_spec(root, tiny, sizeof(tiny), &err), -ENAMETOOLONG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/spec.ini: File name too long"));
 	TSU_EQ(ts_rmtree(root, NULL), 0);
 }
 
@@ -428,6 +452,7 @@ static const struct tsu_test tests[] = {
 	{"--shard i/N parsing", test_shard_parse},
 	{"experiment.json round trip and fresh-directory check", test_expdir_roundtrip},
 	{"merge: missing, overlap, partial, whole", test_merge},
+	{"exp resume's default spec, DIR/spec.ini", test_expdir_spec},
 };
 
 TSU_MAIN("results bookkeeping", tests)
