@@ -150,6 +150,32 @@ ts_user_add() {
 	TS_EXTRA_USERS+=("$1")
 }
 
+# ts_user_rt PRIO: how a user's runs get real-time scheduling here, in the
+# array TS_RT (a command prefix) and TS_RT_HOW. "limit": RLIMIT_RTPRIO PRIO
+# (limits.conf's rtprio, set by prlimit before the drop), which needs
+# CAP_SYS_RESOURCE that a container's root may lack. Else "policy": root
+# starts the run with SCHED_FIFO 10 (chrt, as a systemd unit's
+# CPUSchedulingPolicy=fifo does), which the shaper keeps (asking for the
+# policy it has at the priority it has needs no limit, sched(7)) and CMD
+# does not inherit. Else "none": normal scheduling, which is the machine a
+# user without a real-time budget has (not a skip). Each case is logged.
+ts_user_rt() {
+	TS_RT=(prlimit --rtprio="$1" --memlock=unlimited --)
+	TS_RT_HOW=limit
+	"${TS_RT[@]}" true 2>/dev/null && return 0
+	if chrt -f 10 true 2>/dev/null; then
+		TS_RT=(chrt -f 10)
+		TS_RT_HOW=policy
+		ts_log "prlimit cannot raise RLIMIT_RTPRIO here (no CAP_SYS_RESOURCE): the user's runs" \
+			"start with SCHED_FIFO 10 given by root; SCHED_FIFO within RLIMIT_RTPRIO is not exercised"
+	else
+		TS_RT=()
+		TS_RT_HOW=none
+		ts_log "neither prlimit nor chrt can give a user real-time scheduling here: the runs" \
+			"have normal scheduling; SCHED_FIFO without root is not exercised"
+	fi
+}
+
 # ts_vm_user PREFIX CWD [DIR...]: for a test that runs a guest as an
 # unprivileged user. Root fetches Debian's kernel into $CACHE (the test
 # namespace has no network; the user reads it through TASSHAPE_CACHE),

@@ -220,33 +220,12 @@ flow() {
 			"$d/root.sum.json" 2>/dev/null)" = "SCHED_OTHER true" ]
 }
 
-# The users may run real-time up to priority 10 (limits.conf's rtprio, set
-# by prlimit before the drop): the shaper's SCHED_FIFO 10 is then granted
-# without root, and the goodput holds on a loaded host (RT_HOW=limit).
-# Raising a limit needs CAP_SYS_RESOURCE, which a container's root may
-# lack. Then root starts the user's runs with SCHED_FIFO 10 (chrt, as a
-# systemd unit's CPUSchedulingPolicy=fifo does), which the shaper keeps:
-# asking for the policy it has at the priority it has needs no limit
-# (sched(7)); CMD is reset to normal scheduling (RT_HOW=policy). Nested
-# runs' inner shapers are then CMD, so without a real-time budget.
-# Without either (RT_HOW=none) the runs have normal scheduling.
-rt=(prlimit --rtprio=10 --memlock=unlimited --)
-RT_HOW=limit
-if ! "${rt[@]}" true 2>/dev/null; then
-	if chrt -f 10 true 2>/dev/null; then
-		rt=(chrt -f 10)
-		RT_HOW=policy
-		ts_log "prlimit cannot raise RLIMIT_RTPRIO here (no CAP_SYS_RESOURCE): the runs start" \
-			"with SCHED_FIFO 10 given by root; SCHED_FIFO within RLIMIT_RTPRIO is not exercised"
-	else
-		# Not a skip: this is the machine a user without a real-time budget has, and the
-		# runs must still hold the goodput on a quiet host and say why they ran without.
-		rt=()
-		RT_HOW=none
-		ts_log "neither prlimit nor chrt can give the users real-time scheduling here: the" \
-			"runs have normal scheduling; SCHED_FIFO without root is not exercised"
-	fi
-fi
+# The users' real-time scheduling (lib.sh's ts_user_rt): RLIMIT_RTPRIO 10,
+# or SCHED_FIFO 10 given by root at the start, or none. With a given policy
+# nested runs' inner shapers are the outer's CMD, so without one.
+ts_user_rt 10
+rt=("${TS_RT[@]}")
+RT_HOW=$TS_RT_HOW
 
 # user_idle USER LABEL: asserts that USER runs nothing within 3 s (pasta's
 # keeper stops pasta once the run has ended).

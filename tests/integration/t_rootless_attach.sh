@@ -54,21 +54,9 @@ fi
 # grant one (raising a limit needs CAP_SYS_RESOURCE, which a container's
 # root may lack): the shaper must take SCHED_FIFO 5, within it, not ask for
 # 10 and run with normal scheduling.
-rt=(prlimit --rtprio=5 --memlock=unlimited --)
-RT_HOW=limit
-if ! "${rt[@]}" true 2>/dev/null; then
-	if chrt -f 10 true 2>/dev/null; then
-		rt=(chrt -f 10)
-		RT_HOW=policy
-		ts_log "prlimit cannot raise RLIMIT_RTPRIO here (no CAP_SYS_RESOURCE): attach starts" \
-			"with SCHED_FIFO 10 given by root; SCHED_FIFO within RLIMIT_RTPRIO is not exercised"
-	else
-		rt=()
-		RT_HOW=none
-		ts_log "neither prlimit nor chrt can give the user real-time scheduling here: attach" \
-			"runs with normal scheduling; SCHED_FIFO without root is not exercised here"
-	fi
-fi
+ts_user_rt 5
+rt=("${TS_RT[@]}")
+RT_HOW=$TS_RT_HOW
 
 # "${AS[@]}" CMD...: CMD as $U in the test namespace; AS2: as $U2. Arrays, not functions: in
 # `"${AS[@]}" CMD &`, $! is the pid that becomes CMD (ip, setpriv each exec the next).

@@ -102,15 +102,16 @@ static void test_live(void)
 	free(text);
 }
 
+static void print_verdict(FILE *f, const void *v)
+{
+	ts_campaign_verdict_print(v, f);
+}
+
 static char *verdict_text(const struct ts_campaign_verdict *v)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
+	char *text = tsu_capture(print_verdict, v);
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	ts_campaign_verdict_print(v, out);
-	fclose(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	return text;
 }
 

@@ -11,17 +11,18 @@
 #include "io/md.h"
 #include "tsu.h"
 
+static void print_escaped(FILE *f, const void *s)
+{
+	ts_md_escape(f, s);
+}
+
 /* ts_md_escape of @s as a string (a static buffer). */
 static const char *esc(const char *s)
 {
 	static char out[1024];
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf = tsu_capture(print_escaped, s);
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	ts_md_escape(f, s);
-	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
 	snprintf(out, sizeof(out), "%s", buf);
 	free(buf);
 	return out;

@@ -92,4 +92,22 @@ static inline int tsu_main(const char *name, const struct tsu_test *table, size_
 		CU_ASSERT_EQUAL(tsu_a_, tsu_b_);                                                   \
 	} while (0)
 
+/*
+ * What @print writes to a stream, given @arg, as a malloc'ed string (the
+ * caller frees it); NULL, with a failed assertion, when no memory stream opens.
+ */
+static inline char *tsu_capture(void (*print)(FILE *f, const void *arg), const void *arg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	CU_ASSERT_PTR_NOT_NULL(f);
+	if (!f)
+		return NULL;
+	print(f, arg);
+	fclose(f);
+	return text;
+}
+
 #endif
