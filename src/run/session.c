@@ -223,7 +223,8 @@ static void manifest_if(struct ts_session *s, unsigned int k, int fd, const char
 
 /*
  * Start the recording (captures, logs, time series, socket samples of the
- * namespace @cmd_fd, status line) and, with --out, write the manifest.
+ * namespace @cmd_fd and of every other real station's, status line) and,
+ * with --out, write the manifest.
  */
 static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_err *err)
 {
@@ -242,8 +243,13 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 		/* Filled by ts_rt_enter before the loop's first turn starts the sampler. */
 		.helper_cpus = &s->rt.others,
 	};
-	int ret = ts_obs_start(&s->obs, &c->obs, &env, err);
+	unsigned int k;
+	int ret;
 
+	/* Every real station's flows are sampled, not only CMD's first namespace's. */
+	for (k = 0; k < s->topo.nsta && k < TS_TOPO_STA_MAX; k++)
+		env.sta_netns_fd[env.nsta++] = s->topo.sta[k].ns.fd;
+	ret = ts_obs_start(&s->obs, &c->obs, &env, err);
 	if (ret < 0)
 		return ret;
 	if (ret > 0)

@@ -15,6 +15,8 @@
 #    "stations" block (n, flows, stations_delivered_bps, real_stations[]);
 #  - each station's flows ran from that station's own address (iperf3's
 #    local_host), and the two addresses differ;
+#  - each station's flows have socket samples (sockstats.csv): the wrapper
+#    samples every station's namespace and tags each row with its station;
 #  - each station carried traffic: its flows at least a quarter of the
 #    total goodput, and the access point delivered to it (down_delivered_bps);
 #  - the eight downloads together carry the medium's capacity within 2%:
@@ -92,6 +94,20 @@ ts_log "station 0's flows from $(echo "$A0" | tr '\n' ' '), station 1's from $(e
 ts_check "station 0's flows: one address" "$(echo "$A0" | grep -c .)" "==" 1
 ts_check "station 1's flows: one address" "$(echo "$A1" | grep -c .)" "==" 1
 ts_true "the stations' addresses differ" test -n "$A0" -a "$A0" != "$A1"
+
+# Every station's sockets were sampled (the wrapper's sockstats.csv, each row tagged with its
+# station): per station, its flows whose socket (that station, iperf3's local port) has rows.
+sampled() {
+	awk -F, -v k="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		c["station"] && $c["station"] == k { print $c["sport"] }' \
+		"$(dirname "$R")/sockstats.csv" | sort -u >"$TS_TMP/ports-$1"
+	jq -r --argjson k "$1" '.flows[] | select(.station == $k) | .local_port' "$R" |
+		grep -cxFf "$TS_TMP/ports-$1"
+}
+for k in 0 1; do
+	ts_check "station $k: flows with socket samples, of the 4 placed there" "$(sampled "$k")" \
+		"==" "$(jq --argjson k "$k" '[.flows[] | select(.station == $k)] | length' "$R")"
+done
 
 # goodput [STATION]: Mbit/s of the flows (of one station) over their intervals after the
 # first second of the flows (delay 1 s + 1 s; an interval ending after 2.1 s began at 1.9 s
