@@ -35,7 +35,12 @@
 #  2. downloads, one iperf3 -R per station: now the access point's
 #     scheduler decides, and its airtime to the two stations is equal
 #     within 5%; the two downloads carry the medium's capacity within 2%
-#     (the same bound from the access point's counters).
+#     (the same bound from the access point's counters);
+#  3. the drain counts every station's connections: station 1's CMD
+#     leaves a connection open (a background job holds it) and exits, as
+#     station 0's does; the drain waits for that connection until
+#     --linger 0.5s and says so, and the job, in station 1's namespace, does
+#     not outlive the run.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init wifi6_stations "${1:-}" iperf3
 
@@ -124,4 +129,20 @@ if run down -P 4 -R; then
 	ts_check "down: unexplained drops" "$(jq -r '[.directions[].unexplained_drops] | add' "$S")" \
 		== 0
 fi
+
+# 3. A connection left open behind station 1 holds the drain until --linger.
+ts_iperf_server 5403
+# shellcheck disable=SC2016 # expanded by bash inside each station's namespace
+ts_shape --mac wifi6:bw=20,mcs=4,ss=1,real=2 --linger 0.5s -- bash -c '
+	if [ "$TASSHAPE_STATION" = 1 ]; then
+		exec 3<>"/dev/tcp/$TASSHAPE_BASE/5403" && (exec sleep 9.37 <&3 &)
+	fi
+	sleep 0.3' 2>"$TS_TMP/open.err"
+rc=$?
+ts_show "$TS_TMP/open.err"
+ts_check "open connection: exit status" "$rc" == 0
+ts_true "open connection: the drain waited for station 1's connection until --linger" \
+	grep -q "linger 0.500 s reached: .*1 connections had not closed" "$TS_TMP/open.err"
+ts_true "open connection: the job holding it did not outlive the run" \
+	test -z "$(pgrep -x -f 'sleep 9.37')"
 exit 0
