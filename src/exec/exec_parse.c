@@ -300,12 +300,14 @@ static void sock_row(const struct ts_sockstats_row *row, double t_off, struct ts
 		     size_t n)
 {
 	unsigned port = (unsigned)row->v[TS_SS_SPORT], peer = (unsigned)row->v[TS_SS_DPORT];
+	int station = isnan(row->v[TS_SS_STATION]) ? 0 : (int)row->v[TS_SS_STATION];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		struct ts_exp_sock *s = &socks[i];
 
-		if (s->port != port || (s->peer && s->peer != peer))
+		if (s->port != port || (s->peer && s->peer != peer) ||
+		    (s->station >= 0 && s->station != station))
 			continue;
 		series_add(s->series, "t", num(row->v[TS_SS_TIME] + t_off));
 		series_add(s->series, "cwnd", num_or_null(row->v[TS_SS_CWND]));

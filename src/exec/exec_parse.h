@@ -102,6 +102,7 @@ bool ts_exp_host_cpu(const struct ts_exp_fidelity f[2]);
 struct ts_exp_sock {
 	unsigned port;	     /* the socket's local port */
 	unsigned peer;	     /* and its peer's, 0: any */
+	int station;	     /* the real Wi-Fi station it is behind (the file's station), -1: any */
 	json_object *series; /* {"t","cwnd","rtt_ms","pacing_rate_bps","delivery_rate_bps"} */
 	size_t rows;
 	size_t evidence; /* rows taken after the socket had sent data */
@@ -110,7 +111,9 @@ struct ts_exp_sock {
 
 /*
  * ts_exp_parse_sockstats - pick the rows of the sockets whose source port
- * is @socks[i].port (and destination port @socks[i].peer) out of @text (the CSV of record/sockstats_out.h, columns
+ * is @socks[i].port (and destination port @socks[i].peer, station
+ * @socks[i].station: each station's namespace has ports of its own; a
+ * file without the column is station 0's) out of @text (the CSV of record/sockstats_out.h, columns
  * found by the header's names); @t_off is added to its time_s (link time
  * 0 to the run's t0). Each socks[i].series is created (the caller puts
  * it). The file is read by record/sockstats_in.h's reader; a row it refuses

@@ -214,6 +214,9 @@ static void sock_check(struct ctx *x, json_object *flows, json_object *sockstats
 			continue;
 		s = json_object_new_object();
 		ts_json_put_str(s, "flow", p->flow[k].name, &x->nomem);
+		if (p->stations > 1)
+			ts_json_put(s, "station", json_object_new_int((int)p->flow[k].station),
+				    &x->nomem);
 		json_object_object_foreach(x->cli[k].series, key, val)
 		{
 			ts_json_put(s, key, json_object_get(val), &x->nomem);
@@ -256,12 +259,15 @@ static void flows_json(struct ctx *x)
 
 		ts_json_append(flows, flow_json(x, k, &lp), &x->nomem);
 		/*
-		 * The wrapper samples station 0's sockets only; another station's
-		 * namespace has ports of its own, which may be the same numbers.
+		 * The wrapper samples every station's sockets and tags each row
+		 * with its station: each namespace has ports of its own, which may
+		 * be the same numbers. The far side's file is one namespace's.
 		 */
-		x->cli[k].port = p->flow[k].station ? 0 : lp;
+		x->cli[k].port = lp;
+		x->cli[k].station = (int)p->flow[k].station;
 		x->srv[k].port = lp ? p->flow[k].port : 0;
 		x->srv[k].peer = lp;
+		x->srv[k].station = -1;
 	}
 	read_socks(x, TS_EXP_F_SOCKSTATS, x->cli);
 	read_socks(x, TS_EXP_F_SOCKSTATS_SRV, x->srv);

@@ -41,6 +41,11 @@ struct ts_sockstat {
 	uint32_t bbr_min_rtt;	  /* us */
 	uint32_t bbr_pacing_gain; /* << 8 (256 = 1.0) */
 	uint32_t bbr_cwnd_gain;	  /* << 8 */
+	/*
+	 * Not sock_diag's: set by a caller that dumps several namespaces, which
+	 * one held the socket (run/obs.c: the real Wi-Fi station); 0 as parsed.
+	 */
+	unsigned int station;
 };
 
 /*

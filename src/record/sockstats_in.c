@@ -34,7 +34,8 @@ static const char *const col_name[TS_SS__N] = {"time_s",
 					       "bbr_cwnd_gain",
 					       "station_pacing_rate_bps",
 					       "station_pacing_shift",
-					       "station_tsq"};
+					       "station_tsq",
+					       "station"};
 
 enum kind { NUM, INT, PORT, STR };
 
@@ -66,7 +67,8 @@ static const enum kind kind_of[TS_SS__N] = {[TS_SS_TIME] = NUM,
 					    [TS_SS_BBR_CWND_GAIN] = NUM,
 					    [TS_SS_STATION_PACING] = INT,
 					    [TS_SS_STATION_SHIFT] = INT,
-					    [TS_SS_STATION_TSQ] = STR};
+					    [TS_SS_STATION_TSQ] = STR,
+					    [TS_SS_STATION] = INT};
 
 /* Only time_s: a reader that needs more (plot: flow; the executor: ports) checks r->col. */
 static const bool required[TS_SS__N] = {[TS_SS_TIME] = true};

@@ -49,6 +49,7 @@ enum ts_sockstats_col {
 	TS_SS_STATION_PACING,
 	TS_SS_STATION_SHIFT,
 	TS_SS_STATION_TSQ, /* station_tsq (string) */
+	TS_SS_STATION,	   /* station: the real Wi-Fi station's index */
 	TS_SS__N
 };
 

@@ -18,7 +18,7 @@ void ts_sockstats_header(FILE *f)
 	      "rttvar_ms,min_rtt_ms,pacing_rate_bps,delivery_rate_bps,unacked_pkts,inflight_bytes,"
 	      "retrans_pkts,total_retrans,bytes_acked,bytes_sent,bbr_bw_bps,bbr_min_rtt_ms,"
 	      "bbr_pacing_gain,bbr_cwnd_gain,station_pacing_rate_bps,station_pacing_shift,"
-	      "station_tsq\n",
+	      "station_tsq,station\n",
 	      f);
 }
 
@@ -77,8 +77,9 @@ void ts_sockstats_row(FILE *f, double t_s, const struct ts_sockstat *st,
 	else
 		fputs(",,,,", f);
 	if (stn)
-		fprintf(f, "%" PRIu64 ",%u,%s\n", stn->pacing_rate * 8, stn->shift,
+		fprintf(f, "%" PRIu64 ",%u,%s,", stn->pacing_rate * 8, stn->shift,
 			stn->emulated ? "emulated" : "kernel");
 	else
-		fputs(",,\n", f);
+		fputs(",,,", f);
+	fprintf(f, "%u\n", st->station);
 }

@@ -21,6 +21,8 @@
  *                  (pacing_shift=kernel: the kernel's own rate and shift 10). With the
  *                  pacing-ratio lever an unpaced socket's pacing_rate_bps is the kernel's
  *                  scaled one; station_pacing_rate_bps is the rate it stands for.
+ *   station        the real Wi-Fi station whose namespace holds the socket (--mac
+ *                  wifi6:...,real=N): 0 is CMD's first namespace, the only one without real=
  */
 #ifndef TS_RECORD_SOCKSTATS_OUT_H
 #define TS_RECORD_SOCKSTATS_OUT_H

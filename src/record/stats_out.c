@@ -5,24 +5,54 @@
 
 #include "record/stats_out.h"
 #include "io/outfile.h"
+#include "tasshape/wifi6.h"
 
 static const char *const dir_name[2] = {"uplink", "downlink"};
 
 /*
- * Stage-specific columns. The Wi-Fi MAC stage adds its own here (mean
- * aggregate size and airtime use of the window): a header part and, per
- * row, the values read from the direction's stages. Kept as one place so
- * the generic columns never move.
+ * The Wi-Fi MAC's columns (stats_out.h): each window's part of its
+ * counters, the difference from the last row's. Only when the link has a
+ * MAC, so that the other columns never move and a file without one keeps
+ * its header.
  */
-static void stats_extra_header(FILE *f)
+static void mac_header(const struct ts_stats *s)
 {
-	(void)f;
+	if (s->mac)
+		fputs(",wifi_accesses,wifi_txops,wifi_mpdus,wifi_collisions,wifi_failures,"
+		      "wifi_airtime_ns,wifi_busy_ns,wifi_beacons",
+		      s->f);
 }
 
-static void stats_extra_row(FILE *f, const struct ts_dir *d)
+/* Direction @d's MAC counters now; false without a MAC. */
+static bool mac_now(const struct ts_dir *d, struct ts_stats_mac *c)
 {
-	(void)f;
-	(void)d;
+	const struct ts_wifi6_stats *w = d ? ts_wifi6_stage_stats(d->mac) : NULL;
+	const struct ts_wifi6_medium_stats *ms = d ? ts_wifi6_stage_medium(d->mac) : NULL;
+
+	if (!w || !ms)
+		return false;
+	*c = (struct ts_stats_mac){w->accesses, w->txops,    w->mpdus,	 w->collisions,
+				   w->failures, ms->beacons, w->airtime, ms->busy};
+	return true;
+}
+
+static void mac_row(struct ts_stats *s, int i)
+{
+	struct ts_stats_mac c, *l = &s->mac_last[i];
+
+	if (!s->mac)
+		return;
+	if (!mac_now(s->dir[i], &c)) {
+		fputs(",,,,,,,,", s->f);
+		return;
+	}
+	fprintf(s->f,
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64
+		",%" PRIu64,
+		c.accesses - l->accesses, c.txops - l->txops, c.mpdus - l->mpdus,
+		c.collisions - l->collisions, c.failures - l->failures, c.airtime - l->airtime,
+		c.busy - l->busy, c.beacons - l->beacons);
+	*l = c;
 }
 
 void ts_stats_queue(const struct ts_dir *d, uint64_t *bytes, uint64_t *pkts)
@@ -58,7 +88,7 @@ static void write_header(struct ts_stats *s)
 	      s->f);
 	for (c = 0; c < TS_DROP__COUNT; c++)
 		fprintf(s->f, ",drop_%s", ts_drop_name(c));
-	stats_extra_header(s->f);
+	mac_header(s);
 	fputc('\n', s->f);
 }
 
@@ -97,7 +127,7 @@ static void write_rows(struct ts_stats *s, ts_ns_t end)
 		fprintf(s->f, ",%" PRIu64, drops);
 		for (c = 0; c < TS_DROP__COUNT; c++)
 			fprintf(s->f, ",%" PRIu64, w->drops[c]);
-		stats_extra_row(s->f, d);
+		mac_row(s, i);
 		if (fputc('\n', s->f) == EOF && !s->error)
 			s->error = -EIO;
 		s->rows++;
@@ -117,6 +147,9 @@ void ts_stats_init(struct ts_stats *s, FILE *f, const struct ts_dir *const dir[2
 	s->win_start = origin;
 	win_reset(&s->w[0]);
 	win_reset(&s->w[1]);
+	/* What the MAC counted before the link's time 0 (nothing, as built) is no window's. */
+	s->mac = mac_now(dir[0], &s->mac_last[0]);
+	s->mac = mac_now(dir[1], &s->mac_last[1]) || s->mac;
 	write_header(s);
 }
 

@@ -21,7 +21,19 @@
  *                                     arrival to the end of their transmission, the
  *                                     delay of mahimahi's log (empty when none left)
  *   drops            every drop of the window, then drop_<cause> per cause
- *   (then the Wi-Fi MAC columns: see stats_extra_* in stats_out.c)
+ *
+ * With a Wi-Fi MAC (--mac wifi6:...), the MAC's counters of the window, so
+ * that a capacity can be derived for any part of the run (a test's
+ * measuring window) rather than only for the whole of it, handshakes and
+ * closes included. Empty in a direction without the MAC; a channel access
+ * counts in the window its exchange began in:
+ *
+ *   wifi_accesses, wifi_txops, wifi_mpdus    channel accesses, A-MPDUs sent, MPDUs
+ *                                            sent (retransmissions included)
+ *   wifi_collisions, wifi_failures           A-MPDUs lost to a tie, to collision=
+ *   wifi_airtime_ns                          this direction's senders on the air
+ *   wifi_busy_ns, wifi_beacons               the medium's (any contender's), the
+ *                                            same in both directions' rows
  */
 #ifndef TS_RECORD_STATS_OUT_H
 #define TS_RECORD_STATS_OUT_H
@@ -38,6 +50,12 @@ struct ts_stats_win {
 	struct ts_hist delay; /* link delay of the packets that left the link */
 };
 
+/* A Wi-Fi MAC's counters, since the start: the last row's, to write each window's part. */
+struct ts_stats_mac {
+	uint64_t accesses, txops, mpdus, collisions, failures, beacons;
+	ts_ns_t airtime, busy;
+};
+
 struct ts_stats {
 	FILE *f;
 	bool own;
@@ -45,6 +63,8 @@ struct ts_stats {
 	ts_ns_t origin, interval;
 	ts_ns_t win_start; /* start of the open window */
 	struct ts_stats_win w[2];
+	bool mac;			 /* a direction has a Wi-Fi MAC: its columns are written */
+	struct ts_stats_mac mac_last[2]; /* its counters at the last row's end */
 	uint64_t rows;
 	int error; /* first write error (negative errno) */
 };

@@ -167,6 +167,26 @@ static int open_pcaps(struct ts_obs *ob, struct ts_err *err)
 	return 0;
 }
 
+/*
+ * A sock_diag handle in each namespace --sockstats samples: CMD's (station
+ * 0) and each other real Wi-Fi station's, so that every station's flows
+ * have rows, each tagged with its station.
+ */
+static int open_socks(struct ts_obs *ob, struct ts_err *err)
+{
+	unsigned int k;
+	int ret;
+
+	for (k = 0; k <= ob->env.nsta && k < sizeof(ob->sd) / sizeof(ob->sd[0]); k++) {
+		ret = ts_sockdiag_open(&ob->sd[k],
+				       k ? ob->env.sta_netns_fd[k - 1] : ob->env.cmd_netns_fd, err);
+		if (ret < 0)
+			return ret;
+		ob->nsd = k + 1;
+	}
+	return 0;
+}
+
 static int open_logs(struct ts_obs *ob, struct ts_err *err)
 {
 	const struct ts_obs_opts *o = ob->o;
@@ -209,7 +229,7 @@ static int open_logs(struct ts_obs *ob, struct ts_err *err)
 			return -errno;
 		setvbuf(ob->sock_f, NULL, _IOFBF, 1 << 16);
 		ts_sockstats_header(ob->sock_f);
-		ret = ts_sockdiag_open(&ob->sd, ob->env.cmd_netns_fd, err);
+		ret = open_socks(ob, err);
 		if (ret < 0)
 			return ret;
 		/* The sampler dumps at origin + k * interval; the loop looks half an interval later. */
@@ -382,9 +402,41 @@ static void write_batch(void *ctx, const struct ts_sampler_batch *b)
 	ob->sock_samples++;
 }
 
-static int dump_sd(void *sd, ts_sockdiag_fn cb, void *cb_ctx)
+/* One station's sockets, each tagged with the station before it is passed on. */
+struct dump_tag {
+	ts_sockdiag_fn cb;
+	void *ctx;
+	unsigned int station;
+};
+
+static void tag_one(void *arg, const struct ts_sockstat *st)
 {
-	return ts_sockdiag_dump(sd, cb, cb_ctx);
+	const struct dump_tag *t = arg;
+	struct ts_sockstat tagged = *st;
+
+	tagged.station = t->station;
+	t->cb(t->ctx, &tagged);
+}
+
+/*
+ * One sample: every station's namespace in turn (in the sampler's thread;
+ * ob->sd and ob->nsd do not change while it runs). Returns the sockets
+ * seen, or the first negative errno once every namespace was tried.
+ */
+static int dump_socks(void *arg, ts_sockdiag_fn cb, void *cb_ctx)
+{
+	const struct ts_obs *ob = arg;
+	struct dump_tag t = {cb, cb_ctx, 0};
+	int n = 0, err = 0, ret;
+
+	for (t.station = 0; t.station < ob->nsd; t.station++) {
+		ret = ts_sockdiag_dump(ob->sd[t.station], tag_one, &t);
+		if (ret < 0 && !err)
+			err = ret;
+		else if (ret > 0)
+			n += ret;
+	}
+	return err ? err : n;
 }
 
 /*
@@ -398,7 +450,7 @@ static void sample_sockets(struct ts_obs *ob, ts_ns_t now)
 	int ret;
 
 	if (!ob->sampler && !ob->sock_err) {
-		ret = ts_sampler_start(&ob->sampler, dump_sd, ob->sd, ob->env.origin,
+		ret = ts_sampler_start(&ob->sampler, dump_socks, ob, ob->env.origin,
 				       ob->o->sock_interval, TS_OBS_SOCK_MAX, ob->env.helper_cpus,
 				       &err);
 		if (ret < 0)
@@ -443,7 +495,7 @@ void ts_obs_tick(struct ts_obs *ob, ts_ns_t now)
 	for (i = 0; i < 2; i++)
 		if (ob->mm_on[i])
 			ts_mmlog_flush(&ob->mm[i], now);
-	if (ob->sd)
+	if (ob->nsd)
 		sample_sockets(ob, now);
 	ts_progress_tick(&ob->progress, now, ob->env.dir);
 }
@@ -453,7 +505,7 @@ ts_ns_t ts_obs_next_deadline(const struct ts_obs *ob)
 	ts_ns_t d = ts_min(ts_stats_next_deadline(&ob->stats),
 			   ts_progress_next_deadline(&ob->progress));
 
-	if (ob->sd)
+	if (ob->nsd)
 		d = ts_min(d, ob->sock_next);
 	return d;
 }
@@ -492,8 +544,11 @@ int ts_obs_finish(struct ts_obs *ob, ts_ns_t now, struct ts_err *err)
 	if (ob->sock_err)
 		fprintf(stderr, "tasshape: warning: --sockstats: sampling failed: %s\n",
 			strerror(-ob->sock_err));
-	ts_sockdiag_close(ob->sd);
-	ob->sd = NULL;
+	for (i = 0; i < (int)ob->nsd; i++) {
+		ts_sockdiag_close(ob->sd[i]);
+		ob->sd[i] = NULL;
+	}
+	ob->nsd = 0;
 	free(ob->hdr);
 	free(ob->hdrlen);
 	ob->hdr = ob->hdrlen = NULL;

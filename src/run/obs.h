@@ -30,6 +30,7 @@
 
 #include "net/nfq.h"
 #include "link/linkcfg.h"
+#include "net/topo.h"
 #include "record/mmlog.h"
 #include "record/pcap_out.h"
 #include "run/status_line.h"
@@ -77,10 +78,13 @@ struct ts_obs_env {
 	const struct ts_linkcfg *link;
 	const struct ts_dir *dir[2];
 	const struct ts_pool *pool;
-	ts_ns_t origin;			/* model time 0 of the link (CLOCK_MONOTONIC) */
-	ts_ns_t duration;		/* --duration, 0: none */
-	const char *cmdline;		/* the full command line, for the logs */
-	int cmd_netns_fd;		/* namespace whose sockets --sockstats samples */
+	ts_ns_t origin;	     /* model time 0 of the link (CLOCK_MONOTONIC) */
+	ts_ns_t duration;    /* --duration, 0: none */
+	const char *cmdline; /* the full command line, for the logs */
+	int cmd_netns_fd;    /* namespace whose sockets --sockstats samples */
+	/* The other real Wi-Fi stations' namespaces (station 1 ..), sampled too. */
+	int sta_netns_fd[TS_TOPO_STA_MAX];
+	unsigned int nsta;
 	struct ts_obs_sockview station; /* for --sockstats */
 	bool quiet;			/* --quiet: never a status line */
 	bool interactive; /* CMD is an interactive shell: no status line unless --progress */
@@ -107,7 +111,9 @@ struct ts_obs {
 	bool mm_on[2];
 	struct ts_mmlog mm[2];
 	struct ts_stats stats;
-	struct ts_sockdiag *sd;
+	/* --sockstats: station k's namespace in sd[k], 0 CMD's; nsd 0: not sampled */
+	struct ts_sockdiag *sd[1 + TS_TOPO_STA_MAX];
+	unsigned int nsd;
 	struct ts_sampler *sampler; /* dumps @sd off the loop's thread (run/sampler.h) */
 	FILE *sock_f;
 	ts_ns_t sock_next; /* when the loop looks for a finished sample next */

@@ -223,7 +223,8 @@ static void manifest_if(struct ts_session *s, unsigned int k, int fd, const char
 
 /*
  * Start the recording (captures, logs, time series, socket samples of the
- * namespace @cmd_fd, status line) and, with --out, write the manifest.
+ * namespace @cmd_fd and of every other real station's, status line) and,
+ * with --out, write the manifest.
  */
 static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_err *err)
 {
@@ -242,8 +243,13 @@ static int obs_up(struct ts_session *s, int cmd_fd, const char *mode, struct ts_
 		/* Filled by ts_rt_enter before the loop's first turn starts the sampler. */
 		.helper_cpus = &s->rt.others,
 	};
-	int ret = ts_obs_start(&s->obs, &c->obs, &env, err);
+	unsigned int k;
+	int ret;
 
+	/* Every real station's flows are sampled, not only CMD's first namespace's. */
+	for (k = 0; k < s->topo.nsta && k < TS_TOPO_STA_MAX; k++)
+		env.sta_netns_fd[env.nsta++] = s->topo.sta[k].ns.fd;
+	ret = ts_obs_start(&s->obs, &c->obs, &env, err);
 	if (ret < 0)
 		return ret;
 	if (ret > 0)
@@ -627,13 +633,46 @@ static void count_one(void *ctx, const struct ts_sockstat *st)
 	(void)st;
 }
 
-/* The drain's test: TCP sockets of the inner namespace not yet TIME_WAIT or CLOSE. */
+/*
+ * The drain's test: TCP sockets not yet TIME_WAIT or CLOSE, in CMD's
+ * namespace and every other real station's (each ran CMD too). Returns
+ * their number, or a negative errno when no namespace could be counted
+ * and none had one open.
+ */
 static int open_sockets(void *ctx)
 {
 	struct ts_session *s = ctx;
+	int n = 0, err = 0, ret;
+	unsigned int k;
 
-	/* The dump leaves out listening, closed and time-wait sockets already. */
-	return ts_sockdiag_dump(s->drain_sd, count_one, NULL);
+	for (k = 0; k < sizeof(s->drain_sd) / sizeof(s->drain_sd[0]); k++) {
+		if (!s->drain_sd[k])
+			continue;
+		/* The dump leaves out listening, closed and time-wait sockets already. */
+		ret = ts_sockdiag_dump(s->drain_sd[k], count_one, NULL);
+		if (ret < 0 && !err)
+			err = ret;
+		else if (ret > 0)
+			n += ret;
+	}
+	return n > 0 || !err ? n : err;
+}
+
+/*
+ * The sockets the drain counts: one handle per station's namespace. Those
+ * that cannot be opened are not counted (the drain still empties the
+ * queues). Returns true when any was opened.
+ */
+static bool drain_count_open(struct ts_session *s)
+{
+	unsigned int k, n = 1 + s->topo.nsta;
+	struct ts_err e;
+	bool any = false;
+
+	for (k = 0; k < n && k < sizeof(s->drain_sd) / sizeof(s->drain_sd[0]); k++)
+		any |= ts_sockdiag_open(&s->drain_sd[k],
+					k ? s->topo.sta[k - 1].ns.fd : s->topo.inner.fd, &e) == 0;
+	return any;
 }
 
 /* Tell the user what the linger limit cut short: those packets are the summary's "shutdown". */
@@ -738,15 +777,13 @@ static int steer_deliveries(struct ts_session *s, struct ts_err *err)
 
 int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 {
-	struct ts_err e;
 	int ret;
 
 	/* attach drains too, but has no CMD whose connections it could wait for. */
 	s->shaper.linger = s->common->linger >= 0 ? s->common->linger : ts_linkcfg_linger(s->link);
 	if (child > 0) {
 		/* Without the socket count the drain still empties the queues. */
-		if (s->have_topo && s->shaper.linger > 0 &&
-		    ts_sockdiag_open(&s->drain_sd, s->topo.inner.fd, &e) == 0) {
+		if (s->have_topo && s->shaper.linger > 0 && drain_count_open(s)) {
 			s->shaper.sockets = open_sockets;
 			s->shaper.sockets_ctx = s;
 		}
@@ -828,6 +865,7 @@ static void final_manifest(struct ts_session *s, int *ret, struct ts_err *err)
 int ts_session_close(struct ts_session *s, struct ts_err *err)
 {
 	struct ts_err e;
+	unsigned int k;
 	int ret = 0;
 
 	if (s->shaper_up) {
@@ -851,16 +889,23 @@ int ts_session_close(struct ts_session *s, struct ts_err *err)
 		keep_first(&ret, ts_ipt_clear(&s->rules, &e), err, &e);
 	}
 	if (s->have_topo) {
-		/* What CMD left running (background jobs, daemons) must not outlive the link. */
+		/*
+		 * What CMD left running (background jobs, daemons) must not outlive
+		 * the link: in its namespace and in each other real station's.
+		 */
 		ts_netns_kill_all(s->topo.inner.fd, SIGKILL);
+		for (k = 0; k < s->topo.nsta && k < TS_TOPO_STA_MAX; k++)
+			ts_netns_kill_all(s->topo.sta[k].ns.fd, SIGKILL);
 		keep_first(&ret, ts_topo_destroy(&s->topo, &e), err, &e);
 		s->have_topo = false;
 		/* The last run from here: ip_forward as found; if it cannot, the next sweep does. */
 		if (!s->common->rootless)
 			ts_fwd_restore();
 	}
-	ts_sockdiag_close(s->drain_sd);
-	s->drain_sd = NULL;
+	for (k = 0; k < sizeof(s->drain_sd) / sizeof(s->drain_sd[0]); k++) {
+		ts_sockdiag_close(s->drain_sd[k]);
+		s->drain_sd[k] = NULL;
+	}
 	ts_netns_destroy(&s->attached, NULL);
 	ts_netns_destroy(&s->peer, NULL);
 	if (s->sigfd >= 0) {

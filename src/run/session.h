@@ -79,9 +79,10 @@ struct ts_session {
 	int stop; /* enum ts_stop of the run */
 	struct ts_obs obs;
 	char cmdline[4096];
-	struct ts_manifest manifest;  /* path NULL: no --out */
-	struct ts_sockdiag *drain_sd; /* the inner namespace's sockets, for the drain */
-	struct ts_guard guard;	      /* removes what the run made if tasshape dies (run/guard.h) */
+	struct ts_manifest manifest; /* path NULL: no --out */
+	/* For the drain: each station's namespace's sockets (0: CMD's; NULL: not counted). */
+	struct ts_sockdiag *drain_sd[1 + TS_TOPO_STA_MAX];
+	struct ts_guard guard; /* removes what the run made if tasshape dies (run/guard.h) */
 	struct ts_rt rt;       /* the loop's real-time scheduling (run/rt.h), for the run only */
 	bool napi_deferred;    /* the downlink's deliveries run in a NAPI thread (net/topo.h) */
 	uint64_t ring_dropped; /* lost at its full NAPI ring */

@@ -309,6 +309,35 @@ static void test_sockstats_refused_rows(void)
 }
 
 /*
+ * Real Wi-Fi stations: each station's namespace has ports of its own, so
+ * two stations' sockets may share a port; the station column tells them
+ * apart. Station 1's flow on port 40000 takes its 2 rows, station 0's its
+ * 1 row; a socket matched at any station (-1: the far side's) takes all 3.
+ */
+static void test_sockstats_stations(void)
+{
+	static const char csv[] = "time_s,sport,dport,cca,cwnd_pkts,srtt_ms,pacing_rate_bps,"
+				  "delivery_rate_bps,bytes_sent,station\n"
+				  "0.1,40000,5201,cubic,10,1,,,10,1\n"
+				  "0.1,40000,5202,cubic,20,1,,,10,0\n"
+				  "0.2,40000,5201,cubic,11,1,,,10,1\n";
+	struct ts_exp_sock s[3] = {{.port = 40000, .station = 1},
+				   {.port = 40000, .station = 0},
+				   {.port = 40000, .station = -1}};
+	struct ts_err err = {""};
+	int i;
+
+	TSU_EQ(ts_exp_parse_sockstats(csv, 0, s, 3, &err), 0);
+	TSU_EQ(s[0].rows, 2);
+	NEAR(at(s[0].series, "cwnd", 1), 11);
+	TSU_EQ(s[1].rows, 1);
+	NEAR(at(s[1].series, "cwnd", 0), 20);
+	TSU_EQ(s[2].rows, 3);
+	for (i = 0; i < 3; i++)
+		json_object_put(s[i].series);
+}
+
+/*
  * A run directory's files are read whole only when they are regular files
  * reached without a link: the run's programs wrote those names, and a
  * link or FIFO there must not make tasshape read another file or block.
@@ -360,6 +389,7 @@ static const struct tsu_test tests[] = {
 	{"summary and fidelity", test_summary_and_fidelity},
 	{"socket statistics", test_sockstats},
 	{"socket statistics: refused rows", test_sockstats_refused_rows},
+	{"socket statistics: real stations", test_sockstats_stations},
 	{"run files: links, FIFOs, escapes refused", test_slurp_refuses},
 };
 

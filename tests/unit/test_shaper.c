@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/stats_out.h"
 #include "run/shaper.h"
 #include "tsu.h"
 
@@ -652,6 +653,61 @@ static void test_real_stations(void)
 	teardown();
 }
 
+/*
+ * stats.csv's Wi-Fi columns (record/stats_out.h): one 1500-byte frame of
+ * the uplink's station goes out in the first 100 ms window: that row
+ * counts its access, its A-MPDU of one MPDU, its airtime and the medium's
+ * busy time, as the MAC's own counters do; the downlink's row, no
+ * transmission of its own but the same busy time; the next window nothing.
+ */
+static void test_stats_mac(void)
+{
+	const struct ts_dir *dirs[2] = {&sh.dir[TS_UP], &sh.dir[TS_DOWN]};
+	const struct ts_wifi6_medium_stats *ms;
+	const struct ts_wifi6_stats *w;
+	struct ts_err err = {{0}};
+	char *buf = NULL, want[256];
+	struct ts_stats st;
+	size_t len = 0;
+	FILE *f;
+	int i;
+
+	ts_linkcfg_init(&cfg);
+	cfg.mac = "wifi6:beacon=0";
+	CU_ASSERT_EQUAL_FATAL(ts_linkcfg_load(&cfg, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ts_shaper_init(&sh, &cfg, T0, 64, &err), 0);
+	for (i = 0; i < TS_H__COUNT; i++) {
+		ts_pktio_mem_init(&io[i]);
+		if (ts_shaper_needs(&sh, i))
+			ts_shaper_use(&sh, i, &ts_pktio_mem_ops, &io[i]);
+	}
+	sh.clock = fake_clock;
+	ts_shaper_begin(&sh, 0, 0);
+	f = open_memstream(&buf, &len);
+	ts_stats_init(&st, f, dirs, T0, 100 * MS);
+	ts_pktio_mem_push(&io[TS_H_UP_SENDER], 1500);
+	turn(T0);
+	turn(T0 + 10 * MS);
+	ts_stats_close(&st, T0 + 150 * MS);
+	fclose(f);
+	w = ts_wifi6_stage_stats(sh.dir[TS_UP].mac);
+	ms = ts_wifi6_stage_medium(sh.dir[TS_UP].mac);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ms);
+	TSU_EQ(w->txops, 1);
+	CU_ASSERT(w->airtime > 0 && ms->busy >= w->airtime);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+				      ",wifi_accesses,wifi_txops,wifi_mpdus,wifi_collisions,"
+				      "wifi_failures,wifi_airtime_ns,wifi_busy_ns,wifi_beacons\n"));
+	snprintf(want, sizeof(want), ",1,1,1,0,0,%lld,%lld,0\n0.100,downlink,",
+		 (long long)w->airtime, (long long)ms->busy);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, want));
+	snprintf(want, sizeof(want), ",0,0,0,0,0,0,%lld,0\n0.150,uplink,", (long long)ms->busy);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",0,0,0,0,0,0,0,0\n0.150,downlink,"));
+	free(buf);
+	teardown();
+}
+
 static const struct tsu_test tests[] = {
 	{"the default linger", test_linger_default},
 	{"hooks in use", test_hooks},
@@ -671,6 +727,7 @@ static const struct tsu_test tests[] = {
 	{"attach: a drain of the queues at the signal", test_attach_drain},
 	{"a signal cuts the drain short", test_signal_cuts_drain},
 	{"real Wi-Fi stations: their hooks and the downlink's classification", test_real_stations},
+	{"stats.csv: the Wi-Fi MAC's counters per window", test_stats_mac},
 };
 
 TSU_MAIN("shaper", tests)

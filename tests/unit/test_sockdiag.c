@@ -113,7 +113,7 @@ static void test_row(void)
 	CU_ASSERT_STRING_EQUAL(buf, "1.250,100.64.0.6:40000-100.64.0.1:5201,100.64.0.6,40000,"
 				    "100.64.0.1,5201,ESTAB,bbr,10,,1448,40.123,2.000,40.000,"
 				    "10000000,8000000,8,13032,1,3,100000,120000,12000000,40.000,"
-				    "2.887,2.000,,,\n");
+				    "2.887,2.000,,,,0\n");
 	free(buf);
 }
 
@@ -137,8 +137,8 @@ static void test_row_station(void)
 	stn.shift = 10;
 	ts_sockstats_row(f, 1.5, &st, &stn);
 	fclose(f);
-	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",2.887,2.000,10000000,7,emulated\n1.500,"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",2.887,2.000,10000000,10,kernel\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",2.887,2.000,10000000,7,emulated,0\n1.500,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",2.887,2.000,10000000,10,kernel,0\n"));
 	free(buf);
 }
 
@@ -194,7 +194,7 @@ static void test_v6(void)
 	ts_sockstats_row(f, 0, &st, NULL);
 	fclose(f);
 	CU_ASSERT_STRING_EQUAL(buf, "0.000,[fd74::2]:1-[fd74::1]:2,fd74::2,1,fd74::1,2,ESTAB,,"
-				    ",,,,,,,,,,,,,,,,,,,,\n");
+				    ",,,,,,,,,,,,,,,,,,,,,0\n");
 	free(buf);
 }
 

@@ -258,6 +258,7 @@ static void test_sockstats_round_trip(void)
 	f = open_memstream(&buf, &len);
 	ts_sockstats_header(f);
 	ts_sockstats_row(f, 1.25, &st, &stn);
+	st.station = 3; /* a real Wi-Fi station's socket (run/obs.c tags it) */
 	ts_sockstats_row(f, 1.5, &st, NULL);
 	fclose(f);
 	ts_sockstats_in_init(&r, "sockstats.csv");
@@ -284,10 +285,12 @@ static void test_sockstats_round_trip(void)
 	TSU_EQ(row.v[TS_SS_BYTES_SENT], 120000);
 	TSU_EQ(row.v[TS_SS_STATION_PACING], 10000000);
 	TSU_EQ(row.v[TS_SS_STATION_SHIFT], 7);
+	TSU_EQ(row.v[TS_SS_STATION], 0);
 	line = strtok_r(NULL, "\n", &save);
 	TSU_EQ(ts_sockstats_in_line(&r, line, strlen(line), &row, &err), 1);
 	CU_ASSERT(isnan(row.v[TS_SS_STATION_SHIFT]));
 	CU_ASSERT_STRING_EQUAL(row.station_tsq, "");
+	TSU_EQ(row.v[TS_SS_STATION], 3);
 	TSU_EQ(ts_sockstats_in_finish(&r, &err), 0);
 	free(buf);
 }
