@@ -600,39 +600,58 @@ int ts_topo_steer_rx(const struct ts_topo *t, const char *mask, struct ts_err *e
 	return ret;
 }
 
+/*
+ * The two veth pairs a released packet crosses to its receiver: the downlink's from veth_ld
+ * (link namespace) to veth_in (inner), the uplink's from veth_lu (link) to veth_out (outer).
+ */
+struct rx_pair {
+	int tx_fd, rx_fd; /* the namespaces of the sending and the receiving end */
+	const char *tx, *rx;
+	int tx_index;
+};
+
+static struct rx_pair rx_pair_of(const struct ts_topo *t, bool up)
+{
+	if (up)
+		return (struct rx_pair){t->link.fd, t->outer_fd, t->veth_lu, t->veth_out,
+					t->ifindex_lu};
+	return (struct rx_pair){t->link.fd, t->inner.fd, t->veth_ld, t->veth_in, t->ifindex_ld};
+}
+
 struct rx_arg {
-	const struct ts_topo *t;
+	const struct rx_pair *p;
 	struct ts_err *err;
 };
 
-/* In the link namespace: without TSO on veth_ld, its packets take veth_in's NAPI path. */
+/* In the sending end's namespace: without TSO there, its packets take the peer's NAPI path. */
 static int tso_off(void *arg)
 {
 	const struct rx_arg *a = arg;
 
-	return ts_netdev_offload(a->t->veth_ld, TS_NETDEV_TSO, false, a->err);
+	return ts_netdev_offload(a->p->tx, TS_NETDEV_TSO, false, a->err);
 }
 
-/* In the inner namespace: GRO on (a veth's NAPI), then NAPI run by its own thread. */
+/* In the receiving end's namespace: GRO on (a veth's NAPI), then NAPI run by its own thread. */
 static int napi_thread(void *arg)
 {
 	const struct rx_arg *a = arg;
 	int ret;
 
-	ret = ts_netdev_offload(a->t->veth_in, TS_NETDEV_GRO, true, a->err);
+	ret = ts_netdev_offload(a->p->rx, TS_NETDEV_GRO, true, a->err);
 	if (ret == 0)
-		ret = ts_netdev_sysfs_write(a->t->veth_in, "threaded", "1", a->err);
+		ret = ts_netdev_sysfs_write(a->p->rx, "threaded", "1", a->err);
 	return ret;
 }
 
-int ts_topo_defer_rx(const struct ts_topo *t, struct ts_err *err)
+int ts_topo_defer_rx(const struct ts_topo *t, bool up, struct ts_err *err)
 {
-	struct rx_arg a = {t, err};
+	struct rx_pair p = rx_pair_of(t, up);
+	struct rx_arg a = {&p, err};
 	int ret;
 
-	ret = ts_netns_run(t->link.fd, tso_off, &a, err);
+	ret = ts_netns_run(p.tx_fd, tso_off, &a, err);
 	if (ret == 0)
-		ret = ts_netns_run(t->inner.fd, napi_thread, &a, err);
+		ret = ts_netns_run(p.rx_fd, napi_thread, &a, err);
 	return ret;
 }
 
@@ -656,12 +675,13 @@ static int read_drops(void *arg)
 	return ret;
 }
 
-int ts_topo_rx_dropped(const struct ts_topo *t, uint64_t *drops, struct ts_err *err)
+int ts_topo_rx_dropped(const struct ts_topo *t, bool up, uint64_t *drops, struct ts_err *err)
 {
-	struct drops_arg a = {.index = t->ifindex_ld, .err = err};
+	struct rx_pair p = rx_pair_of(t, up);
+	struct drops_arg a = {.index = p.tx_index, .err = err};
 	int ret;
 
-	ret = ts_netns_run(t->link.fd, read_drops, &a, err);
+	ret = ts_netns_run(p.tx_fd, read_drops, &a, err);
 	*drops = ret == 0 ? a.drops : 0;
 	return ret;
 }

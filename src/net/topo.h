@@ -206,26 +206,30 @@ int ts_topo_run_inner(const struct ts_topo *t, int (*fn)(void *arg), void *arg, 
 int ts_topo_steer_rx(const struct ts_topo *t, const char *mask, struct ts_err *err);
 
 /*
- * ts_topo_defer_rx - the downlink's deliveries in a kernel thread: veth_in
- * gets NAPI (GRO on) run by its own thread (threaded NAPI), veth_ld loses
- * TSO (a veth hands its peer's NAPI only what GRO could merge, which with
- * TSO on excludes TCP; a GSO unit is then cut into packets at veth_ld and
- * put back together by veth_in's GRO). A verdict at the downlink's hook
- * then only puts the packet in veth_in's ring and wakes that thread; the
- * station's work runs when the thread does, not in the verdict call.
+ * ts_topo_defer_rx - one direction's deliveries in a kernel thread: the
+ * receiving end (veth_in for the downlink, veth_out for the uplink, @up)
+ * gets NAPI (GRO on) run by its own thread (threaded NAPI), the sending
+ * end (veth_ld, veth_lu) loses TSO (a veth hands its peer's NAPI only what
+ * GRO could merge, which with TSO on excludes TCP; a GSO unit is then cut
+ * into packets there and put back together by the receiving end's GRO). A
+ * verdict at that direction's network hook then only puts the packet in
+ * the receiving end's ring and wakes the thread; the receiver's work runs
+ * when the thread does, not in the verdict call, and the packets released
+ * before it runs reach GRO in one poll (one ACK for a merged burst).
  * Linux 5.13 or later (veth NAPI without XDP, threaded NAPI). Returns 0,
  * or a negative errno with @err set at the first step that failed (what
  * was done stays: the veths go with the run), -ENOTRECOVERABLE as
  * ts_netns_run.
  */
-int ts_topo_defer_rx(const struct ts_topo *t, struct ts_err *err);
+int ts_topo_defer_rx(const struct ts_topo *t, bool up, struct ts_err *err);
 
 /*
- * ts_topo_rx_dropped - packets veth_ld could not hand to veth_in: its NAPI
- * ring (256 packets) was full. Returns 0 with *@drops set, or a negative
- * errno with @err set.
+ * ts_topo_rx_dropped - packets of one direction (@up as ts_topo_defer_rx)
+ * that the sending end could not hand to the receiving end: its NAPI ring
+ * (256 packets) was full. Returns 0 with *@drops set, or a negative errno
+ * with @err set.
  */
-int ts_topo_rx_dropped(const struct ts_topo *t, uint64_t *drops, struct ts_err *err);
+int ts_topo_rx_dropped(const struct ts_topo *t, bool up, uint64_t *drops, struct ts_err *err);
 
 /*
  * ts_topo_destroy - remove the rules (newest first), both veth pairs

@@ -13,6 +13,24 @@
 #define TS_PF_KTHREAD 0x00200000ul /* include/linux/sched.h: I am a kernel thread */
 #define COMM_MAX      15	   /* TASK_COMM_LEN - 1 */
 
+unsigned int ts_napi_dirs(bool gso, bool wifi6, bool down_hook)
+{
+	unsigned int dirs = 0;
+
+	if ((gso || wifi6) && down_hook)
+		dirs |= TS_NAPI_DOWN;
+	if (wifi6 && !gso)
+		dirs |= TS_NAPI_UP;
+	return dirs;
+}
+
+const char *ts_napi_label(unsigned int dirs)
+{
+	static const char *const label[] = {"", "up", "down", "both"};
+
+	return label[dirs & (TS_NAPI_UP | TS_NAPI_DOWN)];
+}
+
 int ts_napi_thread_of(const char *comm, unsigned long flags, const char *dev)
 {
 	char want[64];

@@ -12,9 +12,29 @@
 #ifndef TS_RUN_NAPI_H
 #define TS_RUN_NAPI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "tasshape/err.h"
+
+enum { TS_NAPI_UP = 1, TS_NAPI_DOWN = 2 };
+
+/*
+ * ts_napi_dirs - which directions' deliveries a guest in virtual time hands
+ * to NAPI threads (TS_NAPI_* bits), for a link with --gso (@gso), a Wi-Fi
+ * MAC (@wifi6) and a downlink network hook (@down_hook). The downlink with
+ * --gso or a Wi-Fi MAC: the station's work (the ACKs of an access point's
+ * A-MPDU, each running the station's TCP) leaves the verdict call. The
+ * uplink per packet behind a Wi-Fi MAC: the server gets GRO as a real
+ * receiver has it, so the packets released before its thread runs (an
+ * A-MPDU's, when no slower wire spaces them) are merged and ACKed once;
+ * not with --gso, whose units would be cut at the veth and merged again
+ * for nothing. Pure.
+ */
+unsigned int ts_napi_dirs(bool gso, bool wifi6, bool down_hook);
+
+/* ts_napi_label - "up", "down", "both" or "" for TS_NAPI_* bits @dirs. Pure. */
+const char *ts_napi_label(unsigned int dirs);
 
 /*
  * ts_napi_thread_of - whether a task with command name @comm (as in

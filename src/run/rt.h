@@ -47,8 +47,9 @@ struct ts_rt {
 	char rps_cpus[TS_CPUMASK_HEX_MAX];
 	char rps_note[320];
 	/*
-	 * One CPU in virtual time with --gso: the deliveries run in a NAPI thread ("down",
-	 * net/topo.h; "": none), and why not or what went wrong ("": no note). By the session.
+	 * One CPU in virtual time with --gso or a Wi-Fi MAC: the deliveries run in NAPI threads
+	 * ("down", "up" or "both", run/napi.h; "": none), and why not or what went wrong ("": no
+	 * note). By the session.
 	 */
 	char napi[48];
 	char napi_note[320];

@@ -713,21 +713,19 @@ static void drain_report(struct ts_session *s)
  * p99 270 us at 20 MHz MCS 0 with A-MPDUs of 2.3 ACKs, 56 us deferred; 393 and 158 at MCS 1).
  * Not per packet on a wired link: at 200 Mbit/s the thread's batches (64 packets, not
  * preemptible) delayed the loop's wake-ups more than the calls they spared, and its ring
- * overflowed. A failure is a note in the summary: the deliveries stay in the loop, as before.
+ * overflowed. Per packet behind a Wi-Fi MAC the uplink's veth pair too: the server then has
+ * GRO, as a real receiver's NIC gives it, and merges what was released before its thread ran
+ * (run/napi.h, ts_napi_dirs). A failure is a note in the summary: the deliveries stay in the
+ * loop, as before.
  */
-static int defer_deliveries(struct ts_session *s, struct ts_err *err)
+/* One direction's deliveries to a NAPI thread; 0 (a note on failure) or -ENOTRECOVERABLE. */
+static int defer_one(struct ts_session *s, bool up, struct ts_err *err)
 {
 	struct ts_rt *rt = &s->rt;
-	const char *dev = s->topo.veth_in;
-	struct ts_err why = {"no NAPI thread found"};
 	struct ts_err e;
 	int ret;
 
-	if (!s->have_topo || !(s->link->gso || s->link->wifi6) ||
-	    !s->shaper.hook[TS_H_DOWN_NETWORK].io || !rt->prio || rt->pin == TS_SHAPER_CPU_OFF ||
-	    !ts_awake_in_vclock())
-		return 0;
-	ret = ts_topo_defer_rx(&s->topo, &e);
+	ret = ts_topo_defer_rx(&s->topo, up, &e);
 	if (ret == -ENOTRECOVERABLE)
 		*err = e;
 	if (ret < 0) {
@@ -735,9 +733,41 @@ static int defer_deliveries(struct ts_session *s, struct ts_err *err)
 			 (int)sizeof(rt->napi_note) - 1, e.msg);
 		return ret == -ENOTRECOVERABLE ? ret : 0;
 	}
-	s->napi_deferred = true;
-	snprintf(rt->napi, sizeof(rt->napi), "down");
-	if (ts_napi_rt(&dev, 1, rt->prio > 1 ? rt->prio - 1 : 1, &why) <= 0)
+	s->napi_deferred[up ? TS_UP : TS_DOWN] = true;
+	return 0;
+}
+
+static int defer_deliveries(struct ts_session *s, struct ts_err *err)
+{
+	struct ts_rt *rt = &s->rt;
+	const char *devs[2];
+	struct ts_err why = {"no NAPI thread found"};
+	unsigned int dirs, done = 0;
+	size_t n = 0;
+	int ret = 0;
+
+	if (!s->have_topo || !rt->prio || rt->pin == TS_SHAPER_CPU_OFF || !ts_awake_in_vclock())
+		return 0;
+	dirs = ts_napi_dirs(s->link->gso, s->link->wifi6,
+			    s->shaper.hook[TS_H_DOWN_NETWORK].io != NULL);
+	if (dirs & TS_NAPI_DOWN)
+		ret = defer_one(s, false, err);
+	if (ret == 0 && (dirs & TS_NAPI_UP))
+		ret = defer_one(s, true, err);
+	if (ret < 0)
+		return ret;
+	if (s->napi_deferred[TS_DOWN]) {
+		devs[n++] = s->topo.veth_in;
+		done |= TS_NAPI_DOWN;
+	}
+	if (s->napi_deferred[TS_UP]) {
+		devs[n++] = s->topo.veth_out;
+		done |= TS_NAPI_UP;
+	}
+	if (!n)
+		return 0;
+	snprintf(rt->napi, sizeof(rt->napi), "%s", ts_napi_label(done));
+	if (ts_napi_rt(devs, n, rt->prio > 1 ? rt->prio - 1 : 1, &why) <= 0)
 		snprintf(rt->napi_note, sizeof(rt->napi_note), "NAPI thread not real-time: %.280s",
 			 why.msg);
 	return 0;
@@ -747,9 +777,12 @@ static int defer_deliveries(struct ts_session *s, struct ts_err *err)
 static void napi_drops(struct ts_session *s)
 {
 	struct ts_err e;
+	int d;
 
-	if (s->napi_deferred && ts_topo_rx_dropped(&s->topo, &s->ring_dropped, &e) < 0)
-		s->ring_dropped = 0;
+	for (d = TS_UP; d <= TS_DOWN; d++)
+		if (s->napi_deferred[d] &&
+		    ts_topo_rx_dropped(&s->topo, d == TS_UP, &s->ring_dropped[d], &e) < 0)
+			s->ring_dropped[d] = 0;
 }
 
 static int steer_deliveries(struct ts_session *s, struct ts_err *err)
@@ -816,7 +849,8 @@ static void print_summary(struct ts_session *s, int *ret, struct ts_err *err)
 	FILE *f;
 
 	ts_shaper_summary(&s->shaper, &sum, "tasshape");
-	sum.extra[TS_DOWN].ring_dropped = s->ring_dropped;
+	sum.extra[TS_UP].ring_dropped = s->ring_dropped[TS_UP];
+	sum.extra[TS_DOWN].ring_dropped = s->ring_dropped[TS_DOWN];
 	sum.rt = &s->rt;
 	if (!s->common->quiet)
 		ts_summary_print(stderr, &sum);

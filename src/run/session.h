@@ -82,10 +82,10 @@ struct ts_session {
 	struct ts_manifest manifest; /* path NULL: no --out */
 	/* For the drain: each station's namespace's sockets (0: CMD's; NULL: not counted). */
 	struct ts_sockdiag *drain_sd[1 + TS_TOPO_STA_MAX];
-	struct ts_guard guard; /* removes what the run made if tasshape dies (run/guard.h) */
-	struct ts_rt rt;       /* the loop's real-time scheduling (run/rt.h), for the run only */
-	bool napi_deferred;    /* the downlink's deliveries run in a NAPI thread (net/topo.h) */
-	uint64_t ring_dropped; /* lost at its full NAPI ring */
+	struct ts_guard guard;	  /* removes what the run made if tasshape dies (run/guard.h) */
+	struct ts_rt rt;	  /* the loop's real-time scheduling (run/rt.h), for the run only */
+	bool napi_deferred[2];	  /* [TS_UP/TS_DOWN]: deliveries in a NAPI thread (net/topo.h) */
+	uint64_t ring_dropped[2]; /* lost at its full NAPI ring */
 	char manifest_path[TS_OBS_PATH], summary_path[TS_OBS_PATH];
 };
 

@@ -29,6 +29,24 @@ static void test_thread_of(void)
 	TSU_EQ(ts_napi_thread_of("", KTHREAD, "tas86-0i"), 0);
 }
 
+/*
+ * The downlink with --gso or a Wi-Fi MAC (and a downlink hook to release it); the uplink per
+ * packet behind a Wi-Fi MAC only: a --gso unit would be cut at the veth and merged again.
+ */
+static void test_dirs(void)
+{
+	TSU_EQ(ts_napi_dirs(false, false, true), 0);
+	TSU_EQ(ts_napi_dirs(true, false, true), TS_NAPI_DOWN);
+	TSU_EQ(ts_napi_dirs(true, true, true), TS_NAPI_DOWN);
+	TSU_EQ(ts_napi_dirs(false, true, true), TS_NAPI_UP | TS_NAPI_DOWN);
+	TSU_EQ(ts_napi_dirs(false, true, false), TS_NAPI_UP);
+	TSU_EQ(ts_napi_dirs(true, true, false), 0);
+	CU_ASSERT_STRING_EQUAL(ts_napi_label(0), "");
+	CU_ASSERT_STRING_EQUAL(ts_napi_label(TS_NAPI_UP), "up");
+	CU_ASSERT_STRING_EQUAL(ts_napi_label(TS_NAPI_DOWN), "down");
+	CU_ASSERT_STRING_EQUAL(ts_napi_label(TS_NAPI_UP | TS_NAPI_DOWN), "both");
+}
+
 /* A packet lost at a full NAPI ring is lost outside the model: the direction fell behind. */
 static void test_ring_drops_count(void)
 {
@@ -50,6 +68,7 @@ static void test_ring_drops_count(void)
 static const struct tsu_test tests[] = {
 	{"a link's NAPI thread by name and flags", test_thread_of},
 	{"NAPI ring drops count in the fell-behind rule", test_ring_drops_count},
+	{"which directions' deliveries go to NAPI threads", test_dirs},
 };
 
 TSU_MAIN("napi", tests)
