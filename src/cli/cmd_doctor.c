@@ -470,8 +470,8 @@ static void check_cpus(struct doctor *d)
 static void check_rt(struct doctor *d)
 {
 	long budget = ts_rt_budget();
-	char why[256];
-	int prio = ts_rt_probe(why, sizeof(why));
+	struct ts_err why;
+	int prio = ts_rt_probe(&why);
 
 	if (prio < 0) {
 		dr_add(d, "realtime", false, DR_WARN,
@@ -479,12 +479,15 @@ static void check_rt(struct doctor *d)
 		       : geteuid() != 0
 			       ? "a rootless run gets SCHED_FIFO within RLIMIT_RTPRIO and "
 				 "RLIMIT_MEMLOCK "
-				 "(limits.conf: rtprio 10, memlock unlimited), or run through sudo"
+				 "(limits.conf: rtprio 10, memlock unlimited), or keeps the "
+				 "SCHED_FIFO "
+				 "it is started with (systemd's CPUSchedulingPolicy=fifo), or run "
+				 "through sudo"
 			       : "run as root (CAP_SYS_NICE, CAP_IPC_LOCK) outside an RT-limited "
 				 "container",
 		       "%s: the shaper will run with normal scheduling, and other processes can "
 		       "delay its releases (--rt-priority off silences this)",
-		       why);
+		       why.msg);
 	} else if (budget < 0) {
 		dr_add(d, "realtime", false, DR_WARN,
 		       "sudo sysctl -w kernel.sched_rt_runtime_us=950000",

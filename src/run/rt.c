@@ -226,7 +226,7 @@ void ts_rt_leave(struct ts_rt *rt)
 	restore_cpus(rt); /* rt->cpu and rt->others still say how the run went */
 }
 
-int ts_rt_probe(char *why, size_t len)
+int ts_rt_probe(struct ts_err *why)
 {
 	struct ts_rt rt;
 	int ret;
@@ -234,7 +234,7 @@ int ts_rt_probe(char *why, size_t len)
 	ts_rt_init(&rt, TS_RT_PRIO_DEFAULT);
 	ret = ts_rt_enter(&rt);
 	ts_rt_leave(&rt);
-	snprintf(why, len, "%s", rt.note);
+	ts_err_set(why, "%s", rt.note);
 	return ret < 0 ? ret : rt.prio;
 }
 

@@ -26,6 +26,7 @@
 #include "link/linkcfg.h"
 #include "run/awake.h"
 #include "run/cpupin.h"
+#include "tasshape/err.h"
 
 /* TS_RT_PRIO_DEFAULT and TS_RT_PRIO_MAX: the link options' range, link/linkcfg.h. */
 
@@ -107,9 +108,10 @@ long ts_rt_budget(void);
  * ts_rt_probe - would ts_rt_enter at TS_RT_PRIO_DEFAULT succeed here? Tries
  * it on the calling thread and puts everything back. Returns the SCHED_FIFO
  * priority granted (below the default when RLIMIT_RTPRIO is lower), or a
- * negative errno with the reason in @why (`tasshape doctor`).
+ * negative errno with the reason in @why (`tasshape doctor`); @why is set
+ * either way (empty when nothing was refused).
  */
-int ts_rt_probe(char *why, size_t len);
+int ts_rt_probe(struct ts_err *why);
 
 /* {"requested","policy","priority","memory_locked","note"} for the summary and manifest. */
 struct json_object *ts_rt_json(const struct ts_rt *rt, bool *nomem);
