@@ -42,15 +42,12 @@ static int count_socks(void *ctx)
 	return open_socks;
 }
 
-static void setup(void)
+/* The shaper of @cfg (set by the caller) at T0, every hook it needs on a memory pktio. */
+static void start_shaper(void)
 {
-	struct ts_err err;
+	struct ts_err err = {{0}};
 	int i;
 
-	ts_linkcfg_init(&cfg);
-	cfg.trace = "const:12mbit";
-	cfg.delay = 10 * MS;
-	cfg.queue[TS_UP] = cfg.queue[TS_DOWN] = "droptail:packets=4";
 	CU_ASSERT_EQUAL_FATAL(ts_linkcfg_load(&cfg, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(ts_shaper_init(&sh, &cfg, T0, 64, &err), 0);
 	for (i = 0; i < TS_H__COUNT; i++) {
@@ -58,6 +55,15 @@ static void setup(void)
 		if (ts_shaper_needs(&sh, i))
 			ts_shaper_use(&sh, i, &ts_pktio_mem_ops, &io[i]);
 	}
+}
+
+static void setup(void)
+{
+	ts_linkcfg_init(&cfg);
+	cfg.trace = "const:12mbit";
+	cfg.delay = 10 * MS;
+	cfg.queue[TS_UP] = cfg.queue[TS_DOWN] = "droptail:packets=4";
+	start_shaper();
 	fake_now = T0;
 	fake_step = 0;
 	sh.clock = fake_clock;
@@ -615,20 +621,12 @@ static void test_real_stations(void)
 {
 	static uint8_t h1[20], h2[20];
 	const struct ts_wifi6_medium_stats *ms;
-	struct ts_err err = {{0}};
-	int i;
 
 	ts_linkcfg_init(&cfg);
 	cfg.mac = "wifi6:real=2,beacon=0";
-	CU_ASSERT_EQUAL_FATAL(ts_linkcfg_load(&cfg, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(ts_shaper_init(&sh, &cfg, T0, 64, &err), 0);
+	start_shaper();
 	CU_ASSERT_TRUE(ts_shaper_needs(&sh, ts_hook_of_station(1)));
 	CU_ASSERT_FALSE(ts_shaper_needs(&sh, ts_hook_of_station(2)));
-	for (i = 0; i < TS_H__COUNT; i++) {
-		ts_pktio_mem_init(&io[i]);
-		if (ts_shaper_needs(&sh, i))
-			ts_shaper_use(&sh, i, &ts_pktio_mem_ops, &io[i]);
-	}
 	sh.clock = fake_clock;
 	sh.check = true;
 	sh.nsta = 2;
@@ -665,22 +663,14 @@ static void test_stats_mac(void)
 	const struct ts_dir *dirs[2] = {&sh.dir[TS_UP], &sh.dir[TS_DOWN]};
 	const struct ts_wifi6_medium_stats *ms;
 	const struct ts_wifi6_stats *w;
-	struct ts_err err = {{0}};
 	char *buf = NULL, want[256];
 	struct ts_stats st;
 	size_t len = 0;
 	FILE *f;
-	int i;
 
 	ts_linkcfg_init(&cfg);
 	cfg.mac = "wifi6:beacon=0";
-	CU_ASSERT_EQUAL_FATAL(ts_linkcfg_load(&cfg, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(ts_shaper_init(&sh, &cfg, T0, 64, &err), 0);
-	for (i = 0; i < TS_H__COUNT; i++) {
-		ts_pktio_mem_init(&io[i]);
-		if (ts_shaper_needs(&sh, i))
-			ts_shaper_use(&sh, i, &ts_pktio_mem_ops, &io[i]);
-	}
+	start_shaper();
 	sh.clock = fake_clock;
 	ts_shaper_begin(&sh, 0, 0);
 	f = open_memstream(&buf, &len);
