@@ -32,6 +32,9 @@
  */
 #define TS_VM_SEALED_DIR "/.tasshape-vm"
 #define TS_VM_SEALED_OUT TS_VM_SEALED_DIR "/out"
+/* A sealed guest's CMD output, in the control share once CMD has ended (no serial port). */
+#define TS_VM_SEALED_STDOUT "stdout"
+#define TS_VM_SEALED_STDERR "stderr"
 
 /* Modules the guest needs before its root filesystem exists. */
 extern const char *const ts_vm_boot_modules[];
@@ -68,7 +71,7 @@ struct ts_vm_plan {
 	const char *ctl, *cwd, *out; /* host directories; out may be NULL */
 	bool passthrough; /* the read-only root share: passthrough (QEMU is root) or none */
 	bool sealed;	  /* no root and no cwd share: the initramfs is the root */
-	const char *sock_out, *sock_err; /* unix sockets for CMD's stdout and stderr */
+	const char *sock_out, *sock_err; /* unix sockets for CMD's stdout and stderr (not sealed) */
 	const char *console;		 /* file or unix socket for the kernel console */
 	bool console_is_socket;
 };

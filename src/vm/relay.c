@@ -84,6 +84,23 @@ static void relay_io(struct ts_vm_relay *r, int i, short revents)
 	}
 }
 
+/* What QEMU wrote to the console file since the last turn; at most 1 MiB a turn. */
+static void console_file_read(struct ts_vm_relay *r)
+{
+	char buf[65536];
+	int turn;
+
+	for (turn = 0; turn < 16; turn++) {
+		ssize_t n = read(r->cfd[2], buf, sizeof(buf));
+
+		if (n <= 0)
+			return;
+		console_keep(r, buf, (size_t)n);
+		if (r->verbose)
+			write_all(2, buf, (size_t)n);
+	}
+}
+
 /* QEMU killed and reaped. */
 static void end_qemu(pid_t qemu, int *wstatus)
 {
@@ -98,6 +115,8 @@ static int stream_fds(struct ts_vm_relay *r, bool exited, struct pollfd *pf, int
 	int i, np = 0, fd;
 
 	for (i = 0; i < 3; i++) {
+		if (i == 2 && r->con_file)
+			continue; /* read by turns: a file is always readable */
 		/* QEMU is gone: a stream it never connected will not connect now. */
 		if (exited && r->cfd[i] == -1) {
 			close(r->lfd[i]);
@@ -128,6 +147,8 @@ int ts_vm_relay_run(struct ts_vm_relay *r, pid_t qemu, int sfd, ts_ns_t deadline
 		struct pollfd pf[5];
 		int slot[5], np = stream_fds(r, exited, pf, slot), i, timeout = exited ? 2000 : -1;
 
+		if (r->con_file)
+			console_file_read(r);
 		if (exited && !np)
 			break;
 		if (!exited) {
@@ -140,6 +161,8 @@ int ts_vm_relay_run(struct ts_vm_relay *r, pid_t qemu, int sfd, ts_ns_t deadline
 
 				timeout = left <= 0 ? 0 : (int)((left + 999999) / 1000000);
 			}
+			if (r->con_file && (timeout < 0 || timeout > 250))
+				timeout = 250;
 		}
 		i = poll(pf, (nfds_t)np, timeout);
 		if (i < 0 && errno == EINTR)
@@ -148,6 +171,8 @@ int ts_vm_relay_run(struct ts_vm_relay *r, pid_t qemu, int sfd, ts_ns_t deadline
 			break;
 		if (i == 0 && exited)
 			break; /* a stream still open 2 s after QEMU ended: a stray writer */
+		if (i == 0 && r->con_file && !(deadline && ts_clock_now() >= deadline))
+			continue; /* the console file's turn */
 		if (i == 0 && deadline && ts_clock_now() >= deadline) {
 			*timed_out = true;
 			kill(qemu, SIGKILL);
@@ -175,6 +200,8 @@ int ts_vm_relay_run(struct ts_vm_relay *r, pid_t qemu, int sfd, ts_ns_t deadline
 	}
 	if (!exited)
 		end_qemu(qemu, wstatus);
+	if (r->con_file)
+		console_file_read(r);
 	close(pidfd);
 	return 0;
 }

@@ -14,6 +14,12 @@
 struct ts_vm_relay {
 	int lfd[3], cfd[3]; /* listening and connected: stdout, stderr, console; -1: none */
 	bool verbose;	    /* the console to stderr as it comes */
+	/*
+	 * cfd[2] is a file QEMU writes the console to, read by turns (a few times a second)
+	 * rather than polled: in virtual time, where a socket the host reads late would make the
+	 * guest's serial port wait for it, a wait whose length no two runs share (vm.c).
+	 */
+	bool con_file;
 	char tail[TS_VM_CONSOLE_TAIL];
 	size_t tail_len;
 };

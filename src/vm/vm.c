@@ -319,6 +319,7 @@ struct vm_run {
 /* The names of the run's sockets and files in its private directory. */
 static const char *const sock_names[] = {"out.sock", "err.sock", "con.sock"};
 #define CTL_NAME    "ctl"
+#define CONSOLE_NAME "console"
 #define KERNEL_NAME "kernel"
 #define INITRD_NAME "initrd.cpio"
 /* Largest status file the guest's init writes: a few short lines. */
@@ -594,6 +595,32 @@ static int run_cmdline(struct vm_run *v, struct ts_err *err)
 }
 
 /*
+ * In virtual time the console is a file QEMU writes, not a socket. QEMU writes a serial
+ * port's bytes without blocking: when the host has not read a socket's earlier bytes, the
+ * byte waits for a later turn of QEMU's main loop while the guest's clock runs on, and the
+ * guest's boot takes as many virtual microseconds longer as the host was late (0.004-0.27
+ * ms measured at the console's start, enough to change every later decision). A file's
+ * write always completes.
+ */
+static int console_file(struct vm_run *v, struct ts_err *err)
+{
+	int fd;
+
+	snprintf(v->socks[2], sizeof(v->socks[2]), "%s/%s", v->tmpl, CONSOLE_NAME);
+	fd = openat(v->tmpfd, CONSOLE_NAME, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	if (fd < 0) {
+		int ret = -errno;
+
+		ts_err_set(err, "%s: %s", v->socks[2], strerror(errno));
+		return ret;
+	}
+	v->r.cfd[2] = fd;
+	v->r.con_file = true;
+	return ts_vm_user_give(&v->user, v->tmpfd, CONSOLE_NAME, v->socks[2], err);
+}
+
+/*
  * The sockets QEMU connects to, then everything QEMU opens by name handed to its user: what
  * this run made in its private directory, and last the directory itself (until then no one
  * else could have put a name there).
@@ -605,6 +632,14 @@ static int run_sockets(struct vm_run *v, struct ts_err *err)
 	int i, ret;
 
 	for (i = 0; i < 3; i++) {
+		if (i < 2 && v->res->sealed)
+			continue; /* no serial port: CMD's output comes in the control share */
+		if (i == 2 && v->res->vclock) {
+			ret = console_file(v, err);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
 		snprintf(v->socks[i], sizeof(v->socks[i]), "%s/%s", v->tmpl, sock_names[i]);
 		ret = listen_unix(v->socks[i], err);
 		if (ret < 0)
@@ -656,7 +691,7 @@ static int run_qemu_argv(const struct vm_run *v, struct ts_vm_argv *qa)
 		.sock_out = v->socks[0],
 		.sock_err = v->socks[1],
 		.console = v->socks[2],
-		.console_is_socket = true};
+		.console_is_socket = !v->r.con_file};
 
 	return ts_vm_qemu_argv(&plan, qa);
 }
@@ -699,6 +734,43 @@ static int run_status(struct vm_run *v, int wstatus, struct ts_err *err)
 	return 0;
 }
 
+/*
+ * A sealed guest's CMD output, which its init left in the control share as @name, to this
+ * process's @fd. The share is QEMU's user's to write: the file is opened beneath the private
+ * directory, never through a link, only if it is a regular file, and copied without holding it.
+ */
+static void run_sealed_output(const struct vm_run *v, const char *name, int fd)
+{
+	char rel[64], buf[65536];
+	struct ts_err e;
+	ssize_t n;
+	int in;
+
+	snprintf(rel, sizeof(rel), CTL_NAME "/%s", name);
+	in = ts_in_open_at(v->tmpfd, v->tmpl, rel, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, &e);
+	if (in < 0) {
+		if (in != -ENOENT)
+			fprintf(stderr, "tasshape vm: CMD's %s: %s\n", name, e.msg);
+		return;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		char *p = buf;
+
+		while (n > 0) {
+			ssize_t w = write(fd, p, (size_t)n);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				goto out; /* our stdout closed: the output is dropped */
+			p += w;
+			n -= w;
+		}
+	}
+out:
+	close(in);
+}
+
 /* QEMU started, its output relayed until it ends, the timeout and the stop signals kept. */
 static int run_boot(struct vm_run *v, const struct ts_vm_argv *qa, struct ts_err *err)
 {
@@ -725,6 +797,10 @@ static int run_boot(struct vm_run *v, const struct ts_vm_argv *qa, struct ts_err
 	oldpipe = signal(SIGPIPE, SIG_IGN);
 	ret = ts_vm_relay_run(&v->r, qemu, sfd, c->timeout ? start + c->timeout : 0, &wstatus,
 			      &timed_out, &signo);
+	if (v->res->sealed) {
+		run_sealed_output(v, TS_VM_SEALED_STDOUT, 1);
+		run_sealed_output(v, TS_VM_SEALED_STDERR, 2);
+	}
 	signal(SIGPIPE, oldpipe);
 	if (ret < 0) {
 		ts_err_set(err, "pidfd_open: %s", strerror(-ret));
