@@ -318,10 +318,10 @@ struct vm_run {
 
 /* The names of the run's sockets and files in its private directory. */
 static const char *const sock_names[] = {"out.sock", "err.sock", "con.sock"};
-#define CTL_NAME    "ctl"
+#define CTL_NAME     "ctl"
 #define CONSOLE_NAME "console"
-#define KERNEL_NAME "kernel"
-#define INITRD_NAME "initrd.cpio"
+#define KERNEL_NAME  "kernel"
+#define INITRD_NAME  "initrd.cpio"
 /* Largest status file the guest's init writes: a few short lines. */
 #define STATUS_MAX 65536
 

@@ -255,6 +255,28 @@ static void test_qemu_argv(void)
 	TSU_EQ(ts_vm_qemu_argv(&p, &a), 0);
 	CU_ASSERT(argv_has(&a, "-icount", "shift=3,sleep=off,align=off"));
 	ts_vm_argv_free(&a);
+	/*
+	 * Sealed: no root or cwd share, and nothing whose timing the host decides before CMD
+	 * ends: no virtio serial device (CMD's output comes in the control share), the console a
+	 * file QEMU writes, not a socket the host may read late (vm.c).
+	 */
+	p.icount_shift = 0;
+	p.sealed = true;
+	p.console = "/t/console";
+	p.console_is_socket = false;
+	TSU_EQ(ts_vm_qemu_argv(&p, &a), 0);
+	CU_ASSERT(argv_has(&a, "-chardev", "file,id=con,path=/t/console"));
+	CU_ASSERT(argv_has(&a, "-serial", "chardev:con"));
+	CU_ASSERT(!argv_has(&a, "-device", "virtio-serial-pci"));
+	CU_ASSERT(!argv_has(&a, "-chardev", "socket,id=cout,path=/t/out.sock"));
+	CU_ASSERT(!argv_has(&a, "-device", "virtserialport,chardev=cerr,name=tas.stderr"));
+	CU_ASSERT(argv_has(&a, "-device", "virtio-9p-pci,fsdev=fsctl,mount_tag=tasctl"));
+	CU_ASSERT(!argv_has(&a, "-device", "virtio-9p-pci,fsdev=fsroot,mount_tag=tasroot"));
+	CU_ASSERT(!argv_has(&a, "-device", "virtio-9p-pci,fsdev=fscwd,mount_tag=tascwd"));
+	ts_vm_argv_free(&a);
+	p.sealed = false;
+	p.console = "/t/con.sock";
+	p.console_is_socket = true;
 	p.icount = false;
 
 	p.kvm = true;
