@@ -45,9 +45,8 @@ static const char etc_group[] = "root:x:0:\nnogroup:x:65534:\n";
 static const char *const xtables_dirs[] = {"/usr/lib/x86_64-linux-gnu/xtables", "/usr/lib/xtables",
 					   "/usr/lib64/xtables", NULL};
 
-/* The drivers of the shares and serial ports, loaded by the guest's init after CMD. */
-static const char *const after_modules[] = {"virtio_pci", "9pnet_virtio", "9p", "virtio_console",
-					    NULL};
+/* The drivers of the shares, loaded by the guest's init after CMD (no serial port: vm/plan.c). */
+static const char *const after_modules[] = {"virtio_pci", "9pnet_virtio", "9p", NULL};
 
 /*
  * A program of the run: a name is looked up in PATH, a path (CMD's program given as one) is
