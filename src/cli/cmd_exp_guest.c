@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tasshape exp-guest SPEC CONFIG_ID REP INDEX SEED LENGTH_NS DELAY_NS RUNDIR:
+ * tasshape exp-guest SPEC CONFIG_ID REP SEED LENGTH_NS DELAY_NS RUNDIR:
  * one run of `tasshape exp run` whose kernel is a [kernel NAME] section,
  * inside that kernel's VM (src/exec/exec_vm.h); the arguments here, the
  * run in exec/exec_guest.h. Not meant to be run by hand.
@@ -12,8 +12,11 @@
 #include "exec/exec_guest.h"
 #include "tasshape/units.h"
 
-/* The eight positional arguments, in order. */
-enum { A_SPEC, A_CONFIG, A_REP, A_INDEX, A_SEED, A_LENGTH, A_DELAY, A_RUNDIR, NARGS };
+/*
+ * The seven positional arguments, in order. Not the run's index in its matrix: the host puts it
+ * in the record, so that the run boots the same image whatever matrix it is part of.
+ */
+enum { A_SPEC, A_CONFIG, A_REP, A_SEED, A_LENGTH, A_DELAY, A_RUNDIR, NARGS };
 
 struct guest_args {
 	char *arg[NARGS];
@@ -21,8 +24,8 @@ struct guest_args {
 	uint64_t num[NARGS]; /* A_REP .. A_DELAY */
 };
 
-static const char *const arg_name[NARGS] = {"SPEC", "CONFIG_ID", "REP",	     "INDEX",
-					    "SEED", "LENGTH_NS", "DELAY_NS", "RUNDIR"};
+static const char *const arg_name[NARGS] = {"SPEC", "CONFIG_ID", "REP",   "SEED",
+					    "LENGTH_NS", "DELAY_NS", "RUNDIR"};
 
 static error_t guest_parse(int key, char *arg, struct argp_state *state)
 {
@@ -52,7 +55,7 @@ int cmd_exp_guest(int argc, char **argv)
 	static const struct argp argp = {
 		NULL,
 		guest_parse,
-		"SPEC CONFIG_ID REP INDEX SEED LENGTH_NS DELAY_NS RUNDIR",
+		"SPEC CONFIG_ID REP SEED LENGTH_NS DELAY_NS RUNDIR",
 		"One run of tasshape exp run inside its kernel's VM (internal: exp run starts it).",
 		NULL,
 		NULL,
@@ -68,7 +71,6 @@ int cmd_exp_guest(int argc, char **argv)
 				      .config_id = g.arg[A_CONFIG],
 				      .rundir = g.arg[A_RUNDIR],
 				      .rep = (unsigned)g.num[A_REP],
-				      .index = (unsigned)g.num[A_INDEX],
 				      .seed = g.num[A_SEED],
 				      .length = (ts_ns_t)g.num[A_LENGTH],
 				      .delay = (ts_ns_t)g.num[A_DELAY]};

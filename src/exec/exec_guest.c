@@ -72,7 +72,7 @@ int ts_exp_guest_run(const struct ts_exp_guest_req *g, struct ts_err *err)
 	}
 	run = plan.configs[i].tmpl;
 	run.rep = g->rep;
-	run.index = g->index;
+	run.index = 0; /* the host's to record (exec_vm.c) */
 	run.seed = g->seed;
 	run.in_guest = 1;
 	ret = guest_exec(&run, g->rundir, err);

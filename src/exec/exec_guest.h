@@ -19,7 +19,7 @@ struct ts_exp_guest_req {
 	const char *spec;      /* the spec file */
 	const char *config_id; /* the configuration's id in it */
 	const char *rundir;    /* the shared run directory the run's files end in */
-	unsigned rep, index;
+	unsigned rep;
 	uint64_t seed;
 	ts_ns_t length, delay;
 };

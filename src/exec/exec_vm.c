@@ -54,8 +54,8 @@ static json_object *vm_json(const struct ts_exp_kernel *k, const char *image,
 	return ts_json_built(o, nomem);
 }
 
-/* Add @vm (and the tcg flag) to the guest-written @name in @dir. */
-static int annotate(const char *dir, const char *name, json_object *vm, bool tcg,
+/* Add @vm (and the tcg flag, and the run's @index in its matrix) to the guest-written @name. */
+static int annotate(const char *dir, const char *name, json_object *vm, bool tcg, unsigned index,
 		    struct ts_err *err)
 {
 	char path[4200];
@@ -81,6 +81,7 @@ static int annotate(const char *dir, const char *name, json_object *vm, bool tcg
 		if (!nomem)
 			ts_json_put(k, "vm", json_object_get(vm), &nomem);
 	} else {
+		ts_json_put(root, "index", json_object_new_int((int)index), &nomem);
 		ts_json_put(root, "vm", json_object_get(vm), &nomem);
 		if (tcg) {
 			if (!json_object_object_get_ex(root, "flags", &flags) ||
@@ -168,8 +169,8 @@ struct vm_job {
 	struct ts_exp_seal_files files;
 	char kernel[4096], modules[4096]; /* image = debian: where the cache has it */
 	char self[PATH_MAX], dir[PATH_MAX], spec[PATH_MAX], specdir[PATH_MAX];
-	char rep[16], idx[16], seed[24], len[24], delay[24]; /* exp-guest's arguments */
-	char *argv[12];
+	char rep[16], seed[24], len[24], delay[24]; /* exp-guest's arguments */
+	char *argv[10];
 };
 
 /* This tasshape, the run directory and the spec, resolved: the guest sees them there. */
@@ -282,13 +283,16 @@ static int job_seal(struct vm_job *j, struct ts_err *err)
 	return 0;
 }
 
-/* `tasshape exp-guest SPEC CONFIG REP INDEX SEED LENGTH DELAY OUT`: this one run, re-planned. */
+/*
+ * `tasshape exp-guest SPEC CONFIG REP SEED LENGTH DELAY OUT`: this one run, re-planned. Nothing
+ * of the matrix it is part of (its index is the host's to record, job_record): the image, which
+ * holds these arguments, is then the same for the run in any matrix, and so are its bytes.
+ */
 static void job_argv(struct vm_job *j)
 {
 	const struct ts_exp_run *run = j->run;
 
 	snprintf(j->rep, sizeof(j->rep), "%u", run->rep);
-	snprintf(j->idx, sizeof(j->idx), "%u", run->index);
 	snprintf(j->seed, sizeof(j->seed), "%" PRIu64, run->seed);
 	snprintf(j->len, sizeof(j->len), "%" PRId64, (int64_t)run->length);
 	snprintf(j->delay, sizeof(j->delay), "%" PRId64, (int64_t)run->delay);
@@ -297,12 +301,11 @@ static void job_argv(struct vm_job *j)
 	j->argv[2] = j->spec;
 	j->argv[3] = (char *)run->config_id;
 	j->argv[4] = j->rep;
-	j->argv[5] = j->idx;
-	j->argv[6] = j->seed;
-	j->argv[7] = j->len;
-	j->argv[8] = j->delay;
-	j->argv[9] = j->conf.seal ? (char *)TS_VM_SEALED_OUT : j->dir;
-	j->argv[10] = NULL;
+	j->argv[5] = j->seed;
+	j->argv[6] = j->len;
+	j->argv[7] = j->delay;
+	j->argv[8] = j->conf.seal ? (char *)TS_VM_SEALED_OUT : j->dir;
+	j->argv[9] = NULL;
 }
 
 /* Boot the guest and run exp-guest in it; then the VM runner's record, vm.json. */
@@ -371,10 +374,10 @@ static int job_record(const struct vm_job *j, struct ts_err *err)
 	char path[PATH_MAX + 16];
 	int ret;
 
-	ret = annotate(j->dir, TS_EXP_F_RESULT, vm, tcg, err);
+	ret = annotate(j->dir, TS_EXP_F_RESULT, vm, tcg, j->run->index, err);
 	snprintf(path, sizeof(path), "%s/%s", j->dir, TS_EXP_F_MANIFEST);
 	if (!ret && access(path, F_OK) == 0)
-		ret = annotate(j->dir, TS_EXP_F_MANIFEST, vm, tcg, err);
+		ret = annotate(j->dir, TS_EXP_F_MANIFEST, vm, tcg, j->run->index, err);
 	json_object_put(vm);
 	return ret;
 }
