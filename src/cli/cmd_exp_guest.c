@@ -24,8 +24,8 @@ struct guest_args {
 	uint64_t num[NARGS]; /* A_REP .. A_DELAY */
 };
 
-static const char *const arg_name[NARGS] = {"SPEC", "CONFIG_ID", "REP",   "SEED",
-					    "LENGTH_NS", "DELAY_NS", "RUNDIR"};
+static const char *const arg_name[NARGS] = {"SPEC",	 "CONFIG_ID", "REP",   "SEED",
+					    "LENGTH_NS", "DELAY_NS",  "RUNDIR"};
 
 static error_t guest_parse(int key, char *arg, struct argp_state *state)
 {
