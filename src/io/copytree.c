@@ -25,8 +25,7 @@ static int own(const struct copy *cp, int fd)
 	return cp->flags & TS_COPY_OWN ? ts_out_hand_over(fd, &cp->inv) : 0;
 }
 
-/* Copy the bytes of @in to @out. 0 or -errno. */
-static int copy_bytes(int in, int out)
+int ts_copy_fd(int in, int out)
 {
 	char buf[65536];
 	ssize_t n;
@@ -77,7 +76,7 @@ static int copy_file(const struct copy *cp, int sdir, const char *sname, int ddi
 	}
 	ret = own(cp, out);
 	if (!ret)
-		ret = copy_bytes(in, out);
+		ret = ts_copy_fd(in, out);
 out:
 	if (out >= 0 && close(out) < 0 && !ret)
 		ret = -errno;

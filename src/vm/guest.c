@@ -429,18 +429,13 @@ static int sealed_shares(bool quiet)
 static void sealed_output(const char *file, const char *name)
 {
 	int in = open(file, O_RDONLY | O_CLOEXEC), out = -1;
-	char buf[65536];
-	ssize_t n;
 
 	if (ctl_fd >= 0)
 		out = openat(ctl_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (in >= 0 && out < 0)
 		console("%s: cannot write it to the host: CMD's output is lost", name);
-	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			console("%s: a short write to the host: CMD's output is cut", name);
-			break;
-		}
+	if (in >= 0 && out >= 0 && ts_copy_fd(in, out) < 0)
+		console("%s: a short write to the host: CMD's output is cut", name);
 	if (in >= 0)
 		close(in);
 	if (out >= 0)

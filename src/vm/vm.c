@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "io/copytree.h"
 #include "io/infile.h"
 #include "io/invoker.h"
 #include "io/proc.h"
@@ -741,9 +742,8 @@ static int run_status(struct vm_run *v, int wstatus, struct ts_err *err)
  */
 static void run_sealed_output(const struct vm_run *v, const char *name, int fd)
 {
-	char rel[64], buf[65536];
+	char rel[64];
 	struct ts_err e;
-	ssize_t n;
 	int in;
 
 	snprintf(rel, sizeof(rel), CTL_NAME "/%s", name);
@@ -753,21 +753,7 @@ static void run_sealed_output(const struct vm_run *v, const char *name, int fd)
 			fprintf(stderr, "tasshape vm: CMD's %s: %s\n", name, e.msg);
 		return;
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		char *p = buf;
-
-		while (n > 0) {
-			ssize_t w = write(fd, p, (size_t)n);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				goto out; /* our stdout closed: the output is dropped */
-			p += w;
-			n -= w;
-		}
-	}
-out:
+	ts_copy_fd(in, fd); /* our stdout closed: the output is dropped, as a live relay's */
 	close(in);
 }
 
