@@ -2,6 +2,7 @@
 /* Copying a directory tree (copytree.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,14 +26,15 @@ static int own(const struct copy *cp, int fd)
 	return cp->flags & TS_COPY_OWN ? ts_out_hand_over(fd, &cp->inv) : 0;
 }
 
-int ts_copy_fd(int in, int out)
+int ts_copy_fd(int in, int out, uint64_t max)
 {
 	char buf[65536];
-	ssize_t n;
+	ssize_t n = 0;
 
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
+	while (max && (n = read(in, buf, max < sizeof(buf) ? (size_t)max : sizeof(buf))) > 0) {
 		char *p = buf;
 
+		max -= (uint64_t)n;
 		while (n > 0) {
 			ssize_t w = write(out, p, (size_t)n);
 
@@ -76,7 +78,7 @@ static int copy_file(const struct copy *cp, int sdir, const char *sname, int ddi
 	}
 	ret = own(cp, out);
 	if (!ret)
-		ret = ts_copy_fd(in, out);
+		ret = ts_copy_fd(in, out, UINT64_MAX);
 out:
 	if (out >= 0 && close(out) < 0 && !ret)
 		ret = -errno;

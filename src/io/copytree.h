@@ -21,6 +21,7 @@
 #define TS_IO_COPYTREE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tasshape/err.h"
 
@@ -48,9 +49,10 @@ int ts_copy_tree(const char *src, const char *dst, unsigned flags, struct ts_err
 int ts_copy_file(const char *src, const char *dst, unsigned flags, struct ts_err *err);
 
 /*
- * ts_copy_fd - the bytes of @in, from where it stands to its end, written to
- * @out (a short write retried). 0, -EIO when @out took nothing, or -errno.
+ * ts_copy_fd - the bytes of @in, from where it stands to its end but at most
+ * @max of them, written to @out (a short write retried). 0, -EIO when @out
+ * took nothing, or -errno.
  */
-int ts_copy_fd(int in, int out);
+int ts_copy_fd(int in, int out, uint64_t max);
 
 #endif

@@ -434,7 +434,7 @@ static void sealed_output(const char *file, const char *name)
 		out = openat(ctl_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (in >= 0 && out < 0)
 		console("%s: cannot write it to the host: CMD's output is lost", name);
-	if (in >= 0 && out >= 0 && ts_copy_fd(in, out) < 0)
+	if (in >= 0 && out >= 0 && ts_copy_fd(in, out, UINT64_MAX) < 0)
 		console("%s: a short write to the host: CMD's output is cut", name);
 	if (in >= 0)
 		close(in);

@@ -744,6 +744,7 @@ static void run_sealed_output(const struct vm_run *v, const char *name, int fd)
 {
 	char rel[64];
 	struct ts_err e;
+	struct stat st;
 	int in;
 
 	snprintf(rel, sizeof(rel), CTL_NAME "/%s", name);
@@ -753,7 +754,12 @@ static void run_sealed_output(const struct vm_run *v, const char *name, int fd)
 			fprintf(stderr, "tasshape vm: CMD's %s: %s\n", name, e.msg);
 		return;
 	}
-	ts_copy_fd(in, fd); /* our stdout closed: the output is dropped, as a live relay's */
+	/*
+	 * As long as it was when opened: QEMU's user, whose directory it is, could make it grow
+	 * while we copy. Our stdout closed: the output is dropped, as a live relay's would be.
+	 */
+	if (fstat(in, &st) == 0)
+		ts_copy_fd(in, fd, (uint64_t)st.st_size);
 	close(in);
 }
 
