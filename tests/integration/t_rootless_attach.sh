@@ -69,25 +69,30 @@ inns() {
 	"${AS[@]}" nsenter --preserve-credentials -U -n -t "$p" "$@"
 }
 
-# wait_unshared PID REF: until PID's network namespace is not REF's (it has unshared).
+# wait_unshared PID: until PID has become `sleep`, the last exec of its chain (ip netns exec,
+# setpriv, [nsenter,] unshare): only then are its namespaces made and its uid_map written. A
+# namespace comparison is not enough: `ip netns exec` moves PID out of the caller's network
+# namespace before unshare runs, and nsenter -U into a user namespace PID has not made yet
+# fails with EINVAL.
 wait_unshared() {
-	local _
+	local _ c
 	for _ in $(seq 50); do
-		[ "$(readlink "/proc/$1/ns/net")" != "$(readlink "/proc/$2/ns/net")" ] && return 0
+		c=$(cat "/proc/$1/comm" 2>/dev/null) || break
+		[ "$c" = sleep ] && return 0
 		sleep 0.1
 	done
-	ts_die "process $1 made no network namespace of its own"
+	ts_die "process $1 did not reach sleep in namespaces of its own"
 }
 
 # The user's test bed: AP (a user and network namespace), STA inside it, a veth.
 "${AS[@]}" unshare --user --map-root-user --net sleep 120 &
 AP=$!
 TS_BG_PIDS+=("$AP")
-wait_unshared "$AP" $$
+wait_unshared "$AP"
 "${AS[@]}" nsenter --preserve-credentials -U -n -t "$AP" unshare --net sleep 120 &
 STA=$!
 TS_BG_PIDS+=("$STA")
-wait_unshared "$STA" "$AP"
+wait_unshared "$STA"
 if ! { inns "$AP" ip link add ap0 type veth peer name sta0 netns "$STA" &&
 	inns "$AP" ip addr add 198.18.251.1/30 dev ap0 && inns "$AP" ip link set ap0 up &&
 	inns "$AP" ip link set lo up && inns "$STA" ip addr add 198.18.251.2/30 dev sta0 &&
@@ -189,7 +194,7 @@ ts_true "attach as $U without --peer-netns: says both ends must be in one user n
 "${AS2[@]}" unshare --user --map-root-user --net sleep 120 &
 OTHER=$!
 TS_BG_PIDS+=("$OTHER")
-wait_unshared "$OTHER" $$
+wait_unshared "$OTHER"
 "${AS[@]}" "$D/tasshape" attach --netns "pid:$OTHER" --peer-netns "pid:$OTHER" \
 	--trace const:20mbit 2>"$TS_TMP/r2.err"
 ts_check "attach as $U onto $U2's namespace by pid: exit status" "$?" == 1
