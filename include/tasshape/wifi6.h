@@ -48,6 +48,7 @@
 #define TS_WIFI6_AMPDU_BYTES_MAX   6500631u  /* 802.11ax maximum A-MPDU length */
 #define TS_WIFI6_PPDU_MAX_NS	   5484000LL /* HE PPDU duration limit */
 #define TS_WIFI6_STATIONS_MAX	   64u
+#define TS_WIFI6_SERVICE_BITS	   16u /* the data field's SERVICE field */
 #define TS_WIFI6_SERVICE_TAIL_BITS 22u /* 16 service bits + 6 tail bits */
 #define TS_WIFI6_CTRL_MBPS	   24u /* control responses (Ack, BlockAck) and BlockAckRequests */
 #define TS_WIFI6_BASIC_MBPS	   6u  /* the lowest basic rate at 5 GHz: beacons, EIFS's Ack */
@@ -93,6 +94,16 @@ uint32_t ts_wifi6_subframe_bytes(uint32_t ip_len);
 ts_ns_t ts_wifi6_data_time(const struct ts_wifi6_phy *phy, uint64_t psdu_bytes);
 
 /*
+ * ts_wifi6_mpdu_end - when the last symbol of an A-MPDU's subframes up to
+ * @cum_bytes of its PSDU arrives, from the PPDU's start: the preamble plus
+ * ceil((16 + 8 * cum_bytes) / N_DBPS) symbols (the SERVICE field first; the
+ * tail bits follow the last subframe only, so a PPDU's last subframe ends at
+ * ts_wifi6_data_time's end or one symbol before). A receiver has each MPDU
+ * then (ns-3.37 PhyEntity::EndOfMpdu).
+ */
+ts_ns_t ts_wifi6_mpdu_end(const struct ts_wifi6_phy *phy, uint64_t cum_bytes);
+
+/*
  * ts_wifi6_legacy_time - a non-HT (legacy OFDM) PPDU of @bytes at @mbps (6,
  * 12, 24 ...): 20 us preamble + ceil((16 + 8 * bytes + 6) / (4 * mbps)) * 4 us.
  * Ack at 24 Mbit/s: 28 us; BlockAckRequest: 32 us; Ack at 6 Mbit/s: 44 us.
@@ -129,6 +140,7 @@ struct ts_wifi6_conf {
 	bool bar;		/* a BlockAckRequest exchange after a missed BlockAck (on) */
 	bool lone_ack;		/* an A-MPDU of one MPDU is answered by an Ack (on) */
 	bool eifs;		/* EIFS, not AIFS, after hearing a collision (on) */
+	bool mpdu_rx;		/* the AP's units reach the station at their last MPDU's end (on) */
 	ts_ns_t ba_timeout;	/* a sender's wait for a (Block)Ack that does not come (45 us) */
 	ts_ns_t beacon;		/* the AP's beacon interval (100 TU), or 0: no beacons */
 	uint32_t beacon_bytes;	/* beacon frame length (199) */
@@ -142,7 +154,7 @@ void ts_wifi6_conf_init(struct ts_wifi6_conf *c);
  * ts_wifi6_conf_parse - read the keys of a "wifi6:k=v,..." spec over the
  * defaults in @c: phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes,
  * ppdu_max, aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err,
- * stations, backoff, bar, lone_ack, eifs, ba_timeout, beacon, beacon_bytes,
+ * stations, backoff, bar, lone_ack, eifs, mpdu_rx, ba_timeout, beacon, beacon_bytes,
  * pacing_shift, real, sta_mcs, airtime_flags, airtime_weight, aql,
  * aql_txq_limit, aql_threshold. Unknown keys and out-of-range values are -EINVAL
  * (or -ERANGE) with @err naming the key. The spec's name is not checked.

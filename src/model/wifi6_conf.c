@@ -14,7 +14,7 @@
 const char ts_wifi6_keys[] =
 	"phy, bw, mcs, ss, gi, phy_trace, mpdus, ampdu_bytes, ppdu_max, "
 	"aifsn, cwmin, cwmax, ba, retry, collision, mpdu_err, stations, "
-	"backoff, bar, lone_ack, eifs, ba_timeout, beacon, beacon_bytes, "
+	"backoff, bar, lone_ack, eifs, mpdu_rx, ba_timeout, beacon, beacon_bytes, "
 	"pacing_shift, real, sta_mcs, airtime_flags, airtime_weight, aql, aql_txq_limit, "
 	"aql_threshold";
 
@@ -36,6 +36,7 @@ void ts_wifi6_conf_init(struct ts_wifi6_conf *c)
 	c->bar = true;	    /* ns-3 QosTxop::UseExplicitBarAfterMissedBlockAck */
 	c->lone_ack = true; /* 802.11-2020: an S-MPDU is answered by an Ack */
 	c->eifs = true;	    /* 802.11-2020 10.3.2.3.7 */
+	c->mpdu_rx = true;  /* ns-3.37 PhyEntity::EndOfMpdu */
 	/* aSIFSTime + aSlotTime + the response's PHY start (its 20 us preamble), as ns-3. */
 	c->ba_timeout = TS_WIFI6_SIFS_NS + TS_WIFI6_SLOT_NS + 20 * TS_NSEC_PER_USEC;
 	c->beacon = 100 * TS_WIFI6_TU_NS; /* hostapd beacon_int */
@@ -283,10 +284,10 @@ static int get_beacon(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_e
 	return ts_spec_get_time(spec, "beacon", &c->beacon, err);
 }
 
-/* The on/off keys: bar, lone_ack, eifs (0 or 1). */
+/* The on/off keys: bar, lone_ack, eifs, mpdu_rx (0 or 1). */
 static int get_switches(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts_err *err)
 {
-	uint64_t bar = c->bar, lone = c->lone_ack, eifs = c->eifs;
+	uint64_t bar = c->bar, lone = c->lone_ack, eifs = c->eifs, mrx = c->mpdu_rx;
 	int ret;
 
 	ret = get_uint(spec, "bar", 0, 1, &bar, NULL, err);
@@ -294,7 +295,10 @@ static int get_switches(struct ts_wifi6_conf *c, struct ts_spec *spec, struct ts
 		ret = get_uint(spec, "lone_ack", 0, 1, &lone, NULL, err);
 	if (!ret)
 		ret = get_uint(spec, "eifs", 0, 1, &eifs, NULL, err);
+	if (!ret)
+		ret = get_uint(spec, "mpdu_rx", 0, 1, &mrx, NULL, err);
 	c->bar = bar;
+	c->mpdu_rx = mrx;
 	c->lone_ack = lone;
 	c->eifs = eifs;
 	return ret;

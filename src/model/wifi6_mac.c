@@ -11,9 +11,15 @@
  * in front of each side to "now", so every packet that reaches either
  * side by "now" is known (arrivals are only recorded, never acted on, in
  * ts_wifi6_arrive), then processes arrivals, channel accesses and
- * BlockAck ends strictly in time order. An aggregate is emitted into the
- * next stage of its own side's pipe at the time its BlockAck ends.
- * Advancing the other side later to the same "now" finds nothing to do.
+ * BlockAck ends strictly in time order. Whether each MPDU of an A-MPDU is
+ * received is decided when the A-MPDU starts; the receiver's reorder buffer
+ * passes a unit on, in sequence order, once it holds all its segments: the
+ * AP's units at the end of the MPDU that completed them (mpdu_rx=1, as a
+ * station's PHY ends each MPDU), the station's at the end of the BlockAck,
+ * because that release is also the sender's transmit completion, which frees
+ * the skb and its TCP Small Queues charge (a driver frees it on the
+ * BlockAck). The sender's window moves at the BlockAck in both. Advancing
+ * the other side later to the same "now" finds nothing to do.
  *
  * Channel access, per contender (the two sides, plus stations= saturated
  * ones): with frames to send it draws a backoff in [0, CW] slots; it
@@ -57,6 +63,9 @@ struct win_ent {
 	uint16_t sent;	  /* segments sent at least once */
 	uint16_t acked;	  /* segments acknowledged */
 	uint16_t retx;	  /* segments that missed a BlockAck, to be sent again */
+	uint16_t rx;	  /* segments the receiver holds */
+	bool dlv;	  /* passed on by the receiver (@p is then the next stage's) */
+	ts_ns_t t_rx;	  /* when the receiver may pass it on, once @rx == @segs */
 	int64_t aql;	  /* the airtime AQL counts it for while it is in the window (ns) */
 };
 
@@ -69,6 +78,7 @@ enum mpdu_state {
 
 struct mpdu {
 	uint8_t state;
+	bool rx;	/* on the air: it reaches the receiver (drawn when the A-MPDU starts) */
 	uint16_t tries; /* failed transmissions so far */
 };
 
@@ -104,6 +114,7 @@ struct side {
 	int64_t pending;     /* AQL: airtime of the units in the window (ns) */
 	struct win_ent *win; /* ring of conf.ba units, oldest first */
 	uint32_t head, count;
+	uint32_t rxd;	   /* units from @head the receiver passed on or skipped (dropped) */
 	uint32_t npend;	   /* units with a segment to (re)send */
 	struct mpdu *mpdu; /* ring of conf.ba sequence numbers */
 	uint64_t seq;	   /* the next new segment's sequence number */
@@ -345,7 +356,7 @@ static int side_open(struct ts_wifi6 *m, struct side *s, struct ts_stage *st, co
 		ts_err_set(err, "wifi6: out of memory");
 		return -ENOMEM;
 	}
-	s->head = s->count = s->npend = 0;
+	s->head = s->count = s->npend = s->rxd = 0;
 	s->seq = s->wstart = 0;
 	s->pending = 0;
 	return 0;
@@ -405,12 +416,12 @@ static void side_close(struct ts_wifi6 *m, struct side *s, struct ts_stage *st, 
 	for (k = 0; k < s->count; k++) {
 		struct win_ent *e = &s->win[(s->head + k) % m->conf.ba];
 
-		if (e->p)
+		if (e->p && !e->dlv)
 			ts_stage_drop(st, e->p, TS_DROP_SHUTDOWN, now);
 	}
 	if (s->dir == TS_WIFI6_DOWN)
 		ts_airtime_pending(&m->air, s->k, -s->pending);
-	s->count = s->npend = 0;
+	s->count = s->npend = s->rxd = 0;
 	s->pending = 0;
 	ts_qdisc_destroy(s->q, TS_DROP_SHUTDOWN, now);
 	s->q = NULL;
@@ -445,6 +456,60 @@ void ts_wifi6_arrive(struct ts_wifi6 *m, enum ts_wifi6_side side, struct ts_pkt 
 	ts_fifo_push(a, p);
 }
 
+/*
+ * The receiver of side @s at @t: pass on, in sequence order, the units it
+ * holds whole and may pass by @t, skipping those the sender dropped.
+ */
+static void rx_pass(struct ts_wifi6 *m, struct side *s, ts_ns_t t)
+{
+	struct ts_wifi6_real_stats *rs = &m->mstats.sta[s->k];
+
+	while (s->rxd < s->count) {
+		struct win_ent *e = &s->win[(s->head + s->rxd) % m->conf.ba];
+
+		if (e->p && (e->rx < e->segs || e->t_rx > t))
+			break;
+		if (e->p) {
+			*(s->dir == TS_WIFI6_UP ? &rs->up_bytes : &rs->down_bytes) += e->p->len;
+			e->dlv = true;
+			ts_stage_emit(m->st[s->dir], e->p, t);
+		}
+		s->rxd++;
+	}
+}
+
+/* The unit side @s's receiver passes on next, or NULL while it waits for a segment. */
+static const struct win_ent *rx_next(const struct ts_wifi6 *m, const struct side *s)
+{
+	uint32_t k;
+
+	for (k = s->rxd; k < s->count; k++) {
+		const struct win_ent *e = &s->win[(s->head + k) % m->conf.ba];
+
+		if (e->p)
+			return e->rx == e->segs ? e : NULL;
+	}
+	return NULL;
+}
+
+/* When a receiver passes a unit on next (TS_NEVER: none waits), and whose (@out). */
+static ts_ns_t rx_due(const struct ts_wifi6 *m, struct side **out)
+{
+	ts_ns_t best = TS_NEVER;
+	unsigned int i;
+
+	for (i = 0; i < 2 * m->conf.real; i++) {
+		struct side *s = &m->sd[i];
+		const struct win_ent *e;
+
+		if (!m->st[s->dir] || !(e = rx_next(m, s)) || e->t_rx >= best)
+			continue;
+		best = e->t_rx;
+		*out = s;
+	}
+	return best;
+}
+
 static ts_ns_t next_event(const struct ts_wifi6 *m)
 {
 	ts_ns_t best = TS_NEVER;
@@ -460,7 +525,8 @@ static ts_ns_t next_event(const struct ts_wifi6 *m)
 
 ts_ns_t ts_wifi6_next_deadline(const struct ts_wifi6 *m)
 {
-	ts_ns_t d = next_event(m);
+	struct side *s;
+	ts_ns_t d = ts_min(next_event(m), rx_due(m, &s));
 	int i;
 
 	for (i = 0; i < TS_WIFI6__SIDES; i++)
@@ -898,6 +964,41 @@ static ts_ns_t settle(struct ts_wifi6 *m, ts_ns_t t)
 	return end;
 }
 
+/*
+ * The A-MPDU of contender @c for side @s starts, and its BlockAck will come:
+ * which of its MPDUs reach the receiver, and when a unit they complete may
+ * be passed on (see the top of the file).
+ */
+static void rx_air(struct ts_wifi6 *m, struct side *s, const struct contender *c)
+{
+	const struct ts_wifi6_phy *phy = side_phy(m, s);
+	bool each = m->conf.mpdu_rx && s->dir == TS_WIFI6_DOWN;
+	uint64_t cum = 0, sub;
+	uint32_t k, j;
+
+	/* The A-MPDU holds the window's MPDUs on the air, in window and sequence order (build_side). */
+	for (k = 0; k < s->count; k++) {
+		struct win_ent *e = &s->win[(s->head + k) % m->conf.ba];
+
+		if (!e->p || e->sent <= e->acked + e->retx)
+			continue; /* nothing of it on the air */
+		sub = seg_bytes(e->p);
+		for (j = ent_live(s, e); j < e->sent; j++) {
+			struct mpdu *u = slot(m, s, e->first + j);
+
+			if (u->state != MPDU_AIR)
+				continue;
+			cum += sub;
+			u->rx = !ts_rng_chance_ppm(&m->rng, m->conf.mpdu_err_ppm);
+			if (!u->rx)
+				continue;
+			e->rx++;
+			e->t_rx = each ? ts_min(c->start + ts_wifi6_mpdu_end(phy, cum), c->ppdu_end)
+				       : c->end;
+		}
+	}
+}
+
 static void start_txop(struct ts_wifi6 *m, ts_ns_t t)
 {
 	unsigned int i, winners = 0;
@@ -937,28 +1038,31 @@ static void start_txop(struct ts_wifi6 *m, ts_ns_t t)
 	m->busy_until = settle(m, t);
 	if (m->collision)
 		m->mstats.collision_events++;
+	for (i = 0; i < m->ncont; i++) {
+		struct contender *c = &m->ct[i];
+
+		if (c->tx && c->ok && c->kind == TS_WIFI6_DATA && ct_has_sides(m, i) && c->sd >= 0)
+			rx_air(m, &m->sd[c->sd], c);
+	}
 }
 
-/* Deliver, in order, the acknowledged units at the head of the window; move the window. */
+/* Pass on what the receiver may; free, in order, the units the sender knows are done; move the window. */
 static void release_prefix(struct ts_wifi6 *m, struct side *s, ts_ns_t t)
 {
-	struct ts_wifi6_real_stats *rs = &m->mstats.sta[s->k];
-
+	rx_pass(m, s, t);
 	while (s->count) {
 		struct win_ent *e = &s->win[s->head];
 
-		if (e->p && e->acked < e->segs)
+		if (e->p && (e->acked < e->segs || !e->dlv))
 			break;
 		s->pending -= e->aql;
 		if (s->dir == TS_WIFI6_DOWN)
 			ts_airtime_pending(&m->air, s->k, -e->aql);
-		if (e->p) {
-			*(s->dir == TS_WIFI6_UP ? &rs->up_bytes : &rs->down_bytes) += e->p->len;
-			ts_stage_emit(m->st[s->dir], e->p, t);
-		}
 		*e = (struct win_ent){0};
 		s->head = (s->head + 1) % m->conf.ba;
 		s->count--;
+		if (s->rxd)
+			s->rxd--;
 	}
 	while (s->wstart < s->seq && slot(m, s, s->wstart)->state == MPDU_DONE)
 		s->wstart++;
@@ -978,9 +1082,9 @@ static void ent_drop(struct ts_wifi6 *m, struct side *s, struct win_ent *e, ts_n
 }
 
 /*
- * The BlockAck of @e's segments on the air (@ok: one came; each segment
- * then draws its own error). Returns true if the unit was dropped at the
- * retry limit.
+ * The BlockAck of @e's segments on the air (@ok: one came, and says which
+ * reached the receiver: rx_air drew each one's error). Returns true if the
+ * unit was dropped at the retry limit.
  */
 static bool ent_done(struct ts_wifi6 *m, struct side *s, struct win_ent *e, bool ok, ts_ns_t t)
 {
@@ -993,13 +1097,14 @@ static bool ent_done(struct ts_wifi6 *m, struct side *s, struct win_ent *e, bool
 
 		if (u->state != MPDU_AIR)
 			continue;
-		if (ok && !ts_rng_chance_ppm(&m->rng, m->conf.mpdu_err_ppm)) {
+		if (ok && u->rx) {
 			u->state = MPDU_DONE;
 			e->acked++;
 			continue;
 		}
 		m->dstats[s->dir].mpdu_errors += ok;
 		u->state = MPDU_RETX;
+		u->rx = false;
 		e->retx++;
 		drop |= ++u->tries > m->conf.retry;
 	}
@@ -1247,7 +1352,8 @@ void ts_wifi6_advance(struct ts_wifi6 *m, ts_ns_t now)
 	m->running = true;
 	pull_upstream(m, now);
 	for (;;) {
-		ts_ns_t ta = TS_NEVER, te = next_event(m);
+		struct side *rs = NULL;
+		ts_ns_t ta = TS_NEVER, te = next_event(m), td = rx_due(m, &rs);
 		unsigned int i, from = 0;
 
 		for (i = 0; i < TS_WIFI6__SIDES; i++) {
@@ -1258,8 +1364,15 @@ void ts_wifi6_advance(struct ts_wifi6 *m, ts_ns_t now)
 				from = i;
 			}
 		}
-		/* An arrival (or a beacon due) at the instant of an event is in time for it. */
-		if (m->tbtt <= ta && m->tbtt <= te && m->tbtt <= now) {
+		/*
+		 * A receiver's unit due at the instant of an exchange's end goes first (the
+		 * station's at its BlockAck's end, which frees it then). An arrival (or a
+		 * beacon due) at the instant of an event is in time for it.
+		 */
+		if (td <= ta && td <= te && td <= m->tbtt && td <= now) {
+			m->t = ts_max(td, m->t);
+			rx_pass(m, rs, m->t);
+		} else if (m->tbtt <= ta && m->tbtt <= te && m->tbtt <= now) {
 			m->t = ts_max(m->tbtt, m->t);
 			beacon_due(m, m->t);
 		} else if (ta <= te && ta <= now) {

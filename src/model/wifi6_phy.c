@@ -129,6 +129,14 @@ ts_ns_t ts_wifi6_data_time(const struct ts_wifi6_phy *phy, uint64_t psdu_bytes)
 	return (ts_ns_t)syms * phy->t_sym;
 }
 
+ts_ns_t ts_wifi6_mpdu_end(const struct ts_wifi6_phy *phy, uint64_t cum_bytes)
+{
+	uint64_t bits = TS_WIFI6_SERVICE_BITS + 8 * cum_bytes;
+	uint64_t syms = (bits + phy->ndbps - 1) / phy->ndbps;
+
+	return phy->t_pre + (ts_ns_t)syms * phy->t_sym;
+}
+
 ts_ns_t ts_wifi6_legacy_time(uint64_t bytes, unsigned int mbps)
 {
 	/* Non-HT OFDM: 4 us symbols of 4 x mbps data bits after a 20 us preamble. */

@@ -755,8 +755,9 @@ static void test_mpdu_errors_in_order(void)
  * advances the downlink's rate stage, so a packet that leaves it at 1 ms
  * (1500 B at 12 Mbit/s) reaches the AP then and is sent in the first slot
  * boundary at least AIFS later: idle since 0, 1 ms = 111.1 slots -> 112,
- * 43 + 1008 = 1051 us; released after its Ack at 1051 + 52 + 13.6 + 16 + 28 =
- * 1160.6 us.
+ * 43 + 1008 = 1051 us; the station has it at its MPDU's end, 1051 + 52 (2 SS
+ * preamble) + 13.6 (one symbol: 16 + 8 x 1544 bits <= 16333) = 1116.6 us,
+ * and the exchange ends after its Ack at 1116.6 + 16 + 28 = 1160.6 us.
  */
 static void test_hybrid_and_pull(void)
 {
@@ -782,11 +783,11 @@ static void test_hybrid_and_pull(void)
 	TSU_EQ(ts_dir_next_deadline(&r.down), 1 * MS);
 	ts_pipe_advance(&r.up.pipe[TS_PLACE_SENDER], 2 * MS); /* only the uplink's */
 	TSU_EQ(sink_down.nrel, 1);
-	TSU_EQ(sink_down.rel_t[0], 1160600);
+	TSU_EQ(sink_down.rel_t[0], 1116600);
 	TSU_EQ(ts_wifi6_stats(r.m, TS_WIFI6_DOWN)->txops, 1);
 	/* The downlink pipe counted it out, with its whole sojourn. */
 	TSU_EQ(r.down.pipe[TS_PLACE_NETWORK].stats.pkts_out, 1);
-	TSU_EQ(r.down.pipe[TS_PLACE_NETWORK].stats.sojourn.max, 1160600);
+	TSU_EQ(r.down.pipe[TS_PLACE_NETWORK].stats.sojourn.max, 1116600);
 	ts_pipe_advance(&r.down.pipe[TS_PLACE_NETWORK], 2 * MS); /* nothing left to do */
 	TSU_EQ(sink_down.nrel, 1);
 
@@ -990,6 +991,108 @@ static void test_gso_split(void)
 	TSU_EQ(sink_up.rel_t[1], 2 * t4);
 	TSU_EQ(sink_up.rel_t[2], 2 * t4 + t1);
 	TSU_EQ(sink_up.rel_bytes, 3 * 4500);
+	teardown(&r, SEC);
+}
+
+/*
+ * The AP's units reach the station when the MPDU that completes them ends
+ * (mpdu_rx=1), in order; the station's at the BlockAck's end, when the
+ * station frees them. Backoff 0, three 1500-byte packets queued at 0: the
+ * A-MPDU starts at AIFS (43 us); 16 + 8 x 1544 k bits take 1, 2, 3
+ * symbols, so the MPDUs end at 43 + 52 + 13.6 k = 108.6, 122.2, 135.8 us
+ * (the PPDU's end); the BlockAck ends at 135.8 + 16 + 40 = 191.8 us.
+ */
+static void test_mpdu_rx(void)
+{
+	static const ts_ns_t each[] = {108600, 122200, 135800};
+	const char *spec[] = {"wifi6:backoff=0,beacon=0", "wifi6:backoff=0,beacon=0,mpdu_rx=0"};
+	struct rig r;
+	uint32_t j, k;
+
+	for (k = 0; k < 3; k++) {
+		setup();
+		build(&r, spec[k % 2], 1, k < 2 ? false : true, k < 2, NULL, NULL);
+		for (j = 0; j < 3; j++)
+			put(k < 2 ? down_in(&r) : up_in(&r), j, 1500, 0);
+		if (k == 0) {
+			/* The runtime is woken for each: the next deadline is the next MPDU's end. */
+			advance(&r, each[0] - 1);
+			TSU_EQ(sink_down.nrel, 0);
+			TSU_EQ(ts_dir_next_deadline(&r.down), each[0]);
+			advance(&r, each[1]);
+			TSU_EQ(sink_down.nrel, 2);
+			TSU_EQ(ts_dir_next_deadline(&r.down), each[2]);
+		}
+		advance(&r, SEC);
+		TSU_EQ((k < 2 ? &sink_down : &sink_up)->nrel, 3);
+		TSU_EQ(txlog[0].mpdus, 3);
+		TSU_EQ(txlog[0].ppdu_end, 135800);
+		TSU_EQ(txlog[0].end, 191800);
+		for (j = 0; j < 3; j++) {
+			if (k == 0)
+				TSU_EQ(sink_down.rel_t[j], each[j]);
+			else if (k == 1)
+				TSU_EQ(sink_down.rel_t[j], 191800);
+			else
+				TSU_EQ(sink_up.rel_t[j], 191800);
+		}
+		teardown(&r, SEC);
+	}
+}
+
+/*
+ * The AP's GSO units as in test_gso_split (mpdus=4, backoff 7: A-MPDU k
+ * starts at (k - 1) T(4) + 106 us): unit 0 is whole at the first A-MPDU's
+ * third MPDU (52 + 3 symbols after its start), unit 1 at the second's
+ * second (2 symbols), unit 2 at the third's first (1 symbol).
+ */
+static void test_mpdu_rx_gso(void)
+{
+	ts_ns_t t4 = formula_ns(4, 63 * US), start = 106 * US + 52 * US;
+	struct rig r;
+	uint32_t j;
+
+	setup();
+	build(&r, "wifi6:mpdus=4,backoff=7", 1, false, true, NULL, NULL);
+	for (j = 0; j < 3; j++)
+		put_unit(down_in(&r), j, 3, 0);
+	advance(&r, SEC);
+	TSU_EQ(sink_down.nrel, 3);
+	TSU_EQ(sink_down.rel_t[0], start + 3 * 13600);
+	TSU_EQ(sink_down.rel_t[1], t4 + start + 2 * 13600);
+	TSU_EQ(sink_down.rel_t[2], 2 * t4 + start + 13600);
+	teardown(&r, SEC);
+}
+
+/*
+ * MPDU errors on the AP's side: the station passes every unit on once, in
+ * sequence order, a unit behind a missing one waiting for its
+ * retransmission, and never before the A-MPDU that completed it ended.
+ */
+static void test_mpdu_rx_reorder(void)
+{
+	const struct ts_wifi6_stats *st;
+	struct rig r;
+	size_t i, late = 0;
+	uint32_t j;
+
+	setup();
+	build(&r, "wifi6:mpdus=16,mpdu_err=20%", 5, false, true, NULL, NULL);
+	for (j = 0; j < 5000; j++)
+		put(down_in(&r), j, 1500, 0);
+	advance(&r, SEC);
+	st = ts_wifi6_stats(r.m, TS_WIFI6_DOWN);
+	TSU_EQ(sink_down.nrel, 5000);
+	for (i = 1; i < sink_down.nrel; i++) {
+		CU_ASSERT(sink_down.rel_id[i] == sink_down.rel_id[i - 1] + 1);
+		CU_ASSERT(sink_down.rel_t[i] >= sink_down.rel_t[i - 1]);
+	}
+	/* Some waited for a retransmission: passed on at a later A-MPDU's MPDU, with others. */
+	for (i = 1; i < sink_down.nrel; i++)
+		late += sink_down.rel_t[i] == sink_down.rel_t[i - 1];
+	CU_ASSERT(st->mpdu_errors > 5000 / 10);
+	CU_ASSERT(late > 0);
+	TSU_EQ(st->drops, 0);
 	teardown(&r, SEC);
 }
 
@@ -1265,6 +1368,9 @@ static const struct tsu_test tests[] = {
 	{"the station and the contenders are statistically identical",
 	 test_station_like_contenders},
 	{"a GSO unit's segments are MPDUs: split across A-MPDUs", test_gso_split},
+	{"the AP's units reach the station at their last MPDU's end", test_mpdu_rx},
+	{"the AP's GSO units at the end of the MPDU that completes them", test_mpdu_rx_gso},
+	{"MPDU errors: the station passes the AP's units on in order", test_mpdu_rx_reorder},
 	{"GSO units aggregate exactly as their packets one by one", test_gso_matches_packets},
 	{"real stations: the AP's round robin and airtime DRR", test_ap_round_robin},
 	{"real stations: AQL limits", test_aql_limits},

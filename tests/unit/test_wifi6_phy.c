@@ -119,14 +119,16 @@ static void test_conf_keys(void)
 	TSU_EQ(c.retry, 7);
 	TSU_EQ(c.backoff, -1);
 	/* What contention costs: BAR, Ack for a lone MPDU, EIFS, 45 us timeout, 100 TU beacons. */
-	CU_ASSERT(c.bar && c.lone_ack && c.eifs);
+	CU_ASSERT(c.bar && c.lone_ack && c.eifs && c.mpdu_rx);
 	TSU_EQ(c.ba_timeout, 45 * US);
 	TSU_EQ(c.beacon, 102400 * US);
 	TSU_EQ(c.beacon_bytes, 199);
-	TSU_EQ(parse(&c, "wifi6:bar=0,lone_ack=0,eifs=0,ba_timeout=56us,beacon=0,beacon_bytes=300",
+	TSU_EQ(parse(&c,
+		     "wifi6:bar=0,lone_ack=0,eifs=0,mpdu_rx=0,ba_timeout=56us,beacon=0,"
+		     "beacon_bytes=300",
 		     &err),
 	       0);
-	CU_ASSERT(!c.bar && !c.lone_ack && !c.eifs);
+	CU_ASSERT(!c.bar && !c.lone_ack && !c.eifs && !c.mpdu_rx);
 	TSU_EQ(c.ba_timeout, 56 * US);
 	TSU_EQ(c.beacon, 0);
 	TSU_EQ(c.beacon_bytes, 300);
