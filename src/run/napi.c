@@ -19,7 +19,7 @@ unsigned int ts_napi_dirs(bool gso, bool wifi6, bool down_hook)
 
 	if ((gso || wifi6) && down_hook)
 		dirs |= TS_NAPI_DOWN;
-	if (wifi6 && !gso)
+	if (wifi6)
 		dirs |= TS_NAPI_UP;
 	return dirs;
 }

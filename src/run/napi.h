@@ -25,11 +25,13 @@ enum { TS_NAPI_UP = 1, TS_NAPI_DOWN = 2 };
  * MAC (@wifi6) and a downlink network hook (@down_hook). The downlink with
  * --gso or a Wi-Fi MAC: the station's work (the ACKs of an access point's
  * A-MPDU, each running the station's TCP) leaves the verdict call. The
- * uplink per packet behind a Wi-Fi MAC: the server gets GRO as a real
- * receiver has it, so the packets released before its thread runs (an
- * A-MPDU's, when no slower wire spaces them) are merged and ACKed once;
- * not with --gso, whose units would be cut at the veth and merged again
- * for nothing. Pure.
+ * uplink behind a Wi-Fi MAC: the server gets GRO as a real receiver has
+ * it, so the packets released before its thread runs (an A-MPDU's, when no
+ * slower wire spaces them) are merged and ACKed once; with --gso too,
+ * though its units are cut at the veth and merged again, because the
+ * station's A-MPDU is released in one call at its BlockAck and its
+ * receivers' work in that call delayed the access point's deliveries due
+ * meanwhile (docs/kernels.md, "The paper's Wi-Fi regime"). Pure.
  */
 unsigned int ts_napi_dirs(bool gso, bool wifi6, bool down_hook);
 

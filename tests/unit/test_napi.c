@@ -30,17 +30,18 @@ static void test_thread_of(void)
 }
 
 /*
- * The downlink with --gso or a Wi-Fi MAC (and a downlink hook to release it); the uplink per
- * packet behind a Wi-Fi MAC only: a --gso unit would be cut at the veth and merged again.
+ * The downlink with --gso or a Wi-Fi MAC (and a downlink hook to release it); the uplink
+ * behind a Wi-Fi MAC, per packet or --gso.
  */
 static void test_dirs(void)
 {
 	TSU_EQ(ts_napi_dirs(false, false, true), 0);
 	TSU_EQ(ts_napi_dirs(true, false, true), TS_NAPI_DOWN);
-	TSU_EQ(ts_napi_dirs(true, true, true), TS_NAPI_DOWN);
+	TSU_EQ(ts_napi_dirs(true, true, true), TS_NAPI_UP | TS_NAPI_DOWN);
 	TSU_EQ(ts_napi_dirs(false, true, true), TS_NAPI_UP | TS_NAPI_DOWN);
 	TSU_EQ(ts_napi_dirs(false, true, false), TS_NAPI_UP);
-	TSU_EQ(ts_napi_dirs(true, true, false), 0);
+	TSU_EQ(ts_napi_dirs(true, true, false), TS_NAPI_UP);
+	TSU_EQ(ts_napi_dirs(true, false, false), 0);
 	CU_ASSERT_STRING_EQUAL(ts_napi_label(0), "");
 	CU_ASSERT_STRING_EQUAL(ts_napi_label(TS_NAPI_UP), "up");
 	CU_ASSERT_STRING_EQUAL(ts_napi_label(TS_NAPI_DOWN), "down");
