@@ -1066,8 +1066,8 @@ static void test_mpdu_rx_gso(void)
 
 /*
  * MPDU errors on the AP's side: the station passes every unit on once, in
- * sequence order, a unit behind a missing one waiting for its
- * retransmission, and never before the A-MPDU that completed it ended.
+ * sequence order and time order, a unit behind a missing one waiting for
+ * its retransmission (then passed on at the same instant as it).
  */
 static void test_mpdu_rx_reorder(void)
 {
