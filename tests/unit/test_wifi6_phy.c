@@ -87,6 +87,14 @@ static void test_airtime_pieces(void)
 	/* 16333 bits exactly fill one symbol: 22 + 8 * 2038 = 16326 <= 16333 < 22 + 8 * 2039. */
 	TSU_EQ(ts_wifi6_data_time(&p, 2038), 13600);
 	TSU_EQ(ts_wifi6_data_time(&p, 2039), 2 * 13600);
+	/*
+	 * An MPDU ends after the preamble (52 us at 2 SS) and the symbols holding the SERVICE field
+	 * and the subframes up to it, without the tail: 16 + 8 * 2039 = 16328 <= 16333 fits one
+	 * symbol where the whole PSDU of 2039 bytes needs two; 16 + 8 * 2040 = 16336 needs two.
+	 */
+	TSU_EQ(ts_wifi6_mpdu_end(&p, 2039), 52 * US + 13600);
+	TSU_EQ(ts_wifi6_mpdu_end(&p, 2040), 52 * US + 2 * 13600);
+	TSU_EQ(ts_wifi6_mpdu_end(&p, 256 * 1544), 52 * US + 194 * 13600);
 }
 
 static int parse(struct ts_wifi6_conf *c, const char *s, struct ts_err *err)
