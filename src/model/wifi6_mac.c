@@ -1369,7 +1369,7 @@ void ts_wifi6_advance(struct ts_wifi6 *m, ts_ns_t now)
 		 * station's at its BlockAck's end, which frees it then). An arrival (or a
 		 * beacon due) at the instant of an event is in time for it.
 		 */
-		if (td <= ta && td <= te && td <= m->tbtt && td <= now) {
+		if (rs && td <= ta && td <= te && td <= m->tbtt && td <= now) {
 			m->t = ts_max(td, m->t);
 			rx_pass(m, rs, m->t);
 		} else if (m->tbtt <= ta && m->tbtt <= te && m->tbtt <= now) {
