@@ -12,8 +12,8 @@ Prints a markdown table per claim to stdout; docs/validation/bbr-tas-paper.md
 holds its output for the reduced run. A configuration missing from DIR shows
 "-"; with several DIRs the configurations of all are read (a matrix run in
 parts). --pairs TEST prints instead one row per BBR-TAS shift pair found for
-TEST: throughput and latency per link, and latency against BBRv3. Needs
-python3 only.
+TEST: throughput (upload, and download for a test that has one) and latency
+per link, and latency against BBRv3. Needs python3 only.
 
 Per repetition:
 - throughput: the sum of the test's flows in a direction (Mbit/s, iperf3's
@@ -214,17 +214,23 @@ def pairs(runs, test):
     links = sorted({k[2] for k in runs if k[1] == test})
     shifts = sorted({k[0] for k in runs if k[0].startswith("tas ") and k[1] == test},
                     key=lambda c: [int(x) for x in c[4:].split("/")])
+    # A test with downloads (rrul) gets their throughput too: the paper's RRUL claims are
+    # about the upload and the sum.
+    down = any(r["down"] > 0 for k, reps in runs.items() if k[1] == test for r in reps)
+    cols = ("up", "down") if down else ("up",)
     print(f"### {test}: the shift pairs\n")
     head = "| configuration |"
     for link in links:
-        head += f" {link}: Mbit/s | {link}: latency (ms) | {link}: latency vs BBRv3 |"
+        for c in cols:
+            head += f" {link}: {c + ' ' if down else ''}Mbit/s |"
+        head += f" {link}: latency (ms) | {link}: latency vs BBRv3 |"
     print(head)
-    print("|---" * (1 + 3 * len(links)) + "|")
+    print("|---" * (1 + (2 + len(cols)) * len(links)) + "|")
     for cca in ("cubic", "bbr3") + tuple(shifts):
         row = [NAMES.get(cca, cca.replace("tas", "BBR-TAS"))]
         for link in links:
             reps = runs.get((cca, test, link), [])
-            row += [cell(reps, "up"), cell(reps, "ping")]
+            row += [cell(reps, c) for c in cols] + [cell(reps, "ping")]
             if cca == "bbr3":
                 row.append("-")
             else:
