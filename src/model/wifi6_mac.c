@@ -31,8 +31,9 @@
  * in 802.11: both lose their A-MPDU and double their CW.
  *
  * The BlockAck window (ba entries per side) holds, in sequence order,
- * every frame taken from the driver queue until it is delivered or
- * dropped: frames to (re)transmit, frames on the air, and frames
+ * every frame taken from the driver queue until the sender knows it is
+ * done (acknowledged, or dropped): frames to (re)transmit, frames on the
+ * air, frames the receiver already passed on, and frames
  * acknowledged but waiting for an earlier one (the receiver's reorder
  * buffer releases in order). An A-MPDU takes the window's retransmissions
  * first, then new frames from the queue, while they fit.
@@ -52,7 +53,9 @@
  * segmented a super-packet: an A-MPDU may carry part of a unit and the
  * rest goes in the next one. New segments are sent in order, so a unit's
  * sent segments hold the sequence numbers @first .. @first + @sent - 1.
- * The unit is released when its last segment is acknowledged, and dropped
+ * The receiver passes the unit on once it holds all its segments and
+ * everything before it (rx_pass), and the sender frees its entry once all
+ * its segments are acknowledged (release_prefix); it is dropped
  * whole when one of its segments reaches the retry limit (one verdict
  * stands for the whole unit).
  */

@@ -1067,13 +1067,13 @@ static void test_mpdu_rx_gso(void)
 /*
  * MPDU errors on the AP's side: the station passes every unit on once, in
  * sequence order and time order, a unit behind a missing one waiting for
- * its retransmission (then passed on at the same instant as it).
+ * its retransmission.
  */
 static void test_mpdu_rx_reorder(void)
 {
 	const struct ts_wifi6_stats *st;
 	struct rig r;
-	size_t i, late = 0;
+	size_t i;
 	uint32_t j;
 
 	setup();
@@ -1087,11 +1087,7 @@ static void test_mpdu_rx_reorder(void)
 		CU_ASSERT(sink_down.rel_id[i] == sink_down.rel_id[i - 1] + 1);
 		CU_ASSERT(sink_down.rel_t[i] >= sink_down.rel_t[i - 1]);
 	}
-	/* Some waited for a retransmission: passed on at a later A-MPDU's MPDU, with others. */
-	for (i = 1; i < sink_down.nrel; i++)
-		late += sink_down.rel_t[i] == sink_down.rel_t[i - 1];
 	CU_ASSERT(st->mpdu_errors > 5000 / 10);
-	CU_ASSERT(late > 0);
 	TSU_EQ(st->drops, 0);
 	teardown(&r, SEC);
 }
