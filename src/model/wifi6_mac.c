@@ -996,8 +996,7 @@ static void rx_air(struct ts_wifi6 *m, struct side *s, const struct contender *c
 			if (!u->rx)
 				continue;
 			e->rx++;
-			e->t_rx = each ? ts_min(c->start + ts_wifi6_mpdu_end(phy, cum), c->ppdu_end)
-				       : c->end;
+			e->t_rx = each ? c->start + ts_wifi6_mpdu_end(phy, cum) : c->end;
 		}
 	}
 }
@@ -1064,8 +1063,7 @@ static void release_prefix(struct ts_wifi6 *m, struct side *s, ts_ns_t t)
 		*e = (struct win_ent){0};
 		s->head = (s->head + 1) % m->conf.ba;
 		s->count--;
-		if (s->rxd)
-			s->rxd--;
+		s->rxd--; /* rx_pass above passed on or skipped every unit freed here */
 	}
 	while (s->wstart < s->seq && slot(m, s, s->wstart)->state == MPDU_DONE)
 		s->wstart++;

@@ -721,31 +721,41 @@ static void test_determinism(void)
 }
 
 /*
- * MPDU errors: a missing MPDU is retransmitted in the next aggregate, and the
- * receiver's reorder buffer releases in order, so ids leave strictly increasing.
- * retries = MPDU errors when nothing reached the retry limit.
+ * MPDU errors on side @down's (the AP's) or the station's A-MPDUs: a missing
+ * MPDU is retransmitted in the next aggregate, and the receiver's reorder
+ * buffer passes units on once each, in sequence and time order, a unit behind
+ * a missing one waiting for its retransmission. retries = MPDU errors when
+ * nothing reached the retry limit.
  */
-static void test_mpdu_errors_in_order(void)
+static void mpdu_errors_in_order(bool down)
 {
+	struct fx_sink *sink = down ? &sink_down : &sink_up;
 	const struct ts_wifi6_stats *st;
 	struct rig r;
 	uint32_t j;
 	size_t i;
 
 	setup();
-	build(&r, "wifi6:mpdus=16,mpdu_err=20%", 5, true, false, NULL, NULL);
+	build(&r, "wifi6:mpdus=16,mpdu_err=20%", 5, !down, down, NULL, NULL);
 	for (j = 0; j < 5000; j++)
-		put(up_in(&r), j, 1500, 0);
+		put(down ? down_in(&r) : up_in(&r), j, 1500, 0);
 	advance(&r, SEC);
-	st = ts_wifi6_stats(r.m, TS_WIFI6_UP);
-	TSU_EQ(sink_up.nrel, 5000);
-	for (i = 1; i < sink_up.nrel; i++)
-		CU_ASSERT(sink_up.rel_id[i] == sink_up.rel_id[i - 1] + 1);
+	st = ts_wifi6_stats(r.m, down ? TS_WIFI6_DOWN : TS_WIFI6_UP);
+	TSU_EQ(sink->nrel, 5000);
+	for (i = 1; i < sink->nrel; i++) {
+		CU_ASSERT(sink->rel_id[i] == sink->rel_id[i - 1] + 1);
+		CU_ASSERT(sink->rel_t[i] >= sink->rel_t[i - 1]);
+	}
 	CU_ASSERT(st->mpdu_errors > 5000 / 10); /* 20% of >= 5000 transmissions */
 	TSU_EQ(st->retries, st->mpdu_errors);
 	TSU_EQ(st->drops, 0);
 	TSU_EQ(st->mpdus, 5000 + st->retries);
 	teardown(&r, SEC);
+}
+
+static void test_mpdu_errors_in_order(void)
+{
+	mpdu_errors_in_order(false);
 }
 
 /*
@@ -1064,32 +1074,10 @@ static void test_mpdu_rx_gso(void)
 	teardown(&r, SEC);
 }
 
-/*
- * MPDU errors on the AP's side: the station passes every unit on once, in
- * sequence order and time order, a unit behind a missing one waiting for
- * its retransmission.
- */
+/* MPDU errors on the AP's side: the station passes its units on in order (mpdu_errors_in_order). */
 static void test_mpdu_rx_reorder(void)
 {
-	const struct ts_wifi6_stats *st;
-	struct rig r;
-	size_t i;
-	uint32_t j;
-
-	setup();
-	build(&r, "wifi6:mpdus=16,mpdu_err=20%", 5, false, true, NULL, NULL);
-	for (j = 0; j < 5000; j++)
-		put(down_in(&r), j, 1500, 0);
-	advance(&r, SEC);
-	st = ts_wifi6_stats(r.m, TS_WIFI6_DOWN);
-	TSU_EQ(sink_down.nrel, 5000);
-	for (i = 1; i < sink_down.nrel; i++) {
-		CU_ASSERT(sink_down.rel_id[i] == sink_down.rel_id[i - 1] + 1);
-		CU_ASSERT(sink_down.rel_t[i] >= sink_down.rel_t[i - 1]);
-	}
-	CU_ASSERT(st->mpdu_errors > 5000 / 10);
-	TSU_EQ(st->drops, 0);
-	teardown(&r, SEC);
+	mpdu_errors_in_order(true);
 }
 
 /* One run of made-up GSO arrivals, as units (@gso) or as their packets one by one. */
