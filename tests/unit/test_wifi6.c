@@ -1074,6 +1074,70 @@ static void test_mpdu_rx_gso(void)
 	teardown(&r, SEC);
 }
 
+/*
+ * The AP's first frame of three reaches the retry limit (retry=0: one try)
+ * while the two behind it were received (at 122.2 and 135.8 us, as in
+ * test_mpdu_rx): the station holds them for it until the BlockAck ends at
+ * 191.8 us, when the AP drops it (cause mac_retry) and the reorder buffer
+ * skips it and passes frames 1 and 2 on, in order, at that instant. Seed 1
+ * at mpdu_err=50% loses that MPDU and no other (asserted: one MPDU error).
+ */
+static void test_mpdu_rx_drop_behind(void)
+{
+	const struct ts_wifi6_stats *st;
+	struct rig r;
+	uint32_t j;
+
+	setup();
+	build(&r, "wifi6:backoff=0,beacon=0,retry=0,mpdu_err=50%", 1, false, true, NULL, NULL);
+	for (j = 0; j < 3; j++)
+		put(down_in(&r), j, 1500, 0);
+	advance(&r, SEC);
+	st = ts_wifi6_stats(r.m, TS_WIFI6_DOWN);
+	TSU_EQ(st->mpdu_errors, 1);
+	TSU_EQ(st->drops, 1);
+	TSU_EQ(sink_down.ndrop, 1);
+	TSU_EQ(sink_down.drop_id[0], 0);
+	TSU_EQ(sink_down.drop_cause[0], TS_DROP_MAC_RETRY);
+	TSU_EQ(sink_down.drop_t[0], 191800);
+	TSU_EQ(sink_down.nrel, 2);
+	for (j = 0; j < 2; j++) {
+		TSU_EQ(sink_down.rel_id[j], j + 1);
+		TSU_EQ(sink_down.rel_t[j], 191800);
+	}
+	TSU_EQ(ntx, 1); /* nothing was sent again */
+	teardown(&r, SEC);
+}
+
+/*
+ * The downlink detached in the middle of an A-MPDU (at 115 us): the frame
+ * the station already has (108.6 us) stays delivered, once; the two still on
+ * the air are dropped (cause shutdown), once each; every descriptor comes
+ * back (teardown).
+ */
+static void test_mpdu_rx_detach(void)
+{
+	struct rig r;
+	uint32_t j;
+
+	setup();
+	build(&r, "wifi6:backoff=0,beacon=0", 1, false, true, NULL, NULL);
+	for (j = 0; j < 3; j++)
+		put(down_in(&r), j, 1500, 0);
+	advance(&r, 115 * US);
+	TSU_EQ(sink_down.nrel, 1);
+	teardown(&r, 115 * US);
+	TSU_EQ(sink_down.nrel, 1);
+	TSU_EQ(sink_down.rel_id[0], 0);
+	TSU_EQ(sink_down.rel_t[0], 108600);
+	TSU_EQ(sink_down.ndrop, 2);
+	for (j = 0; j < 2; j++) {
+		TSU_EQ(sink_down.drop_id[j], j + 1);
+		TSU_EQ(sink_down.drop_cause[j], TS_DROP_SHUTDOWN);
+		TSU_EQ(sink_down.drop_t[j], 115 * US);
+	}
+}
+
 /* MPDU errors on the AP's side: the station passes its units on in order (mpdu_errors_in_order). */
 static void test_mpdu_rx_reorder(void)
 {
@@ -1355,6 +1419,8 @@ static const struct tsu_test tests[] = {
 	{"the AP's units reach the station at their last MPDU's end", test_mpdu_rx},
 	{"the AP's GSO units at the end of the MPDU that completes them", test_mpdu_rx_gso},
 	{"MPDU errors: the station passes the AP's units on in order", test_mpdu_rx_reorder},
+	{"a unit dropped at the retry limit releases those behind it", test_mpdu_rx_drop_behind},
+	{"detached mid-A-MPDU: delivered once, the rest dropped once", test_mpdu_rx_detach},
 	{"GSO units aggregate exactly as their packets one by one", test_gso_matches_packets},
 	{"real stations: the AP's round robin and airtime DRR", test_ap_round_robin},
 	{"real stations: AQL limits", test_aql_limits},
