@@ -402,11 +402,16 @@ int ts_vm_cmdline_sealed(char *buf, size_t len, const char *init, const char *ap
 	 * it does not jump (ts_vm_cmdline's reason for the HPET in real time). The TSC is read
 	 * in user space (the vDSO) and by the kernel without a trip through a device model:
 	 * 3,700-4,700 guest instructions less per packet (docs/kernels.md). tsc=reliable: no
-	 * watchdog comparing it with the HPET every half second.
+	 * watchdog comparing it with the HPET every half second. preempt=full (a
+	 * PREEMPT_DYNAMIC kernel; others ignore it): the one vCPU is shared by the shaper's
+	 * loop and every process of the run, and with the distributions' voluntary preemption
+	 * the loop's timer waited for a sender's system call to finish, up to hundreds of
+	 * microseconds (docs/kernels.md, "Who holds the CPU while the loop waits").
+	 * A user's append comes after, so its preempt= wins.
 	 */
 	n = snprintf(buf, len,
 		     "console=ttyS0 panic=-1 quiet loglevel=4 clocksource=tsc tsc=reliable "
-		     "rdinit=%s%s%s%s%s "
+		     "preempt=full rdinit=%s%s%s%s%s "
 		     "-- vm --guest-init",
 		     init, append && *append ? " " : "", append ? append : "",
 		     extra && *extra ? " " : "", extra ? extra : "");

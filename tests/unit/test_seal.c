@@ -382,7 +382,8 @@ static void test_cmdline_sealed(void)
 				    "tasshape.clock=virtual", &err),
 	       0);
 	CU_ASSERT_STRING_EQUAL(buf, "console=ttyS0 panic=-1 quiet loglevel=4 clocksource=tsc "
-				    "tsc=reliable rdinit=/usr/local/bin/tasshape mitigations=off "
+				    "tsc=reliable preempt=full rdinit=/usr/local/bin/tasshape "
+				    "mitigations=off "
 				    "tasshape.clock=virtual -- vm --guest-init");
 	TSU_EQ(ts_vm_cmdline_sealed(buf, 40, "/usr/local/bin/tasshape", NULL, NULL, &err), -ENOSPC);
 	TSU_EQ(ts_vm_cmdline_sealed(buf, sizeof(buf), "/a b/tasshape", NULL, NULL, &err), -EINVAL);
