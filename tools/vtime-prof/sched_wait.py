@@ -44,10 +44,13 @@ def waits(path):
                 rt = f["comm"] == "tasshape" and int(f["prio"]) < 100
                 if rt and loop is None:
                     loop = int(f["pid"])
-                if rt and int(f["pid"]) == loop and pending is None:
+                # A timer that fires while the loop runs wakes nothing: it is not waiting.
+                if rt and int(f["pid"]) == loop and pending is None and task[1] != loop:
                     pending, since, cur, running = ts, ts, collections.Counter(), task
                 continue
             nxt = (f["next_comm"], int(f["next_pid"]))
+            if int(f["prev_pid"]) == loop:
+                pending = None  # it left the CPU: whatever woke it is not a wait
             if pending is not None:
                 cur[running] += ts - since
                 since = ts
