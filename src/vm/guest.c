@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/socket.h>
@@ -240,6 +241,30 @@ static void read_line(const char *path, char *buf, size_t len)
 	if (fgets(buf, (int)len, f))
 		buf[strcspn(buf, "\n")] = '\0';
 	fclose(f);
+}
+
+/*
+ * The kernel's preemption model as it runs: a PREEMPT_DYNAMIC kernel says it at boot
+ * ("Dynamic Preempt: full", kernel/sched/core.c), in the log whatever the console's
+ * loglevel; the debugfs file that also shows it needs CONFIG_SCHED_DEBUG. "" when the log
+ * has no such line (a kernel without the switch).
+ */
+static void read_preempt(char *buf, size_t len)
+{
+	static char log[1 << 18]; /* the log's newest 256 KiB: a boot writes far less */
+	static const char key[] = "Dynamic Preempt: ";
+	const char *p, *last = NULL;
+	int n;
+
+	buf[0] = '\0';
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, (int)sizeof(log) - 1);
+	if (n <= 0)
+		return;
+	log[n] = '\0';
+	for (p = log; (p = strstr(p, key)); p += sizeof(key) - 1)
+		last = p + sizeof(key) - 1;
+	if (last)
+		snprintf(buf, len, "%.*s", (int)strcspn(last, "\n"), last);
 }
 
 /*
@@ -479,7 +504,7 @@ static int wait_cmd(pid_t pid);
  */
 static __attribute__((noreturn)) void sealed_main(void)
 {
-	char *conf_txt, *argv_buf, *env_buf, **argv, **envp, status[512], cs[32];
+	char *conf_txt, *argv_buf, *env_buf, **argv, **envp, status[512], cs[32], preempt[16];
 	struct ts_vm_guest_conf g;
 	struct ts_err err = {{0}};
 	size_t len, alen, elen;
@@ -524,6 +549,7 @@ static __attribute__((noreturn)) void sealed_main(void)
 		die("no command");
 	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs,
 		  sizeof(cs));
+	read_preempt(preempt, sizeof(preempt));
 	uname(&u);
 	if (sethostname("tasshape-vm", strlen("tasshape-vm")) < 0)
 		console("sethostname: %s", strerror(errno));
@@ -532,7 +558,8 @@ static __attribute__((noreturn)) void sealed_main(void)
 		modprobe(g.modprobe[i]);
 	if (g.out[0] && mkdir_p(g.out, 0755) < 0)
 		die("mkdir %s: %s", g.out, strerror(errno));
-	snprintf(status, sizeof(status), "clocksource=%s\nrelease=%s\nboot=%.3f\nsealed=1\n", cs,
+	snprintf(status, sizeof(status),
+		 "clocksource=%s\npreempt=%s\nrelease=%s\nboot=%.3f\nsealed=1\n", cs, preempt,
 		 u.release, uptime_s());
 	st = wait_cmd(sealed_start(&g, argv, envp));
 	sync();
@@ -579,7 +606,7 @@ static int wait_cmd(pid_t pid)
 
 int ts_vm_guest_main(void)
 {
-	char *conf_txt, *argv_buf, *env_buf, **argv, **envp, status[512], cs[32];
+	char *conf_txt, *argv_buf, *env_buf, **argv, **envp, status[512], cs[32], preempt[16];
 	struct ts_vm_guest_conf g;
 	struct ts_err err = {{0}};
 	size_t len, alen, elen;
@@ -622,6 +649,7 @@ int ts_vm_guest_main(void)
 		die("no command");
 	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs,
 		  sizeof(cs));
+	read_preempt(preempt, sizeof(preempt));
 	uname(&u);
 	/* The first /tmp stays mounted under the overlay's; only its descriptors are used. */
 	setup_root(&g, u.release);
@@ -632,8 +660,8 @@ int ts_vm_guest_main(void)
 	for (i = 0; i < g.nmodprobe; i++)
 		modprobe(g.modprobe[i]);
 
-	snprintf(status, sizeof(status), "clocksource=%s\nrelease=%s\nboot=%.3f\n", cs, u.release,
-		 uptime_s());
+	snprintf(status, sizeof(status), "clocksource=%s\npreempt=%s\nrelease=%s\nboot=%.3f\n", cs,
+		 preempt, u.release, uptime_s());
 	pid = start_cmd(&g, argv, envp);
 	st = wait_cmd(pid);
 	sync();

@@ -869,6 +869,8 @@ int ts_vm_status_parse(const char *text, struct ts_vm_status *s, struct ts_err *
 			snprintf(s->error, sizeof(s->error), "%.*s", (int)vn, v);
 		} else if (kn == 11 && !memcmp(l, "clocksource", 11)) {
 			snprintf(s->clocksource, sizeof(s->clocksource), "%.*s", (int)vn, v);
+		} else if (kn == 7 && !memcmp(l, "preempt", 7)) {
+			snprintf(s->preempt, sizeof(s->preempt), "%.*s", (int)vn, v);
 		} else if (kn == 7 && !memcmp(l, "release", 7)) {
 			snprintf(s->release, sizeof(s->release), "%.*s", (int)vn, v);
 		} else if (kn == 4 && !memcmp(l, "boot", 4)) {

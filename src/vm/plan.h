@@ -191,10 +191,13 @@ struct ts_vm_status {
 	bool have_exit;
 	int exit_code; /* exit status, or 128+N after signal N */
 	char error[256];
-	char clocksource[32], release[128];
+	char clocksource[32], preempt[16], release[128];
 	double boot_s;
 };
-/* Parses "exit=N", "signal=N", "error=...", "clocksource=...", "release=...", "boot=S" lines. */
+/*
+ * Parses "exit=N", "signal=N", "error=...", "clocksource=...", "preempt=...", "release=...",
+ * "boot=S" lines.
+ */
 int ts_vm_status_parse(const char *text, struct ts_vm_status *s, struct ts_err *err);
 
 /*

@@ -730,6 +730,7 @@ static int run_status(struct vm_run *v, int wstatus, struct ts_err *err)
 	v->res->status = vs.exit_code;
 	v->res->boot_s = vs.boot_s;
 	snprintf(v->res->clocksource, sizeof(v->res->clocksource), "%s", vs.clocksource);
+	snprintf(v->res->preempt, sizeof(v->res->preempt), "%s", vs.preempt);
 	snprintf(v->res->release, sizeof(v->res->release), "%s", vs.release);
 	free(text);
 	return 0;

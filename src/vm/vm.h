@@ -85,6 +85,7 @@ struct ts_vm_result {
 	unsigned cpus;	/* vCPUs the guest had */
 	char accel_note[TS_ERR_MAX]; /* why TCG, when auto fell back */
 	char clocksource[32];	     /* the guest's clock source, as it reported it */
+	char preempt[16];	     /* its preemption model in force ("" if it has no switch) */
 	char release[128];	     /* uname -r of the guest */
 	char version[256];	     /* the kernel's version string (from the bzImage header) */
 	char sha256[65];	     /* of the bzImage */

@@ -183,6 +183,8 @@ for r in 1 2; do
 		"true/$(jq -r '.vm.image_sha256' "$J1/result.json")" ]
 	ts_true "rep $r: the manifest says the guest was sealed" \
 		jqt '.kernel.vm.sealed == true' "$J2/manifest.json"
+	ts_true "rep $r: the run's record says the guest's kernel ran with preempt=full" \
+		jqt '.vm.preempt == "full"' "$J2/result.json"
 	# The receiver's goodput, within 5% below the bound 20 x 1448/1500 = 19.307 Mbit/s.
 	ts_range "rep $r: goodput" \
 		"$(jq '[.flows[] | select(.dir == "up") | .throughput_mbps] | add' "$J2/result.json")" \

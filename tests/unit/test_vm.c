@@ -380,16 +380,19 @@ static void test_status(void)
 	struct ts_vm_status s;
 	struct ts_err err = {{0}};
 
-	TSU_EQ(ts_vm_status_parse("clocksource=hpet\nrelease=6.1.0-28-amd64\nboot=4.700\nexit=3\n",
+	TSU_EQ(ts_vm_status_parse("clocksource=hpet\npreempt=full\nrelease=6.1.0-28-amd64\n"
+				  "boot=4.700\nexit=3\n",
 				  &s, &err),
 	       0);
 	CU_ASSERT(s.have_exit);
 	TSU_EQ(s.exit_code, 3);
 	CU_ASSERT_STRING_EQUAL(s.clocksource, "hpet");
+	CU_ASSERT_STRING_EQUAL(s.preempt, "full");
 	CU_ASSERT_STRING_EQUAL(s.release, "6.1.0-28-amd64");
 	CU_ASSERT_DOUBLE_EQUAL(s.boot_s, 4.7, 1e-9);
 	TSU_EQ(ts_vm_status_parse("signal=9\n", &s, &err), 0);
 	TSU_EQ(s.exit_code, 137);
+	CU_ASSERT_STRING_EQUAL(s.preempt, ""); /* a kernel without the switch, or an older init */
 	TSU_EQ(ts_vm_status_parse("error=mount failed\n", &s, &err), 0);
 	CU_ASSERT(!s.have_exit);
 	CU_ASSERT_STRING_EQUAL(s.error, "mount failed");
