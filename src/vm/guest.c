@@ -246,14 +246,18 @@ static void read_line(const char *path, char *buf, size_t len)
 /*
  * The kernel's preemption model as it runs: a PREEMPT_DYNAMIC kernel says it at boot
  * ("Dynamic Preempt: full", kernel/sched/core.c), in the log whatever the console's
- * loglevel; the debugfs file that also shows it needs CONFIG_SCHED_DEBUG. "" when the log
- * has no such line (a kernel without the switch).
+ * loglevel, once per preempt= word (the last one in force); the debugfs file that also shows
+ * it needs CONFIG_SCHED_DEBUG. A word it refuses is logged as "Dynamic Preempt: unsupported
+ * mode: X" and changes nothing, so only a model's name counts. "" when the log has none (a
+ * kernel without the switch).
  */
 static void read_preempt(char *buf, size_t len)
 {
 	static char log[1 << 18]; /* the log's newest 256 KiB: a boot writes far less */
 	static const char key[] = "Dynamic Preempt: ";
-	const char *p, *last = NULL;
+	static const char *const models[] = {"none", "voluntary", "full", "lazy"};
+	const char *p, *v;
+	size_t i, vn;
 	int n;
 
 	buf[0] = '\0';
@@ -261,10 +265,13 @@ static void read_preempt(char *buf, size_t len)
 	if (n <= 0)
 		return;
 	log[n] = '\0';
-	for (p = log; (p = strstr(p, key)); p += sizeof(key) - 1)
-		last = p + sizeof(key) - 1;
-	if (last)
-		snprintf(buf, len, "%.*s", (int)strcspn(last, "\n"), last);
+	for (p = log; (p = strstr(p, key)); p = v) {
+		v = p + sizeof(key) - 1;
+		vn = strcspn(v, "\n");
+		for (i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+			if (vn == strlen(models[i]) && !memcmp(v, models[i], vn))
+				snprintf(buf, len, "%s", models[i]);
+	}
 }
 
 /*

@@ -403,11 +403,11 @@ int ts_vm_cmdline_sealed(char *buf, size_t len, const char *init, const char *ap
 	 * in user space (the vDSO) and by the kernel without a trip through a device model:
 	 * 3,700-4,700 guest instructions less per packet (docs/kernels.md). tsc=reliable: no
 	 * watchdog comparing it with the HPET every half second. preempt=full (a
-	 * PREEMPT_DYNAMIC kernel; others ignore it): the one vCPU is shared by the shaper's
-	 * loop and every process of the run, and with the distributions' voluntary preemption
-	 * the loop's timer waited for a sender's system call to finish, up to hundreds of
-	 * microseconds (docs/kernels.md, "Who holds the CPU while the loop waits").
-	 * A user's append comes after, so its preempt= wins.
+	 * PREEMPT_DYNAMIC kernel's switch; another kernel only passes the word on to init's
+	 * environment): the one vCPU is shared by the shaper's loop and every process of the
+	 * run, and with the distributions' voluntary preemption the loop's timer waited for a
+	 * sender's system call to finish, up to milliseconds (docs/kernels.md, "Who holds the
+	 * CPU while the loop waits"). A user's append comes after, so its preempt= wins.
 	 */
 	n = snprintf(buf, len,
 		     "console=ttyS0 panic=-1 quiet loglevel=4 clocksource=tsc tsc=reliable "

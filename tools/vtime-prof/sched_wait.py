@@ -20,9 +20,13 @@ FIELD = re.compile(r"(\w+)=(\S+)")
 
 def who(task, loop):
     comm, pid = task
-    m = re.match(r"napi/tas\d+-\d+([oi])-", comm)
+    # The kernel keeps 15 bytes of a name: "napi/tas<PID>-<N>[io]-<ID>" loses its end, and from a
+    # PID of five digits its i or o, when the name is that long.
+    m = re.match(r"napi/tas\d+-\d+([oi])", comm)
     if m:
         return {"i": "station's NAPI thread (its TCP)", "o": "server's NAPI thread (its TCP)"}[m[1]]
+    if comm.startswith("napi/tas"):
+        return "a NAPI thread (its name cut: which end unknown)"
     if comm == "tasshape":
         return "the loop" if pid == loop else "tasshape, other threads"
     if comm == "iperf3":
@@ -31,8 +35,10 @@ def who(task, loop):
 
 
 def waits(path):
+    """The loop's PID, its waits [(us, Counter of (comm, pid) -> us)], and per task the length
+    of each of its turns on the CPU."""
     loop, running, since, pending, cur = None, None, None, None, None
-    out = []
+    out, turns, began = [], collections.defaultdict(list), None
     with open(path) as f:
         for line in f:
             m = EVENT.match(line)
@@ -49,8 +55,11 @@ def waits(path):
                     pending, since, cur, running = ts, ts, collections.Counter(), task
                 continue
             nxt = (f["next_comm"], int(f["next_pid"]))
+            if running is not None and began is not None:
+                turns[running].append(ts - began)
+            began = ts
             if int(f["prev_pid"]) == loop:
-                pending = None  # it left the CPU: whatever woke it is not a wait
+                pending = None  # defensive: a wait ends when the loop runs, before it leaves
             if pending is not None:
                 cur[running] += ts - since
                 since = ts
@@ -58,13 +67,13 @@ def waits(path):
                     out.append((ts - pending, cur))
                     pending = None
             running = nxt
-    return loop, out
+    return loop, out, turns
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    loop, out = waits(sys.argv[1])
+    loop, out, turns = waits(sys.argv[1])
     if not out:
         sys.exit(f"{sys.argv[1]}: no wake-up of a real-time tasshape loop")
     lat = sorted(w for w, _ in out)
@@ -80,8 +89,19 @@ def main():
                 tot[who(task, loop)] += t
         s = sum(tot.values())
         print(f"later than {th} us: {len(late)} wake-ups, {s:.0f} us of waiting")
-        for k, v in tot.most_common(5):
+        top = tot.most_common(5)
+        for k, v in top:
             print(f"    {k:34s} {v:9.0f} us  {100 * v / s:5.1f}%")
+        rest = s - sum(v for _, v in top)
+        if rest > 0:
+            print(f"    {'the others':34s} {rest:9.0f} us  {100 * rest / s:5.1f}%")
+    for task, t in sorted(turns.items()):
+        name = who(task, loop)
+        if "NAPI" in name:
+            t.sort()
+            n = len(t)
+            print(f"{name}: {n} turns on the CPU, us: p50 {t[n // 2]:.0f}, p90 {t[int(0.9 * n)]:.0f}, "
+                  f"p99 {t[int(0.99 * n)]:.0f}, max {t[-1]:.0f}, {sum(t) / 1000:.0f} ms in all")
 
 
 if __name__ == "__main__":
