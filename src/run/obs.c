@@ -17,6 +17,13 @@
 static const char *const dir_name[2] = {"uplink", "downlink"};
 static const char *const mm_name[2] = {"Uplink", "Downlink"};
 
+/* One socket of a taken sample: what the dump saw, and the station's state when it was taken. */
+struct ts_obs_sockrow {
+	struct ts_sockstat st;
+	struct ts_sockstats_station stn;
+	bool station;
+};
+
 void ts_obs_opts_init(struct ts_obs_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -229,6 +236,11 @@ static int open_logs(struct ts_obs *ob, struct ts_err *err)
 			return -errno;
 		setvbuf(ob->sock_f, NULL, _IOFBF, 1 << 16);
 		ts_sockstats_header(ob->sock_f);
+		ob->rows = calloc(TS_OBS_SOCK_MAX, sizeof(*ob->rows));
+		if (!ob->rows) {
+			ts_err_set(err, "--sockstats: out of memory");
+			return -ENOMEM;
+		}
 		ret = open_socks(ob, err);
 		if (ret < 0)
 			return ret;
@@ -366,39 +378,47 @@ void ts_obs_drop(struct ts_obs *ob, const struct ts_pkt *p, int dir, enum ts_pla
 	}
 }
 
-struct sample_ctx {
-	struct ts_obs *ob;
-	double t_s;
-};
-
-static void on_sock(void *arg, const struct ts_sockstat *st)
+static void write_row(struct ts_obs *ob, const struct ts_obs_sockrow *r)
 {
-	struct sample_ctx *c = arg;
-	struct ts_obs *ob = c->ob;
-	struct ts_sockstats_station stn;
-	bool station = ob->env.station.get && ob->env.station.get(ob->env.station.ctx, st, &stn);
 	unsigned int i;
 
-	ts_sockstats_row(ob->sock_f, c->t_s, st, station ? &stn : NULL);
+	ts_sockstats_row(ob->sock_f, ob->rows_t_s, &r->st, r->station ? &r->stn : NULL);
 	ob->sock_rows++;
-	if (!st->cca[0])
+	if (!r->st.cca[0])
 		return;
 	for (i = 0; i < ob->nccas; i++)
-		if (!strcmp(ob->ccas[i], st->cca))
+		if (!strcmp(ob->ccas[i], r->st.cca))
 			return;
 	if (ob->nccas < sizeof(ob->ccas) / sizeof(ob->ccas[0]))
-		snprintf(ob->ccas[ob->nccas++], sizeof(ob->ccas[0]), "%s", st->cca);
+		snprintf(ob->ccas[ob->nccas++], sizeof(ob->ccas[0]), "%s", r->st.cca);
 }
 
-/* A finished sample, in the loop's thread (the station's TSQ state is the loop's). */
-static void write_batch(void *ctx, const struct ts_sampler_batch *b)
+/* Up to @max rows of the taken sample, in order. */
+static void write_rows(struct ts_obs *ob, size_t max)
+{
+	while (ob->irows < ob->nrows && max--)
+		write_row(ob, &ob->rows[ob->irows++]);
+}
+
+/*
+ * A finished sample, in the loop's thread, which owns the station's TSQ state: its rows are
+ * copied with that state as it is now, and written a few per turn (write_rows).
+ */
+static void take_batch(void *ctx, const struct ts_sampler_batch *b)
 {
 	struct ts_obs *ob = ctx;
-	struct sample_ctx c = {.ob = ob, .t_s = (double)(b->t - ob->env.origin) / 1e9};
 	size_t i;
 
-	for (i = 0; i < b->n; i++)
-		on_sock(&c, &b->st[i]);
+	for (i = 0; i < b->n; i++) {
+		struct ts_obs_sockrow *r = &ob->rows[i];
+
+		r->st = b->st[i];
+		r->station = ob->env.station.get &&
+			     ob->env.station.get(ob->env.station.ctx, &r->st, &r->stn);
+	}
+	ob->nrows = b->n;
+	ob->irows = 0;
+	ob->rows_t_s = (double)(b->t - ob->env.origin) / 1e9;
 	ob->sock_samples++;
 }
 
@@ -456,7 +476,10 @@ static void sample_sockets(struct ts_obs *ob, ts_ns_t now)
 		if (ret < 0)
 			ob->sock_err = ret;
 	}
-	ts_sampler_take(ob->sampler, write_batch, ob);
+	if (ob->irows == ob->nrows)
+		ts_sampler_take(ob->sampler, take_batch, ob);
+	write_rows(ob, TS_OBS_SOCK_ROWS_PER_TURN);
+	ob->rows_next = now + TS_OBS_SOCK_ROW_GAP;
 	while (ob->sock_next <= now)
 		ob->sock_next += ob->o->sock_interval;
 }
@@ -469,7 +492,9 @@ static void sampler_end(struct ts_obs *ob)
 	if (!ob->sampler)
 		return;
 	ts_sampler_stop(ob->sampler);
-	ts_sampler_take(ob->sampler, write_batch, ob);
+	write_rows(ob, SIZE_MAX);
+	if (ts_sampler_take(ob->sampler, take_batch, ob))
+		write_rows(ob, SIZE_MAX);
 	c = ts_sampler_counts(ob->sampler);
 	if (c.err && !ob->sock_err)
 		ob->sock_err = c.err;
@@ -507,6 +532,8 @@ ts_ns_t ts_obs_next_deadline(const struct ts_obs *ob)
 
 	if (ob->nsd)
 		d = ts_min(d, ob->sock_next);
+	if (ob->irows < ob->nrows)
+		d = ts_min(d, ob->rows_next);
 	return d;
 }
 
@@ -541,6 +568,9 @@ int ts_obs_finish(struct ts_obs *ob, ts_ns_t now, struct ts_err *err)
 	if (ob->sock_f && fclose(ob->sock_f) != 0)
 		keep_err(&ret, -EIO, err, "--sockstats");
 	ob->sock_f = NULL;
+	free(ob->rows);
+	ob->rows = NULL;
+	ob->nrows = ob->irows = 0;
 	if (ob->sock_err)
 		fprintf(stderr, "tasshape: warning: --sockstats: sampling failed: %s\n",
 			strerror(-ob->sock_err));

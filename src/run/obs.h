@@ -38,6 +38,7 @@
 
 struct ts_sockdiag;	     /* net/sockdiag.h */
 struct ts_sampler;	     /* run/sampler.h */
+struct ts_obs_sockrow;	     /* one socket of a taken sample (obs.c) */
 struct ts_sockstat;	     /* net/sockdiag.h */
 struct ts_sockstats_station; /* record/sockstats_out.h */
 
@@ -117,6 +118,11 @@ struct ts_obs {
 	struct ts_sampler *sampler; /* dumps @sd off the loop's thread (run/sampler.h) */
 	FILE *sock_f;
 	ts_ns_t sock_next; /* when the loop looks for a finished sample next */
+	/* The sample taken last, TS_OBS_SOCK_ROWS_PER_TURN of its rows written per turn. */
+	struct ts_obs_sockrow *rows; /* TS_OBS_SOCK_MAX */
+	size_t nrows, irows;
+	double rows_t_s;
+	ts_ns_t rows_next; /* the next turn that writes a row, while rows wait */
 	uint64_t sock_rows, sock_samples;
 	int sock_err;
 	char ccas[8][16]; /* congestion controls seen by --sockstats */
@@ -137,6 +143,14 @@ struct ts_obs {
 
 /* Sockets kept per --sockstats sample: more are counted and reported, not written. */
 #define TS_OBS_SOCK_MAX 1024
+/*
+ * Rows of a taken sample written per loop turn, and the longest a waiting row waits for one.
+ * A row is some 30 formatted fields: written all at once, the rows of a sample of 16 sockets
+ * held the releases due meanwhile (a virtual-time guest's tcp_8up: downlink release p99 463 us
+ * with --sockstats, 150 without; docs/kernels.md, "Who holds the CPU while the loop waits").
+ */
+#define TS_OBS_SOCK_ROWS_PER_TURN 1
+#define TS_OBS_SOCK_ROW_GAP	  (50 * TS_NSEC_PER_USEC)
 
 /*
  * ts_obs_start - open every output @o asks for (creating --out DIR), with
