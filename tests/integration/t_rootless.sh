@@ -265,8 +265,10 @@ pasta_flow() {
 		'mount --bind "$1" /dev/net/tun && mount --bind "$2" /etc/resolv.conf &&
 		shift 2 && exec "$@"' sh "$d/tun" "$d/resolv.conf")
 	# Without a real-time budget the loop shares its CPU at normal priority, and 1 run in
-	# 5-10 here came 3-8% short (before this check was retried and after): one more try,
-	# logged, as t_exp.sh gives a run that fell behind.
+	# 5-10 here came 3-8% short (before this check was retried and after). With it, pasta
+	# still copies at normal priority: CI once carried 18.10 Mbit/s (7% short) on its first
+	# try. So a short first try gets one more, logged, as t_exp.sh gives a run that fell
+	# behind; a regression is short on both.
 	local lo try
 	lo=$([ "${#rt[@]}" -gt 0 ] && echo "$PLO" || echo "$PLO2")
 	for try in 1 2; do
@@ -285,12 +287,12 @@ pasta_flow() {
 			jq -r '.error // empty' "$TS_TMP/$u.pasta.json" 2>/dev/null
 		fi
 		bps=$(jq -r '.end.sum_received.bits_per_second' "$TS_TMP/$u.pasta.json" 2>/dev/null)
-		if [ "${#rt[@]}" -gt 0 ] || [ "$try" -eq 2 ] || [ "$rc" -ne 0 ] ||
+		if [ "$try" -eq 2 ] || [ "$rc" -ne 0 ] ||
 			{ ts__num "$(ts_mbit "${bps:-0}")" &&
 				ts__cmp "$(ts_mbit "${bps:-0}")" ">=" "$lo"; }; then
 			break
 		fi
-		ts_log "$u: --outside pasta: try 1 carried $(ts_mbit "${bps:-0}") Mbit/s, no real-time budget: again"
+		ts_log "$u: --outside pasta: try 1 carried $(ts_mbit "${bps:-0}") Mbit/s (want >= $lo): again"
 	done
 	# CMD's TCP peer is pasta, which answers the handshake itself and offers
 	# no timestamps: a full segment carries 1460 bytes, so the bound is
