@@ -210,7 +210,8 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 		}
 	}
 	/* The Wi-Fi station's TSQ budget (run/tsq_station.h): sockets are sampled in its namespace. */
-	return ts_tsqst_start(&s->shaper.tsq, &s->shaper, s->hook_fd[TS_H_UP_SENDER], err);
+	return ts_tsqst_start(&s->shaper.tsq, &s->shaper, s->hook_fd[TS_H_UP_SENDER], &s->rt.others,
+			      err);
 }
 
 static void manifest_if(struct ts_session *s, unsigned int k, int fd, const char *ifname,

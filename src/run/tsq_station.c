@@ -24,7 +24,8 @@ static void ignore_sock(void *ctx, const struct ts_sockstat *st)
 	(void)st;
 }
 
-int ts_tsqst_start(struct ts_tsqst **out, struct ts_shaper *sh, int station_fd, struct ts_err *err)
+int ts_tsqst_start(struct ts_tsqst **out, struct ts_shaper *sh, int station_fd,
+		   const cpu_set_t *helper_cpus, struct ts_err *err)
 {
 	const struct ts_stage *mac = sh->dir[TS_UP].mac;
 	struct ts_tsqst *t;
@@ -39,6 +40,7 @@ int ts_tsqst_start(struct ts_tsqst **out, struct ts_shaper *sh, int station_fd, 
 	t->sh = sh;
 	t->conf = ts_wifi6_conf_of(sh->cfg->wifi6)->tsq;
 	t->station_fd = station_fd;
+	t->helper_cpus = helper_cpus;
 	t->cap = sh->pool.cap;
 	t->state = calloc(t->cap, sizeof(*t->state));
 	t->flow = calloc(t->cap, sizeof(*t->flow));
@@ -80,6 +82,7 @@ void ts_tsqst_stop(struct ts_tsqst *t)
 
 	if (!t)
 		return;
+	ts_tsqst_poll_stop(t);
 	ts_tsqst_lever_down(t);
 	for (k = 0; k < TS_WIFI6_REAL_MAX; k++)
 		ts_sockdiag_close(t->sd[k]);

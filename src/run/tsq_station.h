@@ -22,7 +22,8 @@
  *
  * Each flow's pacing rate, cwnd, MSS and BBR gains are read from the
  * kernel through sock_diag (net/sockdiag.h) every TS_TSQST_POLL_NS while
- * the station holds packets, after a turn's verdicts went out. With pacing_shift=kernel nothing is changed
+ * the station holds packets, by a thread off the loop (a read waits for
+ * the socket's lock), and applied after a turn's verdicts went out. With pacing_shift=kernel nothing is changed
  * and the flows are only observed (the same statistics, the kernel's own
  * budget).
  *
@@ -32,6 +33,7 @@
 #ifndef TS_RUN_TSQ_STATION_H
 #define TS_RUN_TSQ_STATION_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -67,10 +69,14 @@ bool ts_tsqst_wanted(const struct ts_linkcfg *cfg);
 /*
  * ts_tsqst_start - begin for shaper @sh whose station namespace is @station_fd:
  * open the sock_diag socket there and, unless pacing_shift=kernel, scale
- * its pacing ratios. *@out is NULL (and 0 returned) when the run has no
- * Wi-Fi station. Returns 0 or a negative errno with @err set.
+ * its pacing ratios. The sockets are read by a thread that runs on
+ * *@helper_cpus when they are read at its start (NULL or empty: the
+ * loop's CPUs), which must outlive the run. *@out is NULL (and 0
+ * returned) when the run has no Wi-Fi station. Returns 0 or a negative
+ * errno with @err set.
  */
-int ts_tsqst_start(struct ts_tsqst **out, struct ts_shaper *sh, int station_fd, struct ts_err *err);
+int ts_tsqst_start(struct ts_tsqst **out, struct ts_shaper *sh, int station_fd,
+		   const cpu_set_t *helper_cpus, struct ts_err *err);
 
 /*
  * The shaper's packet events. ts_tsqst_packet: the kernel queued @p (@kp)
@@ -95,13 +101,13 @@ void ts_tsqst_in_transit(const struct ts_tsqst *t, uint64_t *verdicts, uint64_t 
 void ts_tsqst_tick(struct ts_tsqst *t, ts_ns_t now);
 
 /*
- * ts_tsqst_sample - read the sockets of the flows with packets at the station
- * (their pacing rates, cwnd, BBR gains) and update their budgets, at most
- * every TS_TSQST_POLL_NS. The shaper calls it after a turn's verdicts went
- * out: one sock_diag request per flow costs about 15 us of a virtual-time
- * guest's CPU, which, done before the flush, delayed every release due in
- * that turn. Returns true when it sampled (the caller then runs
- * ts_tsqst_tick again, so that new budgets act in the same turn).
+ * ts_tsqst_sample - update the budgets of the flows with packets at the
+ * station from their sockets (pacing rates, cwnd, BBR gains) as read by
+ * the thread, and ask it for the next reads, at most every
+ * TS_TSQST_POLL_NS (tsq_station_poll.c). Never blocks. The shaper calls it
+ * after a turn's verdicts went out. Returns true when new reads were
+ * applied (the caller then runs ts_tsqst_tick again, so that new budgets
+ * act in the same turn).
  */
 bool ts_tsqst_sample(struct ts_tsqst *t, ts_ns_t now);
 

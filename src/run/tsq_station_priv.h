@@ -10,6 +10,7 @@
  *                        tcp_limit_output_bytes) and the tas module's shifts
  *   tsq_station_state.c  each descriptor's state and the early releases
  *   tsq_station_sock.c   the sockets' pacing rates, read through sock_diag
+ *   tsq_station_poll.c   those reads, made by a thread off the loop
  *   tsq_station_report.c the summary lines and the JSON record
  *   tsq_station_sta.c    the other real Wi-Fi stations (wifi6 real=): their
  *                        sockets, their levers, a sender hook's station
@@ -27,6 +28,7 @@
 #define TS_RUN_TSQ_STATION_PRIV_H
 
 #include <arpa/inet.h>
+#include <sched.h>
 
 #include "net/sockdiag.h"
 #include "run/shaper.h"
@@ -112,6 +114,10 @@ struct ts_tsqst {
 	unsigned int burst;	/* early releases this turn */
 	unsigned int next_flow; /* where the next turn's refill starts (fairness) */
 	int poll_err;
+	/* The reads' thread (tsq_station_poll.c); NULL until the first poll. */
+	struct ts_tsqst_poll *poll;
+	const cpu_set_t *helper_cpus;  /* where it runs; NULL: where the loop does */
+	uint64_t polls, polls_skipped; /* requests handed to it; polls due while it still read */
 };
 
 /* ---- tsq_station_match.c ---- */
@@ -126,6 +132,19 @@ struct ts_tsqst_flow *ts_tsqst_flow_of_sock(struct ts_tsqst *t, const struct ts_
 void ts_tsqst_ring_push(struct ts_tsqst *t, int32_t i, ts_ns_t now);
 /* The descriptor released early whose key is @key, taken off the ring; -1: none. */
 int32_t ts_tsqst_ring_match(struct ts_tsqst *t, uint64_t key);
+
+/* ---- tsq_station_poll.c ---- */
+
+/* What a socket read does to its flow's budget, taken at @now (tsq_station_sock.c). */
+typedef void (*ts_tsqst_apply_fn)(struct ts_tsqst *t, const struct ts_sockstat *st, ts_ns_t now);
+/*
+ * Once per loop turn: apply the answers of the last request (by @apply) if they are in, and,
+ * every TS_TSQST_POLL_NS, hand the thread the flows with packets at the station (it starts at
+ * the first). Never blocks. Returns true when answers were applied.
+ */
+bool ts_tsqst_poll_turn(struct ts_tsqst *t, ts_ns_t now, ts_tsqst_apply_fn apply);
+/* End the thread (a request under way ends first) and free it; before sd[] is closed. */
+void ts_tsqst_poll_stop(struct ts_tsqst *t);
 
 /* ---- tsq_station_lever.c ---- */
 

@@ -142,6 +142,9 @@ void ts_tsqst_json(struct json_object *wifi6, const struct ts_tsqst *t, ts_ns_t 
 	ts_json_put(o, "untracked_pkts", ts_json_count(t->untracked_pkts), nomem);
 	ts_json_put(o, "lost", ts_json_count(t->lost), nomem);
 	ts_json_put(o, "deferred", ts_json_count(t->ring_full), nomem);
+	/* The socket reads handed to the thread, and those due while it still read the last. */
+	ts_json_put(o, "socket_polls", ts_json_count(t->polls), nomem);
+	ts_json_put(o, "socket_polls_skipped", ts_json_count(t->polls_skipped), nomem);
 	ts_json_put(wifi6, "tsq", o, nomem);
 	for (i = 0; flows && i < t->nflows; i++)
 		ts_json_append(flows, json_flow(t, &t->flows[i], origin, nomem), nomem);

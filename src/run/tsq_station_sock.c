@@ -30,15 +30,8 @@ static void log_shift(struct ts_tsqst_flow *f, ts_ns_t now)
 		(struct ts_tsqst_shift_change){now, (uint8_t)f->shift, (uint8_t)f->phase};
 }
 
-struct poll_ctx {
-	struct ts_tsqst *t;
-	ts_ns_t now;
-};
-
-static void on_sock(void *arg, const struct ts_sockstat *st)
+static void on_sock(struct ts_tsqst *t, const struct ts_sockstat *st, ts_ns_t now)
 {
-	struct poll_ctx *c = arg;
-	struct ts_tsqst *t = c->t;
 	struct ts_tsqst_flow *f = ts_tsqst_flow_of_sock(t, st);
 	const struct tcp_info *ti = &st->info;
 	struct ts_tsq_sock s;
@@ -88,8 +81,8 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 		t->conf.mode == TS_TSQ_KERNEL ? s.kernel_shift : ts_tsq_shift(&t->conf, f->phase);
 	ts_tsq_plan(&s, &t->env, f->shift, &f->plan);
 	f->target = t->conf.mode == TS_TSQ_KERNEL ? 0 : f->plan.uncharged;
-	ts_tsq_qstat_rate(&f->q, c->now, f->plan.rate);
-	log_shift(f, c->now);
+	ts_tsq_qstat_rate(&f->q, now, f->plan.rate);
+	log_shift(f, now);
 	f->budget_now = t->conf.mode == TS_TSQ_KERNEL ? f->plan.kernel_budget : f->plan.budget;
 	if (f->chg_bytes + f->unc_bytes) {
 		if (f->budget_now > f->budget_max)
@@ -104,25 +97,7 @@ static void on_sock(void *arg, const struct ts_sockstat *st)
 
 bool ts_tsqst_sample(struct ts_tsqst *t, ts_ns_t now)
 {
-	struct poll_ctx c = {t, now};
-	unsigned int i;
-
-	if (now < t->next_poll)
-		return false;
-	for (i = 0; i < t->nflows; i++) {
-		struct ts_tsqst_flow *f = &t->flows[i];
-		int ret;
-
-		/* Only flows with packets at the station: their sockets are looked up, not dumped. */
-		if (f->head < 0 || !t->sd[f->station])
-			continue;
-		ret = ts_sockdiag_get(t->sd[f->station], f->family, f->saddr, f->sport, f->daddr,
-				      f->dport, on_sock, &c);
-		if (ret < 0 && !t->poll_err)
-			t->poll_err = ret;
-	}
-	t->next_poll = now + TS_TSQST_POLL_NS;
-	return true;
+	return ts_tsqst_poll_turn(t, now, on_sock);
 }
 
 bool ts_tsqst_sock_view(const void *station, const struct ts_sockstat *st,

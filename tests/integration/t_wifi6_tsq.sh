@@ -86,6 +86,12 @@ if upload default 5312 --mac wifi6:phy=1201mbit --uplink-trace const:10gbit \
 	ts_check "default: emulated" "$(jq -r 'if .emulated then 1 else 0 end' <<<"$f")" == 1
 	ts_check "default: wifi6 record says emulated" \
 		"$(jq -r 'if .directions[0].wifi6.tsq.emulated then 1 else 0 end' "$SUM")" == 1
+	# The sockets are read by a thread off the loop (run/tsq_station_poll.c): reads were
+	# made, and a poll rarely came due while the thread still read the last one.
+	polls=$(jq -r '.directions[0].wifi6.tsq.socket_polls' "$SUM")
+	ts_check "default: socket reads handed to the thread" "$polls" ">" 100
+	ts_check "default: socket reads skipped, of $polls (at most a tenth)" \
+		"$(jq -r '.directions[0].wifi6.tsq.socket_polls_skipped' "$SUM")" "<=" "$((polls / 10))"
 	rate_7=$(jq -r '.pacing_rate_bps / 8 / 128' <<<"$f")
 	ts_range "default: budget against pacing rate >> 7 ($rate_7 B)" \
 		"$(jq -r '.tsq_budget_bytes' <<<"$f")" "$(awk -v r="$rate_7" 'BEGIN { print 0.75 * r }')" \
