@@ -41,6 +41,7 @@ int ts_tsqst_start(struct ts_tsqst **out, struct ts_shaper *sh, int station_fd,
 	t->conf = ts_wifi6_conf_of(sh->cfg->wifi6)->tsq;
 	t->station_fd = station_fd;
 	t->helper_cpus = helper_cpus;
+	t->lookup = ts_sockdiag_get;
 	t->cap = sh->pool.cap;
 	t->state = calloc(t->cap, sizeof(*t->state));
 	t->flow = calloc(t->cap, sizeof(*t->flow));

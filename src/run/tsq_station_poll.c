@@ -71,8 +71,8 @@ static void answer(struct ts_tsqst_poll *p)
 	for (i = 0; i < n; i++) {
 		const struct poll_key *k = &p->key[i];
 
-		ret = ts_sockdiag_get(p->t->sd[k->station], k->family, k->saddr, k->sport, k->daddr,
-				      k->dport, collect, p);
+		ret = p->t->lookup(p->t->sd[k->station], k->family, k->saddr, k->sport, k->daddr,
+				   k->dport, collect, p);
 		if (ret < 0 && !err)
 			err = ret;
 	}

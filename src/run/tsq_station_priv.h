@@ -83,6 +83,11 @@ struct ts_tsqst_flow {
 	bool log_full;
 };
 
+/* How the thread reads one socket: ts_sockdiag_get's shape. */
+typedef int (*ts_tsqst_lookup_fn)(struct ts_sockdiag *sd, int family, const void *laddr,
+				  uint16_t lport, const void *raddr, uint16_t rport,
+				  ts_sockdiag_fn cb, void *ctx);
+
 struct ts_tsqst {
 	struct ts_shaper *sh;
 	struct ts_tsq_conf conf;
@@ -116,6 +121,7 @@ struct ts_tsqst {
 	int poll_err;
 	/* The reads' thread (tsq_station_poll.c); NULL until the first poll. */
 	struct ts_tsqst_poll *poll;
+	ts_tsqst_lookup_fn lookup;     /* ts_sockdiag_get; a made-up one in the unit tests */
 	const cpu_set_t *helper_cpus;  /* where it runs; NULL: where the loop does */
 	uint64_t polls, polls_skipped; /* requests handed to it; polls due while it still read */
 };
