@@ -51,6 +51,7 @@ static json_object *vm_json(const struct ts_exp_kernel *k, const char *image,
 	ts_json_put(o, "cpus", json_object_new_int((int)r->cpus), &nomem);
 	ts_json_put_str(o, "clocksource", r->clocksource[0] ? r->clocksource : NULL, &nomem);
 	ts_json_put_str(o, "preempt", r->preempt[0] ? r->preempt : NULL, &nomem);
+	ts_json_put_str(o, "boot", r->pvh ? "pvh" : "bzimage", &nomem);
 	ts_json_put(o, "boot_s", json_object_new_double(r->boot_s), &nomem);
 	return ts_json_built(o, nomem);
 }

@@ -48,6 +48,9 @@ int ts_vm_info_json(const char *path, const struct ts_vm_conf *c, const struct t
 	ts_json_put_str(o, "clocksource", r->clocksource[0] ? r->clocksource : NULL, &nomem);
 	/* A PREEMPT_DYNAMIC kernel's model in force (a sealed guest asks for full); else null. */
 	ts_json_put_str(o, "preempt", r->preempt[0] ? r->preempt : NULL, &nomem);
+	/* The bzImage's own kernel entered at PVH, or the bzImage through SeaBIOS (and why). */
+	ts_json_put_str(o, "boot", r->pvh ? "pvh" : "bzimage", &nomem);
+	ts_json_put_str(o, "boot_note", r->pvh || !r->boot_note[0] ? NULL : r->boot_note, &nomem);
 	ts_json_put(o, "cpus", json_object_new_int((int)r->cpus), &nomem);
 	ts_json_put(o, "memory_bytes", ts_json_count(c->memory ? c->memory : 1ULL << 30), &nomem);
 	{

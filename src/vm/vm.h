@@ -89,6 +89,8 @@ struct ts_vm_result {
 	char release[128];	     /* uname -r of the guest */
 	char version[256];	     /* the kernel's version string (from the bzImage header) */
 	char sha256[65];	     /* of the bzImage */
+	bool pvh;		     /* booted its vmlinux at the PVH entry (vm/vmlinux.h) */
+	char boot_note[128];	     /* else why not */
 	double boot_s;		     /* the guest kernel's uptime when CMD started */
 	bool sealed;		     /* booted from a sealed initramfs (conf.seal, virtual time) */
 	uint64_t image_bytes;	     /* that initramfs's size */

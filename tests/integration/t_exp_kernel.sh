@@ -185,6 +185,8 @@ for r in 1 2; do
 		jqt '.kernel.vm.sealed == true' "$J2/manifest.json"
 	ts_true "rep $r: the run's record says the guest's kernel ran with preempt=full" \
 		jqt '.vm.preempt == "full"' "$J2/result.json"
+	ts_true "rep $r: the run's record says Debian's kernel was entered at PVH" \
+		jqt '.vm.boot == "pvh"' "$J2/result.json"
 	# The receiver's goodput, within 5% below the bound 20 x 1448/1500 = 19.307 Mbit/s.
 	ts_range "rep $r: goodput" \
 		"$(jq '[.flows[] | select(.dir == "up") | .throughput_mbps] | add' "$J2/result.json")" \

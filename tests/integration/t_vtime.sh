@@ -132,10 +132,10 @@ boot() {
 	ts_log "boot $n: $(ts_elapsed "$t0") s wall"
 	ts_check "boot $n: exit status" "$rc" == 0
 	ts_show "$TS_TMP/$n.out" "$TS_TMP/$n.err"
-	ts_true "boot $n: --info-json says clock virtual, icount_shift 0, the fixed RTC and seed, 1 vCPU, sealed, preempt full" \
+	ts_true "boot $n: --info-json says clock virtual, icount_shift 0, the fixed RTC and seed, 1 vCPU, sealed, preempt full, PVH boot" \
 		jqt '.clock == "virtual" and .icount_shift == 0 and .rtc_base == "2000-01-01T00:00:00"
 			and .qemu_seed == 1 and .cpus == 1 and .sealed and .reproducible
-			and .preempt == "full"' "$TS_TMP/w$n/vm.json"
+			and .preempt == "full" and .boot == "pvh" and .boot_note == null' "$TS_TMP/w$n/vm.json"
 	cd "$TS_TMP" || ts_die "cd $TS_TMP"
 }
 
