@@ -164,8 +164,12 @@ int ts_vm_vmlinux(const unsigned char *img, size_t len, const struct ts_vm_user 
 	}
 	f = format_of(p.tool);
 	fd = bytes_fd(img + p.off, p.len);
-	if (fd < 0)
-		return fd == -ENOMEM ? fd : (snprintf(why, whylen, "memfd: %s", strerror(-fd)), 0);
+	if (fd == -ENOMEM)
+		return fd;
+	if (fd < 0) {
+		snprintf(why, whylen, "memfd: %s", strerror(-fd));
+		return 0;
+	}
 	ret = ts_vm_capture((char *const *)f->argv, NULL, fd, 1, as, out, outlen, &e);
 	close(fd);
 	if (ret != 0) {
