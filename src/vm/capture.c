@@ -12,8 +12,10 @@
 #include "vm/capture.h"
 #include "vm/qemuuser.h"
 
-int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stderr,
-		  const struct ts_vm_user *as, char **out, size_t *len, struct ts_err *err)
+/* ts_vm_capture with stdin @in (NULL: /dev/null). */
+static int capture(char *const argv[], const char *cwd, const struct ts_proc_stream *in,
+		   int quiet_stderr, const struct ts_vm_user *as, char **out, size_t *len,
+		   struct ts_err *err)
 {
 	struct ts_proc p;
 	int ret;
@@ -24,10 +26,8 @@ int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stde
 	p.cwd = cwd;
 	if (as)
 		ts_vm_user_apply(as, &p);
-	if (in_fd >= 0) {
-		p.in.how = TS_PROC_FD;
-		p.in.fd = in_fd;
-	}
+	if (in)
+		p.in = *in;
 	p.out.how = TS_PROC_CAPTURE;
 	p.out.max = TS_VM_CAPTURE_MAX;
 	p.err.how = quiet_stderr ? TS_PROC_NULL : TS_PROC_INHERIT;
@@ -43,4 +43,20 @@ int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stde
 	}
 	ts_proc_release(&p);
 	return ret;
+}
+
+int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stderr,
+		  const struct ts_vm_user *as, char **out, size_t *len, struct ts_err *err)
+{
+	struct ts_proc_stream in = {.how = TS_PROC_FD, .fd = in_fd};
+
+	return capture(argv, cwd, in_fd >= 0 ? &in : NULL, quiet_stderr, as, out, len, err);
+}
+
+int ts_vm_capture_data(char *const argv[], const void *data, size_t n, const struct ts_vm_user *as,
+		       char **out, size_t *len, struct ts_err *err)
+{
+	struct ts_proc_stream in = {.how = TS_PROC_DATA, .data = data, .len = n};
+
+	return capture(argv, NULL, &in, 1, as, out, len, err);
 }

@@ -23,4 +23,8 @@ struct ts_vm_user;
 int ts_vm_capture(char *const argv[], const char *cwd, int in_fd, int quiet_stderr,
 		  const struct ts_vm_user *as, char **out, size_t *len, struct ts_err *err);
 
+/* ts_vm_capture with @n bytes of @data as stdin (io/proc.h's memfd), stderr discarded. */
+int ts_vm_capture_data(char *const argv[], const void *data, size_t n, const struct ts_vm_user *as,
+		       char **out, size_t *len, struct ts_err *err);
+
 #endif

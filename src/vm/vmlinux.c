@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "vm/capture.h"
 #include "vm/vmlinux.h"
@@ -108,33 +106,6 @@ bool ts_vm_elf_pvh(const unsigned char *elf, size_t len)
 	return false;
 }
 
-/* A memfd holding @n bytes of @p, at its start; a descriptor or -errno. */
-static int bytes_fd(const unsigned char *p, size_t n)
-{
-	int fd = memfd_create("ts-kernel", MFD_CLOEXEC), ret = 0;
-	size_t done = 0;
-	ssize_t w;
-
-	if (fd < 0)
-		return -errno;
-	while (done < n && ret == 0) {
-		w = write(fd, p + done, n - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			ret = w < 0 ? -errno : -EIO;
-		else
-			done += (size_t)w;
-	}
-	if (ret == 0 && lseek(fd, 0, SEEK_SET) < 0)
-		ret = -errno;
-	if (ret < 0) {
-		close(fd);
-		return ret;
-	}
-	return fd;
-}
-
 static const struct format *format_of(const char *name)
 {
 	size_t i;
@@ -151,7 +122,7 @@ int ts_vm_vmlinux(const unsigned char *img, size_t len, const struct ts_vm_user 
 	struct ts_vm_payload p;
 	const struct format *f;
 	struct ts_err e;
-	int fd, ret;
+	int ret;
 
 	*out = NULL;
 	*outlen = 0;
@@ -163,15 +134,7 @@ int ts_vm_vmlinux(const unsigned char *img, size_t len, const struct ts_vm_user 
 		return 0;
 	}
 	f = format_of(p.tool);
-	fd = bytes_fd(img + p.off, p.len);
-	if (fd == -ENOMEM)
-		return fd;
-	if (fd < 0) {
-		snprintf(why, whylen, "memfd: %s", strerror(-fd));
-		return 0;
-	}
-	ret = ts_vm_capture((char *const *)f->argv, NULL, fd, 1, as, out, outlen, &e);
-	close(fd);
+	ret = ts_vm_capture_data((char *const *)f->argv, img + p.off, p.len, as, out, outlen, &e);
 	if (ret != 0) {
 		free(*out);
 		*out = NULL;
