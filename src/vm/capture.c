@@ -26,8 +26,13 @@ static int capture(char *const argv[], const char *cwd, const struct ts_proc_str
 	p.cwd = cwd;
 	if (as)
 		ts_vm_user_apply(as, &p);
-	if (in)
-		p.in = *in;
+	/* Field by field: ts_proc_init set the stream's private ones (its pipe, -1). */
+	if (in) {
+		p.in.how = in->how;
+		p.in.fd = in->fd;
+		p.in.data = in->data;
+		p.in.len = in->len;
+	}
 	p.out.how = TS_PROC_CAPTURE;
 	p.out.max = TS_VM_CAPTURE_MAX;
 	p.err.how = quiet_stderr ? TS_PROC_NULL : TS_PROC_INHERIT;
