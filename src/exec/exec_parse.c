@@ -217,6 +217,10 @@ int ts_exp_parse_summary(const char *text, struct ts_exp_fidelity f[2], struct t
 		return -EINVAL;
 	}
 	f[0].loop_work_permille = f[1].loop_work_permille = -1;
+	f[0].host_steal_ms = f[1].host_steal_ms = -1;
+	if ((v = PATH(root, "host_steal_ms")) && json_object_is_type(v, json_type_int) &&
+	    (k = json_object_get_int64(v)) >= 0)
+		f[0].host_steal_ms = f[1].host_steal_ms = k;
 	if ((v = PATH(root, "loop_work_max_permille")) && json_object_is_type(v, json_type_int)) {
 		k = json_object_get_int64(v);
 		if (k >= 0 && k <= 1000)
@@ -266,6 +270,13 @@ bool ts_exp_host_cpu(const struct ts_exp_fidelity f[2])
 
 	/* The same test as the wrapper's own summary line; -1 (not measured) never passes. */
 	return behind && ts_loop_saturated(f[0].loop_work_permille);
+}
+
+bool ts_exp_host_steal(const struct ts_exp_fidelity f[2])
+{
+	bool behind = ts_exp_fell_behind(&f[0], NULL) || ts_exp_fell_behind(&f[1], NULL);
+
+	return behind && f[0].host_steal_ms >= TS_EXP_STEAL_MS;
 }
 
 /* The columns the executor needs, in the order their absence is reported. */

@@ -70,6 +70,8 @@ struct ts_exp_fidelity {
 	 * it. -1: not in the summary.
 	 */
 	int loop_work_permille;
+	/* The host's steal time over the run, ms (run/cpustat.h); both get it. -1: not there. */
+	int64_t host_steal_ms;
 };
 
 /*
@@ -95,6 +97,14 @@ bool ts_exp_fell_behind(const struct ts_exp_fidelity *f, struct ts_err *why);
  * beside its `fell_behind:DIR`.
  */
 bool ts_exp_host_cpu(const struct ts_exp_fidelity f[2]);
+
+/*
+ * ts_exp_host_steal - did a direction of the run fall behind while the host's hypervisor took
+ * its CPUs for TS_EXP_STEAL_MS or more (a stall of that length stops the loop: one scheduler
+ * tick of a 100 Hz host)? Then the executor flags the run `host_steal`, whatever else it says.
+ */
+#define TS_EXP_STEAL_MS 10
+bool ts_exp_host_steal(const struct ts_exp_fidelity f[2]);
 
 #endif
 

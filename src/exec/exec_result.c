@@ -422,6 +422,14 @@ static void fidelity_json(struct ctx *x)
 	/* The loop's, not a direction's: out of CPU, the host set the pace (run/fidelity.h). */
 	if (ts_exp_host_cpu(f))
 		add_flag(x->flags, "host_cpu", &x->nomem);
+	/* The hypervisor's: it stopped the loop from outside (run/cpustat.h). */
+	if (ts_exp_host_steal(f))
+		add_flag(x->flags, "host_steal", &x->nomem);
+	if (f[0].host_steal_ms >= 0)
+		ts_json_put(fj, "host_steal_ms", json_object_new_int64(f[0].host_steal_ms),
+			    &x->nomem);
+	else
+		ts_json_put_null(fj, "host_steal_ms", &x->nomem);
 	if (f[0].loop_work_permille >= 0)
 		ts_json_put(fj, "loop_work_max_permille",
 			    json_object_new_int(f[0].loop_work_permille), &x->nomem);

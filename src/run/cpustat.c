@@ -33,10 +33,18 @@ int ts_cpustat_parse(const char *text, struct ts_cpustat *c)
 		p = end;
 	}
 	c->idle = v[3] + v[4];
+	c->steal = v[7];
 	c->total = 0;
 	for (i = 0; i < 8; i++)
 		c->total += v[i];
 	return 0;
+}
+
+int64_t ts_cpustat_steal_ms(const struct ts_cpustat *a, const struct ts_cpustat *b, long hz)
+{
+	if (hz <= 0 || b->steal < a->steal)
+		return -1;
+	return (int64_t)((b->steal - a->steal) * 1000 / (uint64_t)hz);
 }
 
 int ts_cpustat_pid_ticks(const char *text, uint64_t *ticks)

@@ -19,6 +19,7 @@
 struct ts_cpustat {
 	uint64_t idle;	/* idle + iowait, in USER_HZ ticks, all CPUs */
 	uint64_t total; /* user + nice + system + idle + iowait + irq + softirq + steal */
+	uint64_t steal; /* time a hypervisor ran something else on this machine's CPUs */
 };
 
 /*
@@ -52,5 +53,15 @@ int ts_cpustat_read(struct ts_cpustat *c);
  * (an idler's precise ticks against /proc/stat's sampled ones). Pure.
  */
 int ts_cpustat_idle_permille(const struct ts_cpustat *a, const struct ts_cpustat *b);
+
+/*
+ * ts_cpustat_steal_ms - the steal time from @a to @b in milliseconds, at @hz
+ * ticks per second (sysconf(_SC_CLK_TCK)), or -1 when the counter went
+ * backwards or @hz is not positive. A virtual machine's hypervisor takes a
+ * CPU back for tens of milliseconds at a time, and a real-time loop on it
+ * stops meanwhile: the run summary says how much it took (run_summary.h).
+ * Pure.
+ */
+int64_t ts_cpustat_steal_ms(const struct ts_cpustat *a, const struct ts_cpustat *b, long hz);
 
 #endif

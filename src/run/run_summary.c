@@ -487,6 +487,12 @@ static void print_loop(FILE *f, const struct ts_summary *s, bool behind)
 			"packets, or give it more CPU\n",
 			s->loop_work_max_permille / 10, s->loop_work_max_permille % 10);
 	print_rt(f, s->rt);
+	if (s->have_host_steal && s->host_steal_ms)
+		fprintf(f,
+			"%shost steal        %" PRIu64
+			" ms: the hypervisor ran other work on this machine's CPUs%s\n",
+			behind ? "WARNING: " : "", s->host_steal_ms,
+			behind ? ", and the loop stopped while it did" : "");
 	if (s->have_timer_late)
 		fprintf(f,
 			"timer wake-up     latency p50 %" PRIu64 " us, p99 %" PRIu64
@@ -670,6 +676,8 @@ struct json_object *ts_summary_json_object(const struct ts_summary *s)
 	if (s->have_loop_work)
 		ts_json_put(root, "loop_work_max_permille",
 			    jint((int64_t)s->loop_work_max_permille), &nomem);
+	if (s->have_host_steal)
+		ts_json_put(root, "host_steal_ms", jint((int64_t)s->host_steal_ms), &nomem);
 	/* Virtual time only: how near the guest's CPU came to its budget (run/cpustat.h). */
 	if (s->have_cpu_idle)
 		ts_json_put(root, "vcpu_idle_min_permille",

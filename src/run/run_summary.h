@@ -62,6 +62,13 @@ struct ts_summary {
 	 */
 	bool have_loop_work;
 	uint32_t loop_work_max_permille;
+	/*
+	 * Real time only: the host's steal time over the run (run/cpustat.h), the time
+	 * a hypervisor ran something else on this machine's CPUs. Not part of the rule
+	 * either, but a run that fell behind while it grew was stopped from outside.
+	 */
+	bool have_host_steal;
+	uint64_t host_steal_ms;
 };
 
 /*

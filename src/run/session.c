@@ -183,6 +183,9 @@ static int hook_up(struct ts_session *s, bool v6, struct ts_err *err)
 	if (ts_awake_in_vclock()) {
 		s->shaper.cpustat = ts_cpustat_read;
 		s->shaper.no_poll = true;
+	} else {
+		/* A hypervisor that takes a CPU back stops the loop: the summary says how long. */
+		s->have_host0 = ts_cpustat_read(&s->host0) == 0;
 	}
 	for (i = 0; i < TS_H__COUNT; i++) {
 		int fd = s->hook_fd[i], r = i < TS_H_UP_STA1 ? i : TS_H_UP_SENDER;
@@ -842,6 +845,21 @@ int ts_session_run(struct ts_session *s, pid_t child, struct ts_err *err)
 	return ret;
 }
 
+/* The steal time since the shaper started, when /proc/stat could be read at both ends. */
+static void host_steal(const struct ts_session *s, struct ts_summary *sum)
+{
+	struct ts_cpustat now;
+	int64_t ms;
+
+	if (!s->have_host0 || ts_cpustat_read(&now) < 0)
+		return;
+	ms = ts_cpustat_steal_ms(&s->host0, &now, sysconf(_SC_CLK_TCK));
+	if (ms < 0)
+		return;
+	sum->have_host_steal = true;
+	sum->host_steal_ms = (uint64_t)ms;
+}
+
 static void print_summary(struct ts_session *s, int *ret, struct ts_err *err)
 {
 	struct ts_summary sum;
@@ -850,6 +868,7 @@ static void print_summary(struct ts_session *s, int *ret, struct ts_err *err)
 	FILE *f;
 
 	ts_shaper_summary(&s->shaper, &sum, "tasshape");
+	host_steal(s, &sum);
 	sum.extra[TS_UP].ring_dropped = s->ring_dropped[TS_UP];
 	sum.extra[TS_DOWN].ring_dropped = s->ring_dropped[TS_DOWN];
 	sum.rt = &s->rt;

@@ -87,6 +87,8 @@ struct ts_session {
 	bool napi_deferred[2];	  /* [TS_UP/TS_DOWN]: deliveries in a NAPI thread (net/topo.h) */
 	uint64_t ring_dropped[2]; /* lost at its full NAPI ring */
 	char manifest_path[TS_OBS_PATH], summary_path[TS_OBS_PATH];
+	bool have_host0;	 /* real time: /proc/stat when the shaper started */
+	struct ts_cpustat host0; /* for the run's steal time (run/cpustat.h) */
 };
 
 /* The Wi-Fi hop's real stations (--mac wifi6:...,real=N): N, or 1 without a Wi-Fi hop. */

@@ -338,6 +338,10 @@ ts_check "loaded, real time: the shaper's CPU" "$(cat "$TS_TMP/loaded-rt.cpu")" 
 work=$(jq -r '(.loop_work_max_permille // -1000) / 1000' "$TS_TMP/loaded-rt.json")
 ts_check "loaded, real time: the loop's work in its busiest second" "$work" ">=" 0.1 "CPUs "
 ts_check "loaded, real time: the loop's work in its busiest second" "$work" "<=" 0.75 "CPUs "
+# The host's steal time over the run (src/run/cpustat.h): a hypervisor that takes a CPU back
+# stops the loop from outside, and the summary says how long (docs/experiments.md).
+steal=$(jq -r '.host_steal_ms // "missing"' "$TS_TMP/loaded-rt.json")
+ts_true "loaded, real time: the host's steal time is in the summary ($steal ms)" ts__num "$steal"
 ts_check "loaded, real time: the busy loops' CPU" "$(cat "$TS_TMP/loaded-rt.busy")" ">=" 0.1 \
 	"CPUs "
 ts_log "loaded, real time: ping $(ts_ping_stats "$TS_TMP/loaded-rt.ping")"

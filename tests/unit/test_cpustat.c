@@ -17,6 +17,10 @@ static void test_parse(void)
 	TSU_EQ(ts_cpustat_parse("cpu  500 20 300 9000 100 30 50 0 7 0\ncpu0 1 2 3\n", &c), 0);
 	TSU_EQ(c.idle, 9100);
 	TSU_EQ(c.total, 10000);
+	TSU_EQ(c.steal, 0);
+	TSU_EQ(ts_cpustat_parse("cpu  500 20 300 9000 100 30 50 25 7 0\n", &c), 0);
+	TSU_EQ(c.steal, 25);
+	TSU_EQ(c.total, 10025);
 	/* Eight fields are enough (old kernels); fewer, a per-CPU line or text are not. */
 	TSU_EQ(ts_cpustat_parse("cpu 1 2 3 4 5 6 7 8", &c), 0);
 	TSU_EQ(c.idle, 9);
@@ -52,6 +56,23 @@ static void test_permille(void)
 }
 
 /*
+ * Steal at 100 ticks per second: 31 ticks are 310 ms, 1 tick 10 ms; at 250, 31 ticks are 124
+ * ms; a counter that went backwards or no tick rate: -1.
+ */
+static void test_steal_ms(void)
+{
+	struct ts_cpustat a = {.steal = 1000}, b = {.steal = 1031};
+
+	TSU_EQ(ts_cpustat_steal_ms(&a, &b, 100), 310);
+	TSU_EQ(ts_cpustat_steal_ms(&a, &b, 250), 124);
+	TSU_EQ(ts_cpustat_steal_ms(&a, &a, 100), 0);
+	b.steal = 1001;
+	TSU_EQ(ts_cpustat_steal_ms(&a, &b, 100), 10);
+	TSU_EQ(ts_cpustat_steal_ms(&b, &a, 100), -1);
+	TSU_EQ(ts_cpustat_steal_ms(&a, &b, 0), -1);
+}
+
+/*
  * /proc/PID/stat: utime (field 14) 250 + stime (15) 3 = 253 ticks, counted from the name's
  * last ')', which may itself hold spaces and parentheses.
  */
@@ -75,6 +96,7 @@ static void test_pid_ticks(void)
 static const struct tsu_test tests[] = {
 	{"the aggregate line of /proc/stat", test_parse},
 	{"idle share of an interval", test_permille},
+	{"steal time of an interval, in milliseconds", test_steal_ms},
 	{"a process's CPU ticks from /proc/PID/stat", test_pid_ticks},
 };
 

@@ -238,6 +238,28 @@ static void test_summary_and_fidelity(void)
 	CU_ASSERT_FALSE(ts_exp_host_cpu(f));
 	f[1].kernel_drops = 1; /* the downlink fell behind */
 	CU_ASSERT_TRUE(ts_exp_host_cpu(f));
+
+	/* The host's steal is the run's: both get it; absent or negative is -1. */
+	TSU_EQ(ts_exp_parse_summary("{\"directions\":[],\"host_steal_ms\":310}", f, &err), 0);
+	TSU_EQ(f[0].host_steal_ms, 310);
+	TSU_EQ(f[1].host_steal_ms, 310);
+	TSU_EQ(ts_exp_parse_summary("{\"directions\":[],\"host_steal_ms\":-5}", f, &err), 0);
+	TSU_EQ(f[0].host_steal_ms, -1);
+	TSU_EQ(ts_exp_parse_summary("{\"directions\":[]}", f, &err), 0);
+	TSU_EQ(f[1].host_steal_ms, -1);
+	/* host_steal: a direction fell behind and the hypervisor took 10 ms or more. */
+	f[0] = (struct ts_exp_fidelity){
+		.present = true, .have_release_err = true, .release_err_p99_us = 300};
+	f[1] = (struct ts_exp_fidelity){.present = true, .have_release_err = true};
+	f[0].host_steal_ms = f[1].host_steal_ms = 10;
+	CU_ASSERT_TRUE(ts_exp_host_steal(f));
+	f[0].host_steal_ms = f[1].host_steal_ms = 9;
+	CU_ASSERT_FALSE(ts_exp_host_steal(f));
+	f[0].host_steal_ms = f[1].host_steal_ms = -1;
+	CU_ASSERT_FALSE(ts_exp_host_steal(f));
+	f[0].host_steal_ms = f[1].host_steal_ms = 500;
+	f[0].release_err_p99_us = 150; /* kept its timing: steal alone is no flag */
+	CU_ASSERT_FALSE(ts_exp_host_steal(f));
 }
 
 static void test_sockstats(void)
