@@ -502,6 +502,44 @@ static void sealed_copy_out(const struct ts_vm_guest_conf *g)
 		console("umount %s: %s", dir, strerror(errno));
 }
 
+/* The run's configuration, command and environment, from the control files at ctl_fd. */
+static void read_run(struct ts_vm_guest_conf *g, char ***argv, char ***envp)
+{
+	size_t len, alen, elen;
+	char *conf_txt = read_ctl("conf", &len), *argv_buf = read_ctl("argv", &alen),
+	     *env_buf = read_ctl("env", &elen);
+	struct ts_err err = {{0}};
+
+	if (ts_vm_conf_parse(conf_txt, g, &err) < 0)
+		die("%s", err.msg);
+	*argv = unpack_vec(argv_buf, alen);
+	*envp = unpack_vec(env_buf, elen);
+	if (!(*argv)[0])
+		die("no command");
+}
+
+/* What the status file says of the guest: its clock source, preemption model and kernel. */
+static void read_facts(char *cs, size_t cs_len, char *preempt, size_t preempt_len,
+		       struct utsname *u)
+{
+	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, cs_len);
+	read_preempt(preempt, preempt_len);
+	uname(u);
+}
+
+/* The host's name, loopback, the modules the run asked for. */
+static void bring_up(const struct ts_vm_guest_conf *g)
+{
+	unsigned i;
+
+	/* Only the guest shell's prompt shows the name: a failure changes nothing else. */
+	if (sethostname("tasshape-vm", strlen("tasshape-vm")) < 0)
+		console("sethostname: %s", strerror(errno));
+	lo_up();
+	for (i = 0; i < g->nmodprobe; i++)
+		modprobe(g->modprobe[i]);
+}
+
 static int wait_cmd(pid_t pid);
 
 /*
@@ -511,12 +549,9 @@ static int wait_cmd(pid_t pid);
  */
 static __attribute__((noreturn)) void sealed_main(void)
 {
-	char *conf_txt, *argv_buf, *env_buf, **argv, **envp, status[512], cs[32], preempt[16];
+	char **argv, **envp, status[512], cs[32], preempt[16];
 	struct ts_vm_guest_conf g;
-	struct ts_err err = {{0}};
-	size_t len, alen, elen;
 	struct utsname u;
-	unsigned i;
 	int st;
 
 	sealed = true;
@@ -543,26 +578,11 @@ static __attribute__((noreturn)) void sealed_main(void)
 	ctl_dir = TS_VM_SEALED_DIR;
 	if (ctl_fd < 0)
 		die("open %s: %s", TS_VM_SEALED_DIR, strerror(errno));
-	conf_txt = read_ctl("conf", &len);
-	argv_buf = read_ctl("argv", &alen);
-	env_buf = read_ctl("env", &elen);
+	read_run(&g, &argv, &envp);
 	close(ctl_fd);
 	ctl_fd = -1;
-	if (ts_vm_conf_parse(conf_txt, &g, &err) < 0)
-		die("%s", err.msg);
-	argv = unpack_vec(argv_buf, alen);
-	envp = unpack_vec(env_buf, elen);
-	if (!argv[0])
-		die("no command");
-	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs,
-		  sizeof(cs));
-	read_preempt(preempt, sizeof(preempt));
-	uname(&u);
-	if (sethostname("tasshape-vm", strlen("tasshape-vm")) < 0)
-		console("sethostname: %s", strerror(errno));
-	lo_up();
-	for (i = 0; i < g.nmodprobe; i++)
-		modprobe(g.modprobe[i]);
+	read_facts(cs, sizeof(cs), preempt, sizeof(preempt), &u);
+	bring_up(&g);
 	if (g.out[0] && mkdir_p(g.out, 0755) < 0)
 		die("mkdir %s: %s", g.out, strerror(errno));
 	snprintf(status, sizeof(status),
@@ -613,12 +633,9 @@ static int wait_cmd(pid_t pid)
 
 int ts_vm_guest_main(void)
 {
-	char *conf_txt, *argv_buf, *env_buf, **argv, **envp, status[512], cs[32], preempt[16];
+	char **argv, **envp, status[512], cs[32], preempt[16];
 	struct ts_vm_guest_conf g;
-	struct ts_err err = {{0}};
-	size_t len, alen, elen;
 	struct utsname u;
-	unsigned i;
 	int st = 0;
 	pid_t pid;
 
@@ -645,27 +662,11 @@ int ts_vm_guest_main(void)
 	ctl_dir = "/tmp/ctl";
 	if (ctl_fd < 0)
 		die("open /tmp/ctl: %s", strerror(errno));
-	conf_txt = read_ctl("conf", &len);
-	argv_buf = read_ctl("argv", &alen);
-	env_buf = read_ctl("env", &elen);
-	if (ts_vm_conf_parse(conf_txt, &g, &err) < 0)
-		die("%s", err.msg);
-	argv = unpack_vec(argv_buf, alen);
-	envp = unpack_vec(env_buf, elen);
-	if (!argv[0])
-		die("no command");
-	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs,
-		  sizeof(cs));
-	read_preempt(preempt, sizeof(preempt));
-	uname(&u);
+	read_run(&g, &argv, &envp);
+	read_facts(cs, sizeof(cs), preempt, sizeof(preempt), &u);
 	/* The first /tmp stays mounted under the overlay's; only its descriptors are used. */
 	setup_root(&g, u.release);
-	/* Only the guest shell's prompt shows the name: a failure changes nothing else. */
-	if (sethostname("tasshape-vm", strlen("tasshape-vm")) < 0)
-		fprintf(stderr, "tasshape vm: sethostname: %s\n", strerror(errno));
-	lo_up();
-	for (i = 0; i < g.nmodprobe; i++)
-		modprobe(g.modprobe[i]);
+	bring_up(&g);
 
 	snprintf(status, sizeof(status), "clocksource=%s\npreempt=%s\nrelease=%s\nboot=%.3f\n", cs,
 		 preempt, u.release, uptime_s());
