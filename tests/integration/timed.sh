@@ -13,8 +13,8 @@
 # more, or the host's steal time reached 2% of the CPUs' time), the test runs
 # once more and that run's result is the test's. A failure while the host gave
 # the CPU fails at once, and so does a second failure: a regression fails
-# either way. --no-rerun (the tests that boot guests in virtual time, whose
-# assertions no host stall moves) only reports. docs/reliability.md, "Host
+# either way. --no-rerun (t_vtime: its guests are all in virtual time, and
+# no host stall moves what it asserts) only reports. docs/reliability.md, "Host
 # stalls in CI".
 set -u
 rerun=1
