@@ -242,6 +242,9 @@ def pairs(runs, test):
 
 def main():
     args = sys.argv[1:]
+    if any(a in ("-h", "--help") for a in args):
+        print(__doc__)
+        return
     shift, test = "8/8", None
     if len(args) >= 2 and args[0] == "--tas-shift":
         shift, args = args[1], args[2:]
@@ -249,6 +252,9 @@ def main():
         shift, test, args = None, args[1], args[2:]
     if not args:
         sys.exit(__doc__)
+    for root in args:
+        if not os.path.isdir(root):
+            sys.exit(f"bbr_tas_paper.py: {root}: not a directory (want an exp run's --out)")
     runs = load(args, shift)
     if test:
         pairs(runs, test)
