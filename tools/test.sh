@@ -50,7 +50,17 @@ tools/fuzz.sh 3
 if [ "$(id -u)" -eq 0 ]; then
 	echo "== integration tests (root) =="
 	export TS_REQUIRE=1
-	(cd build && ctest -L integration --no-tests=error --output-on-failure) | tee build/integration.log
+	# What the host took during each test (tests/integration/timed.sh): printed below, and the
+	# tests run again because of it, which ctest's output would not show when they passed.
+	export TS_HOST_LOG=$PWD/build/host-watch.log
+	rm -f "$TS_HOST_LOG"
+	rc=0
+	(cd build && ctest -L integration --no-tests=error --output-on-failure) |
+		tee build/integration.log || rc=$?
+	echo "== the host during the integration tests (docs/reliability.md, \"Host stalls in CI\") =="
+	grep -h "run again" "$TS_HOST_LOG" || echo "no test was run again"
+	grep -v "run again" "$TS_HOST_LOG" | grep -v " 0 stall(s)" || echo "no stall of 10 ms or more"
+	[ "$rc" = 0 ] || exit "$rc"
 	if grep -q "\*\*\*Skipped" build/integration.log; then
 		echo "integration tests: some were skipped (see above); as root every one must run" >&2
 		exit 1

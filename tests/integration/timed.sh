@@ -16,7 +16,8 @@
 # the CPU fails at once, and so does a second failure: a regression fails
 # either way. --no-rerun (t_vtime: its guests are all in virtual time, and
 # no host stall moves what it asserts) only reports. docs/reliability.md, "Host
-# stalls in CI".
+# stalls in CI". With TS_HOST_LOG set, each try's line is also appended there
+# (tools/test.sh prints them, since ctest shows a passing test's output nowhere).
 set -u
 rerun=1
 if [ "${1:-}" = --no-rerun ]; then
@@ -53,6 +54,7 @@ try() {
 		at \(.worst_at_s) s, \(.stalls) stall(s) of 10 ms or more (\(.stalled_ms) ms), steal
 		\(.steal_ms) ms"' <<<"$j" | tr -s '\t\n' '  ')
 	echo "[host] $name: ${line% }"
+	[ -z "${TS_HOST_LOG:-}" ] || echo "$name: ${line% }" >>"$TS_HOST_LOG"
 	# A stall counts when the hypervisor says it took time too: a real-time task of this
 	# machine that held a CPU for 10 ms would stall a watcher without any steal.
 	stole=$(jq -r 'if (.stalls > 0 and .steal_ms >= 10) or
@@ -63,6 +65,7 @@ try "$@"
 if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ "$stole" = 1 ]; then
 	if [ "$rerun" = 1 ]; then
 		echo "[host] $name: failed while the host took the CPU: running it once more"
+		[ -z "${TS_HOST_LOG:-}" ] || echo "$name: failed while the host took the CPU: run again" >>"$TS_HOST_LOG"
 		try "$@"
 	else
 		echo "[host] $name: failed while the host took the CPU (not rerun: virtual time)"
