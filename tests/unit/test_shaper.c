@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "record/stats_out.h"
+#include "run/run_summary.h"
 #include "run/shaper.h"
 #include "tsu.h"
 
@@ -276,6 +277,64 @@ static void test_loop_work(void)
 	hit = strstr(text, "no CPU to spare (80.0% of one CPU");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(hit);
 	CU_ASSERT_PTR_NULL(strstr(hit + 1, "no CPU to spare"));
+	free(text);
+	teardown();
+}
+
+/* The summary's text of @sum, malloc'd. */
+static char *summary_text(const struct ts_summary *sum)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	ts_summary_print(f, sum);
+	fclose(f);
+	return text;
+}
+
+/*
+ * The host's steal time (set by the session, real time only): no line when unknown or zero, a
+ * plain line when the run kept its timing, a warning when a direction fell behind; in the
+ * JSON as host_steal_ms only when known.
+ */
+static void test_host_steal(void)
+{
+	struct json_object *o, *v;
+	struct ts_summary sum;
+	char *text;
+
+	setup();
+	ts_shaper_summary(&sh, &sum, "t");
+	text = summary_text(&sum);
+	CU_ASSERT_PTR_NULL(strstr(text, "host steal"));
+	free(text);
+	o = ts_summary_json_object(&sum);
+	CU_ASSERT_FALSE(json_object_object_get_ex(o, "host_steal_ms", &v));
+	json_object_put(o);
+	sum.have_host_steal = true;
+	text = summary_text(&sum);
+	CU_ASSERT_PTR_NULL(strstr(text, "host steal")); /* 0 ms: nothing to say */
+	free(text);
+	sum.host_steal_ms = 310;
+	text = summary_text(&sum);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nhost steal        310 ms: the hypervisor ran other "
+					    "work on this machine's CPUs\n"));
+	free(text);
+	o = ts_summary_json_object(&sum);
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "host_steal_ms", &v));
+	TSU_EQ(json_object_get_int64(v), 310);
+	json_object_put(o);
+	/* The uplink 1 ms late: it fell behind, and the steal is a warning. */
+	ts_hist_add(&sh.release_err[TS_UP], MS);
+	ts_shaper_summary(&sh, &sum, "t");
+	sum.have_host_steal = true;
+	sum.host_steal_ms = 310;
+	text = summary_text(&sum);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "WARNING: host steal        310 ms: the hypervisor ran "
+					    "other work on this machine's CPUs, and the loop "
+					    "stopped while it did\n"));
 	free(text);
 	teardown();
 }
@@ -707,6 +766,8 @@ static const struct tsu_test tests[] = {
 	{"the queue whose release was due first is flushed first", test_flush_order},
 	{"a queue with only drops counts as due now", test_flush_order_drops},
 	{"the loop's work, and the host named when it had none to spare", test_loop_work},
+	{"the host's steal time: no line, a line, a warning; in the JSON when known",
+	 test_host_steal},
 	{"tail drops get NF_DROP at once", test_overlimit},
 	{"virtual time: the guest CPU's busiest second", test_vcpu_windows},
 	{"a second verdict fails the conservation check", test_double_verdict},
