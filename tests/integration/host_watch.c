@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run/cpustat.h"
+
 #define TS_HW_MAX_CPUS	64
 #define TS_HW_PERIOD_NS 1000000LL
 #define TS_HW_STALL_NS	10000000LL
@@ -90,22 +92,15 @@ static void *hw_watch(void *arg)
 	return NULL;
 }
 
-/* The host-wide steal time in milliseconds, or -1 if /proc/stat has none. */
+/* The host-wide steal time in milliseconds (run/cpustat.h), or -1 if /proc/stat has none. */
 static long long hw_steal_ms(void)
 {
-	unsigned long long v[8] = {0};
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/stat", "re");
-	int n;
+	static const struct ts_cpustat zero;
+	struct ts_cpustat c;
 
-	if (!f)
+	if (ts_cpustat_read(&c) < 0)
 		return -1;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-		   &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (n != 8 || hz <= 0)
-		return -1;
-	return (long long)(v[7] * 1000ULL / (unsigned long long)hz);
+	return (long long)ts_cpustat_steal_ms(&zero, &c, sysconf(_SC_CLK_TCK));
 }
 
 /* Starts one watcher per CPU this process may run on; returns how many. */
