@@ -76,8 +76,14 @@ WARM=$((DUR / 6))
 INTERVAL=${SOAK_INTERVAL:-$((DUR / 360))}
 [ "$INTERVAL" -ge 1 ] || INTERVAL=1
 
-TMP=$(mktemp -d /tmp/tassoak.XXXXXX)
-OUT=${SOAK_OUT:-$TMP}
+# A directory of our own only where the caller gave none (SOAK_OUT), so that none is left behind.
+TMP=
+if [ -n "${SOAK_OUT:-}" ]; then
+	OUT=$SOAK_OUT
+else
+	TMP=$(mktemp -d /tmp/tassoak.XXXXXX)
+	OUT=$TMP
+fi
 mkdir -p "$OUT"
 NS=${SOAK_NETNS:-}
 MADE_NS=
@@ -101,7 +107,7 @@ cleanup() {
 		ip netns exec "$NS" "$BIN" cleanup --pid "$TAS" >/dev/null 2>&1
 	fi
 	[ -n "$MADE_NS" ] && ip netns del "$MADE_NS" 2>/dev/null
-	[ "$OUT" = "$TMP" ] && [ "$FAILED" -eq 0 ] && rm -rf "$TMP"
+	[ -n "$TMP" ] && [ "$FAILED" -eq 0 ] && rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'log "interrupted"; FAILED=$((FAILED + 1)); exit 1' INT TERM HUP
