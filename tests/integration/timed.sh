@@ -14,9 +14,9 @@
 # CPUs' time), the test runs
 # once more and that run's result is the test's. A failure while the host gave
 # the CPU fails at once, and so does a second failure: a regression fails
-# either way. --no-rerun (t_vtime: its guests are all in virtual time, and
-# no host stall moves what it asserts) only reports. docs/reliability.md, "Host
-# stalls in CI". With TS_HOST_LOG set, each try's line is also appended there
+# either way. --no-rerun (t_vtime, t_exp_vtime: their guests are all in
+# virtual time, and no host stall moves what they assert) only reports.
+# docs/reliability.md, "Host stalls in CI". With TS_HOST_LOG set, each try's line is also appended there
 # (tools/test.sh prints them, since ctest shows a passing test's output nowhere).
 set -u
 rerun=1
