@@ -10,9 +10,18 @@
 #   - installed: doctor passes, --trace starlink finds /usr/share/tasshape/traces,
 #     man finds the pages; then the package is removed again (dpkg --purge), unless
 #     it was installed before this script ran.
-# Exit 0 when everything passed.
+# Exit 0 when everything passed. --build DIR builds in DIR instead of build-deb: tools/test.sh
+# passes its Release build, configured with the same prefix, so the package is made from the
+# binary its unit tests and hardening check ran on, without compiling everything a third time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+B=build-deb
+if [ "${1:-}" = --build ] && [ -n "${2:-}" ]; then
+	B=$2
+elif [ $# -gt 0 ]; then
+	echo "usage: $0 [--build DIR]" >&2
+	exit 2
+fi
 
 fail=0
 check() { # check LABEL COMMAND...
@@ -26,11 +35,11 @@ check() { # check LABEL COMMAND...
 	fi
 }
 
-cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
-cmake --build build-deb -j"$(nproc)" >/dev/null
-rm -f build-deb/tasshape_*.deb
-(cd build-deb && cpack -G DEB >/dev/null)
-deb=$(ls build-deb/tasshape_*.deb)
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+cmake --build "$B" -j"$(nproc)" >/dev/null
+rm -f "$B"/tasshape_*.deb
+(cd "$B" && cpack -G DEB >/dev/null)
+deb=$(ls "$B"/tasshape_*.deb)
 echo "deb: built $deb"
 
 info=$(dpkg-deb --info "$deb")

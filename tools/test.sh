@@ -43,7 +43,8 @@ phase "result interoperability (real Flent on files we write)"
 
 phase "unit tests, Release build (gcc -O3)"
 # -O3 finds what -O2 does not (maybe-uninitialized); every build type must build with -Werror.
-cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null
+# Prefix /usr: the .deb below is packed from this build (tools/check-deb.sh --build).
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
 cmake --build build-release -j"$(nproc)" >/dev/null
 (cd build-release && ctest -L unit --no-tests=error --output-on-failure)
 
@@ -100,4 +101,4 @@ fi
 
 # Packaging: the .deb (dependencies, files, lintian) and, as root, the installed package's doctor.
 phase ".deb package"
-tools/check-deb.sh
+tools/check-deb.sh --build build-release
