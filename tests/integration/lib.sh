@@ -211,6 +211,34 @@ ts_vm_user() {
 		TMPDIR="$UDIR/tmp")
 }
 
+# ts_vm_begin: for a test that boots guests: $VMTMP (their TMPDIR, under
+# $TS_TMP) made, the host's mounts of the kinds a VM run could leave (9p,
+# overlay, anything under $TS_TMP; other tests' namespaces come and go
+# meanwhile, so these only) recorded for ts_vm_left, and Debian's kernel
+# fetched here, where the network is (the test namespace has none).
+ts_vm_begin() {
+	VMTMP=$TS_TMP/vmtmp
+	mkdir -p "$VMTMP" || ts_die "cannot make $VMTMP"
+	ts__vm_mounts >"$TS_TMP/mounts.before"
+	"$TS_BIN" vm --kernel debian --fetch-only >/dev/null ||
+		ts_die "--kernel debian: cannot fetch the kernel"
+}
+ts__vm_mounts() {
+	awk -v t="$TS_TMP" '$3 == "9p" || $3 == "overlay" || index($2, t) == 1' /proc/mounts | sort
+}
+
+# ts_vm_left: nothing of the test's guests is left on the host: no process
+# naming $VMTMP, no file in it, no mount that ts_vm_begin did not see.
+ts_vm_left() {
+	local left new
+	left=$(pgrep -f "$VMTMP" | tr '\n' ' ')
+	[ -z "$left" ] || ts_fail "processes left: $left"
+	[ -z "$(ls -A "$VMTMP")" ] || ts_fail "temporary files left: $(ls -A "$VMTMP")"
+	ts__vm_mounts >"$TS_TMP/mounts.after"
+	new=$(comm -13 "$TS_TMP/mounts.before" "$TS_TMP/mounts.after")
+	[ -z "$new" ] || ts_fail "mounts left on the host: $new"
+}
+
 # ts_netns_add NAME: creates namespace NAME (lo up) for the test; on exit
 # it is checked for leftovers of the test's runs and deleted.
 ts_netns_add() {

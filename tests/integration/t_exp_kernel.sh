@@ -29,14 +29,10 @@ ts_init exp_kernel "${1:-}" qemu-system-x86_64 iperf3 irtt ping jq pgrep apt-get
 # The test decides who the invoking user is (QEMU runs as that user); a sudo that started it does not.
 unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
 
-VMTMP=$TS_TMP/vmtmp
+ts_vm_begin
 WORK=$TS_TMP/work
-mkdir -p "$VMTMP" "$WORK"
+mkdir -p "$WORK"
 cd "$WORK" || ts_die "cd $WORK"
-vm_mounts() { awk -v t="$TS_TMP" '$3 == "9p" || $3 == "overlay" || index($2, t) == 1' /proc/mounts | sort; }
-vm_mounts >"$TS_TMP/mounts.before"
-# The kernel is fetched where the network is: the test namespace has none.
-"$TS_BIN" vm --kernel debian --fetch-only >/dev/null || ts_die "--kernel debian: cannot fetch the kernel"
 jqt() { jq -e "$@" >/dev/null; } # a jq test, quietly
 
 cat >"$TS_TMP/k.ini" <<'INI'
@@ -181,10 +177,5 @@ else
 	ts_fail "exp run in virtual time started no QEMU within 60 s"
 fi
 
-left=$(pgrep -f "$VMTMP" | tr '\n' ' ')
-[ -z "$left" ] || ts_fail "processes left: $left"
-[ -z "$(ls -A "$VMTMP")" ] || ts_fail "temporary files left: $(ls -A "$VMTMP")"
-vm_mounts >"$TS_TMP/mounts.after"
-new=$(comm -13 "$TS_TMP/mounts.before" "$TS_TMP/mounts.after")
-[ -z "$new" ] || ts_fail "mounts left on the host: $new"
+ts_vm_left
 ts_log "done in $((SECONDS - TS_START)) s"

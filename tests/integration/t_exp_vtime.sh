@@ -18,14 +18,10 @@ ts_init exp_vtime "${1:-}" qemu-system-x86_64 iperf3 irtt ping jq pgrep apt-get 
 # The test decides who the invoking user is (QEMU runs as that user); a sudo that started it does not.
 unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
 
-VMTMP=$TS_TMP/vmtmp
+ts_vm_begin
 WORK=$TS_TMP/work
-mkdir -p "$VMTMP" "$WORK"
+mkdir -p "$WORK"
 cd "$WORK" || ts_die "cd $WORK"
-vm_mounts() { awk -v t="$TS_TMP" '$3 == "9p" || $3 == "overlay" || index($2, t) == 1' /proc/mounts | sort; }
-vm_mounts >"$TS_TMP/mounts.before"
-# The kernel is fetched where the network is: the test namespace has none.
-"$TS_BIN" vm --kernel debian --fetch-only >/dev/null || ts_die "--kernel debian: cannot fetch the kernel"
 jqt() { jq -e "$@" >/dev/null; } # a jq test, quietly
 
 # --jobs 2 in virtual time: two guests at once, one CPU each, against the same spec run with
@@ -101,10 +97,5 @@ ts_true "rep 2: per-second intervals identical ($i2)" [ "$i2" = "$i1" ]
 ts_true "rep 2: both guests from the same image" \
 	[ "$(jq -r '.vm.image_sha256' "$J2/result.json")" = "$(jq -r '.vm.image_sha256' "$J1/result.json")" ]
 
-left=$(pgrep -f "$VMTMP" | tr '\n' ' ')
-[ -z "$left" ] || ts_fail "processes left: $left"
-[ -z "$(ls -A "$VMTMP")" ] || ts_fail "temporary files left: $(ls -A "$VMTMP")"
-vm_mounts >"$TS_TMP/mounts.after"
-new=$(comm -13 "$TS_TMP/mounts.before" "$TS_TMP/mounts.after")
-[ -z "$new" ] || ts_fail "mounts left on the host: $new"
+ts_vm_left
 ts_log "done in $((SECONDS - TS_START)) s"

@@ -35,18 +35,12 @@ ts_init vm "${1:-}" qemu-system-x86_64 iperf3 ps pgrep apt-get dpkg-deb depmod
 # The test decides who the invoking user is (QEMU runs as that user); a sudo that started it does not.
 unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
 
-VMTMP=$TS_TMP/vmtmp
+ts_vm_begin
 WORK=$TS_TMP/work
 OUT=$TS_TMP/out
-mkdir -p "$VMTMP" "$WORK" "$OUT"
+mkdir -p "$WORK" "$OUT"
 cd "$WORK" || ts_die "cd $WORK"
-# The host's mounts of the kinds a VM run could leave (9p, overlay, anything under our
-# directory); other tests' namespaces come and go meanwhile, so these only are compared.
-vm_mounts() { awk -v t="$TS_TMP" '$3 == "9p" || $3 == "overlay" || index($2, t) == 1' /proc/mounts | sort; }
-vm_mounts >"$TS_TMP/mounts.before"
 jqt() { jq -e "$@" >/dev/null; } # a jq test, quietly
-# The kernel is fetched where the network is: the test namespace has none.
-"$TS_BIN" vm --kernel debian --fetch-only >/dev/null || ts_die "--kernel debian: cannot fetch the kernel"
 
 # vm LIMIT ARGS...: tasshape vm in the test namespace, temporary files under $VMTMP.
 vm() {
@@ -187,10 +181,5 @@ grep -q "CMD argument '$TS_TMP/hidden.sh': .* the guest does not see" "$TS_TMP/5
 ts_show "$TS_TMP/5.err"
 
 # 6. Nothing left behind on the host.
-left=$(pgrep -f "$VMTMP" | tr '\n' ' ')
-[ -z "$left" ] || ts_fail "processes left running: $left"
-[ -z "$(ls -A "$VMTMP")" ] || ts_fail "temporary files left: $(ls -A "$VMTMP")"
-vm_mounts >"$TS_TMP/mounts.after"
-new=$(comm -13 "$TS_TMP/mounts.before" "$TS_TMP/mounts.after")
-[ -z "$new" ] || ts_fail "mounts left on the host: $new"
+ts_vm_left
 ts_log "done in $((SECONDS - TS_START)) s"

@@ -88,13 +88,9 @@ ts_init vtime "${1:-}" qemu-system-x86_64 iperf3 jq pgrep apt-get dpkg-deb depmo
 # The test decides who the invoking user is (QEMU runs as that user); a sudo that started it does not.
 unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
 
-VMTMP=$TS_TMP/vmtmp
-mkdir -p "$VMTMP" "$TS_TMP/run" "$TS_TMP/w1" "$TS_TMP/w2"
-vm_mounts() { awk -v t="$TS_TMP" '$3 == "9p" || $3 == "overlay" || index($2, t) == 1' /proc/mounts | sort; }
-vm_mounts >"$TS_TMP/mounts.before"
+ts_vm_begin
+mkdir -p "$TS_TMP/run" "$TS_TMP/w1" "$TS_TMP/w2"
 jqt() { jq -e "$@" >/dev/null; } # a jq test, quietly
-# The kernel is fetched where the network is: the test namespace has none.
-"$TS_BIN" vm --kernel debian --fetch-only >/dev/null || ts_die "--kernel debian: cannot fetch the kernel"
 
 # What --seal refuses, before any boot: a real-time clock, and a program the host lacks
 # (named in the error).
@@ -316,10 +312,5 @@ else
 fi
 
 # 4. Nothing left behind on the host.
-left=$(pgrep -f "$VMTMP" | tr '\n' ' ')
-[ -z "$left" ] || ts_fail "processes left running: $left"
-[ -z "$(ls -A "$VMTMP")" ] || ts_fail "temporary files left: $(ls -A "$VMTMP")"
-vm_mounts >"$TS_TMP/mounts.after"
-new=$(comm -13 "$TS_TMP/mounts.before" "$TS_TMP/mounts.after")
-[ -z "$new" ] || ts_fail "mounts left on the host: $new"
+ts_vm_left
 ts_log "done in $((SECONDS - TS_START)) s"
