@@ -542,6 +542,27 @@ static void bring_up(const struct ts_vm_guest_conf *g)
 
 static int wait_cmd(pid_t pid);
 
+/* The status file's first lines: what the guest booted, and when CMD started. */
+static void boot_facts(char *status, size_t size, const char *cs, const char *preempt,
+		       const char *release)
+{
+	snprintf(status, size, "clocksource=%s\npreempt=%s\nrelease=%s\nboot=%.3f\n%s", cs, preempt,
+		 release, uptime_s(), sealed ? "sealed=1\n" : "");
+}
+
+/* Adds how CMD ended (@st, its wait status) to @status, reports it and powers off. */
+static __attribute__((noreturn)) void finish(char *status, size_t size, int st)
+{
+	size_t n = strlen(status);
+
+	if (WIFEXITED(st))
+		snprintf(status + n, size - n, "exit=%d\n", WEXITSTATUS(st));
+	else
+		snprintf(status + n, size - n, "signal=%d\n", WTERMSIG(st));
+	report(status);
+	power_off();
+}
+
 /*
  * The init of a sealed guest: its root is the initramfs, which holds every file CMD runs
  * (docs/kernels.md, "Sealed guests"). Nothing reaches the host, and nothing comes from it,
@@ -585,23 +606,14 @@ static __attribute__((noreturn)) void sealed_main(void)
 	bring_up(&g);
 	if (g.out[0] && mkdir_p(g.out, 0755) < 0)
 		die("mkdir %s: %s", g.out, strerror(errno));
-	snprintf(status, sizeof(status),
-		 "clocksource=%s\npreempt=%s\nrelease=%s\nboot=%.3f\nsealed=1\n", cs, preempt,
-		 u.release, uptime_s());
+	boot_facts(status, sizeof(status), cs, preempt, u.release);
 	st = wait_cmd(sealed_start(&g, argv, envp));
 	sync();
 	sealed_shares(false);
 	sealed_output(TS_VM_SEALED_DIR "/stdout", TS_VM_SEALED_STDOUT);
 	sealed_output(TS_VM_SEALED_DIR "/stderr", TS_VM_SEALED_STDERR);
 	sealed_copy_out(&g);
-	if (WIFEXITED(st))
-		snprintf(status + strlen(status), sizeof(status) - strlen(status), "exit=%d\n",
-			 WEXITSTATUS(st));
-	else
-		snprintf(status + strlen(status), sizeof(status) - strlen(status), "signal=%d\n",
-			 WTERMSIG(st));
-	report(status);
-	power_off();
+	finish(status, sizeof(status), st);
 }
 
 /* Reaps every process until CMD (@pid) ends, then ends what it left; CMD's wait status. */
@@ -668,17 +680,9 @@ int ts_vm_guest_main(void)
 	setup_root(&g, u.release);
 	bring_up(&g);
 
-	snprintf(status, sizeof(status), "clocksource=%s\npreempt=%s\nrelease=%s\nboot=%.3f\n", cs,
-		 preempt, u.release, uptime_s());
+	boot_facts(status, sizeof(status), cs, preempt, u.release);
 	pid = start_cmd(&g, argv, envp);
 	st = wait_cmd(pid);
 	sync();
-	if (WIFEXITED(st))
-		snprintf(status + strlen(status), sizeof(status) - strlen(status), "exit=%d\n",
-			 WEXITSTATUS(st));
-	else
-		snprintf(status + strlen(status), sizeof(status) - strlen(status), "signal=%d\n",
-			 WTERMSIG(st));
-	report(status);
-	power_off();
+	finish(status, sizeof(status), st);
 }
