@@ -45,6 +45,7 @@
 
 #include "exec/exec.h"
 #include "exec/exec_cca.h"
+#include "exec/exec_files.h"
 #include "exec/exec_parse.h"
 #include "exec/exec_plan.h"
 #include "exec/exec_result.h"

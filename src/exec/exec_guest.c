@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "exec/exec_files.h"
 #include "exec/exec_guest.h"
-#include "exec/exec_result.h"
 #include "exec/exec_warm.h"
 #include "io/copytree.h"
 #include "plan/planload.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec_result.h"
+#include "exec/exec_files.h"
 #include "exec/exec_stations.h"
 #include "io/json.h"
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "io/json.h"
-#include "exec/exec_result.h"
+#include "exec/exec_files.h"
 #include "exec/exec_seal.h"
 #include "exec/exec_warm.h"
 #include "exec/exec_vm.h"

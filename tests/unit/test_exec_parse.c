@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exec/exec_files.h"
 #include "exec/exec_parse.h"
-#include "exec/exec_result.h"
 #include "tsu.h"
 
 #define NEAR(a, b) CU_ASSERT(fabs((a) - (b)) < 1e-6)
