@@ -102,3 +102,4 @@ fi
 # Packaging: the .deb (dependencies, files, lintian) and, as root, the installed package's doctor.
 phase ".deb package"
 tools/check-deb.sh --build build-release
+phase "all passed"
