@@ -82,7 +82,8 @@ user_dir() {
 	fi
 }
 
-# wait_userns PID: sets RUN_USERNS and RUN_NETNS once run PID has left our user namespace.
+# wait_userns PID: sets RUN_USERNS and RUN_NETNS once run PID has left our user namespace
+# and its uid map is written (between the two its map is empty: a loaded host showed it).
 wait_userns() {
 	local me _
 	me=$(readlink /proc/self/ns/user)
@@ -90,7 +91,8 @@ wait_userns() {
 	RUN_NETNS=''
 	for _ in $(seq 50); do
 		RUN_USERNS=$(readlink "/proc/$1/ns/user" 2>/dev/null)
-		if [ -n "$RUN_USERNS" ] && [ "$RUN_USERNS" != "$me" ]; then
+		if [ -n "$RUN_USERNS" ] && [ "$RUN_USERNS" != "$me" ] &&
+			[ -n "$(cat "/proc/$1/uid_map" 2>/dev/null)" ]; then
 			RUN_NETNS=$(readlink "/proc/$1/ns/net")
 			return 0
 		fi
