@@ -427,6 +427,9 @@ ts_true() {
 	return 1
 }
 
+# jqt FILTER FILE...: jq -e, quietly, for ts_true (whose own line is then what is printed).
+jqt() { jq -e "$@" >/dev/null; }
+
 # ts_elapsed T0: seconds since T0 (a `date +%s.%N` value), 2 decimals.
 ts_elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
 

@@ -33,7 +33,6 @@ ts_vm_begin
 WORK=$TS_TMP/work
 mkdir -p "$WORK"
 cd "$WORK" || ts_die "cd $WORK"
-jqt() { jq -e "$@" >/dev/null; } # a jq test, quietly
 
 cat >"$TS_TMP/k.ini" <<'INI'
 [experiment]

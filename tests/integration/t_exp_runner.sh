@@ -40,8 +40,6 @@ delay = 20ms
 queue = droptail:packets=200
 INI
 
-# jqt FILTER FILE: jq -e, quietly (so that ts_true's own line is still printed).
-jqt() { jq -e "$1" "$2" >/dev/null; }
 
 # exp ARGS...: tasshape exp in the test namespace; stdout, stderr in $TS_TMP/out, err; sets RC.
 exp() {

@@ -22,7 +22,6 @@ ts_vm_begin
 WORK=$TS_TMP/work
 mkdir -p "$WORK"
 cd "$WORK" || ts_die "cd $WORK"
-jqt() { jq -e "$@" >/dev/null; } # a jq test, quietly
 
 # --jobs 2 in virtual time: two guests at once, one CPU each, against the same spec run with
 # --jobs 1. Each run boots a sealed guest (its files in its initramfs, nothing read from the host

@@ -12,7 +12,6 @@
 ts_init firstrun "${1:-}" mandoc setpriv cmake
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(dirname "$TS_BIN")
-jqt() { jq -e "$@" >/dev/null; } # a jq condition, quietly
 
 # --- 1. doctor passes on this machine, and leaves nothing behind
 ip netns exec "$TS_NS" "$TS_BIN" doctor --json >"$TS_TMP/doctor.json" 2>"$TS_TMP/doctor.err" &

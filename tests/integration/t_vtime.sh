@@ -90,7 +90,6 @@ unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
 
 ts_vm_begin
 mkdir -p "$TS_TMP/run" "$TS_TMP/w1" "$TS_TMP/w2"
-jqt() { jq -e "$@" >/dev/null; } # a jq test, quietly
 
 # What --seal refuses, before any boot: a real-time clock, and a program the host lacks
 # (named in the error).
