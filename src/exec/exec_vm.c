@@ -32,27 +32,7 @@ static json_object *vm_json(const struct ts_exp_kernel *k, const char *image,
 	ts_json_put(o, "version", json_object_new_string(r->version), &nomem);
 	ts_json_put(o, "release", json_object_new_string(r->release), &nomem);
 	ts_json_put(o, "sha256", json_object_new_string(r->sha256), &nomem);
-	ts_json_put_str(o, "accel", r->kvm ? "kvm" : "tcg", &nomem);
-	if (r->accel_note[0])
-		ts_json_put_str(o, "accel_note", r->accel_note, &nomem);
-	ts_json_put_str(o, "clock", r->vclock ? "virtual" : "real", &nomem);
-	if (r->vclock) {
-		ts_json_put(o, "icount_shift", json_object_new_int(TS_VM_ICOUNT_SHIFT), &nomem);
-		ts_json_put_str(o, "rtc_base", TS_VM_RTC_BASE, &nomem);
-		ts_json_put(o, "qemu_seed", json_object_new_int((int)TS_VM_QEMU_SEED), &nomem);
-	}
-	/* How the guest was booted: from a sealed image (which one), or on the host's files. */
-	ts_json_put(o, "sealed", json_object_new_boolean(r->sealed), &nomem);
-	if (r->sealed) {
-		ts_json_put(o, "image_bytes", json_object_new_int64((int64_t)r->image_bytes),
-			    &nomem);
-		ts_json_put(o, "image_sha256", json_object_new_string(r->image_sha256), &nomem);
-	}
-	ts_json_put(o, "cpus", json_object_new_int((int)r->cpus), &nomem);
-	ts_json_put_str(o, "clocksource", r->clocksource[0] ? r->clocksource : NULL, &nomem);
-	ts_json_put_str(o, "preempt", r->preempt[0] ? r->preempt : NULL, &nomem);
-	ts_json_put_str(o, "boot", r->pvh ? "pvh" : "bzimage", &nomem);
-	ts_json_put(o, "boot_s", json_object_new_double(r->boot_s), &nomem);
+	ts_vm_result_put(o, r, &nomem);
 	return ts_json_built(o, nomem);
 }
 

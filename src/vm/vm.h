@@ -120,6 +120,19 @@ int ts_vm_run(const struct ts_vm_conf *c, char *const argv[], struct ts_vm_resul
 int ts_vm_kernel_identify(const char *bzimage, char version[256], char sha256[65],
 			  struct ts_err *err);
 
+struct json_object;
+
+/*
+ * ts_vm_result_put - what the guest of one VM run was, as fields of the JSON
+ * object @o: accelerator (and why not KVM), "fidelity", clock (in virtual
+ * time its icount shift, start date and QEMU seed), whether it booted
+ * sealed (and the image), "reproducible", clock source, preemption model,
+ * boot path, vCPUs and the kernel's uptime when CMD started. The one writer
+ * of these fields, for `tasshape vm --info-json` and an experiment's "vm"
+ * record. Sets *@nomem when a value could not be allocated.
+ */
+void ts_vm_result_put(struct json_object *o, const struct ts_vm_result *r, bool *nomem);
+
 /*
  * ts_vm_info_json - the record of one VM run as JSON to @path: the kernel
  * (path, version string, release, SHA-256), accelerator (and why not

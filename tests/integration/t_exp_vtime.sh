@@ -6,7 +6,8 @@
 # Everything checked here is in the guests' own time, so tools/test.sh runs
 # it beside CI's builds (label vtime): the load is part of the test. Checked:
 #  - two repetitions of one configuration, run as two guests at once
-#    (--jobs 2, --only), are recorded as sealed (run record and manifest),
+#    (--jobs 2, --only), are recorded as sealed (run record and manifest;
+#    the record also as in virtual time and reproducible),
 #    preempt=full and PVH-entered, unflagged, with goodput within 5% below
 #    the link's 20 * 1448/1500 = 19.307 Mbit/s;
 #  - the second, run again alone (--jobs 1, --shard 3/4, so it has another
@@ -72,8 +73,8 @@ for r in 1 2; do
 	J2=$TS_TMP/out-j2/cca=cubic,link=c20,test=tcp_upload,kernel=va/rep-$r
 	ts_log "rep $r: $(jq -c '.vm | {sealed, image_bytes, boot_s}' "$J2/result.json") (--jobs 2)"
 	ts_check "rep $r: index with --only (--jobs 2)" "$(jq .index "$J2/result.json")" == "$r"
-	ts_true "rep $r: the run's record says the guest was sealed" \
-		jqt '.vm.sealed == true' "$J2/result.json"
+	ts_true "rep $r: the run's record says the guest was sealed, in virtual time: reproducible" \
+		jqt '.vm.sealed and .vm.fidelity == "virtual" and .vm.reproducible' "$J2/result.json"
 	ts_true "rep $r: the manifest says the guest was sealed" \
 		jqt '.kernel.vm.sealed == true' "$J2/manifest.json"
 	ts_true "rep $r: the run's record says the guest's kernel ran with preempt=full" \

@@ -2,10 +2,11 @@
 /*
  * The micro-VM runner's pure parts (src/vm/plan.c, src/vm/cpio.c): the cpio
  * bytes, the module closure, the bzImage header, the kernel command line,
- * QEMU's arguments, the control files and the KVM probe image, each
- * against values written out by hand.
+ * QEMU's arguments, the control files, the guest's facts as JSON and the
+ * KVM probe image, each against values written out by hand.
  */
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "vm/apt.h"
 #include "vm/cpio.h"
 #include "vm/plan.h"
+#include "vm/vm.h"
 
 /* One 2-byte file: 110-byte header, "init\0" padded to 116, "ab" padded to 120. */
 static void test_cpio_bytes(void)
@@ -401,6 +403,65 @@ static void test_status(void)
 	TSU_EQ(ts_vm_status_parse("exit 3\n", &s, &err), -EINVAL);
 }
 
+/* The guest's facts, written alike by --info-json and an experiment's "vm" record. */
+static void result_json_is(const struct ts_vm_result *r, const char *want)
+{
+	json_object *o = json_object_new_object();
+	bool nomem = false;
+
+	ts_vm_result_put(o, r, &nomem);
+	CU_ASSERT(!nomem);
+	CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(
+				       o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+			       want);
+	json_object_put(o);
+}
+
+static void test_result_json(void)
+{
+	struct ts_vm_result r = {.vclock = true,
+				 .cpus = 1,
+				 .pvh = true,
+				 .boot_s = 1.77,
+				 .sealed = true,
+				 .image_bytes = 123456789012ULL};
+
+	strcpy(r.clocksource, "tsc");
+	strcpy(r.preempt, "full");
+	strcpy(r.image_sha256, "ab");
+	strcpy(r.boot_note, "ignored at PVH");
+	/* Sealed in virtual time: the only reproducible kind; boot_s to the millisecond. */
+	result_json_is(&r, "{\"accel\":\"tcg\",\"accel_note\":null,\"fidelity\":\"virtual\","
+			   "\"clock\":\"virtual\",\"icount_shift\":0,"
+			   "\"rtc_base\":\"2000-01-01T00:00:00\",\"qemu_seed\":1,"
+			   "\"sealed\":true,\"reproducible\":true,\"image_bytes\":123456789012,"
+			   "\"image_sha256\":\"ab\",\"clocksource\":\"tsc\",\"preempt\":\"full\","
+			   "\"boot\":\"pvh\",\"boot_note\":null,\"cpus\":1,\"boot_s\":1.770}");
+	/* Unsealed in virtual time: not reproducible; a bzImage boot says why. */
+	r.sealed = false;
+	r.pvh = false;
+	r.preempt[0] = '\0';
+	result_json_is(&r, "{\"accel\":\"tcg\",\"accel_note\":null,\"fidelity\":\"virtual\","
+			   "\"clock\":\"virtual\",\"icount_shift\":0,"
+			   "\"rtc_base\":\"2000-01-01T00:00:00\",\"qemu_seed\":1,"
+			   "\"sealed\":false,\"reproducible\":false,\"clocksource\":\"tsc\","
+			   "\"preempt\":null,\"boot\":\"bzimage\",\"boot_note\":\"ignored at PVH\","
+			   "\"cpus\":1,\"boot_s\":1.770}");
+	/* KVM in real time. */
+	r = (struct ts_vm_result){.kvm = true, .cpus = 2, .boot_s = 0.0125};
+	result_json_is(&r, "{\"accel\":\"kvm\",\"accel_note\":null,\"fidelity\":\"kvm\","
+			   "\"clock\":\"real\",\"sealed\":false,\"reproducible\":false,"
+			   "\"clocksource\":null,\"preempt\":null,\"boot\":\"bzimage\","
+			   "\"boot_note\":null,\"cpus\":2,\"boot_s\":0.013}");
+	/* TCG in real time: flagged by fidelity, with the reason KVM was not used. */
+	r = (struct ts_vm_result){.cpus = 2, .boot_s = 4.7};
+	strcpy(r.accel_note, "no /dev/kvm");
+	result_json_is(&r, "{\"accel\":\"tcg\",\"accel_note\":\"no /dev/kvm\","
+			   "\"fidelity\":\"tcg\",\"clock\":\"real\",\"sealed\":false,"
+			   "\"reproducible\":false,\"clocksource\":null,\"preempt\":null,"
+			   "\"boot\":\"bzimage\",\"boot_note\":null,\"cpus\":2,\"boot_s\":4.700}");
+}
+
 static uint32_t le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -546,6 +607,7 @@ static const struct tsu_test tests[] = {
 	{"paths the guest does not see", test_hidden_path},
 	{"control file round trip", test_conf_roundtrip},
 	{"guest status", test_status},
+	{"guest facts as JSON", test_result_json},
 	{"KVM probe image", test_probe_image},
 	{"KVM slower than TCG", test_kvm_too_slow},
 	{"initramfs init script", test_init_script},
