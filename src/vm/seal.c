@@ -172,11 +172,27 @@ static int follow_link(struct ts_seal *s, char *cur, const char *host, const cha
 	return walk(s, next, depth + 1, real, reallen, err);
 }
 
+/* A regular file at @path (no leading '/'), its bytes those of @src under the root (@st). */
+static int add_file(struct ts_seal *s, const char *path, const struct stat *st, const char *src,
+		    struct ts_err *err)
+{
+	struct ts_seal_entry *e;
+	int ret;
+
+	e = add(s, path, TS_SEAL_FILE, st->st_mode, (uint64_t)st->st_size, NULL, &ret, err);
+	if (!e)
+		return ret;
+	if (!e->src && !(e->src = strdup(src))) {
+		ts_err_set(err, "%s: out of memory", src);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* @cur (@st) packed: a directory, or a regular file when it is the path's @last component. */
 static int add_node(struct ts_seal *s, const char *cur, const struct stat *st, bool last,
 		    struct ts_err *err)
 {
-	struct ts_seal_entry *e;
 	int ret;
 
 	if (S_ISDIR(st->st_mode))
@@ -186,14 +202,7 @@ static int add_node(struct ts_seal *s, const char *cur, const struct stat *st, b
 			   !last ? "not a directory" : "not a regular file, directory or link");
 		return -EINVAL;
 	}
-	e = add(s, cur + 1, TS_SEAL_FILE, st->st_mode, (uint64_t)st->st_size, NULL, &ret, err);
-	if (!e)
-		return ret;
-	if (!e->src && !(e->src = strdup(cur))) {
-		ts_err_set(err, "%s: out of memory", cur);
-		return -ENOMEM;
-	}
-	return 0;
+	return add_file(s, cur + 1, st, cur, err);
 }
 
 /*
@@ -345,7 +354,6 @@ static int add_parents(struct ts_seal *s, const char *dst, struct ts_err *err)
 int ts_seal_add_file_as(struct ts_seal *s, const char *dst, const char *src, struct ts_err *err)
 {
 	char host[PATH_MAX + 4096];
-	struct ts_seal_entry *e;
 	struct stat st;
 	int ret;
 
@@ -364,14 +372,7 @@ int ts_seal_add_file_as(struct ts_seal *s, const char *dst, const char *src, str
 	ret = add_parents(s, dst, err);
 	if (ret < 0)
 		return ret;
-	e = add(s, dst, TS_SEAL_FILE, st.st_mode, (uint64_t)st.st_size, NULL, &ret, err);
-	if (!e)
-		return ret;
-	if (!e->src && !(e->src = strdup(src))) {
-		ts_err_set(err, "%s: out of memory", src);
-		return -ENOMEM;
-	}
-	return 0;
+	return add_file(s, dst, &st, src, err);
 }
 
 int ts_seal_add_data(struct ts_seal *s, const char *dst, uint32_t mode, const void *data,
