@@ -15,11 +15,9 @@
 #    records the bzImage's version string (naming that release), its
 #    SHA-256, accel tcg and a clock source; its result carries the tcg
 #    flag, the summary lists it and the runner warns about it;
-#  - a congestion control of a [kernel NAME] is acquired in its guest: bbr3
-#    under Debian's kernel is a failed run flagged cca_unavailable with the
-#    guest's reason, not a skip decided by the host's kernel;
-#  - (sealed virtual-time guests, --jobs 2 against --jobs 1: t_exp_vtime.sh,
-#    which CI runs beside its builds);
+#  - (sealed virtual-time guests, --jobs 2 against --jobs 1, and a congestion
+#    control acquired in its guest: t_exp_vtime.sh, which CI runs beside its
+#    builds);
 #  - kill -TERM on exp run (--jobs 1) while a virtual-time guest boots ends
 #    the guest and the campaign within 10 s, exit status 143, and the
 #    second repetition never starts;
@@ -99,23 +97,6 @@ ts_true "host result not flagged tcg" jqt '(.flags // []) | index("tcg") == null
 ts_true "the summary lists the tcg flag" \
 	jqt '[.configs[] | select(.id | endswith("kernel=deb")) | .flags[]] | index("tcg")' "$S"
 ts_true "the runner warns about TCG" grep -q "under TCG" "$TS_TMP/run.log"
-
-# Congestion controls of a [kernel NAME] are acquired in its guest, not probed on the host: bbr3
-# under Debian's kernel (BBR v1 there, or no bbr at all) is a failed run flagged
-# cca_unavailable with the guest kernel's reason, not a skip.
-sed -e 's/^cca = cubic/cca = bbr3/' -e 's/^kernel = host, deb/kernel = deb/' "$TS_TMP/k.ini" \
-	>"$TS_TMP/b.ini"
-TMPDIR=$VMTMP ts_ns "$TS_BIN" exp run "$TS_TMP/b.ini" --out "$TS_TMP/out-b" --no-progress \
-	>"$TS_TMP/b.log" 2>&1
-rc=$?
-ts_show "$TS_TMP/b.log"
-ts_check "bbr3 in the guest: exit status (a failed run)" "$rc" == 1
-ts_true "bbr3 was not skipped on the host's account" \
-	jqt '.runs == 1 and .failed == 1 and ((.skipped // []) | length) == 0' "$TS_TMP/out-b/summary.json"
-B=$TS_TMP/out-b/cca=bbr3,link=c10,test=tcp_upload,kernel=deb/rep-1/result.json
-ts_true "bbr3 in the guest: flagged cca_unavailable, with the guest's reason and record" \
-	jqt '(.flags | index("cca_unavailable")) and (.error | startswith("bbr3:")) and .vm.accel == "tcg"' "$B"
-ts_log "bbr3 in the guest: $(jq -r '.error' "$B")"
 
 # kill -TERM stops a campaign whose run is in a guest (virtual time, --jobs 1): the guest ends at
 # once and the next repetition never starts. The run would take minutes of wall time.

@@ -13,6 +13,9 @@
 #  - the second, run again alone (--jobs 1, --shard 3/4, so it has another
 #    index), delivers the same bytes and per-second intervals to the byte,
 #    from the same image;
+#  - a congestion control of a [kernel NAME] is acquired in its guest: bbr3
+#    under Debian's kernel is a failed run flagged cca_unavailable with the
+#    guest's reason, not a skip decided by the host's kernel;
 #  - nothing is left: no QEMU process, no temporary file, no mount.
 . "$(dirname "$0")/lib.sh" || exit 2
 ts_init exp_vtime "${1:-}" qemu-system-x86_64 iperf3 irtt ping jq pgrep apt-get dpkg-deb depmod
@@ -96,6 +99,23 @@ ts_check "rep 2: received bytes, --jobs 2 against --jobs 1" "$b2" == "$b1"
 ts_true "rep 2: per-second intervals identical ($i2)" [ "$i2" = "$i1" ]
 ts_true "rep 2: both guests from the same image" \
 	[ "$(jq -r '.vm.image_sha256' "$J2/result.json")" = "$(jq -r '.vm.image_sha256' "$J1/result.json")" ]
+
+# Congestion controls of a [kernel NAME] are acquired in its guest, not probed on the host: bbr3
+# under Debian's kernel (BBR v1 there, or no bbr at all) is a failed run flagged
+# cca_unavailable with the guest kernel's reason, not a skip.
+sed -e 's/^cca = cubic, reno/cca = bbr3/' -e 's/^repetitions = 2/repetitions = 1/' "$TS_TMP/j.ini" \
+	>"$TS_TMP/b.ini"
+TMPDIR=$VMTMP ts_ns "$TS_BIN" exp run "$TS_TMP/b.ini" --out "$TS_TMP/out-b" --no-progress \
+	>"$TS_TMP/b.log" 2>&1
+rc=$?
+ts_show "$TS_TMP/b.log"
+ts_check "bbr3 in the guest: exit status (a failed run)" "$rc" == 1
+ts_true "bbr3 was not skipped on the host's account" \
+	jqt '.runs == 1 and .failed == 1 and ((.skipped // []) | length) == 0' "$TS_TMP/out-b/summary.json"
+B=$TS_TMP/out-b/cca=bbr3,link=c20,test=tcp_upload,kernel=va/rep-1/result.json
+ts_true "bbr3 in the guest: flagged cca_unavailable, with the guest's reason and record" \
+	jqt '(.flags | index("cca_unavailable")) and (.error | startswith("bbr3:")) and .vm.accel == "tcg"' "$B"
+ts_log "bbr3 in the guest: $(jq -r '.error' "$B")"
 
 ts_vm_left
 ts_log "done in $((SECONDS - TS_START)) s"
