@@ -16,7 +16,8 @@
 # FUZZ_JOBS=N runs N harnesses at a time (default 1); FUZZ_WORKERS=N runs each harness as N
 # processes sharing its corpus (FUZZ_RUNS is then split between them and the summary adds their
 # executions up: a slow harness on several CPUs); FUZZ_BUILD=DIR builds in DIR instead of
-# build-fuzz; FUZZ_MAX_LEN=N limits inputs of the file parsers to N bytes (default 4096). One line a harness is printed at the end (executions, executions per second, corpus
+# build-fuzz (a DIR already configured with TS_FUZZ=ON is built as it is, whatever its build
+# type: CI's clang build carries the fuzzers beside its sanitized unit tests); FUZZ_MAX_LEN=N limits inputs of the file parsers to N bytes (default 4096). One line a harness is printed at the end (executions, executions per second, corpus
 # size, peak RSS) and kept in DIR/fuzz.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +40,9 @@ command -v clang >/dev/null || {
 	exit 1
 }
 
-CC=clang cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTS_FUZZ=ON >/dev/null
+if ! grep -qx 'TS_FUZZ:BOOL=ON' "$B/CMakeCache.txt" 2>/dev/null; then
+	CC=clang cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTS_FUZZ=ON >/dev/null
+fi
 cmake --build "$B" -j"$(nproc)" --target fuzzers >/dev/null
 
 if [ $# -gt 0 ]; then

@@ -53,8 +53,10 @@ tools/check-hardening.sh build
 tools/check-hardening.sh build-release
 
 phase "unit tests under ASan + UBSan, built with clang"
-# One build covers both the sanitizers and the second compiler's warnings.
-cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DTS_SANITIZE=ON >/dev/null
+# One build covers the sanitizers, the second compiler's warnings and the fuzzers below (TS_FUZZ
+# adds libFuzzer's coverage instrumentation, whose hooks the sanitizers' runtime provides).
+cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DTS_SANITIZE=ON \
+	-DTS_FUZZ=ON >/dev/null
 cmake --build build-clang -j"$(nproc)" >/dev/null
 (cd build-clang && ctest -L unit --no-tests=error --output-on-failure)
 
@@ -71,7 +73,7 @@ phase "function lengths: none in src/ over 80 lines (docs/design.md)"
 tools/func-lengths.sh
 
 phase "fuzzers: each harness 3 s on its seed corpus (long runs: tools/fuzz.sh, docs/reliability.md)"
-tools/fuzz.sh 3
+FUZZ_BUILD=build-clang tools/fuzz.sh 3
 
 if [ -n "$vt_pid" ]; then
 	phase "integration tests in virtual time: waiting for them"
