@@ -545,6 +545,8 @@ ts__exit() {
 		# A test may remove its files itself, even on failure (t_slurm.sh: a key is among them).
 		p=
 		[ -n "$TS_TMP" ] && [ -d "$TS_TMP" ] && p="; files kept in $TS_TMP"
+		# timed.sh removes them when the run it starts again passes.
+		[ -z "$p" ] || [ -z "${TS_KEPT_LOG:-}" ] || echo "$TS_TMP" >>"$TS_KEPT_LOG"
 		ts_log "FAILED: $TS_FAILED assertion(s), exit $rc ($((SECONDS - TS_START)) s)$p"
 	fi
 	if [ -n "$TS_TMP" ] && { [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; }; then

@@ -17,7 +17,9 @@
 # either way. --no-rerun (t_vtime, t_exp_vtime: their guests are all in
 # virtual time, and no host stall moves what they assert) only reports.
 # docs/reliability.md, "Host stalls in CI". With TS_HOST_LOG set, each try's line is also appended there
-# (tools/test.sh prints them, since ctest shows a passing test's output nowhere).
+# (tools/test.sh prints them, since ctest shows a passing test's output nowhere). The files a
+# failed first try kept (lib.sh names them in TS_KEPT_LOG) are removed when the second passes:
+# its output, above, has said what went wrong, and CI would leave one directory per rerun.
 set -u
 rerun=1
 if [ "${1:-}" = --no-rerun ]; then
@@ -32,7 +34,9 @@ watch=$1 script=$2
 shift 2
 name=$(basename "$script" .sh)
 out=$(mktemp /tmp/tastest-hostwatch.XXXXXX) || exit 2
-trap 'rm -f "$out"' EXIT
+kept=$(mktemp /tmp/tastest-kept.XXXXXX) || exit 2
+trap 'rm -f "$out" "$kept"' EXIT
+export TS_KEPT_LOG=$kept
 
 # try N: runs the test once; sets rc, and stole=1 if the host took the CPU.
 try() {
@@ -67,6 +71,14 @@ if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ "$stole" = 1 ]; then
 		echo "[host] $name: failed while the host took the CPU: running it once more"
 		[ -z "${TS_HOST_LOG:-}" ] || echo "$name: failed while the host took the CPU: run again" >>"$TS_HOST_LOG"
 		try "$@"
+		if [ "$rc" = 0 ]; then
+			while IFS= read -r d; do
+				case $d in /tmp/tastest-"$name".* | /tmp/tastest-"${name#t_}".*)
+					echo "[host] $name: passed on the second try: removing the first try's $d"
+					rm -rf -- "$d" ;;
+				esac
+			done <"$kept"
+		fi
 	else
 		echo "[host] $name: failed while the host took the CPU (not rerun: virtual time)"
 	fi
