@@ -326,11 +326,12 @@ static void sock_row(const struct ts_sockstats_row *row, double t_off, struct ts
 		series_add(s->series, "pacing_rate_bps", num_or_null(row->v[TS_SS_PACING]));
 		series_add(s->series, "delivery_rate_bps", num_or_null(row->v[TS_SS_DELIVERY]));
 		/*
-		 * Evidence only once the socket has sent data: iperf3 sets its -C
-		 * after connect(), so an idle new socket may still show the
-		 * namespace default, under which nothing was sent.
+		 * Evidence only once the socket has sent more than iperf3's cookie:
+		 * its client connects, writes the 37-byte cookie and only then sets
+		 * -C, so a sample taken in between shows the namespace default on a
+		 * socket that has sent those bytes and no data.
 		 */
-		if (row->v[TS_SS_BYTES_SENT] > 0) {
+		if (row->v[TS_SS_BYTES_SENT] > TS_EXP_IPERF3_COOKIE) {
 			note_cca(s, row->cca);
 			s->evidence++;
 		}

@@ -108,6 +108,9 @@ bool ts_exp_host_steal(const struct ts_exp_fidelity f[2]);
 
 #endif
 
+/* The bytes iperf3's client writes on a new connection before it sets its -C (COOKIE_SIZE). */
+#define TS_EXP_IPERF3_COOKIE 37
+
 /* One socket's samples from the wrapper's --sockstats CSV. */
 struct ts_exp_sock {
 	unsigned port;	     /* the socket's local port */
@@ -115,7 +118,7 @@ struct ts_exp_sock {
 	int station;	     /* the real Wi-Fi station it is behind (the file's station), -1: any */
 	json_object *series; /* {"t","cwnd","rtt_ms","pacing_rate_bps","delivery_rate_bps"} */
 	size_t rows;
-	size_t evidence; /* rows taken after the socket had sent data */
+	size_t evidence; /* rows taken after the socket had sent data (beyond the cookie) */
 	char cca[64];	 /* distinct congestion controls of those rows, comma separated */
 };
 

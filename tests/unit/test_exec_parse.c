@@ -269,15 +269,19 @@ static void test_sockstats(void)
 	struct ts_exp_sock s[3] = {{.port = 38802}, {.port = 38802, .peer = 5999}, {.port = 45790}};
 
 	TSU_EQ(ts_exp_parse_sockstats(t, 0.5, s, 3, &err), 0);
-	/* Six rows of the data socket; only the two after it sent its 37-byte cookie count. */
-	TSU_EQ(s[0].rows, 6);
+	/*
+	 * Nine rows of the data socket; only the two after it sent more than its 37-byte cookie
+	 * count. The row at 1.840 s caught it between the cookie and iperf3's -C: bbr, 37 bytes.
+	 */
+	TSU_EQ(s[0].rows, 9);
 	TSU_EQ(s[0].evidence, 2);
 	CU_ASSERT_STRING_EQUAL(s[0].cca, "cubic");
-	TSU_EQ(len(s[0].series, "t"), 6);
+	TSU_EQ(len(s[0].series, "t"), 9);
 	NEAR(at(s[0].series, "t", 0), 1.601 + 0.5);
-	NEAR(at(s[0].series, "rtt_ms", 5), 179.551);
-	NEAR(at(s[0].series, "pacing_rate_bps", 5), 1290320);
-	NEAR(at(s[0].series, "delivery_rate_bps", 5), 114392);
+	NEAR(at(s[0].series, "rtt_ms", 6), 179.551);
+	NEAR(at(s[0].series, "pacing_rate_bps", 6), 1290320);
+	NEAR(at(s[0].series, "delivery_rate_bps", 6), 114392);
+	NEAR(at(s[0].series, "cwnd", 8), 20);
 	CU_ASSERT_PTR_NULL(json_object_array_get_idx(
 		json_object_object_get(s[0].series, "pacing_rate_bps"), 0)); /* empty field: null */
 	TSU_EQ(s[1].rows, 0);						     /* wrong peer */
@@ -292,8 +296,8 @@ static void test_sockstats(void)
 	s[0] = (struct ts_exp_sock){.port = 1};
 	TSU_EQ(ts_exp_parse_sockstats("bytes_sent,time_s,sport,dport,cca,cwnd_pkts,srtt_ms,"
 				      "pacing_rate_bps,delivery_rate_bps\n"
-				      "10,0.1,1,2,cubic,10,1,,\n10,0.2,1,2,bbr,10,1,,\n"
-				      "10,0.3,1,2,cubic,10,1,,\n",
+				      "38,0.1,1,2,cubic,10,1,,\n38,0.2,1,2,bbr,10,1,,\n"
+				      "38,0.3,1,2,cubic,10,1,,\n",
 				      0, s, 1, &err),
 	       0);
 	CU_ASSERT_STRING_EQUAL(s[0].cca, "cubic,bbr");
@@ -314,10 +318,10 @@ static void test_sockstats_refused_rows(void)
 
 	TSU_EQ(ts_exp_parse_sockstats("time_s,flow,sport,dport,cca,cwnd_pkts,srtt_ms,"
 				      "pacing_rate_bps,delivery_rate_bps,bytes_sent\n"
-				      "0.1,1:1-2:2,1,2,cubic,10,1,,,10\n"
-				      "EOD,1:1-2:2,1,2,cubic,10,1,,,10\n"
-				      "0.2,1:1-2:2,1,2,cub'ic,10,1,,,10\n"
-				      "0.3,1:1-2:2,1,2,cubic,12,1.5,8000,,10\n"
+				      "0.1,1:1-2:2,1,2,cubic,10,1,,,100\n"
+				      "EOD,1:1-2:2,1,2,cubic,10,1,,,100\n"
+				      "0.2,1:1-2:2,1,2,cub'ic,10,1,,,100\n"
+				      "0.3,1:1-2:2,1,2,cubic,12,1.5,8000,,100\n"
 				      "0.4,1:1-2:2,1,2,cub",
 				      0, &s, 1, &err),
 	       0);
