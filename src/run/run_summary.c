@@ -440,6 +440,25 @@ static void print_peaks(FILE *f, const struct ts_dir *d)
 	}
 }
 
+/* Where a direction has hooks at both places, each one's release timing. */
+static void print_places(FILE *f, const struct ts_dir_extra *x)
+{
+	int p;
+
+	for (p = 0; p < 2; p++) {
+		const struct ts_place_timing *t = &x->place[p];
+
+		if (!t->have)
+			continue;
+		fprintf(f,
+			"    at the %-7s error p50 %" PRIu64 " us, p99 %" PRIu64 " us; %" PRIu64
+			" verdict calls, p50 %" PRIu64 " us, p99 %" PRIu64 " us\n",
+			ts_place_name((enum ts_place)p), t->release_err_p50 / 1000,
+			t->release_err_p99 / 1000, t->verdict_calls, t->verdict_call_p50 / 1000,
+			t->verdict_call_p99 / 1000);
+	}
+}
+
 /* Whether the emulator kept up with direction @i: drops it did not choose, release timing. */
 static bool print_fidelity(FILE *f, const struct ts_summary *s, int i)
 {
@@ -463,6 +482,7 @@ static bool print_fidelity(FILE *f, const struct ts_summary *s, int i)
 			" us, max %" PRIu64 " us\n",
 			x->release_err_p50 / 1000, x->release_err_p99 / 1000,
 			x->release_err_max / 1000);
+	print_places(f, x);
 	if (x->unexplained)
 		fprintf(f, "  WARNING: unexplained drops: %" PRIu64 "\n", x->unexplained);
 	else
@@ -579,6 +599,34 @@ static struct json_object *json_p50_p99_max(uint64_t p50, uint64_t p99, uint64_t
 	return q;
 }
 
+/* "by_place": {"sender": {...}, "network": {...}} where the direction has hooks at both. */
+static void json_places(struct json_object *o, const struct ts_dir_extra *x, bool *nomem)
+{
+	struct json_object *by;
+	int p;
+
+	if (!x->place[0].have)
+		return;
+	by = json_object_new_object();
+	for (p = 0; p < 2; p++) {
+		const struct ts_place_timing *t = &x->place[p];
+		struct json_object *j = json_object_new_object();
+
+		ts_json_put(j, "releases", ts_json_count(t->releases), nomem);
+		ts_json_put(j, "release_error_ns",
+			    json_p50_p99_max(t->release_err_p50, t->release_err_p99,
+					     t->release_err_max, nomem),
+			    nomem);
+		ts_json_put(j, "verdict_calls", ts_json_count(t->verdict_calls), nomem);
+		ts_json_put(j, "verdict_call_ns",
+			    json_p50_p99_max(t->verdict_call_p50, t->verdict_call_p99,
+					     t->verdict_call_max, nomem),
+			    nomem);
+		ts_json_put(by, ts_place_name((enum ts_place)p), j, nomem);
+	}
+	ts_json_put(o, "by_place", by, nomem);
+}
+
 static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nomem)
 {
 	const struct ts_dir *d = s->dir[i];
@@ -633,6 +681,7 @@ static struct json_object *json_dir(const struct ts_summary *s, int i, bool *nom
 			    json_p50_p99_max(x->verdict_call_p50, x->verdict_call_p99,
 					     x->verdict_call_max, nomem),
 			    nomem);
+	json_places(o, x, nomem);
 	fid = ts_summary_fidelity(s, i);
 	/* The one rule's verdict (run/fidelity.h), null when the direction kept its timing. */
 	if (ts_fell_behind(&fid, &why))

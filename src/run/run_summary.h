@@ -16,6 +16,17 @@
 
 struct ts_rt;
 
+/*
+ * One place's share of a direction's release timing (ns), set only where the direction has
+ * hooks at both places (the uplink behind a sender hook): which of them came due late.
+ */
+struct ts_place_timing {
+	int have;
+	uint64_t releases, verdict_calls;
+	uint64_t release_err_p50, release_err_p99, release_err_max;
+	uint64_t verdict_call_p50, verdict_call_p99, verdict_call_max;
+};
+
 /* What the runtime adds to the model's counters (zero in a simulation). */
 struct ts_dir_extra {
 	uint64_t kernel_dropped;  /* dropped by the kernel before reaching us (queue full) */
@@ -32,6 +43,7 @@ struct ts_dir_extra {
 	uint64_t verdict_call_p99;
 	uint64_t verdict_call_max;
 	int have_verdict_call;
+	struct ts_place_timing place[2]; /* by enum ts_place */
 };
 
 struct ts_summary {

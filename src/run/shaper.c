@@ -150,6 +150,10 @@ int ts_shaper_init(struct ts_shaper *sh, struct ts_linkcfg *cfg, ts_ns_t origin,
 	ts_hist_init(&sh->release_err[1]);
 	ts_hist_init(&sh->verdict_call[0]);
 	ts_hist_init(&sh->verdict_call[1]);
+	for (i = 0; i < 4; i++) {
+		ts_hist_init(&sh->release_err_place[i / 2][i % 2]);
+		ts_hist_init(&sh->verdict_call_place[i / 2][i % 2]);
+	}
 	ts_hist_init(&sh->timer_late);
 	ret = ts_pool_init(&sh->pool, pool_size);
 	if (ret < 0) {
@@ -306,10 +310,13 @@ static void release_errors(struct ts_shaper *sh, unsigned int i, ts_ns_t before,
 	unsigned int k;
 
 	for (k = 0; k < sh->nrel; k++) {
+		ts_ns_t e;
+
 		if (sh->rel_hook[k] != i)
 			continue;
-		ts_hist_add(&sh->release_err[sh->rel_dir[k]],
-			    (first ? before : after) - sh->rel_t[k]);
+		e = (first ? before : after) - sh->rel_t[k];
+		ts_hist_add(&sh->release_err[sh->rel_dir[k]], e);
+		ts_hist_add(&sh->release_err_place[sh->rel_dir[k]][sh->hook[i].place], e);
 		first = false;
 	}
 }
@@ -367,6 +374,7 @@ static int flush_all(struct ts_shaper *sh)
 		if (r < 0 && !ret)
 			ret = r;
 		ts_hist_add(&sh->verdict_call[h->dir], after - before);
+		ts_hist_add(&sh->verdict_call_place[h->dir][h->place], after - before);
 		if (sh->nrel)
 			release_errors(sh, order[j], before, after);
 	}
@@ -894,6 +902,31 @@ void ts_shaper_finish(struct ts_shaper *sh)
 	}
 }
 
+/* Direction @d's release timing by place, for a direction whose hooks are at both. */
+static void place_timing(const struct ts_shaper *sh, int d, struct ts_dir_extra *x)
+{
+	int p;
+
+	if (!sh->verdict_call_place[d][TS_PLACE_SENDER].count ||
+	    !sh->verdict_call_place[d][TS_PLACE_NETWORK].count)
+		return;
+	for (p = 0; p < 2; p++) {
+		const struct ts_hist *e = &sh->release_err_place[d][p];
+		const struct ts_hist *c = &sh->verdict_call_place[d][p];
+		struct ts_place_timing *t = &x->place[p];
+
+		t->have = 1;
+		t->verdict_calls = c->count;
+		t->releases = e->count;
+		t->release_err_p50 = (uint64_t)ts_hist_quantile(e, 0.5);
+		t->release_err_p99 = (uint64_t)ts_hist_quantile(e, 0.99);
+		t->release_err_max = (uint64_t)e->max;
+		t->verdict_call_p50 = (uint64_t)ts_hist_quantile(c, 0.5);
+		t->verdict_call_p99 = (uint64_t)ts_hist_quantile(c, 0.99);
+		t->verdict_call_max = (uint64_t)c->max;
+	}
+}
+
 void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *title)
 {
 	int i, d;
@@ -934,6 +967,7 @@ void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *t
 			x->verdict_call_p99 = (uint64_t)ts_hist_quantile(h, 0.99);
 			x->verdict_call_max = (uint64_t)h->max;
 		}
+		place_timing(sh, d, x);
 	}
 	for (i = 0; i < TS_H__COUNT; i++) {
 		struct ts_hook *h = &sh->hook[i];

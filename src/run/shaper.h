@@ -165,6 +165,13 @@ struct ts_shaper {
 	 */
 	struct ts_hist release_err[2];
 	struct ts_hist verdict_call[2];
+	/*
+	 * The same by the hook's place (enum ts_place): the uplink behind a sender hook has
+	 * hooks at both, whose releases come due in different patterns (a Wi-Fi station's
+	 * A-MPDU at its BlockAck at the sender, the wired hop's packets one by one behind it).
+	 */
+	struct ts_hist release_err_place[2][2];
+	struct ts_hist verdict_call_place[2][2];
 	struct ts_hist timer_late; /* the timer's wake-up latency, sleeps only */
 	unsigned int nrel;
 	ts_ns_t rel_t[TS_RELEASE_BATCH];

@@ -295,6 +295,66 @@ static char *summary_text(const struct ts_summary *sum)
 }
 
 /*
+ * Release timing by place reaches the summary only where a direction has verdict calls at
+ * both places. The three packets of test_release_error_readings (one network call) give none;
+ * with a sender call of 300 us that carried one packet 250 us late added, the uplink reports
+ * each place with its own numbers, in the text and in the JSON; the downlink none.
+ */
+static void test_place_timing(void)
+{
+	const struct ts_place_timing *snd, *net;
+	struct json_object *j, *up, *v;
+	struct ts_summary sum;
+	char *text;
+
+	setup();
+	ts_shaper_begin(&sh, 0, 0);
+	ts_pktio_mem_push(&io[UP], 1500);
+	ts_pktio_mem_push(&io[UP], 1500);
+	ts_pktio_mem_push(&io[UP], 1500);
+	turn(T0);
+	fake_step = 5 * TS_NSEC_PER_USEC;
+	turn(T0 + 13 * MS);
+	TSU_EQ(sh.release_err_place[TS_UP][TS_PLACE_NETWORK].count, 3);
+	TSU_EQ(sh.release_err_place[TS_UP][TS_PLACE_NETWORK].max, 2005 * TS_NSEC_PER_USEC);
+	TSU_EQ(sh.release_err_place[TS_UP][TS_PLACE_SENDER].count, 0);
+	ts_shaper_summary(&sh, &sum, "t");
+	CU_ASSERT_FALSE(sum.extra[TS_UP].place[TS_PLACE_SENDER].have);
+	CU_ASSERT_FALSE(sum.extra[TS_UP].place[TS_PLACE_NETWORK].have);
+	ts_hist_add(&sh.release_err_place[TS_UP][TS_PLACE_SENDER], 250 * TS_NSEC_PER_USEC);
+	ts_hist_add(&sh.verdict_call_place[TS_UP][TS_PLACE_SENDER], 300 * TS_NSEC_PER_USEC);
+	ts_shaper_summary(&sh, &sum, "t");
+	snd = &sum.extra[TS_UP].place[TS_PLACE_SENDER];
+	net = &sum.extra[TS_UP].place[TS_PLACE_NETWORK];
+	CU_ASSERT_TRUE(snd->have);
+	TSU_EQ(snd->releases, 1);
+	TSU_EQ(snd->verdict_calls, 1);
+	TSU_EQ(snd->release_err_max, 250 * TS_NSEC_PER_USEC);
+	TSU_EQ(snd->verdict_call_max, 300 * TS_NSEC_PER_USEC);
+	CU_ASSERT_TRUE(net->have);
+	TSU_EQ(net->releases, 3);
+	TSU_EQ(net->verdict_calls, 1);
+	TSU_EQ(net->release_err_max, 2005 * TS_NSEC_PER_USEC);
+	TSU_EQ(net->verdict_call_max, 5 * TS_NSEC_PER_USEC);
+	CU_ASSERT_FALSE(sum.extra[TS_DOWN].place[TS_PLACE_NETWORK].have);
+	text = summary_text(&sum);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "    at the sender  error p50 "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, " us; 1 verdict calls, p50 "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "    at the network error p50 "));
+	free(text);
+	j = ts_summary_json_object(&sum);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	up = json_object_array_get_idx(json_object_object_get(j, "directions"), TS_UP);
+	CU_ASSERT_TRUE(json_object_object_get_ex(up, "by_place", &v));
+	v = json_object_object_get(json_object_object_get(v, "network"), "releases");
+	TSU_EQ(json_object_get_int64(v), 3);
+	v = json_object_array_get_idx(json_object_object_get(j, "directions"), TS_DOWN);
+	CU_ASSERT_FALSE(json_object_object_get_ex(v, "by_place", NULL));
+	json_object_put(j);
+	teardown();
+}
+
+/*
  * The host's steal time (set by the session, real time only): no line when unknown or zero, a
  * plain line when the run kept its timing, a warning when a direction fell behind; in the
  * JSON as host_steal_ms only when known.
@@ -763,6 +823,7 @@ static const struct tsu_test tests[] = {
 	{"release times through the in-memory queue", test_release_times},
 	{"release errors: the clock before and after the verdict call",
 	 test_release_error_readings},
+	{"release timing by place, where a direction has both", test_place_timing},
 	{"the queue whose release was due first is flushed first", test_flush_order},
 	{"a queue with only drops counts as due now", test_flush_order_drops},
 	{"the loop's work, and the host named when it had none to spare", test_loop_work},
