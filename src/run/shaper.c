@@ -150,9 +150,11 @@ int ts_shaper_init(struct ts_shaper *sh, struct ts_linkcfg *cfg, ts_ns_t origin,
 	ts_hist_init(&sh->release_err[1]);
 	ts_hist_init(&sh->verdict_call[0]);
 	ts_hist_init(&sh->verdict_call[1]);
-	for (i = 0; i < 4; i++) {
-		ts_hist_init(&sh->release_err_place[i / 2][i % 2]);
-		ts_hist_init(&sh->verdict_call_place[i / 2][i % 2]);
+	for (i = 0; i < 2; i++) {
+		ts_hist_init(&sh->release_err_place[i][TS_PLACE_SENDER]);
+		ts_hist_init(&sh->release_err_place[i][TS_PLACE_NETWORK]);
+		ts_hist_init(&sh->verdict_call_place[i][TS_PLACE_SENDER]);
+		ts_hist_init(&sh->verdict_call_place[i][TS_PLACE_NETWORK]);
 	}
 	ts_hist_init(&sh->timer_late);
 	ret = ts_pool_init(&sh->pool, pool_size);
