@@ -139,6 +139,19 @@ static void test_release_times(void)
 	teardown();
 }
 
+/* Set up, then the three packets of test_release_error_readings, released in one call. */
+static void three_late_packets(void)
+{
+	setup();
+	ts_shaper_begin(&sh, 0, 0);
+	ts_pktio_mem_push(&io[UP], 1500);
+	ts_pktio_mem_push(&io[UP], 1500);
+	ts_pktio_mem_push(&io[UP], 1500);
+	turn(T0);
+	fake_step = 5 * TS_NSEC_PER_USEC;
+	turn(T0 + 13 * MS);
+}
+
 /*
  * Release errors: the clock moves 5 us at every reading, so the one verdict call of a turn
  * begins 5 us after the turn's time and returns 10 us after it. Three packets at T0 leave the
@@ -150,14 +163,7 @@ static void test_release_error_readings(void)
 {
 	const struct ts_hist *e = &sh.release_err[TS_UP], *c = &sh.verdict_call[TS_UP];
 
-	setup();
-	ts_shaper_begin(&sh, 0, 0);
-	ts_pktio_mem_push(&io[UP], 1500);
-	ts_pktio_mem_push(&io[UP], 1500);
-	ts_pktio_mem_push(&io[UP], 1500);
-	turn(T0);
-	fake_step = 5 * TS_NSEC_PER_USEC;
-	turn(T0 + 13 * MS);
+	three_late_packets();
 	TSU_EQ(io[UP].nsent, 3);
 	TSU_EQ(e->count, 3);
 	TSU_EQ(e->max, 2005 * TS_NSEC_PER_USEC);
@@ -307,14 +313,7 @@ static void test_place_timing(void)
 	struct ts_summary sum;
 	char *text;
 
-	setup();
-	ts_shaper_begin(&sh, 0, 0);
-	ts_pktio_mem_push(&io[UP], 1500);
-	ts_pktio_mem_push(&io[UP], 1500);
-	ts_pktio_mem_push(&io[UP], 1500);
-	turn(T0);
-	fake_step = 5 * TS_NSEC_PER_USEC;
-	turn(T0 + 13 * MS);
+	three_late_packets();
 	TSU_EQ(sh.release_err_place[TS_UP][TS_PLACE_NETWORK].count, 3);
 	TSU_EQ(sh.release_err_place[TS_UP][TS_PLACE_NETWORK].max, 2005 * TS_NSEC_PER_USEC);
 	TSU_EQ(sh.release_err_place[TS_UP][TS_PLACE_SENDER].count, 0);
