@@ -12,7 +12,9 @@
 #     of the flow's mean pacing rate >> 7, and a peak station queue no larger
 #     than the largest budget plus the one 64 KB skb (45 x 1500 B on the wire)
 #     the kernel lets go while under the limit (BBR's cwnd may keep it below);
-#     its --sockstats rows carry the station's view (shift 7, emulated);
+#     its --sockstats rows carry the station's view (shift 7, emulated); its
+#     release timing by hook (by_place) has the station's sender hook's verdict
+#     calls and every packet out released once at the network hook;
 #  3. pacing_shift=tas:7/10: the shift log of the flow shows 7 while BBR is
 #     in STARTUP (its first entry) and 10 once it is in PROBE_BW ("steady"),
 #     and the flow's shift at the end is 10;
@@ -92,6 +94,15 @@ if upload default 5312 --mac wifi6:phy=1201mbit --uplink-trace const:10gbit \
 	ts_check "default: socket reads handed to the thread" "$polls" ">" 100
 	ts_check "default: socket reads skipped, of $polls (at most a tenth)" \
 		"$(jq -r '.directions[0].wifi6.tsq.socket_polls_skipped' "$SUM")" "<=" "$((polls / 10))"
+	# Release timing by hook: the station's sender hook gives verdicts (BBR's packets mostly
+	# early, uncharged; the charged ones at their BlockAck), and every packet out is released
+	# once more at the wired hop's network hook.
+	ts_log "default: by_place $(jq -c '.directions[0].by_place' "$SUM")"
+	ts_check "default: by_place: every packet out released once at the network hook" \
+		"$(jq -r '.directions[0].by_place.network.releases' "$SUM")" == \
+		"$(jq -r '.directions[0].pkts_out' "$SUM")"
+	ts_check "default: by_place: verdict calls at the sender hook" \
+		"$(jq -r '.directions[0].by_place.sender.verdict_calls' "$SUM")" ">" 100
 	rate_7=$(jq -r '.pacing_rate_bps / 8 / 128' <<<"$f")
 	ts_range "default: budget against pacing rate >> 7 ($rate_7 B)" \
 		"$(jq -r '.tsq_budget_bytes' <<<"$f")" "$(awk -v r="$rate_7" 'BEGIN { print 0.75 * r }')" \
