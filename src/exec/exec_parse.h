@@ -106,8 +106,6 @@ bool ts_exp_host_cpu(const struct ts_exp_fidelity f[2]);
 #define TS_EXP_STEAL_MS 10
 bool ts_exp_host_steal(const struct ts_exp_fidelity f[2]);
 
-#endif
-
 /* The bytes iperf3's client writes on a new connection before it sets its -C (COOKIE_SIZE). */
 #define TS_EXP_IPERF3_COOKIE 37
 
@@ -135,3 +133,5 @@ struct ts_exp_sock {
  */
 int ts_exp_parse_sockstats(const char *text, double t_off, struct ts_exp_sock *socks, size_t n,
 			   struct ts_err *err);
+
+#endif
