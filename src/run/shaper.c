@@ -308,6 +308,7 @@ ts_ns_t ts_shaper_deadline(const struct ts_shaper *sh)
  */
 static void release_errors(struct ts_shaper *sh, unsigned int i, ts_ns_t before, ts_ns_t after)
 {
+	enum ts_place place = sh->hook[i].place;
 	bool first = true;
 	unsigned int k;
 
@@ -318,7 +319,7 @@ static void release_errors(struct ts_shaper *sh, unsigned int i, ts_ns_t before,
 			continue;
 		e = (first ? before : after) - sh->rel_t[k];
 		ts_hist_add(&sh->release_err[sh->rel_dir[k]], e);
-		ts_hist_add(&sh->release_err_place[sh->rel_dir[k]][sh->hook[i].place], e);
+		ts_hist_add(&sh->release_err_place[sh->rel_dir[k]][place], e);
 		first = false;
 	}
 }
@@ -904,6 +905,14 @@ void ts_shaper_finish(struct ts_shaper *sh)
 	}
 }
 
+/* The three figures the summary gives of a histogram of times (ns). */
+static void p50_p99_max(const struct ts_hist *h, uint64_t *p50, uint64_t *p99, uint64_t *max)
+{
+	*p50 = (uint64_t)ts_hist_quantile(h, 0.5);
+	*p99 = (uint64_t)ts_hist_quantile(h, 0.99);
+	*max = (uint64_t)h->max;
+}
+
 /* Direction @d's release timing by place, for a direction whose hooks are at both. */
 static void place_timing(const struct ts_shaper *sh, int d, struct ts_dir_extra *x)
 {
@@ -920,12 +929,8 @@ static void place_timing(const struct ts_shaper *sh, int d, struct ts_dir_extra 
 		t->have = 1;
 		t->verdict_calls = c->count;
 		t->releases = e->count;
-		t->release_err_p50 = (uint64_t)ts_hist_quantile(e, 0.5);
-		t->release_err_p99 = (uint64_t)ts_hist_quantile(e, 0.99);
-		t->release_err_max = (uint64_t)e->max;
-		t->verdict_call_p50 = (uint64_t)ts_hist_quantile(c, 0.5);
-		t->verdict_call_p99 = (uint64_t)ts_hist_quantile(c, 0.99);
-		t->verdict_call_max = (uint64_t)c->max;
+		p50_p99_max(e, &t->release_err_p50, &t->release_err_p99, &t->release_err_max);
+		p50_p99_max(c, &t->verdict_call_p50, &t->verdict_call_p99, &t->verdict_call_max);
 	}
 }
 
@@ -942,9 +947,8 @@ void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *t
 	s->cpu_idle_permille = s->have_cpu_idle ? (uint32_t)sh->vcpu_min_idle : 0;
 	if (sh->timer_late.count) {
 		s->have_timer_late = true;
-		s->timer_late_p50 = (uint64_t)ts_hist_quantile(&sh->timer_late, 0.5);
-		s->timer_late_p99 = (uint64_t)ts_hist_quantile(&sh->timer_late, 0.99);
-		s->timer_late_max = (uint64_t)sh->timer_late.max;
+		p50_p99_max(&sh->timer_late, &s->timer_late_p50, &s->timer_late_p99,
+			    &s->timer_late_max);
 		s->timer_lead = sh->no_poll ? 0 : (uint64_t)sh->spin.lead;
 		s->polled = (uint64_t)sh->spin.polled;
 	}
@@ -958,16 +962,14 @@ void ts_shaper_summary(struct ts_shaper *sh, struct ts_summary *s, const char *t
 		x->no_descriptor = sh->no_desc[d];
 		if (h->count) {
 			x->have_release_err = 1;
-			x->release_err_p50 = (uint64_t)ts_hist_quantile(h, 0.5);
-			x->release_err_p99 = (uint64_t)ts_hist_quantile(h, 0.99);
-			x->release_err_max = (uint64_t)h->max;
+			p50_p99_max(h, &x->release_err_p50, &x->release_err_p99,
+				    &x->release_err_max);
 		}
 		h = &sh->verdict_call[d];
 		if (h->count) {
 			x->have_verdict_call = 1;
-			x->verdict_call_p50 = (uint64_t)ts_hist_quantile(h, 0.5);
-			x->verdict_call_p99 = (uint64_t)ts_hist_quantile(h, 0.99);
-			x->verdict_call_max = (uint64_t)h->max;
+			p50_p99_max(h, &x->verdict_call_p50, &x->verdict_call_p99,
+				    &x->verdict_call_max);
 		}
 		place_timing(sh, d, x);
 	}
