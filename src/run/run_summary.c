@@ -605,7 +605,7 @@ static void json_places(struct json_object *o, const struct ts_dir_extra *x, boo
 	struct json_object *by;
 	int p;
 
-	if (!x->place[0].have)
+	if (!x->place[TS_PLACE_SENDER].have)
 		return;
 	by = json_object_new_object();
 	for (p = 0; p < 2; p++) {
