@@ -11,15 +11,16 @@
 # ping 100 ms late, a BBR flow 8% short). So when a test fails and the host
 # demonstrably took the CPU during it (a SCHED_FIFO watcher woke 10 ms late or
 # more while the host's steal time grew, or the steal time reached 2% of the
-# CPUs' time), the test runs
-# once more and that run's result is the test's. A failure while the host gave
-# the CPU fails at once, and so does a second failure: a regression fails
-# either way. --no-rerun (the tests labelled vtime: their guests are all in
-# virtual time, and no host stall moves what they assert) only reports.
-# docs/reliability.md, "Host stalls in CI". With TS_HOST_LOG set, each try's line is also appended there
-# (tools/test.sh prints them, since ctest shows a passing test's output nowhere). The files a
-# failed first try kept (lib.sh names them in TS_KEPT_LOG) are removed when the second passes:
-# its output, above, has said what went wrong, and CI would leave one directory per rerun.
+# CPUs' time), the test runs again, up to three tries in all, and the last
+# try's result is the test's. A failure while the host gave the CPU ends it at
+# once: a regression fails every try, and fails for good at the first try the
+# host leaves alone. --no-rerun (the tests labelled vtime: their guests are all
+# in virtual time, and no host stall moves what they assert) only reports.
+# docs/reliability.md, "Host stalls in CI". With TS_HOST_LOG set, each try's
+# line is also appended there (tools/test.sh prints them, since ctest shows a
+# passing test's output nowhere). The files a failed try kept (lib.sh names
+# them in TS_KEPT_LOG) are removed when a later one passes: its output, above,
+# has said what went wrong, and CI would leave one directory per rerun.
 set -u
 rerun=1
 if [ "${1:-}" = --no-rerun ]; then
@@ -65,22 +66,32 @@ try() {
 		.steal_ms >= 0.02 * 1000 * .seconds * .cpus then 1 else 0 end' <<<"$j")
 }
 
+# A try that failed while the host took the CPU proves nothing either way, so the test runs
+# again, at most TRIES times in all; a try that failed while the host gave the CPU ends it.
+TRIES=3
+n=1
 try "$@"
-if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ "$stole" = 1 ]; then
-	if [ "$rerun" = 1 ]; then
-		echo "[host] $name: failed while the host took the CPU: running it once more"
-		[ -z "${TS_HOST_LOG:-}" ] || echo "$name: failed while the host took the CPU: run again" >>"$TS_HOST_LOG"
-		try "$@"
-		if [ "$rc" = 0 ]; then
-			while IFS= read -r d; do
-				case $d in /tmp/tastest-?*.*)
-					echo "[host] $name: passed on the second try: removing the first try's $d"
-					rm -rf -- "$d" ;;
-				esac
-			done <"$kept"
-		fi
-	else
+while [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ "$stole" = 1 ]; do
+	if [ "$rerun" = 0 ]; then
 		echo "[host] $name: failed while the host took the CPU (not rerun: virtual time)"
+		break
 	fi
+	if [ "$n" -ge "$TRIES" ]; then
+		echo "[host] $name: failed in all $TRIES tries, the host taking the CPU in each"
+		break
+	fi
+	n=$((n + 1))
+	echo "[host] $name: failed while the host took the CPU: running it again (try $n of $TRIES)"
+	[ -z "${TS_HOST_LOG:-}" ] ||
+		echo "$name: failed while the host took the CPU: run again (try $n)" >>"$TS_HOST_LOG"
+	try "$@"
+done
+if [ "$rc" = 0 ] && [ "$n" -gt 1 ]; then
+	while IFS= read -r d; do
+		case $d in /tmp/tastest-?*.*)
+			echo "[host] $name: passed on try $n: removing an earlier try's $d"
+			rm -rf -- "$d" ;;
+		esac
+	done <"$kept"
 fi
 exit "$rc"
