@@ -13,36 +13,27 @@ phase() { echo "== $* (at $((SECONDS - T0)) s) =="; }
 
 tools/setup-debian.sh
 
-# Two lanes of integration tests start now, beside the builds, unit tests and fuzzers below,
-# and are waited for before the real-time integration tests:
-#  - label vtime, the tests whose guests all run in virtual time: a sealed virtual-time run is
-#    the same to the byte whatever the host does (t_vtime adds two busy loops of its own for its
-#    second boot);
-#  - label anyload, the tests that assert nothing the host's load can move (exit statuses,
-#    messages, owners, leftovers, accounting).
-# The real-time tests need the CPUs to themselves. CI's wall time is then the longest of the
-# three, not their sum, plus the real-time phase (docs/reliability.md, "CI's time").
-lane_pids=()
-# lane LABEL: runs the integration tests labelled LABEL in the background, its output in
-# build/LABEL.log, in its own process group, so that an early exit ends the tests and their
-# guests with it.
-lane() {
-	# shellcheck disable=SC2016 # $1 is the inner shell's: the label passed after it
-	setsid bash -c 'cd build && exec ctest -L "$1" --no-tests=error --output-on-failure' \
-		lane "$1" >"build/$1.log" 2>&1 &
-	lane_pids+=("$!")
-}
+# The integration tests that assert nothing the host's load can move start now, beside the
+# builds, unit tests and fuzzers below, and are waited for before the real-time integration
+# tests: label vtime, the tests whose guests all run in virtual time (a sealed virtual-time run
+# is the same to the byte whatever the host does; t_vtime adds two busy loops of its own for
+# its second boot), and label anyload, the soak, whose memory, descriptors and accounting no
+# load moves. The real-time tests need the CPUs to themselves. CI's wall time is then the
+# longer of the two, not their sum, plus the real-time phase (docs/reliability.md, "CI's time").
+bg_pid=
 if [ "$(id -u)" -eq 0 ]; then
 	export TS_REQUIRE=1
 	# What the host took during each test (tests/integration/timed.sh): printed after the
 	# integration tests, and the tests run again because of it, which ctest's output would
 	# not show when they passed.
 	export TS_HOST_LOG=$PWD/build/host-watch.log
-	rm -f "$TS_HOST_LOG" build/vtime.log build/anyload.log
-	phase "integration tests in virtual time (label vtime) and under any load (label anyload), in the background"
-	trap 'for p in "${lane_pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done' EXIT
-	lane vtime
-	lane anyload
+	rm -f "$TS_HOST_LOG" build/background.log
+	phase "integration tests in virtual time or under any load (labels vtime, anyload), in the background"
+	# Its own process group, so that an early exit ends the tests and their guests with it.
+	setsid bash -c "cd build && exec ctest -L 'vtime|anyload' --no-tests=error --output-on-failure" \
+		>build/background.log 2>&1 &
+	bg_pid=$!
+	trap '[ -z "$bg_pid" ] || kill -TERM -- "-$bg_pid" 2>/dev/null' EXIT
 fi
 
 phase "unit tests"
@@ -85,14 +76,12 @@ tools/func-lengths.sh
 phase "fuzzers: each harness 3 s on its seed corpus (long runs: tools/fuzz.sh, docs/reliability.md)"
 FUZZ_BUILD=build-clang tools/fuzz.sh 3
 
-if [ "${#lane_pids[@]}" -gt 0 ]; then
-	phase "integration tests in virtual time and under any load: waiting for them"
+if [ -n "$bg_pid" ]; then
+	phase "integration tests in the background: waiting for them"
 	vrc=0
-	for p in "${lane_pids[@]}"; do
-		wait "$p" || vrc=$?
-	done
-	lane_pids=()
-	cat build/vtime.log build/anyload.log
+	wait "$bg_pid" || vrc=$?
+	bg_pid=
+	cat build/background.log
 	phase "integration tests in real time (root)"
 	rc=0
 	(cd build && ctest -L integration -LE 'vtime|anyload' --no-tests=error --output-on-failure) |
@@ -100,7 +89,7 @@ if [ "${#lane_pids[@]}" -gt 0 ]; then
 	phase "the host during the integration tests (docs/reliability.md, \"Host stalls in CI\")"
 	grep -h "run again" "$TS_HOST_LOG" || echo "no test was run again"
 	grep -v "run again" "$TS_HOST_LOG" | grep -v " 0 stall(s)" || echo "no stall of 10 ms or more"
-	logs=(build/vtime.log build/anyload.log build/integration.log)
+	logs=(build/background.log build/integration.log)
 	if [ "$vrc" != 0 ] || [ "$rc" != 0 ]; then
 		# Last, so that the end of a long log says what failed without the reader
 		# searching ctest's output for it.
@@ -109,7 +98,7 @@ if [ "${#lane_pids[@]}" -gt 0 ]; then
 			"${logs[@]}" || true
 	fi
 	[ "$vrc" = 0 ] || {
-		echo "integration tests in the background failed (build/vtime.log, build/anyload.log, above)" >&2
+		echo "integration tests in the background failed (build/background.log, above)" >&2
 		exit "$vrc"
 	}
 	[ "$rc" = 0 ] || exit "$rc"
