@@ -5,7 +5,8 @@
  * device named as the image or as an index of the modules directory is
  * refused at once (an alarm ends a test that would wait), a name in the
  * modules index never leads out of its directory, and the errors name the
- * spec's line. In a private temporary directory.
+ * spec's line. Each test in a private temporary directory of its own, removed
+ * by the next test's setup and, for the last, by the suite's cleanup.
  */
 #include <errno.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include "vm/moddir.h"
 #include "vm/vm.h"
 #include "tsu.h"
+#include "tsu_tmp.h"
 
 static char dir[64];
 
@@ -57,6 +59,8 @@ static void put_bzimage(const char *name)
 
 static void setup(void)
 {
+	if (dir[0]) /* the previous test's */
+		CU_ASSERT_EQUAL(tsu_tmp_remove(dir), 0);
 	snprintf(dir, sizeof(dir), "%s/tsu-guestfiles-XXXXXX", getenv("TMPDIR") ?: "/tmp");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	CU_ASSERT_EQUAL(mkdir(at("mods"), 0755), 0);
@@ -179,6 +183,11 @@ static void test_spec_kernels(void)
 	alarm(0);
 }
 
+static int cleanup(void)
+{
+	return dir[0] ? tsu_tmp_remove(dir) : 0;
+}
+
 static const struct tsu_test tests[] = {
 	{"the image: a regular file, read once, a FIFO refused at once", test_image},
 	{"the modules directory: modules.dep a regular file", test_modules_dir},
@@ -186,4 +195,4 @@ static const struct tsu_test tests[] = {
 	{"a spec's kernel files: refused at the key's line", test_spec_kernels},
 };
 
-TSU_MAIN("guestfiles", tests)
+TSU_MAIN_FIXTURE("guestfiles", tests, NULL, cleanup)
