@@ -67,6 +67,12 @@ int ts_parse_ppm(const char *s, uint32_t *out_ppm, struct ts_err *err);
 int ts_parse_u64(const char *s, uint64_t *out, struct ts_err *err);
 
 /*
+ * A plain unsigned decimal in thousandths: "2" is 2000, "1.5" 1500, "1.125"
+ * 1125; a finer digit (1.0005) is -EINVAL, not rounded away; no unit.
+ */
+int ts_parse_milli(const char *s, uint64_t *out_milli, struct ts_err *err);
+
+/*
  * Format helpers for summaries: "12 Mbit/s", "1.2 Gbit/s", "500 kbit/s",
  * "20 ms", "1.5 s", "250 us", "730 ns"; at most 3 significant digits
  * (rounded half up), more only for the integer part of the largest unit.

@@ -58,6 +58,7 @@ enum {
 	OPT_SEAL,
 	OPT_SEAL_TOOL,
 	OPT_SEAL_FILE,
+	OPT_TIME_DILATION,
 };
 
 static const struct argp_option vm_options[] = {
@@ -100,6 +101,13 @@ static const struct argp_option vm_options[] = {
 	 "nothing is shared with the host until CMD ends, so two runs get the same bytes. "
 	 "$TASSHAPE_VM_OUT is then a directory of the guest's RAM, copied into --out after CMD; "
 	 "CMD's output arrives after it ends",
+	 0},
+	{"time-dilation", OPT_TIME_DILATION, "K", 0,
+	 "With --seal: dilate the guest's time by K (1 to 16, e.g. 2 or 1.5): its clock runs K "
+	 "times slower than QEMU's instruction count, so its one vCPU executes K x 1e9 "
+	 "instructions per second of its own time, a CPU K times as fast. The run stays "
+	 "deterministic. Needs a kernel with tools/kernel/patches/lapic-bus-khz.patch "
+	 "(docs/kernels.md, \"Time dilation\")",
 	 0},
 	{"seal-tool", OPT_SEAL_TOOL, "PROG", 0,
 	 "With --seal: also pack PROG (looked up in PATH) and its libraries (repeatable, up to 16)",
@@ -170,14 +178,22 @@ static void mode_arg(struct vm_args *a, int key, const char *arg, struct argp_st
 		argp_error(state, "--clock: expected virtual or real, got '%s'", arg);
 }
 
-/* --cpus, --memory and --timeout: numbers with units, each within its bounds. */
+/* --time-dilation, --cpus, --memory and --timeout: numbers with units, each within its bounds. */
 static void bound_arg(struct vm_args *a, int key, const char *arg, struct argp_state *state)
 {
 	struct ts_err err = {{0}};
 	uint64_t v;
 	ts_ns_t t;
 
-	if (key == OPT_CPUS) {
+	if (key == OPT_TIME_DILATION) {
+		if (ts_parse_milli(arg, &v, &err) < 0)
+			argp_error(state, "--time-dilation: %s", err.msg);
+		if (v < TS_VM_DILATION_MIN_MILLI || v > TS_VM_DILATION_MAX_MILLI)
+			argp_error(state,
+				   "--time-dilation: expected a factor from 1 to 16, got '%s'",
+				   arg);
+		a->conf.dilation_milli = (unsigned)v;
+	} else if (key == OPT_CPUS) {
 		if (ts_parse_u64(arg, &v, &err) < 0 || v < 1 || v > 64)
 			argp_error(state, "--cpus: expected 1 to 64, got '%s'", arg);
 		a->conf.cpus = (unsigned)v;
@@ -253,6 +269,7 @@ static error_t vm_parse(int key, char *arg, struct argp_state *state)
 	case OPT_CPUS:
 	case OPT_MEMORY:
 	case OPT_TIMEOUT:
+	case OPT_TIME_DILATION:
 		bound_arg(a, key, arg, state);
 		break;
 	case OPT_APPEND:
@@ -328,7 +345,7 @@ static const struct argp vm_argp = {
 
 int cmd_vm(int argc, char **argv)
 {
-	char kernel[4096], modules[4096];
+	char kernel[4096], modules[4096], dilation[16] = "";
 	struct vm_args a = {0};
 	struct ts_vm_result res;
 	struct ts_err err = {{0}};
@@ -358,11 +375,15 @@ int cmd_vm(int argc, char **argv)
 		ts_cli_error("vm: %s", err.msg);
 		return VM_EXIT_FAILED;
 	}
+	if (res.dilation_milli)
+		snprintf(dilation, sizeof(dilation), "%u.%03u", res.dilation_milli / 1000,
+			 res.dilation_milli % 1000);
 	if (!a.conf.quiet && !res.timed_out)
 		fprintf(stderr,
-			"tasshape vm: %s under %s in %s time, clock source %s, CMD started "
+			"tasshape vm: %s under %s in %s time%s%s, clock source %s, CMD started "
 			"%.1f s after boot, exit status %d\n",
 			res.release, res.kvm ? "KVM" : "TCG", res.vclock ? "virtual" : "real",
-			res.clocksource, res.boot_s, res.status);
+			res.dilation_milli ? " dilated by " : "", dilation, res.clocksource,
+			res.boot_s, res.status);
 	return res.timed_out ? VM_EXIT_TIMEOUT : res.status;
 }

@@ -215,6 +215,9 @@ static int job_conf(struct vm_job *j, struct ts_err *err)
 
 	conf->accel = accel_of(k->accel);
 	conf->clock = clock_of(k->clock);
+	/* A dilated guest is a sealed one, in virtual time even where KVM would do (expspec.c). */
+	if (k->dilation_milli && conf->clock == TS_VM_CLOCK_AUTO)
+		conf->clock = TS_VM_CLOCK_VIRTUAL;
 	conf->cpus = k->cpus;
 	ret = ts_vm_mode_decide(conf, kvm_usable, (void *)k, &j->mode, &terr);
 	if (ret < 0) {
@@ -239,6 +242,12 @@ static int job_conf(struct vm_job *j, struct ts_err *err)
 	 */
 	if (j->mode.vclock)
 		conf->timeout = 100 * (run->length + 2 * run->delay) + 600 * TS_NSEC_PER_SEC;
+	/*
+	 * A dilated guest's second is K seconds of QEMU's clock, which a sealed guest executes
+	 * even when idle (vm/idler.h).
+	 */
+	if (j->mode.vclock && k->dilation_milli)
+		conf->timeout = conf->timeout / 1000 * k->dilation_milli;
 	return 0;
 }
 
@@ -255,6 +264,7 @@ static int job_seal(struct vm_job *j, struct ts_err *err)
 	conf->seal = j->mode.vclock;
 	if (!conf->seal)
 		return 0;
+	conf->dilation_milli = j->k->dilation_milli;
 	ret = ts_exp_seal_files(j->run, j->spec, &j->files, err);
 	if (ret < 0)
 		return ret;

@@ -59,6 +59,7 @@ static const struct kind kind_rate = {"a rate", "12mbit", "18446744073709551615b
 static const struct kind kind_size = {"a size", "64KB", "18446744073709551615B"};
 static const struct kind kind_ppm = {"a probability", "0.1% or 0.001", "100% or 1"};
 static const struct kind kind_u64 = {"a whole number", "1000", "18446744073709551615"};
+static const struct kind kind_milli = {"a number", "2 or 1.5", "18446744073709551.615"};
 
 /* A scanned number: value = ipart + frac / 10^fdigits. */
 struct num {
@@ -527,6 +528,35 @@ int ts_parse_u64(const char *s, uint64_t *out, struct ts_err *err)
 		return -EINVAL;
 	}
 	*out = n.ipart;
+	return 0;
+}
+
+int ts_parse_milli(const char *s, uint64_t *out_milli, struct ts_err *err)
+{
+	char q[QUOTE_BUF], qu[QUOTE_BUF];
+	struct num n;
+	int ret;
+
+	ret = num_scan(s, &kind_milli, &n, err);
+	if (ret < 0)
+		return ret;
+	if (*n.unit) {
+		ts_err_set(err,
+			   "'%s': unexpected '%s' after the number (expected a plain number such "
+			   "as 2 or 1.5)",
+			   quote(q, s), quote(qu, n.unit));
+		return -EINVAL;
+	}
+	ret = num_scale(&n, 1000, out_milli);
+	if (ret == -ERANGE) {
+		ts_err_set(err, "'%s': too large", quote(q, s));
+		return -ERANGE;
+	}
+	if (ret < 0) {
+		ts_err_set(err, "'%s': finer than a thousandth (e.g. 1.125, not 1.1255)",
+			   quote(q, s));
+		return -EINVAL;
+	}
 	return 0;
 }
 

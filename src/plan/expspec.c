@@ -20,6 +20,7 @@
 #include "link/grammar.h"
 #include "tasshape/units.h"
 #include "vm/guestargs.h"
+#include "vm/vm.h"
 
 const struct ts_exp_test_def ts_exp_tests[] = {
 	{"tcp_upload", "tcp_upload", 1, 0, 1, "one TCP upload, ICMP ping"},
@@ -581,6 +582,25 @@ static int kernel_append(struct parse_ctx *c, const char *section, struct ts_exp
 	return k->append ? 1 : fail(c, "out of memory");
 }
 
+/* time_dilation: the sealed guest's clock runs K times slower than QEMU's (vm/vm.h). */
+static int kernel_dilation(struct parse_ctx *c, const char *section, struct ts_exp_kernel *k,
+			   const char *value)
+{
+	struct ts_err e;
+	uint64_t v;
+
+	if (k->dilation_milli)
+		return fail(c, "[%s]: time_dilation given twice", section);
+	if (ts_parse_milli(value, &v, &e) < 0)
+		return fail(c, "[%s]: time_dilation: %s", section, e.msg);
+	if (v < TS_VM_DILATION_MIN_MILLI || v > TS_VM_DILATION_MAX_MILLI)
+		return fail(c, "[%s]: time_dilation: expected a factor from 1 to 16, got '%s'",
+			    section, value);
+	k->dilation_milli = (unsigned)v;
+	k->dilation_line = c->line;
+	return 1;
+}
+
 /* The section [@section] ("kernel NAME"), added at its first key; NULL after fail(). */
 static struct ts_exp_kernel *kernel_section(struct parse_ctx *c, const char *section)
 {
@@ -642,6 +662,8 @@ static int kernel_key(struct parse_ctx *c, const char *section, const char *name
 			return fail(c, "[%s]: cpus given twice", section);
 		return parse_uint(c, "cpus", value, 1, 64, &k->cpus);
 	}
+	if (!strcmp(name, "time_dilation"))
+		return kernel_dilation(c, section, k, value);
 	if (!strcmp(name, "memory")) {
 		struct ts_err e;
 
@@ -667,7 +689,7 @@ static int kernel_key(struct parse_ctx *c, const char *section, const char *name
 	else
 		return fail(c,
 			    "[%s]: unknown key '%s' (expected image, modules, modprobe, accel, "
-			    "clock, cpus, memory or append)",
+			    "clock, cpus, memory, time_dilation or append)",
 			    section, name);
 	if (*str)
 		return fail(c, "[%s]: %s given twice", section, name);
@@ -853,12 +875,30 @@ static int check_axis_values(struct parse_ctx *c)
 			if (!check_axis_value(c, a, a->values[j]))
 				return 0;
 	}
-	for (i = 0; i < s->nkernels; i++)
-		if (!s->kernels[i].image) {
-			c->line = s->kernels[i].line;
+	for (i = 0; i < s->nkernels; i++) {
+		const struct ts_exp_kernel *k = &s->kernels[i];
+
+		if (!k->image) {
+			c->line = k->line;
 			return fail(c, "[kernel %s]: no image (expected image = BZIMAGE or debian)",
-				    s->kernels[i].name);
+				    k->name);
 		}
+		/* Only a sealed guest is dilated, and only one in virtual time is sealed. */
+		if (k->dilation_milli && k->clock && !strcmp(k->clock, "real")) {
+			c->line = k->dilation_line;
+			return fail(c,
+				    "[kernel %s]: time_dilation needs clock = virtual (a sealed "
+				    "guest), not real",
+				    k->name);
+		}
+		if (k->dilation_milli && k->accel && !strcmp(k->accel, "kvm")) {
+			c->line = k->dilation_line;
+			return fail(c,
+				    "[kernel %s]: time_dilation needs clock = virtual, which "
+				    "accel = kvm cannot give",
+				    k->name);
+		}
+	}
 	for (i = 0; i < 3; i++)
 		if (!ts_exp_spec_axis(s, axis_names[i])) {
 			c->line = 0;

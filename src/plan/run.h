@@ -51,6 +51,8 @@ struct ts_exp_kernel {
 	char *clock;			   /* "auto" (default), "virtual" or "real" */
 	unsigned cpus;			   /* 0: the VM runner's default */
 	uint64_t memory;		   /* bytes; 0: the VM runner's default */
+	unsigned dilation_milli;	   /* time_dilation x 1000; 0: none (vm/vm.h) */
+	unsigned dilation_line;		   /* where the spec gave it */
 	char *append;	  /* NULL or kernel parameters of vm/guestargs.h's allow-list */
 	size_t nmodprobe; /* modules loaded in the guest before the run */
 	char *modprobe[TS_EXP_MAX_MODPROBE]; /* "NAME [PARAM=VALUE]...", as vm/guestargs.h checks */

@@ -584,6 +584,14 @@ static __attribute__((noreturn)) void sealed_main(void)
 	if (ts_vm_idler_start() < 0)
 		console("the idler did not start: this run's bytes may differ from another boot's");
 	must_mount("sysfs", "/sys", "sysfs", 0, NULL);
+	/*
+	 * A kernel hands init the parameters it does not know: one without tasshape's patch
+	 * would calibrate its APIC timer against QEMU's clock, and arm every timer early.
+	 */
+	if (getenv(TS_VM_DILATION_PATCH_PARAM))
+		die("this kernel does not know " TS_VM_DILATION_PATCH_PARAM "=, so it cannot run "
+		    "with its time dilated: build it with tools/kernel/patches/lapic-bus-khz.patch "
+		    "(docs/kernels.md, \"Time dilation\")");
 	try_mount("devpts", "/dev/pts", "devpts", "newinstance,ptmxmode=0666");
 	try_mount("tmpfs", "/dev/shm", "tmpfs", NULL);
 	try_mount("cgroup2", "/sys/fs/cgroup", "cgroup2", NULL);

@@ -23,6 +23,13 @@ void ts_vm_result_put(struct json_object *o, const struct ts_vm_result *r, bool 
 	ts_json_put_str(o, "clock", r->vclock ? "virtual" : "real", nomem);
 	if (r->vclock) {
 		ts_json_put(o, "icount_shift", json_object_new_int(TS_VM_ICOUNT_SHIFT), nomem);
+		/* The guest's seconds per second of QEMU's clock (vm.h, TS_VM_DILATION_*). */
+		snprintf(b, sizeof(b), "%u.%03u", r->dilation_milli ? r->dilation_milli / 1000 : 1,
+			 r->dilation_milli % 1000);
+		ts_json_put(o, "time_dilation",
+			    json_object_new_double_s(
+				    r->dilation_milli ? r->dilation_milli / 1000.0 : 1.0, b),
+			    nomem);
 		/* The guest's time of day and QEMU's RDRAND are fixed in virtual time (plan.h). */
 		ts_json_put_str(o, "rtc_base", TS_VM_RTC_BASE, nomem);
 		ts_json_put(o, "qemu_seed", json_object_new_int((int)TS_VM_QEMU_SEED), nomem);

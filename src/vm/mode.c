@@ -19,6 +19,16 @@ int ts_vm_mode_check(const struct ts_vm_conf *c, struct ts_err *err)
 			   "(--accel tcg or auto)");
 		return -EINVAL;
 	}
+	if (c->dilation_milli && !c->seal) {
+		ts_err_set(err, "--time-dilation: only a sealed guest's clock is dilated (--seal)");
+		return -EINVAL;
+	}
+	if (c->dilation_milli && (c->dilation_milli < TS_VM_DILATION_MIN_MILLI ||
+				  c->dilation_milli > TS_VM_DILATION_MAX_MILLI)) {
+		ts_err_set(err, "--time-dilation: expected a factor from 1 to 16, got %u.%03u",
+			   c->dilation_milli / 1000, c->dilation_milli % 1000);
+		return -EINVAL;
+	}
 	return 0;
 }
 

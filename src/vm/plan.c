@@ -5,12 +5,14 @@
  * closure. See plan.h for each contract.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vm/plan.h"
+#include "vm/vm.h"
 
 /*
  * 9p, its virtio transport, the overlay, virtio PCI and the virtio serial
@@ -415,6 +417,23 @@ int ts_vm_cmdline_sealed(char *buf, size_t len, const char *init, const char *ap
 		     "-- vm --guest-init",
 		     init, append && *append ? " " : "", append ? append : "",
 		     extra && *extra ? " " : "", extra ? extra : "");
+	return cmdline_fits(n, len, err);
+}
+
+int ts_vm_dilation_params(char *buf, size_t len, unsigned milli, struct ts_err *err)
+{
+	/* QEMU's virtual clock in kHz: its TSC and APIC timer count nanoseconds under icount. */
+	const uint64_t vkhz = 1000000;
+	uint64_t khz = vkhz * milli / 1000;
+	int n;
+
+	if (milli < TS_VM_DILATION_MIN_MILLI || milli > TS_VM_DILATION_MAX_MILLI) {
+		ts_err_set(err, "time dilation: expected a factor from 1 to 16, got %u.%03u",
+			   milli / 1000, milli % 1000);
+		return -EINVAL;
+	}
+	n = snprintf(buf, len, "tsc_early_khz=%" PRIu64 " " TS_VM_DILATION_PATCH_PARAM "=%" PRIu64,
+		     khz, khz);
 	return cmdline_fits(n, len, err);
 }
 

@@ -119,6 +119,22 @@ int ts_vm_cmdline_sealed(char *buf, size_t len, const char *init, const char *ap
 			 const char *extra, struct ts_err *err);
 
 /*
+ * ts_vm_dilation_params - the kernel parameters that dilate a guest's time by
+ * @milli / 1000 (vm.h, TS_VM_DILATION_*), into @buf: "tsc_early_khz=N
+ * lapic_bus_khz=N". Under icount both the TSC and the local APIC timer count
+ * QEMU's virtual nanoseconds, 1e6 kHz; telling the guest they run at 1e6 x K
+ * kHz makes its clock, and every timer it arms, run K times slower than
+ * QEMU's. lapic_bus_khz= is tasshape's kernel patch (tools/kernel/patches):
+ * without it the kernel calibrates the APIC timer against the PM timer,
+ * which counts QEMU's clock. Returns 0, -EINVAL (@milli out of range) or
+ * -ENOSPC.
+ */
+int ts_vm_dilation_params(char *buf, size_t len, unsigned milli, struct ts_err *err);
+
+/* The kernel parameter only a patched kernel knows; an unpatched one hands it to init. */
+#define TS_VM_DILATION_PATCH_PARAM "lapic_bus_khz"
+
+/*
  * ts_vm_init_script - the initramfs's /init (run by a static busybox):
  * insmod each of @mods (file names in /lib/modules of the initramfs, in
  * load order), mount the 9p root read-only on /newroot and switch_root

@@ -524,6 +524,7 @@ static int run_accel(struct vm_run *v, struct ts_err *err)
 	res->vclock = m.vclock;
 	res->cpus = m.cpus;
 	res->sealed = m.sealed;
+	res->dilation_milli = v->c->dilation_milli;
 	if (res->vclock && res->cpus > 1) {
 		ret = check_icount_cpus(qemu, &v->user, res->cpus, err);
 		if (ret < 0)
@@ -607,11 +608,20 @@ static int run_cmdline(struct vm_run *v, struct ts_err *err)
 {
 	const struct ts_vm_conf *c = v->c;
 	size_t size = sizeof(v->cmdline);
+	char extra[160], rates[96] = "";
 	int ret;
 
-	if (v->res->sealed)
-		return ts_vm_cmdline_sealed(v->cmdline, size, v->self, c->append,
-					    TS_AWAKE_VCLOCK_PARAM, err);
+	if (v->res->sealed) {
+		/* The clock's mark, then (dilated) the rates of its clocks, before init's "--". */
+		if (c->dilation_milli) {
+			ret = ts_vm_dilation_params(rates, sizeof(rates), c->dilation_milli, err);
+			if (ret < 0)
+				return ret;
+		}
+		snprintf(extra, sizeof(extra), "%s%s%s", TS_AWAKE_VCLOCK_PARAM, *rates ? " " : "",
+			 rates);
+		return ts_vm_cmdline_sealed(v->cmdline, size, v->self, c->append, extra, err);
+	}
 	ret = ts_vm_cmdline(v->cmdline, size, v->res->kvm, v->have_initrd, v->self, c->append, err);
 	/*
 	 * Tells a shaper in the guest that its clock counts instructions: keeping the

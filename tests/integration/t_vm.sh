@@ -25,6 +25,10 @@
 #     message naming it; one in the shared current directory is accepted
 #     (case 1 passes "$OUT", under /tmp too).
 #  6. Nothing is left: no QEMU process, no temporary directory, no mount.
+#  7. --time-dilation on a kernel without tasshape's lapic_bus_khz= patch
+#     (Debian's): the kernel hands the parameter to init, which refuses the
+#     run: status 125 and a message naming the parameter and the patch,
+#     before CMD runs (docs/kernels.md, "Time dilation").
 # Under TCG the runs are in virtual time (the default there), so CI runs this
 # test beside its builds (label vtime, docs/reliability.md, "CI's time").
 # When KVM does not work (this kind of machine: /dev/kvm of a paravirtual
@@ -168,6 +172,14 @@ ts_check "CMD argument under the host's /tmp: exit status" "$?" == 125
 grep -q "CMD argument '$TS_TMP/hidden.sh': .* the guest does not see" "$TS_TMP/5.err" ||
 	ts_fail "no message saying the guest does not see $TS_TMP/hidden.sh"
 ts_show "$TS_TMP/5.err"
+
+# 7. Time dilation needs the patched kernel; Debian's is refused by the guest's init.
+vm 120 --quiet --seal --time-dilation 2 -- sh -c 'echo ran' >"$TS_TMP/7.out" 2>"$TS_TMP/7.err"
+ts_check "--time-dilation on Debian's kernel: exit status" "$?" == 125
+grep -q "does not know lapic_bus_khz=, so it cannot run with its time dilated: build it with tools/kernel/patches/lapic-bus-khz.patch" \
+	"$TS_TMP/7.err" || ts_fail "no message saying the kernel lacks lapic_bus_khz="
+! grep -q "^ran$" "$TS_TMP/7.out" || ts_fail "CMD ran in a guest that refused the dilation"
+ts_show "$TS_TMP/7.err"
 
 # 6. Nothing left behind on the host.
 ts_vm_left

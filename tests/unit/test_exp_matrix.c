@@ -578,7 +578,8 @@ static void test_kernel_sections(void)
 				   "memory = 512m\n"					 /* 15 */
 				   "[kernel deb]\n"					 /* 16 */
 				   "image = debian\n"					 /* 17 */
-				   "clock = virtual\n";					 /* 18 */
+				   "clock = virtual\n"					 /* 18 */
+				   "time_dilation = 2.5\n";				 /* 19 */
 	struct ts_exp_spec s;
 	struct ts_exp_matrix p;
 	const struct ts_exp_kernel *k;
@@ -603,6 +604,8 @@ static void test_kernel_sections(void)
 	CU_ASSERT_PTR_NULL(k->accel);
 	CU_ASSERT_STRING_EQUAL(k->clock, "virtual");
 	TSU_EQ(k->cpus, 0);
+	TSU_EQ(k->dilation_milli, 2500);
+	TSU_EQ(ts_exp_spec_kernel(&s, "bbr3")->dilation_milli, 0);
 	CU_ASSERT_PTR_NULL(ts_exp_spec_kernel(&s, "host"));
 	plan_ok(&p, &s, NULL);
 	/* 1 cca x 1 link x 1 test x 3 kernels. */
@@ -633,6 +636,16 @@ static void test_kernel_sections(void)
 	       "[kernel k]: memory: expected 128m to 64g, got '1m'");
 	reject(KBASE "[kernel k]\nimage = debian\nimage = x\n", 10,
 	       "[kernel k]: image given twice");
+	reject(KBASE "[kernel k]\nimage = debian\ntime_dilation = 0.5\n", 10,
+	       "[kernel k]: time_dilation: expected a factor from 1 to 16, got '0.5'");
+	reject(KBASE "[kernel k]\nimage = debian\ntime_dilation = 2x\n", 10,
+	       "[kernel k]: time_dilation: '2x': unexpected 'x'");
+	reject(KBASE "[kernel k]\nimage = debian\ntime_dilation = 2\ntime_dilation = 3\n", 11,
+	       "[kernel k]: time_dilation given twice");
+	reject(KBASE "[kernel k]\nimage = debian\nclock = real\ntime_dilation = 2\n", 11,
+	       "[kernel k]: time_dilation needs clock = virtual (a sealed guest), not real");
+	reject(KBASE "[kernel k]\ntime_dilation = 2\naccel = kvm\nimage = debian\n", 9,
+	       "[kernel k]: time_dilation needs clock = virtual, which accel = kvm");
 	reject(KBASE "[kernel k]\nimage = debian\nkernel = x\n", 10,
 	       "[kernel k]: unknown key 'kernel' (expected image, modules, modprobe");
 	reject(KBASE "[kernel host]\nimage = debian\n", 9, "'host' is this machine's kernel");

@@ -389,6 +389,24 @@ static void test_cmdline_sealed(void)
 	TSU_EQ(ts_vm_cmdline_sealed(buf, sizeof(buf), "/a b/tasshape", NULL, NULL, &err), -EINVAL);
 }
 
+/* Time dilation's parameters: the TSC's and the APIC timer's rates, K x QEMU's 1e6 kHz. */
+static void test_dilation_params(void)
+{
+	struct ts_err err;
+	char buf[96];
+
+	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 2000, &err), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "tsc_early_khz=2000000 lapic_bus_khz=2000000");
+	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 1500, &err), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "tsc_early_khz=1500000 lapic_bus_khz=1500000");
+	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 16000, &err), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "tsc_early_khz=16000000 lapic_bus_khz=16000000");
+	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 999, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "from 1 to 16, got 0.999"));
+	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 16001, &err), -EINVAL);
+	TSU_EQ(ts_vm_dilation_params(buf, 20, 2000, &err), -ENOSPC);
+}
+
 /* A sealed guest's QEMU: the control and output shares, no root and no cwd share. */
 static void test_qemu_argv_sealed(void)
 {
@@ -468,6 +486,7 @@ static const struct tsu_test tests[] = {
 	{"ELF headers: interpreter, needed libraries, run path, bounds", test_elf_parse},
 	{"made-up tree: libraries, links, closure, reproducible archive, bounds", test_seal_tree},
 	{"sealed kernel command line", test_cmdline_sealed},
+	{"time dilation's kernel parameters", test_dilation_params},
 	{"sealed QEMU arguments: no root or cwd share", test_qemu_argv_sealed},
 };
 

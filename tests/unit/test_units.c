@@ -13,7 +13,7 @@
 #include "tsu.h"
 #include "tasshape/units.h"
 
-enum kind { K_TIME, K_RATE, K_RATE0, K_SIZE, K_PPM, K_U64 };
+enum kind { K_TIME, K_RATE, K_RATE0, K_SIZE, K_PPM, K_U64, K_MILLI };
 
 #define SENTINEL 0x5a5a5a5a5a5a5a5aULL
 
@@ -50,6 +50,9 @@ static int parse(enum kind k, const char *s, uint64_t *out, struct ts_err *err)
 		break;
 	case K_U64:
 		ret = ts_parse_u64(s, &v, err);
+		break;
+	case K_MILLI:
+		ret = ts_parse_milli(s, &v, err);
 		break;
 	}
 	if (ret < 0) {
@@ -393,6 +396,25 @@ static void test_u64(void)
 	CHECK_BAD(b);
 }
 
+/* Thousandths: a factor such as --time-dilation's, exact or refused. */
+static void test_milli(void)
+{
+	static const struct good g[] = {
+		{K_MILLI, "2", 2000},	    {K_MILLI, "1.5", 1500}, {K_MILLI, "1.125", 1125},
+		{K_MILLI, "16.000", 16000}, {K_MILLI, "0", 0},	    {K_MILLI, "0.001", 1},
+	};
+	static const struct bad b[] = {
+		{K_MILLI, "1.0005", -EINVAL, "finer than a thousandth"},
+		{K_MILLI, "2x", -EINVAL, "unexpected 'x' after the number"},
+		{K_MILLI, "18446744073709552", -ERANGE, "too large"},
+		{K_MILLI, "", -EINVAL, "empty value"},
+		{K_MILLI, "-2", -EINVAL, "negative"},
+	};
+
+	CHECK_GOOD(g);
+	CHECK_BAD(b);
+}
+
 /* A NULL string is an empty value, and NULL @err is allowed. */
 static void test_null(void)
 {
@@ -535,6 +557,7 @@ static const struct tsu_test tests[] = {
 	{"ppm accepted forms", test_ppm_ok},
 	{"ppm rejections", test_ppm_bad},
 	{"plain integers", test_u64},
+	{"thousandths", test_milli},
 	{"NULL input and NULL err", test_null},
 	{"messages quote the input safely", test_quoting},
 	{"ts_fmt_rate", test_fmt_rate},

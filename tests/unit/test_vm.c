@@ -431,18 +431,20 @@ static void test_result_json(void)
 	strcpy(r.image_sha256, "ab");
 	strcpy(r.boot_note, "ignored at PVH");
 	/* Sealed in virtual time: the only reproducible kind; boot_s to the millisecond. */
+	r.dilation_milli = 2500;
 	result_json_is(&r, "{\"accel\":\"tcg\",\"accel_note\":null,\"fidelity\":\"virtual\","
-			   "\"clock\":\"virtual\",\"icount_shift\":0,"
+			   "\"clock\":\"virtual\",\"icount_shift\":0,\"time_dilation\":2.500,"
 			   "\"rtc_base\":\"2000-01-01T00:00:00\",\"qemu_seed\":1,"
 			   "\"sealed\":true,\"reproducible\":true,\"image_bytes\":123456789012,"
 			   "\"image_sha256\":\"ab\",\"clocksource\":\"tsc\",\"preempt\":\"full\","
 			   "\"boot\":\"pvh\",\"boot_note\":null,\"cpus\":1,\"boot_s\":1.770}");
-	/* Unsealed in virtual time: not reproducible; a bzImage boot says why. */
+	/* Unsealed in virtual time: not reproducible; a bzImage boot says why; not dilated. */
 	r.sealed = false;
 	r.pvh = false;
 	r.preempt[0] = '\0';
+	r.dilation_milli = 0;
 	result_json_is(&r, "{\"accel\":\"tcg\",\"accel_note\":null,\"fidelity\":\"virtual\","
-			   "\"clock\":\"virtual\",\"icount_shift\":0,"
+			   "\"clock\":\"virtual\",\"icount_shift\":0,\"time_dilation\":1.000,"
 			   "\"rtc_base\":\"2000-01-01T00:00:00\",\"qemu_seed\":1,"
 			   "\"sealed\":false,\"reproducible\":false,\"clocksource\":\"tsc\","
 			   "\"preempt\":null,\"boot\":\"bzimage\",\"boot_note\":\"ignored at PVH\","

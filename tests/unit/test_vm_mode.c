@@ -156,10 +156,35 @@ static void test_mode_check(void)
 	}
 }
 
+/* Time dilation: a sealed guest's only, a factor from 1 to 16. */
+static void test_mode_dilation(void)
+{
+	static const struct {
+		bool seal;
+		unsigned milli;
+		int ret;
+	} t[] = {
+		{true, 2000, 0},	{true, 1000, 0},      {true, 16000, 0},
+		{false, 2000, -EINVAL}, {true, 999, -EINVAL}, {true, 16001, -EINVAL},
+		{false, 0, 0},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct ts_vm_conf c = {.seal = t[i].seal, .dilation_milli = t[i].milli};
+		struct ts_err err = {{0}};
+
+		TSU_EQ(ts_vm_mode_check(&c, &err), t[i].ret);
+		if (t[i].ret)
+			CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--time-dilation"));
+	}
+}
+
 static const struct tsu_test tests[] = {
 	{"the decision for every accel, clock and seal", test_mode_table},
 	{"--cpus kept as asked", test_mode_cpus},
 	{"the front end's refusals", test_mode_check},
+	{"time dilation: sealed, 1 to 16", test_mode_dilation},
 };
 
 TSU_MAIN("vm mode", tests)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the guest kernel of the cubic / bbr3 / tas comparison in one command: Debian's
-# linux-source-6.12 with the BBRv3 patch for 6.12, plus the BBR-TAS module (tcp_bbr_tas), through
+# linux-source-6.12 with the BBRv3 patch for 6.12 and tasshape's patches/lapic-bus-khz.patch (time
+# dilation), plus the BBR-TAS module (tcp_bbr_tas), through
 # tools/kernel/build.sh. Every source is fetched into DIR (outside this repository), checked
 # against the version it was tested with, and never copied into the repository.
 #
@@ -42,7 +43,7 @@ dir="" jobs="$(nproc)" configure_only=0 deb="" patch_file="" tas_file=""
 
 die() { echo "bbr3-tas.sh: $*" >&2; exit 1; }
 say() { echo "bbr3-tas.sh: $*"; }
-usage() { sed -n '2,27s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
+usage() { sed -n '2,28s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -162,8 +163,10 @@ if grep -nE '^#include[[:space:]]*[<"]/' "$mod/tcp_bbr_tas.c" >&2; then
 fi
 grep -q '"tas"' "$mod/tcp_bbr_tas.c" || die "$tas_file: no congestion control named \"tas\" in it: not BBR-TAS?"
 
-# 4. Configure and build (build.sh checks the fragment's options and the patch).
-args=(--tree "$tree" --patch "$patch_file" --module "$mod" --out "$dir/out" --jobs "$jobs")
+# 4. Configure and build (build.sh checks the fragment's options and the patches). tasshape's own
+# patch lets a sealed guest run with its time dilated (docs/kernels.md, "Time dilation").
+args=(--tree "$tree" --patch "$patch_file" --patch "$here/patches/lapic-bus-khz.patch"
+	--module "$mod" --out "$dir/out" --jobs "$jobs")
 [ "$configure_only" -eq 0 ] || args+=(--configure-only)
 "$here/build.sh" "${args[@]}"
 grep -qx 'CONFIG_TCP_CONG_BBR=[ym]' "$tree/.config" || die "$tree/.config: CONFIG_TCP_CONG_BBR is not set: no BBRv3 in this kernel"
