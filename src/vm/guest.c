@@ -542,6 +542,28 @@ static void bring_up(const struct ts_vm_guest_conf *g)
 
 static int wait_cmd(pid_t pid);
 
+/*
+ * CMD starts no earlier than one second after boot. iputils' ping (20221126, Debian 12) paces
+ * its echo requests by CLOCK_MONOTONIC_RAW and takes a reading whose tv_sec is 0 for "not
+ * started yet": started in the first second of uptime, it sends each request as soon as the
+ * last reply came, ignoring -i. A sealed guest boots in 0.8 s, and in 0.4 s or less with its
+ * time dilated (vm.h).
+ */
+static void wait_first_second(void)
+{
+	struct timespec now, gap;
+
+	for (;;) {
+		if (clock_gettime(CLOCK_MONOTONIC_RAW, &now) < 0 || now.tv_sec >= 1)
+			return;
+		gap.tv_sec = 0;
+		gap.tv_nsec = 1000000000L - now.tv_nsec + 1000000L;
+		if (gap.tv_nsec >= 1000000000L)
+			gap.tv_nsec = 999999999L;
+		nanosleep(&gap, NULL);
+	}
+}
+
 /* The status file's first lines: what the guest booted, and when CMD started. */
 static void boot_facts(char *status, size_t size, const char *cs, const char *preempt,
 		       const char *release)
@@ -614,6 +636,7 @@ static __attribute__((noreturn)) void sealed_main(void)
 	bring_up(&g);
 	if (g.out[0] && mkdir_p(g.out, 0755) < 0)
 		die("mkdir %s: %s", g.out, strerror(errno));
+	wait_first_second();
 	boot_facts(status, sizeof(status), cs, preempt, u.release);
 	st = wait_cmd(sealed_start(&g, argv, envp));
 	sync();
@@ -688,6 +711,7 @@ int ts_vm_guest_main(void)
 	setup_root(&g, u.release);
 	bring_up(&g);
 
+	wait_first_second();
 	boot_facts(status, sizeof(status), cs, preempt, u.release);
 	pid = start_cmd(&g, argv, envp);
 	st = wait_cmd(pid);
