@@ -46,10 +46,11 @@ dur=10
 delay=20ms
 pkt_rates="20mbit 100mbit 200mbit 250mbit"
 gso_rates="300mbit 500mbit 1gbit"
+dilation=
 
 usage() {
 	cat <<EOF
-Usage: $0 [-o FILE] [-b TASSHAPE] [-k KERNEL] [-m MODULES] [-t SECONDS] [-d DELAY] [-p "RATE ..."] [-g "RATE ..."]
+Usage: $0 [-o FILE] [-b TASSHAPE] [-k KERNEL] [-m MODULES] [-t SECONDS] [-d DELAY] [-p "RATE ..."] [-g "RATE ..."] [-D K]
   -o FILE      JSON lines output (default $out)
   -b PATH      tasshape binary (default \$TASSHAPE or $here/build/tasshape); the guest
                runs it from the same path, so not under /tmp (the guest's /tmp is its own)
@@ -59,12 +60,15 @@ Usage: $0 [-o FILE] [-b TASSHAPE] [-k KERNEL] [-m MODULES] [-t SECONDS] [-d DELA
   -d DELAY     one-way delay of the link (default $delay)
   -p RATES     per-packet rates (default "$pkt_rates"; "" for none)
   -g RATES     --gso rates (default "$gso_rates"; "" for none)
+  -D K         dilate the guests' time by K (tasshape vm --time-dilation; a kernel built
+               with tools/kernel/patches/lapic-bus-khz.patch): a CPU K times as fast; the
+               wall-time column then counts the guest's own seconds
 Needs root, qemu-system-x86_64, iperf3 and jq. Takes about (1 + rows) x (boot + 3 x (t + 3)) s
 of wall time on a quiet 2-core machine.
 EOF
 }
 
-while getopts "o:b:k:m:t:d:p:g:h" opt; do
+while getopts "o:b:k:m:t:d:p:g:D:h" opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	b) tasshape=$OPTARG ;;
@@ -74,6 +78,7 @@ while getopts "o:b:k:m:t:d:p:g:h" opt; do
 	d) delay=$OPTARG ;;
 	p) pkt_rates=$OPTARG ;;
 	g) gso_rates=$OPTARG ;;
+	D) dilation=$OPTARG ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -94,7 +99,7 @@ mkdir "$work/run" "$work/out"
 # copied into $work/out when it ends.
 cd "$work/run"
 vm=("$tasshape" vm --kernel "$kernel" ${modules:+--modules "$modules"} --clock virtual --seal
-	--seal-tool iperf3 --seal-tool sleep --out "$work/out" --quiet)
+	${dilation:+--time-dilation "$dilation"} --seal-tool iperf3 --seal-tool sleep --out "$work/out" --quiet)
 "$tasshape" vm --kernel "$kernel" --fetch-only >/dev/null 2>&1 || [ "$kernel" != debian ] ||
 	{ echo "$0: cannot fetch Debian's kernel" >&2; exit 1; }
 
@@ -166,12 +171,13 @@ row() { # MODE RATE
 		--arg p50 "$p50" --arg p99 "$p99" --arg kdrop "$kdrop" --arg idle "$idle" \
 		--arg flagged "$flagged" --arg wall "$wall" --arg boot "$boot_wall" --arg t "$dur" \
 		--arg per_vs "$per_vs" --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" --arg stall "$stall" \
+		--arg dil "${dilation:-1}" \
 		'def n: tonumber? // null;
 		 {mode: $mode, rate: $rate, goodput_mbps: ($good | n), bound_mbps: ($bound | n),
 		  release_p50_us: ($p50 | n), release_p99_us: ($p99 | n), vcpu_idle_min_pct: ($idle | n),
 		  kernel_drops: ($kdrop | n), flagged: ($flagged == "yes"), wall_s: ($wall | n),
 		  boot_wall_s: ($boot | n), measured_s: ($t | n), wall_per_virtual_s: ($per_vs | n),
-		  loadavg: $load, stall: ($stall == "yes")}' >>"$out"
+		  loadavg: $load, stall: ($stall == "yes"), time_dilation: ($dil | n)}' >>"$out"
 	cd "$work/run"
 }
 
