@@ -103,7 +103,8 @@ static const struct argp_option vm_options[] = {
 	 "CMD's output arrives after it ends",
 	 0},
 	{"time-dilation", OPT_TIME_DILATION, "K", 0,
-	 "With --seal: dilate the guest's time by K (1 to 16, e.g. 2 or 1.5): its clock runs K "
+	 "With --seal: dilate the guest's time by K (" TS_VM_DILATION_RANGE
+	 ", e.g. 2 or 1.5): its clock runs K "
 	 "times slower than QEMU's instruction count, so its one vCPU executes K x 1e9 "
 	 "instructions per second of its own time, a CPU K times as fast. The run stays "
 	 "deterministic. Needs a kernel with tools/kernel/patches/lapic-bus-khz.patch "
@@ -186,13 +187,8 @@ static void bound_arg(struct vm_args *a, int key, const char *arg, struct argp_s
 	ts_ns_t t;
 
 	if (key == OPT_TIME_DILATION) {
-		if (ts_parse_milli(arg, &v, &err) < 0)
+		if (ts_vm_dilation_parse(arg, &a->conf.dilation_milli, &err) < 0)
 			argp_error(state, "--time-dilation: %s", err.msg);
-		if (v < TS_VM_DILATION_MIN_MILLI || v > TS_VM_DILATION_MAX_MILLI)
-			argp_error(state,
-				   "--time-dilation: expected a factor from 1 to 16, got '%s'",
-				   arg);
-		a->conf.dilation_milli = (unsigned)v;
 	} else if (key == OPT_CPUS) {
 		if (ts_parse_u64(arg, &v, &err) < 0 || v < 1 || v > 64)
 			argp_error(state, "--cpus: expected 1 to 64, got '%s'", arg);
@@ -376,8 +372,7 @@ int cmd_vm(int argc, char **argv)
 		return VM_EXIT_FAILED;
 	}
 	if (res.dilation_milli)
-		snprintf(dilation, sizeof(dilation), "%u.%03u", res.dilation_milli / 1000,
-			 res.dilation_milli % 1000);
+		ts_vm_dilation_str(dilation, sizeof(dilation), res.dilation_milli);
 	if (!a.conf.quiet && !res.timed_out)
 		fprintf(stderr,
 			"tasshape vm: %s under %s in %s time%s%s, clock source %s, CMD started "

@@ -215,9 +215,6 @@ static int job_conf(struct vm_job *j, struct ts_err *err)
 
 	conf->accel = accel_of(k->accel);
 	conf->clock = clock_of(k->clock);
-	/* A dilated guest is a sealed one, in virtual time even where KVM would do (expspec.c). */
-	if (k->dilation_milli && conf->clock == TS_VM_CLOCK_AUTO)
-		conf->clock = TS_VM_CLOCK_VIRTUAL;
 	conf->cpus = k->cpus;
 	ret = ts_vm_mode_decide(conf, kvm_usable, (void *)k, &j->mode, &terr);
 	if (ret < 0) {

@@ -20,7 +20,6 @@
 #include "link/grammar.h"
 #include "tasshape/units.h"
 #include "vm/guestargs.h"
-#include "vm/vm.h"
 
 const struct ts_exp_test_def ts_exp_tests[] = {
 	{"tcp_upload", "tcp_upload", 1, 0, 1, "one TCP upload, ICMP ping"},
@@ -582,21 +581,16 @@ static int kernel_append(struct parse_ctx *c, const char *section, struct ts_exp
 	return k->append ? 1 : fail(c, "out of memory");
 }
 
-/* time_dilation: the sealed guest's clock runs K times slower than QEMU's (vm/vm.h). */
+/* time_dilation: the sealed guest's clock runs K times slower than QEMU's (vm/guestargs.h). */
 static int kernel_dilation(struct parse_ctx *c, const char *section, struct ts_exp_kernel *k,
 			   const char *value)
 {
 	struct ts_err e;
-	uint64_t v;
 
-	if (k->dilation_milli)
+	if (k->dilation_line)
 		return fail(c, "[%s]: time_dilation given twice", section);
-	if (ts_parse_milli(value, &v, &e) < 0)
+	if (ts_vm_dilation_parse(value, &k->dilation_milli, &e) < 0)
 		return fail(c, "[%s]: time_dilation: %s", section, e.msg);
-	if (v < TS_VM_DILATION_MIN_MILLI || v > TS_VM_DILATION_MAX_MILLI)
-		return fail(c, "[%s]: time_dilation: expected a factor from 1 to 16, got '%s'",
-			    section, value);
-	k->dilation_milli = (unsigned)v;
 	k->dilation_line = c->line;
 	return 1;
 }
@@ -862,6 +856,33 @@ static int check_tas_shift(struct parse_ctx *c)
 	return fail(c, "tas_shift: applies to cca=tas only, and the cca axis has no tas");
 }
 
+/*
+ * A dilated kernel's guests are sealed, so in virtual time: clock = virtual, said or implied
+ * (set here, so that every reader of the spec sees it), never real or under KVM; and its
+ * append leaves the clocks the dilation sets alone. 1, or 0 after fail().
+ */
+static int check_kernel_dilation(struct parse_ctx *c, struct ts_exp_kernel *k)
+{
+	struct ts_err e;
+
+	c->line = k->dilation_line;
+	if (k->clock && !strcmp(k->clock, "real"))
+		return fail(c,
+			    "[kernel %s]: time_dilation needs clock = virtual (a sealed guest), "
+			    "not real",
+			    k->name);
+	if (k->accel && !strcmp(k->accel, "kvm"))
+		return fail(c,
+			    "[kernel %s]: time_dilation needs clock = virtual, which accel = kvm "
+			    "cannot give",
+			    k->name);
+	if (ts_vm_append_keeps_clock(k->append, &e) < 0)
+		return fail(c, "[kernel %s]: append with time_dilation: %s", k->name, e.msg);
+	if (!k->clock && !(k->clock = strdup("virtual")))
+		return fail(c, "out of memory");
+	return 1;
+}
+
 static int check_axis_values(struct parse_ctx *c)
 {
 	struct ts_exp_spec *s = c->spec;
@@ -876,28 +897,15 @@ static int check_axis_values(struct parse_ctx *c)
 				return 0;
 	}
 	for (i = 0; i < s->nkernels; i++) {
-		const struct ts_exp_kernel *k = &s->kernels[i];
+		struct ts_exp_kernel *k = &s->kernels[i];
 
 		if (!k->image) {
 			c->line = k->line;
 			return fail(c, "[kernel %s]: no image (expected image = BZIMAGE or debian)",
 				    k->name);
 		}
-		/* Only a sealed guest is dilated, and only one in virtual time is sealed. */
-		if (k->dilation_milli && k->clock && !strcmp(k->clock, "real")) {
-			c->line = k->dilation_line;
-			return fail(c,
-				    "[kernel %s]: time_dilation needs clock = virtual (a sealed "
-				    "guest), not real",
-				    k->name);
-		}
-		if (k->dilation_milli && k->accel && !strcmp(k->accel, "kvm")) {
-			c->line = k->dilation_line;
-			return fail(c,
-				    "[kernel %s]: time_dilation needs clock = virtual, which "
-				    "accel = kvm cannot give",
-				    k->name);
-		}
+		if (k->dilation_milli && !check_kernel_dilation(c, k))
+			return 0;
 	}
 	for (i = 0; i < 3; i++)
 		if (!ts_exp_spec_axis(s, axis_names[i])) {

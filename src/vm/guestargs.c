@@ -2,9 +2,12 @@
 /* The shapes of a modprobe line and of append's kernel parameters (guestargs.h). */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "vm/guestargs.h"
+#include "tasshape/units.h"
 
 /* A kernel parameter the guest may be given: a flag (no value) or KEY=VALUE. */
 struct kparam {
@@ -200,6 +203,62 @@ int ts_vm_append_check(const char *append, struct ts_err *err)
 			   "or tasshape.KEY=VALUE; never init, root or a module's parameters)",
 			   (int)n, w);
 		return -EINVAL;
+	}
+	return 0;
+}
+
+int ts_vm_dilation_parse(const char *s, unsigned *milli, struct ts_err *err)
+{
+	uint64_t v;
+	int ret;
+
+	ret = ts_parse_milli(s, &v, err);
+	if (ret < 0)
+		return ret;
+	if (v != 1000 && (v < TS_VM_DILATION_MIN_MILLI || v > TS_VM_DILATION_MAX_MILLI)) {
+		ts_err_set(err, "expected " TS_VM_DILATION_RANGE ", got '%s'", s);
+		return -ERANGE;
+	}
+	*milli = v == 1000 ? 0 : (unsigned)v;
+	return 0;
+}
+
+int ts_vm_dilation_valid(unsigned milli)
+{
+	return !milli || (milli >= TS_VM_DILATION_MIN_MILLI && milli <= TS_VM_DILATION_MAX_MILLI);
+}
+
+char *ts_vm_dilation_str(char *buf, unsigned len, unsigned milli)
+{
+	if (!milli)
+		milli = 1000;
+	snprintf(buf, len, "%u.%03u", milli / 1000, milli % 1000);
+	return buf;
+}
+
+/* The keys and flags that choose or redefine the guest's clock (ts_vm_append_keeps_clock). */
+static const char *const clock_words[] = {"notsc", "tsc", "clocksource", "hpet"};
+
+int ts_vm_append_keeps_clock(const char *append, struct ts_err *err)
+{
+	const char *p = append, *w;
+	size_t n, i, kn;
+
+	while (append && (n = next_word(&p, &w)) != 0) {
+		const char *eq = memchr(w, '=', n);
+
+		kn = eq ? (size_t)(eq - w) : n;
+		for (i = 0; i < sizeof(clock_words) / sizeof(clock_words[0]); i++) {
+			if (strlen(clock_words[i]) != kn || strncmp(w, clock_words[i], kn))
+				continue;
+			ts_err_set(
+				err,
+				"'%.*s': a dilated guest keeps time by its TSC and APIC timer, "
+				"which are told their dilated rates (no notsc, tsc=, clocksource= "
+				"or hpet= with time dilation)",
+				(int)n, w);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "io/json.h"
+#include "vm/guestargs.h"
 #include "vm/plan.h"
 #include "vm/vm.h"
 #include "io/outfile.h"
@@ -24,8 +25,7 @@ void ts_vm_result_put(struct json_object *o, const struct ts_vm_result *r, bool 
 	if (r->vclock) {
 		ts_json_put(o, "icount_shift", json_object_new_int(TS_VM_ICOUNT_SHIFT), nomem);
 		/* The guest's seconds per second of QEMU's clock (vm.h, TS_VM_DILATION_*). */
-		snprintf(b, sizeof(b), "%u.%03u", r->dilation_milli ? r->dilation_milli / 1000 : 1,
-			 r->dilation_milli % 1000);
+		ts_vm_dilation_str(b, sizeof(b), r->dilation_milli);
 		ts_json_put(o, "time_dilation",
 			    json_object_new_double_s(
 				    r->dilation_milli ? r->dilation_milli / 1000.0 : 1.0, b),

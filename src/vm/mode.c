@@ -4,7 +4,30 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "vm/guestargs.h"
 #include "vm/mode.h"
+
+/* Time dilation: a sealed guest's, of the range guestargs.h gives, its clocks left alone. */
+static int check_dilation(const struct ts_vm_conf *c, struct ts_err *err)
+{
+	struct ts_err e;
+
+	if (!c->dilation_milli)
+		return 0;
+	if (!c->seal) {
+		ts_err_set(err, "--time-dilation: only a sealed guest's clock is dilated (--seal)");
+		return -EINVAL;
+	}
+	if (!ts_vm_dilation_valid(c->dilation_milli)) {
+		ts_err_set(err, "--time-dilation: expected " TS_VM_DILATION_RANGE);
+		return -EINVAL;
+	}
+	if (ts_vm_append_keeps_clock(c->append, &e) < 0) {
+		ts_err_set(err, "--append with --time-dilation: %s", e.msg);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 int ts_vm_mode_check(const struct ts_vm_conf *c, struct ts_err *err)
 {
@@ -19,17 +42,7 @@ int ts_vm_mode_check(const struct ts_vm_conf *c, struct ts_err *err)
 			   "(--accel tcg or auto)");
 		return -EINVAL;
 	}
-	if (c->dilation_milli && !c->seal) {
-		ts_err_set(err, "--time-dilation: only a sealed guest's clock is dilated (--seal)");
-		return -EINVAL;
-	}
-	if (c->dilation_milli && (c->dilation_milli < TS_VM_DILATION_MIN_MILLI ||
-				  c->dilation_milli > TS_VM_DILATION_MAX_MILLI)) {
-		ts_err_set(err, "--time-dilation: expected a factor from 1 to 16, got %u.%03u",
-			   c->dilation_milli / 1000, c->dilation_milli % 1000);
-		return -EINVAL;
-	}
-	return 0;
+	return check_dilation(c, err);
 }
 
 /* KVM or TCG: the probe only when KVM may be used, and a fallback only under auto. */

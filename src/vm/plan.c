@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vm/guestargs.h"
 #include "vm/plan.h"
-#include "vm/vm.h"
 
 /*
  * 9p, its virtio transport, the overlay, virtio PCI and the virtio serial
@@ -427,9 +427,8 @@ int ts_vm_dilation_params(char *buf, size_t len, unsigned milli, struct ts_err *
 	uint64_t khz = vkhz * milli / 1000;
 	int n;
 
-	if (milli < TS_VM_DILATION_MIN_MILLI || milli > TS_VM_DILATION_MAX_MILLI) {
-		ts_err_set(err, "time dilation: expected a factor from 1 to 16, got %u.%03u",
-			   milli / 1000, milli % 1000);
+	if (!milli || !ts_vm_dilation_valid(milli)) {
+		ts_err_set(err, "time dilation: expected a factor from 1.1 to 8");
 		return -EINVAL;
 	}
 	n = snprintf(buf, len, "tsc_early_khz=%" PRIu64 " " TS_VM_DILATION_PATCH_PARAM "=%" PRIu64,

@@ -120,14 +120,14 @@ int ts_vm_cmdline_sealed(char *buf, size_t len, const char *init, const char *ap
 
 /*
  * ts_vm_dilation_params - the kernel parameters that dilate a guest's time by
- * @milli / 1000 (vm.h, TS_VM_DILATION_*), into @buf: "tsc_early_khz=N
+ * @milli / 1000 (guestargs.h, TS_VM_DILATION_*), into @buf: "tsc_early_khz=N
  * lapic_bus_khz=N". Under icount both the TSC and the local APIC timer count
  * QEMU's virtual nanoseconds, 1e6 kHz; telling the guest they run at 1e6 x K
  * kHz makes its clock, and every timer it arms, run K times slower than
  * QEMU's. lapic_bus_khz= is tasshape's kernel patch (tools/kernel/patches):
  * without it the kernel calibrates the APIC timer against the PM timer,
- * which counts QEMU's clock. Returns 0, -EINVAL (@milli out of range) or
- * -ENOSPC.
+ * which counts QEMU's clock. Returns 0, -EINVAL (@milli 0 or out of
+ * range) or -ENOSPC.
  */
 int ts_vm_dilation_params(char *buf, size_t len, unsigned milli, struct ts_err *err);
 

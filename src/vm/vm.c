@@ -618,8 +618,13 @@ static int run_cmdline(struct vm_run *v, struct ts_err *err)
 			if (ret < 0)
 				return ret;
 		}
-		snprintf(extra, sizeof(extra), "%s%s%s", TS_AWAKE_VCLOCK_PARAM, *rates ? " " : "",
-			 rates);
+		ret = snprintf(extra, sizeof(extra), "%s%s%s", TS_AWAKE_VCLOCK_PARAM,
+			       *rates ? " " : "", rates);
+		if (ret < 0 || (size_t)ret >= sizeof(extra)) {
+			ts_err_set(err, "the clock's kernel parameters: longer than %zu bytes",
+				   sizeof(extra) - 1);
+			return -ENOSPC;
+		}
 		return ts_vm_cmdline_sealed(v->cmdline, size, v->self, c->append, extra, err);
 	}
 	ret = ts_vm_cmdline(v->cmdline, size, v->res->kvm, v->have_initrd, v->self, c->append, err);

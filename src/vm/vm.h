@@ -39,14 +39,6 @@ enum ts_vm_clock {
 /* 1 ns per instruction: a virtual CPU of 1e9 instructions per second. */
 #define TS_VM_ICOUNT_SHIFT 0
 
-/*
- * Time dilation (sealed virtual time): the guest's clock runs at 1/K of QEMU's virtual clock,
- * so its one vCPU executes K times as many instructions per second of its own time, a
- * CPU K times as fast. Given in thousandths (K = milli / 1000), from 1 to 16.
- */
-#define TS_VM_DILATION_MIN_MILLI 1000
-#define TS_VM_DILATION_MAX_MILLI 16000
-
 #define TS_VM_MAX_MODPROBE 8
 
 struct ts_vm_conf {
@@ -77,7 +69,12 @@ struct ts_vm_conf {
 	 * CMD; CMD's stdout and stderr reach the host only then. Lists NULL-terminated, or NULL.
 	 */
 	bool seal;
-	unsigned dilation_milli; /* 0: none; else the time dilation factor x 1000 (sealed only) */
+	/*
+	 * Time dilation (sealed only): 0 none, else K x 1000 (guestargs.h). The guest's clock
+	 * runs K times slower than QEMU's instruction count: its one vCPU executes K times as
+	 * many instructions per second of its own time, a CPU K times as fast.
+	 */
+	unsigned dilation_milli;
 	const char *const *seal_tools, *const *seal_tools_opt;
 	const char *const *seal_modules;
 	const char *const *seal_files;

@@ -606,6 +606,7 @@ static void test_kernel_sections(void)
 	TSU_EQ(k->cpus, 0);
 	TSU_EQ(k->dilation_milli, 2500);
 	TSU_EQ(ts_exp_spec_kernel(&s, "bbr3")->dilation_milli, 0);
+	CU_ASSERT_PTR_NULL(ts_exp_spec_kernel(&s, "bbr3")->clock); /* not dilated: stays auto */
 	CU_ASSERT_PTR_NULL(ts_exp_spec_kernel(&s, "host"));
 	plan_ok(&p, &s, NULL);
 	/* 1 cca x 1 link x 1 test x 3 kernels. */
@@ -636,11 +637,28 @@ static void test_kernel_sections(void)
 	       "[kernel k]: memory: expected 128m to 64g, got '1m'");
 	reject(KBASE "[kernel k]\nimage = debian\nimage = x\n", 10,
 	       "[kernel k]: image given twice");
+	/* A dilated guest is sealed: clock = virtual implied; 1 is no dilation, clock left auto. */
+	parse_ok(&s, KBASE "[kernel k]\nimage = debian\ntime_dilation = 2\n");
+	k = ts_exp_spec_kernel(&s, "k");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+	TSU_EQ(k->dilation_milli, 2000);
+	CU_ASSERT_STRING_EQUAL(k->clock, "virtual");
+	ts_exp_spec_free(&s);
+	parse_ok(&s, KBASE "[kernel k]\nimage = debian\ntime_dilation = 1\n");
+	k = ts_exp_spec_kernel(&s, "k");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+	TSU_EQ(k->dilation_milli, 0);
+	CU_ASSERT_PTR_NULL(k->clock);
+	ts_exp_spec_free(&s);
 	reject(KBASE "[kernel k]\nimage = debian\ntime_dilation = 0.5\n", 10,
-	       "[kernel k]: time_dilation: expected a factor from 1 to 16, got '0.5'");
+	       "[kernel k]: time_dilation: expected 1 (none) or a factor from 1.1 to 8, got '0.5'");
+	reject(KBASE "[kernel k]\nimage = debian\nappend = quiet notsc\ntime_dilation = 2\n", 11,
+	       "[kernel k]: append with time_dilation: 'notsc': a dilated guest keeps time");
 	reject(KBASE "[kernel k]\nimage = debian\ntime_dilation = 2x\n", 10,
 	       "[kernel k]: time_dilation: '2x': unexpected 'x'");
 	reject(KBASE "[kernel k]\nimage = debian\ntime_dilation = 2\ntime_dilation = 3\n", 11,
+	       "[kernel k]: time_dilation given twice");
+	reject(KBASE "[kernel k]\nimage = debian\ntime_dilation = 1\ntime_dilation = 1\n", 11,
 	       "[kernel k]: time_dilation given twice");
 	reject(KBASE "[kernel k]\nimage = debian\nclock = real\ntime_dilation = 2\n", 11,
 	       "[kernel k]: time_dilation needs clock = virtual (a sealed guest), not real");

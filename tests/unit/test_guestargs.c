@@ -142,11 +142,66 @@ static void test_append_refused(void)
 	bad_append("Quiet", "Quiet");
 }
 
+/* --time-dilation and time_dilation: 1 is none, then 1.1 to 8 in thousandths. */
+static void test_dilation_parse(void)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		unsigned milli;
+	} t[] = {
+		{"1", 0, 0},	       {"1.000", 0, 0},	       {"1.1", 0, 1100},
+		{"2", 0, 2000},	       {"2.5", 0, 2500},       {"8", 0, 8000},
+		{"1.099", -ERANGE, 7}, {"8.001", -ERANGE, 7},  {"16", -ERANGE, 7},
+		{"0", -ERANGE, 7},     {"1.0005", -EINVAL, 7}, {"2x", -EINVAL, 7},
+	};
+	char buf[16];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct ts_err err = {{0}};
+		unsigned milli = 7;
+
+		TSU_EQ(ts_vm_dilation_parse(t[i].s, &milli, &err), t[i].ret);
+		TSU_EQ(milli, t[i].milli);
+		if (t[i].ret == -ERANGE)
+			CU_ASSERT_PTR_NOT_NULL(
+				strstr(err.msg, "1 (none) or a factor from 1.1 to 8"));
+	}
+	TSU_EQ(ts_vm_dilation_valid(0), 1);
+	TSU_EQ(ts_vm_dilation_valid(1000), 0);
+	TSU_EQ(ts_vm_dilation_valid(1100), 1);
+	TSU_EQ(ts_vm_dilation_valid(8000), 1);
+	TSU_EQ(ts_vm_dilation_valid(8001), 0);
+	CU_ASSERT_STRING_EQUAL(ts_vm_dilation_str(buf, sizeof(buf), 2500), "2.500");
+	CU_ASSERT_STRING_EQUAL(ts_vm_dilation_str(buf, sizeof(buf), 0), "1.000");
+}
+
+/* A dilated guest's append may not choose or redefine its clocks. */
+static void test_append_keeps_clock(void)
+{
+	static const char *const refused[] = {"clocksource=hpet", "quiet tsc=unstable", "notsc",
+					      "hpet=disable loglevel=7"};
+	struct ts_err err = {{0}};
+	size_t i;
+
+	TSU_EQ(ts_vm_append_keeps_clock(NULL, &err), 0);
+	TSU_EQ(ts_vm_append_keeps_clock("", &err), 0);
+	TSU_EQ(ts_vm_append_keeps_clock("quiet mitigations=off tscx=1 nohz=off", &err), 0);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		TSU_EQ(ts_vm_append_keeps_clock(refused[i], &err), -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a dilated guest keeps time by its TSC"));
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'hpet=disable'"));
+}
+
 static const struct tsu_test tests[] = {
 	{"modprobe: a module and its parameters", test_modprobe_accepted},
 	{"modprobe: options, paths, bare words refused", test_modprobe_refused},
 	{"append: the allow-list", test_append_accepted},
 	{"append: init, root, modules' parameters refused", test_append_refused},
+	{"time dilation: parse, range, text", test_dilation_parse},
+	{"time dilation: append leaves the clocks alone", test_append_keeps_clock},
 };
 
 TSU_MAIN("guestargs", tests)

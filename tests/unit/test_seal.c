@@ -399,11 +399,12 @@ static void test_dilation_params(void)
 	CU_ASSERT_STRING_EQUAL(buf, "tsc_early_khz=2000000 lapic_bus_khz=2000000");
 	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 1500, &err), 0);
 	CU_ASSERT_STRING_EQUAL(buf, "tsc_early_khz=1500000 lapic_bus_khz=1500000");
-	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 16000, &err), 0);
-	CU_ASSERT_STRING_EQUAL(buf, "tsc_early_khz=16000000 lapic_bus_khz=16000000");
-	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 999, &err), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "from 1 to 16, got 0.999"));
-	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 16001, &err), -EINVAL);
+	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 8000, &err), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "tsc_early_khz=8000000 lapic_bus_khz=8000000");
+	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 1099, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "from 1.1 to 8"));
+	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 8001, &err), -EINVAL);
+	TSU_EQ(ts_vm_dilation_params(buf, sizeof(buf), 0, &err), -EINVAL);
 	TSU_EQ(ts_vm_dilation_params(buf, 20, 2000, &err), -ENOSPC);
 }
 

@@ -156,27 +156,35 @@ static void test_mode_check(void)
 	}
 }
 
-/* Time dilation: a sealed guest's only, a factor from 1 to 16. */
+/* Time dilation: a sealed guest's only, 1.1 to 8, with its clocks left alone. */
 static void test_mode_dilation(void)
 {
 	static const struct {
 		bool seal;
 		unsigned milli;
-		int ret;
+		const char *append;
+		const char *why; /* NULL: accepted */
 	} t[] = {
-		{true, 2000, 0},	{true, 1000, 0},      {true, 16000, 0},
-		{false, 2000, -EINVAL}, {true, 999, -EINVAL}, {true, 16001, -EINVAL},
-		{false, 0, 0},
+		{true, 2000, NULL, NULL},
+		{true, 1100, "quiet", NULL},
+		{true, 8000, NULL, NULL},
+		{false, 0, "clocksource=hpet", NULL}, /* not dilated: its clock is the user's */
+		{false, 2000, NULL, "only a sealed guest's clock is dilated"},
+		{true, 1000, NULL, "expected 1 (none) or a factor from 1.1 to 8"},
+		{true, 8001, NULL, "expected 1 (none) or a factor from 1.1 to 8"},
+		{true, 2000, "quiet clocksource=hpet",
+		 "--append with --time-dilation: 'clocksource=hpet'"},
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		struct ts_vm_conf c = {.seal = t[i].seal, .dilation_milli = t[i].milli};
+		struct ts_vm_conf c = {
+			.seal = t[i].seal, .dilation_milli = t[i].milli, .append = t[i].append};
 		struct ts_err err = {{0}};
 
-		TSU_EQ(ts_vm_mode_check(&c, &err), t[i].ret);
-		if (t[i].ret)
-			CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--time-dilation"));
+		TSU_EQ(ts_vm_mode_check(&c, &err), t[i].why ? -EINVAL : 0);
+		if (t[i].why)
+			CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, t[i].why));
 	}
 }
 
@@ -184,7 +192,7 @@ static const struct tsu_test tests[] = {
 	{"the decision for every accel, clock and seal", test_mode_table},
 	{"--cpus kept as asked", test_mode_cpus},
 	{"the front end's refusals", test_mode_check},
-	{"time dilation: sealed, 1 to 16", test_mode_dilation},
+	{"time dilation: sealed, 1.1 to 8, its clocks left alone", test_mode_dilation},
 };
 
 TSU_MAIN("vm mode", tests)
